@@ -1,0 +1,56 @@
+import { addMemory } from '../commands/memory.js';
+import { parseDateInput } from '../model/record.js';
+import { defineCommand } from './command.js';
+import { emit, list, openStore, readContent } from './context.js';
+import { addHooks } from './hooks-registry.js';
+
+export default defineCommand({
+  command: 'add',
+  describe: 'add a memory (content from --content, --file or stdin)',
+  builder: (y) =>
+    y
+      .option('type', { alias: 't', type: 'string', default: 'decision', describe: 'memory type (decision, constraint, known_fix, rule, …)' })
+      .option('title', { type: 'string', demandOption: true, describe: 'one-line title' })
+      .option('content', { alias: 'c', type: 'string', describe: 'the body text' })
+      .option('file', { alias: 'f', type: 'string', describe: 'read the body from a file' })
+      .option('tags', { type: 'string', describe: 'comma-separated tags' })
+      .option('scope', { type: 'string', array: true, describe: 'globs the memory applies to (rules)' })
+      .option('alias', { type: 'string', describe: 'path-like alias, e.g. standards/ts/eslint' })
+      .option('expires', { type: 'string', describe: 'expiry: ISO date or duration (30d, 2w)' })
+      .option('status', { type: 'string', describe: 'initial status (default active)' })
+      .option('confidence', { type: 'number', describe: 'confidence 0..1' })
+      .option('source', { type: 'string', describe: 'where this came from (URL, person, session)' })
+      .option('anchor', { type: 'string', array: true, describe: 'anchor to code: PATH[:START[-END]] (repeatable)' })
+      .option('symbol', { type: 'string', array: true, describe: 'anchor to a symbol: [PATH#]NAME (repeatable)' })
+      .option('global', { type: 'boolean', describe: 'add to the personal global store' })
+      .option('allow-secret', { type: 'boolean', describe: 'store text even if it looks like a secret' })
+      .option('force', { type: 'boolean', describe: 'add even if a likely duplicate exists' }),
+  async run(a, ctx) {
+    const body = (await readContent(ctx, a, true)) ?? '';
+    const store = await openStore(ctx, { global: a.global, create: true });
+    const hooks = await addHooks(ctx, store, a);
+    const input = {
+      type: a.type,
+      title: a.title,
+      body,
+      tags: list(a.tags),
+      scope: list(a.scope),
+      alias: a.alias,
+      expires: a.expires ? parseDateInput(a.expires) : undefined,
+      status: a.status,
+      confidence: a.confidence,
+      source: a.source,
+      anchors: hooks.anchors,
+      allowSecret: a['allow-secret'],
+    };
+    if (hooks.beforeAdd) {
+      const stop = await hooks.beforeAdd(input);
+      if (stop !== undefined) return stop;
+    }
+    const { record, commit } = await addMemory(store, input, hooks);
+    emit(ctx, { id: record.id, commit, alias: record.alias ?? null }, () => {
+      const notes = hooks.notes?.(record) ?? [];
+      return [`Added ${record.id.slice(0, 12)} ${record.type} "${record.title}" (${commit.slice(0, 12)})`, ...notes].join('\n');
+    });
+  },
+});

@@ -1,0 +1,37 @@
+/** Every `git mem` command, one file each. Add new commands here. */
+import type { CommandDef } from './command.js';
+import add from './add.js';
+import config from './config.js';
+import doctor from './doctor.js';
+import exportCmd from './export.js';
+import history from './history.js';
+import importCmd from './import.js';
+import init from './init.js';
+import list from './list.js';
+import mv from './mv.js';
+import prune from './prune.js';
+import rm from './rm.js';
+import rules from './rules.js';
+import show from './show.js';
+import stats from './stats.js';
+import supersede from './supersede.js';
+import update from './update.js';
+
+export const commands: CommandDef[] = [
+  init,
+  add,
+  show,
+  list,
+  update,
+  rm,
+  mv,
+  supersede,
+  history,
+  prune,
+  importCmd,
+  exportCmd,
+  stats,
+  doctor,
+  config,
+  rules,
+];

@@ -1,0 +1,150 @@
+/**
+ * What every command gets: injected IO streams (so a command runs in tests
+ * without a terminal, like GitHub CLI's IOStreams), the working directory,
+ * the environment and output helpers that keep --json stable.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { err } from '../errors.js';
+import { gitMemHome, readGlobalConfig } from '../gitstore/config.js';
+import { git } from '../gitstore/git.js';
+import { openRepo } from '../gitstore/repo.js';
+import { Store } from '../gitstore/store.js';
+
+export interface IO {
+  out(s: string): void;
+  err(s: string): void;
+  /** Reads all of stdin, or undefined when stdin is a terminal / absent. */
+  readStdin(): Promise<string | undefined>;
+  isTTY: boolean;
+  stdinIsTTY: boolean;
+}
+
+export interface Ctx {
+  io: IO;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  json: boolean;
+  stores: Store[];
+}
+
+export function processIO(): IO {
+  return {
+    out: (s) => process.stdout.write(s),
+    err: (s) => process.stderr.write(s),
+    isTTY: !!process.stdout.isTTY,
+    stdinIsTTY: !!process.stdin.isTTY,
+    readStdin: async () => {
+      if (process.stdin.isTTY) return undefined;
+      const chunks: Buffer[] = [];
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+  };
+}
+
+/** An IO that records output: for tests and for embedding the CLI. */
+export function bufferIO(stdin?: string): IO & { stdout: string; stderr: string } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    isTTY: false,
+    stdinIsTTY: stdin === undefined,
+    out(s: string) {
+      io.stdout += s;
+    },
+    err(s: string) {
+      io.stderr += s;
+    },
+    readStdin: async () => stdin,
+  };
+  return io;
+}
+
+export function globalStoreDir(env: NodeJS.ProcessEnv): string {
+  return join(gitMemHome(env), 'store.git');
+}
+
+async function openGlobalStore(ctx: Ctx, create: boolean): Promise<Store> {
+  const dir = globalStoreDir(ctx.env);
+  if (!existsSync(join(dir, 'HEAD'))) {
+    if (!create) throw err('E_NOT_INITIALIZED', `no global store at ${dir}`, 'add one with git mem add --global');
+    mkdirSync(dir, { recursive: true });
+    await git(['init', '-q', '--bare', dir], { cwd: dir, env: ctx.env });
+  }
+  const repo = await openRepo(dir, { ...ctx.env, GIT_DIR: dir, GIT_WORK_TREE: undefined });
+  return track(ctx, new Store(repo));
+}
+
+function track(ctx: Ctx, s: Store): Store {
+  ctx.stores.push(s);
+  return s;
+}
+
+/**
+ * The store a command works on: the repository's, or the global one with
+ * --global (or outside a repository, unless strict-local is set).
+ */
+export async function openStore(ctx: Ctx, opts: { global?: boolean; create?: boolean } = {}): Promise<Store> {
+  if (opts.global) return openGlobalStore(ctx, !!opts.create);
+  try {
+    return track(ctx, new Store(await openRepo(ctx.cwd, ctx.env)));
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'E_NOT_A_REPO') throw e;
+    const strict = ['true', 'yes', 'on', '1'].includes(String(readGlobalConfig(ctx.env)['strict-local'] ?? ctx.env.GIT_MEM_STRICT_LOCAL ?? '').toLowerCase());
+    if (strict || !existsSync(join(globalStoreDir(ctx.env), 'HEAD'))) throw e;
+    return openGlobalStore(ctx, false);
+  }
+}
+
+/** Opens the global store if it exists (for reads that merge project and personal memory). */
+export async function maybeGlobalStore(ctx: Ctx): Promise<Store | undefined> {
+  if (!existsSync(join(globalStoreDir(ctx.env), 'HEAD'))) return undefined;
+  return openGlobalStore(ctx, false);
+}
+
+export function printJSON(ctx: Ctx, value: unknown): void {
+  ctx.io.out(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Prints JSON in --json mode, else the human text. */
+export function emit(ctx: Ctx, value: unknown, human: () => string): void {
+  if (ctx.json) printJSON(ctx, value);
+  else {
+    const text = human();
+    if (text) ctx.io.out(text.endsWith('\n') ? text : `${text}\n`);
+  }
+}
+
+/** Content from --content, --file or stdin (in that order). */
+export async function readContent(
+  ctx: Ctx,
+  a: { content?: string; file?: string },
+  required: boolean,
+): Promise<string | undefined> {
+  if (a.content !== undefined && a.file !== undefined) {
+    throw err('E_INVALID_ARG', 'pass either --content or --file, not both');
+  }
+  if (a.content !== undefined) return String(a.content);
+  if (a.file !== undefined) {
+    const { readFileSync } = await import('node:fs');
+    const { resolve } = await import('node:path');
+    const path = resolve(ctx.cwd, String(a.file));
+    if (!existsSync(path)) throw err('E_INVALID_ARG', `cannot read --file ${a.file}: no such file`);
+    const buf = readFileSync(path);
+    if (buf.includes(0)) throw err('E_BINARY', `--file ${a.file} is binary`, 'store text only');
+    return buf.toString('utf8');
+  }
+  if (!ctx.io.stdinIsTTY) {
+    const s = await ctx.io.readStdin();
+    if (s !== undefined && (s.length > 0 || !required)) return s;
+  }
+  if (required) throw err('E_INVALID_ARG', 'no content given', 'pass --content "…", --file PATH, or pipe text on stdin');
+  return undefined;
+}
+
+export function list(v: unknown): string[] {
+  if (v === undefined || v === null) return [];
+  const arr = Array.isArray(v) ? v : [v];
+  return arr.flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean);
+}

@@ -1,0 +1,26 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { exportRecords } from '../commands/bulk.js';
+import { defineCommand } from './command.js';
+import { openStore } from './context.js';
+
+export default defineCommand({
+  command: 'export',
+  describe: 'export every memory as JSON lines (stdout, or --out FILE)',
+  builder: (y) =>
+    y
+      .option('jsonl', { type: 'boolean', default: true, describe: 'JSON lines (the default)' })
+      .option('out', { alias: 'o', type: 'string', describe: 'write to a file instead of stdout' })
+      .option('at', { type: 'string', describe: 'as the store was at a revision or date' })
+      .option('global', { type: 'boolean' }),
+  async run(a, ctx) {
+    const store = await openStore(ctx, { global: a.global });
+    const commit = a.at ? await store.resolveAt(a.at) : await store.requireTip();
+    const lines = await exportRecords(store, commit);
+    const text = lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : '');
+    if (a.out) {
+      writeFileSync(resolve(ctx.cwd, String(a.out)), text);
+      ctx.io.err(`Exported ${lines.length} memories to ${a.out}\n`);
+    } else ctx.io.out(text);
+  },
+});

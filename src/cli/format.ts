@@ -1,0 +1,59 @@
+/** Human output: short, aligned, no colour unless a terminal asks for it. */
+import type { MemoryRecord, RecordSummary } from '../model/record.js';
+import { recordTokens } from '../model/record.js';
+import type { Catalog } from '../gitstore/store.js';
+
+export function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+export function summaryLine(s: RecordSummary, cat?: Catalog): string {
+  const id = cat ? cat.abbrev(s.id) : s.id.slice(0, 12);
+  const flags = s.status === 'active' ? '' : ` [${s.status}]`;
+  const alias = s.alias ? `  (${s.alias})` : '';
+  return `${id}  ${pad(s.type, 14)} ${s.title}${alias}${flags}  ~${s.tokens}t`;
+}
+
+export function summaryJSON(s: RecordSummary) {
+  return {
+    id: s.id,
+    alias: s.alias ?? null,
+    type: s.type,
+    title: s.title,
+    status: s.status,
+    tags: s.tags,
+    scope: s.scope,
+    confidence: s.confidence,
+    created: s.created,
+    updated: s.updated,
+    expires: s.expires ?? null,
+    tokens: s.tokens,
+    anchors: s.anchors,
+  };
+}
+
+export function recordText(r: MemoryRecord, cat?: Catalog): string {
+  const lines = [
+    `${cat ? cat.abbrev(r.id) : r.id}  ${r.type}  ${r.title}`,
+    `id:         ${r.id}`,
+  ];
+  if (r.alias) lines.push(`alias:      ${r.alias}`);
+  lines.push(`status:     ${r.status}    confidence: ${r.confidence}    tokens: ~${recordTokens(r)}`);
+  if (r.tags.length) lines.push(`tags:       ${r.tags.join(', ')}`);
+  if (r.scope.length) lines.push(`scope:      ${r.scope.join(', ')}`);
+  if (r.author) lines.push(`author:     ${r.author}`);
+  lines.push(`created:    ${r.created}    updated: ${r.updated}`);
+  if (r.expires) lines.push(`expires:    ${r.expires}`);
+  if (r.source) lines.push(`source:     ${r.source}`);
+  for (const [k, v] of Object.entries(r.links)) {
+    if (Array.isArray(v) && v.length) lines.push(`${pad(`${k}:`, 11)} ${v.map((x) => (cat ? cat.abbrev(String(x)) : x)).join(', ')}`);
+  }
+  for (const a of r.anchors) {
+    const range = a.lines ? `:${a.lines[0]}-${a.lines[1]}` : '';
+    const sym = a.symbol ? ` (${a.symbol})` : '';
+    const verdict = (a as { verdict?: { status?: string } }).verdict?.status;
+    lines.push(`anchor:     ${a.path}${range}${sym}${verdict ? `  [${verdict}]` : ''}`);
+  }
+  lines.push('', r.body.replace(/\n$/, ''));
+  return lines.join('\n');
+}

@@ -1,0 +1,59 @@
+import { err } from '../errors.js';
+import { parseRecord, recordPath, recordToJSON, tombstonePath } from '../model/record.js';
+import { defineCommand } from './command.js';
+import { emit, openStore } from './context.js';
+
+export default defineCommand({
+  command: 'history [ref]',
+  describe: 'every version of a memory (or of the whole store) with author, date and commit',
+  aliases: ['log'],
+  builder: (y) =>
+    y
+      .positional('ref', { type: 'string', describe: 'id, id prefix or alias (omit for the whole store)' })
+      .option('limit', { alias: 'n', type: 'number', describe: 'at most N entries' })
+      .option('global', { type: 'boolean' }),
+  async run(a, ctx) {
+    const store = await openStore(ctx, { global: a.global });
+    await store.requireTip();
+    if (!a.ref) {
+      const log = (await store.log()).slice(0, a.limit ?? Number.POSITIVE_INFINITY);
+      emit(ctx, log, () => log.map((l) => `${l.commit.slice(0, 12)}  ${l.date}  ${l.author}  ${l.subject}`).join('\n'));
+      return;
+    }
+    let id: string;
+    try {
+      id = (await store.catalog()).resolve(String(a.ref));
+    } catch (e) {
+      // a deleted record still has a history: resolve against full ids / prefixes of tombstones
+      const ref = String(a.ref).toUpperCase();
+      const tip = await store.requireTip();
+      const tomb = (await store.lsTree(tip, 'tombstones')).map((t) => t.path.split('/').pop()!.replace(/\.yaml$/, ''));
+      const m = tomb.filter((t) => t.startsWith(ref));
+      if (m.length !== 1) throw e;
+      id = m[0];
+    }
+    const entries = await store.log(undefined, undefined).then(async () => {
+      const byPath = await store.log(recordPath(id));
+      const tomb = await store.log(tombstonePath(id));
+      const all = new Map([...byPath, ...tomb].map((l) => [l.commit, l]));
+      return [...all.values()].sort((x, y) => (x.date < y.date ? 1 : x.date > y.date ? -1 : 0));
+    });
+    if (!entries.length) throw err('E_NOT_FOUND', `no history for ${a.ref}`);
+    const versions: Array<Record<string, unknown> & { commit: string; date: string; author: string; email: string; subject: string; deleted: boolean }> = [];
+    for (const l of entries.slice(0, a.limit ?? Number.POSITIVE_INFINITY)) {
+      const buf = await store.readPath(l.commit, recordPath(id));
+      let record = null;
+      if (buf) {
+        try {
+          record = recordToJSON(parseRecord(buf.toString('utf8')));
+        } catch {}
+      }
+      versions.push({ ...l, deleted: !buf, record });
+    }
+    emit(ctx, versions, () =>
+      versions
+        .map((v) => `${v.commit.slice(0, 12)}  ${v.date}  ${v.author} <${v.email}>\n    ${v.subject}${v.deleted ? '  (deleted)' : ''}`)
+        .join('\n'),
+    );
+  },
+});

@@ -1,0 +1,40 @@
+/**
+ * Extension points of `add` that later capabilities fill in (anchors resolve
+ * --anchor/--symbol; search warns about duplicates). Kept here so add.ts stays
+ * small and the core never imports heavy modules.
+ */
+import type { AddHooks, AddInput } from '../commands/memory.js';
+import type { Store } from '../gitstore/store.js';
+import type { Anchor, MemoryRecord } from '../model/record.js';
+import { err } from '../errors.js';
+import type { Ctx } from './context.js';
+
+export interface CliAddHooks extends AddHooks {
+  anchors?: Anchor[];
+  /** Return an exit code to stop the add (e.g. a duplicate without --force). */
+  beforeAdd?: (input: AddInput) => Promise<number | undefined>;
+  notes?: (r: MemoryRecord) => string[];
+}
+
+/** Parses PATH[:START[-END]] into a bare anchor spec (the anchors module completes it). */
+export function parseAnchorSpec(spec: string): Anchor {
+  const m = /^(.+?)(?::(\d+)(?:-(\d+))?)?$/.exec(spec.trim());
+  if (!m || !m[1]) throw err('E_INVALID_ARG', `invalid --anchor "${spec}"`, 'use PATH, PATH:LINE or PATH:START-END');
+  const a: Anchor = { path: m[1] };
+  if (m[2]) {
+    const start = Number(m[2]);
+    const end = m[3] ? Number(m[3]) : start;
+    if (start < 1 || end < start) throw err('E_INVALID_ARG', `invalid line range in --anchor "${spec}"`, 'lines start at 1 and END ≥ START');
+    a.lines = [start, end];
+  }
+  return a;
+}
+
+export async function addHooks(_ctx: Ctx, _store: Store, a: Record<string, any>): Promise<CliAddHooks> {
+  const anchors: Anchor[] = [...(a.anchor ?? []).map(String).map(parseAnchorSpec)];
+  for (const s of (a.symbol ?? []).map(String)) {
+    const hash = s.lastIndexOf('#');
+    anchors.push(hash > 0 ? { path: s.slice(0, hash), symbol: s.slice(hash + 1) } : { path: '', symbol: s });
+  }
+  return { anchors };
+}

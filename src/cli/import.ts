@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { importRecords, recordsFromJsonl } from '../commands/bulk.js';
+import { err } from '../errors.js';
+import { defineCommand } from './command.js';
+import { emit, openStore } from './context.js';
+
+export default defineCommand({
+  command: 'import',
+  describe: 'import memories from JSON lines (one commit; "-" reads stdin)',
+  builder: (y) =>
+    y
+      .option('jsonl', { type: 'string', describe: 'file of JSON lines {id?, type, title, body, tags?, anchors?, …}' })
+      .option('global', { type: 'boolean' })
+      .option('allow-secret', { type: 'boolean' }),
+  async run(a, ctx) {
+    if (a.jsonl === undefined) throw err('E_INVALID_ARG', 'nothing to import', 'pass --jsonl FILE (or --jsonl - for stdin)');
+    let text: string;
+    if (a.jsonl === '-') text = (await ctx.io.readStdin()) ?? '';
+    else {
+      try {
+        text = readFileSync(resolve(ctx.cwd, String(a.jsonl)), 'utf8');
+      } catch (e) {
+        throw err('E_INVALID_ARG', `cannot read ${a.jsonl}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+      }
+    }
+    const store = await openStore(ctx, { global: a.global, create: true });
+    const ident = await store.ident();
+    const records = recordsFromJsonl(text, `${ident.name} <${ident.email}>`, { allowSecret: a['allow-secret'] });
+    const tty = ctx.io.isTTY && !ctx.json;
+    const r = await importRecords(store, records, {
+      onProgress: tty ? (d, t) => ctx.io.err(`\rimporting ${d}/${t} ${'#'.repeat(Math.round((d / t) * 30)).padEnd(30, '.')}`) : undefined,
+    });
+    if (tty) ctx.io.err('\n');
+    emit(ctx, { imported: records.length, added: r.added, replaced: r.replaced, commit: r.commit, ids: records.map((x) => x.id) }, () =>
+      `Imported ${records.length} memories (${r.added} new, ${r.replaced} replaced) in ${r.commit?.slice(0, 12) ?? '(nothing)'}`,
+    );
+  },
+});

@@ -1,0 +1,152 @@
+/**
+ * Bulk import/export as JSON lines. An import is validated whole before
+ * anything is written, then lands as one commit.
+ */
+import { err } from '../errors.js';
+import type { Store } from '../gitstore/store.js';
+import { isId, newId } from '../model/id.js';
+import {
+  type Anchor,
+  KNOWN_KEYS,
+  type MemoryRecord,
+  newRecord,
+  parseDateInput,
+  parseRecord,
+  recordPath,
+  validateAlias,
+} from '../model/record.js';
+import { assertNoSecrets } from '../safety/secrets.js';
+import { ensureFormat } from './memory.js';
+
+const LINE_KEYS = new Set<string>([...KNOWN_KEYS, 'body', 'content']);
+
+export interface ImportOptions {
+  allowSecret?: boolean;
+  onProgress?: (done: number, total: number) => void;
+  now?: Date;
+}
+
+/** Parses and validates JSON lines into records (pure apart from id generation). */
+export function recordsFromJsonl(text: string, author: string, opts: ImportOptions = {}): MemoryRecord[] {
+  const out: MemoryRecord[] = [];
+  const now = opts.now ?? new Date();
+  const seenAlias = new Map<string, number>();
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i].trim();
+    if (!raw) continue;
+    const where = `line ${i + 1}`;
+    let o: Record<string, unknown>;
+    try {
+      o = JSON.parse(raw);
+    } catch (e) {
+      throw err('E_INVALID_ARG', `${where}: invalid JSON (${(e as Error).message})`, 'each line must be one JSON object');
+    }
+    if (!o || typeof o !== 'object' || Array.isArray(o)) throw err('E_INVALID_ARG', `${where}: not a JSON object`);
+    try {
+      const givenId = o.id == null ? undefined : String(o.id);
+      const ours = givenId && isId(givenId.toUpperCase());
+      let alias = o.alias == null ? undefined : String(o.alias);
+      const extra: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(o)) if (!LINE_KEYS.has(k)) extra[k] = v;
+      if (givenId && !ours) {
+        if (alias) extra.source_id = givenId;
+        else alias = givenId.toLowerCase();
+      }
+      if (alias) {
+        alias = validateAlias(alias);
+        const prev = seenAlias.get(alias);
+        if (prev) throw err('E_ALIAS_TAKEN', `alias "${alias}" also used on line ${prev}`);
+        seenAlias.set(alias, i + 1);
+      }
+      const body = String(o.body ?? o.content ?? '');
+      const title = String(o.title ?? '');
+      assertNoSecrets({ title, body }, opts.allowSecret);
+      const anchors = Array.isArray(o.anchors) ? (o.anchors as Anchor[]) : [];
+      for (const a of anchors) {
+        if (!a || typeof a.path !== 'string') throw err('E_INVALID_ARG', 'every anchor needs a path');
+      }
+      const r = newRecord({
+        id: ours ? givenId!.toUpperCase() : newId(now.getTime()),
+        type: String(o.type ?? 'decision') as MemoryRecord['type'],
+        title,
+        body,
+        now: o.created ? parseDateInput(String(o.created)) : now.toISOString(),
+        author: o.author ? String(o.author) : author,
+        tags: Array.isArray(o.tags) ? o.tags.map(String) : o.tags ? String(o.tags).split(',') : [],
+        scope: Array.isArray(o.scope) ? o.scope.map(String) : o.scope ? [String(o.scope)] : [],
+        alias,
+        status: o.status ? (String(o.status) as MemoryRecord['status']) : undefined,
+        confidence: o.confidence == null ? undefined : Number(o.confidence),
+        source: o.source == null ? undefined : String(o.source),
+        expires: o.expires ? parseDateInput(String(o.expires)) : undefined,
+        anchors,
+        links: o.links && typeof o.links === 'object' ? (o.links as MemoryRecord['links']) : undefined,
+        extra,
+      });
+      if (o.updated) r.updated = parseDateInput(String(o.updated));
+      if (o.clock != null && Number.isFinite(Number(o.clock))) r.clock = Number(o.clock);
+      out.push(r);
+    } catch (e) {
+      const ge = e as { code?: string; message: string; hint?: string };
+      if (ge.code) throw err((ge.code as 'E_INVALID_ARG') ?? 'E_INVALID_ARG', `${where}: ${ge.message}`, ge.hint);
+      throw e;
+    }
+  }
+  return out;
+}
+
+export async function importRecords(store: Store, records: MemoryRecord[], opts: ImportOptions = {}) {
+  const res = await store.write(async (tx) => {
+    await ensureFormat(tx);
+    const cat = await tx.catalog();
+    let added = 0;
+    let replaced = 0;
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i];
+      if (r.alias) {
+        const owner = cat.aliases.get(r.alias);
+        if (owner && owner !== r.id) {
+          throw err('E_ALIAS_TAKEN', `alias "${r.alias}" is already used by ${cat.abbrev(owner)}`, 'rename it in the file or git mem mv the existing one');
+        }
+      }
+      if (cat.entries.has(r.id)) replaced++;
+      else added++;
+      tx.putRecord(r);
+      if (opts.onProgress && (i % 1000 === 0 || i === records.length - 1)) opts.onProgress(i + 1, records.length);
+    }
+    if (!records.length) return null;
+    return { message: `mem: import ${records.length} record${records.length === 1 ? '' : 's'} (${added} new, ${replaced} replaced)`, value: { added, replaced } };
+  });
+  return { ...(res.value ?? { added: 0, replaced: 0 }), commit: res.commit };
+}
+
+/** One JSON line per record, in id order; import reads it back unchanged. */
+export async function exportRecords(store: Store, commit: string): Promise<Array<Record<string, unknown>>> {
+  const cat = await store.catalogAt(commit);
+  const ids = cat.sortedIds;
+  const blobs = await store.catFile.readMany(ids.map((id) => cat.entries.get(id)!.oid));
+  return ids.map((id, i) => {
+    const r = parseRecord(blobs[i]!.content.toString('utf8'), recordPath(id));
+    const line: Record<string, unknown> = {
+      id: r.id,
+      type: r.type,
+      title: r.title,
+      body: r.body,
+      tags: r.tags,
+      status: r.status,
+      confidence: r.confidence,
+      created: r.created,
+      updated: r.updated,
+      clock: r.clock,
+    };
+    if (r.alias) line.alias = r.alias;
+    if (r.scope.length) line.scope = r.scope;
+    if (r.source) line.source = r.source;
+    if (r.author) line.author = r.author;
+    if (r.expires) line.expires = r.expires;
+    if (Object.values(r.links).some((v) => Array.isArray(v) && v.length)) line.links = r.links;
+    if (r.anchors.length) line.anchors = r.anchors;
+    return { ...line, ...r.extra };
+  });
+}

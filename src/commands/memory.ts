@@ -1,0 +1,306 @@
+/**
+ * The core operations on memories, free of any CLI concern: the CLI, the MCP
+ * server and the agent hooks all call these. Each validates its input, builds
+ * one change and commits it through Store.write (compare-and-swap, retried).
+ */
+import { err } from '../errors.js';
+import { type Store, FORMAT_PATH, FORMAT_TEXT, FORMAT_VERSION, type Tx } from '../gitstore/store.js';
+import { newId } from '../model/id.js';
+import {
+  type Anchor,
+  type Links,
+  type MemoryRecord,
+  type MemoryType,
+  type Status,
+  isExpired,
+  isStatus,
+  isType,
+  newRecord,
+  normalizeTags,
+  recordPath,
+  validateAlias,
+  validateRecord,
+} from '../model/record.js';
+import { assertNoSecrets } from '../safety/secrets.js';
+import { parse as parseYaml } from 'yaml';
+
+export interface WriteOptions {
+  /** Skip the secret scan (the user confirmed it is not a secret). */
+  allowSecret?: boolean;
+}
+
+export interface AddInput extends WriteOptions {
+  type: string;
+  title: string;
+  body: string;
+  tags?: string[];
+  scope?: string[];
+  alias?: string;
+  expires?: string;
+  status?: string;
+  confidence?: number;
+  source?: string;
+  anchors?: Anchor[];
+  links?: Partial<Links>;
+  extra?: Record<string, unknown>;
+  /** Fixed id (imports); generated otherwise. */
+  id?: string;
+  now?: Date;
+}
+
+/** Hooks that later layers (anchors, duplicate detection) plug into without the core knowing them. */
+export interface AddHooks {
+  /** Turns anchor specs into full anchors and may add tree entries (anchored blobs). */
+  prepareAnchors?: (tx: Tx, anchors: Anchor[]) => Promise<Anchor[]>;
+}
+
+export function shortTitle(t: string): string {
+  return t.length > 60 ? `${t.slice(0, 57)}...` : t;
+}
+
+/** Reads FORMAT at the base and refuses stores written by a newer format. */
+export async function ensureFormat(tx: Tx): Promise<void> {
+  const buf = await tx.store.readPath(tx.base, FORMAT_PATH);
+  if (!buf) {
+    tx.put(FORMAT_PATH, FORMAT_TEXT);
+    return;
+  }
+  let version = Number.NaN;
+  try {
+    version = Number((parseYaml(buf.toString('utf8')) as { format?: unknown })?.format);
+  } catch {}
+  if (!(version >= 1)) throw err('E_FORMAT', 'refs/memory has an unreadable FORMAT file', 'run git mem doctor');
+  if (version > FORMAT_VERSION) {
+    throw err('E_FORMAT', `refs/memory uses store format ${version}; this git-mem reads format ${FORMAT_VERSION}`, 'upgrade git-mem');
+  }
+}
+
+function validateType(t: string): MemoryType {
+  if (!isType(t)) {
+    throw err(
+      'E_INVALID_ARG',
+      `unknown type "${t}"`,
+      'use one of: decision, constraint, known_fix, failed_attempt, convention, preference, environment, architecture, dependency, security, rule, session, strategy',
+    );
+  }
+  return t;
+}
+
+function validateStatus(s: string): Status {
+  if (!isStatus(s)) throw err('E_INVALID_ARG', `unknown status "${s}"`, 'use pending, active, stale, superseded or archived');
+  return s;
+}
+
+export async function addMemory(
+  store: Store,
+  input: AddInput,
+  hooks: AddHooks = {},
+): Promise<{ record: MemoryRecord; commit: string }> {
+  const type = validateType(input.type);
+  if (input.status) validateStatus(input.status);
+  const alias = input.alias ? validateAlias(input.alias) : undefined;
+  assertNoSecrets({ title: input.title, body: input.body, source: input.source }, input.allowSecret);
+  const id = input.id ?? newId((input.now ?? new Date()).getTime());
+  const ident = await store.ident();
+  // validate everything we can before touching git
+  const draft = newRecord({
+    id,
+    type,
+    title: input.title.trim(),
+    body: input.body,
+    now: (input.now ?? new Date()).toISOString(),
+    author: `${ident.name} <${ident.email}>`,
+    tags: input.tags,
+    scope: input.scope,
+    alias,
+    status: input.status as Status | undefined,
+    confidence: input.confidence,
+    source: input.source,
+    expires: input.expires,
+    anchors: input.anchors,
+    links: input.links,
+    extra: input.extra,
+  });
+  const res = await store.write(async (tx) => {
+    await ensureFormat(tx);
+    const record: MemoryRecord = { ...draft, anchors: [...draft.anchors] };
+    if (alias) {
+      const cat = await tx.catalog();
+      const owner = cat.aliases.get(alias);
+      if (owner) {
+        throw err('E_ALIAS_TAKEN', `alias "${alias}" is already used by ${cat.abbrev(owner)}`, 'choose another alias or git mem mv the other one');
+      }
+    }
+    if (record.anchors.length && hooks.prepareAnchors) record.anchors = await hooks.prepareAnchors(tx, record.anchors);
+    tx.putRecord(record);
+    return { message: `mem: add ${id.slice(0, 12)} "${shortTitle(record.title)}"`, value: record };
+  });
+  return { record: res.value!, commit: res.commit! };
+}
+
+export interface UpdatePatch extends WriteOptions {
+  title?: string;
+  body?: string;
+  tags?: string[];
+  addTags?: string[];
+  removeTags?: string[];
+  status?: string;
+  expires?: string;
+  clearExpiry?: boolean;
+  type?: string;
+  scope?: string[];
+  confidence?: number;
+  source?: string;
+  alias?: string | null;
+  anchors?: Anchor[];
+  extra?: Record<string, unknown>;
+}
+
+/** Applies a patch to a record (pure); returns the names of the fields that changed. */
+export function applyPatch(r: MemoryRecord, p: UpdatePatch, now: string): string[] {
+  const changed: string[] = [];
+  const set = <K extends keyof MemoryRecord>(k: K, v: MemoryRecord[K]) => {
+    if (JSON.stringify(r[k]) !== JSON.stringify(v)) {
+      r[k] = v;
+      changed.push(k);
+    }
+  };
+  if (p.title !== undefined) set('title', p.title.trim());
+  if (p.body !== undefined) set('body', p.body);
+  if (p.type !== undefined) set('type', validateType(p.type));
+  if (p.status !== undefined) set('status', validateStatus(p.status));
+  let tags = p.tags !== undefined ? normalizeTags(p.tags) : [...r.tags];
+  if (p.addTags) tags = normalizeTags([...tags, ...p.addTags]);
+  if (p.removeTags) {
+    const rm = new Set(normalizeTags(p.removeTags));
+    tags = tags.filter((t) => !rm.has(t));
+  }
+  set('tags', tags);
+  if (p.scope !== undefined) set('scope', p.scope);
+  if (p.confidence !== undefined) set('confidence', p.confidence);
+  if (p.source !== undefined) set('source', p.source);
+  if (p.clearExpiry) set('expires', undefined);
+  else if (p.expires !== undefined) set('expires', p.expires);
+  if (p.alias !== undefined) set('alias', p.alias === null ? undefined : validateAlias(p.alias));
+  if (p.anchors !== undefined) set('anchors', p.anchors);
+  if (p.extra) {
+    const extra = { ...r.extra, ...p.extra };
+    for (const [k, v] of Object.entries(extra)) if (v === undefined) delete extra[k];
+    set('extra', extra);
+  }
+  if (changed.length) {
+    r.updated = now;
+    r.clock += 1;
+  }
+  return changed;
+}
+
+export async function updateMemory(
+  store: Store,
+  ref: string,
+  patch: UpdatePatch,
+): Promise<{ record: MemoryRecord; commit: string | null; changed: string[] }> {
+  assertNoSecrets({ title: patch.title, body: patch.body, source: patch.source }, patch.allowSecret);
+  const res = await store.write(async (tx) => {
+    const cat = await tx.catalog();
+    if (!tx.base) throw err('E_NOT_FOUND', `no memory matches "${ref}"`, 'the store is empty; add one with git mem add');
+    const id = cat.resolve(ref);
+    const record = await tx.get(id);
+    const changed = applyPatch(record, patch, new Date().toISOString());
+    if (!changed.length) return { message: '', value: { record, changed } };
+    validateRecord(record);
+    if (changed.includes('alias') && record.alias) {
+      const owner = cat.aliases.get(record.alias);
+      if (owner && owner !== id) throw err('E_ALIAS_TAKEN', `alias "${record.alias}" is already used by ${cat.abbrev(owner)}`);
+    }
+    tx.putRecord(record);
+    return { message: `mem: update ${id.slice(0, 12)} "${shortTitle(record.title)}" (${changed.join(', ')})`, value: { record, changed } };
+  });
+  return { ...res.value!, commit: res.value!.changed.length ? res.commit : null };
+}
+
+export async function removeMemory(store: Store, ref: string, reason?: string): Promise<{ id: string; title: string; commit: string }> {
+  const ident = await store.ident();
+  const res = await store.write(async (tx) => {
+    const cat = await tx.catalog();
+    if (!tx.base) throw err('E_NOT_FOUND', `no memory matches "${ref}"`);
+    const id = cat.resolve(ref);
+    const e = cat.entries.get(id)!;
+    const record = await tx.get(id);
+    tx.removeRecord(id, {
+      id,
+      deleted: new Date().toISOString(),
+      by: `${ident.name} <${ident.email}>`,
+      title: e.title,
+      alias: e.alias,
+      clock: record.clock + 1,
+      ...(reason ? { reason } : {}),
+    });
+    return { message: `mem: rm ${id.slice(0, 12)} "${shortTitle(e.title)}"`, value: { id, title: e.title } };
+  });
+  return { ...res.value!, commit: res.commit! };
+}
+
+export async function moveMemory(store: Store, ref: string, newAlias: string) {
+  const alias = validateAlias(newAlias);
+  return updateMemory(store, ref, { alias });
+}
+
+export async function supersede(store: Store, oldRef: string, newRef: string) {
+  const res = await store.write(async (tx) => {
+    const cat = await tx.catalog();
+    const oldId = cat.resolve(oldRef);
+    const newId = cat.resolve(newRef);
+    if (oldId === newId) throw err('E_INVALID_ARG', 'a memory cannot supersede itself');
+    const now = new Date().toISOString();
+    const o = await tx.get(oldId);
+    const n = await tx.get(newId);
+    applyPatch(o, { status: 'superseded' }, now);
+    if (!o.links.superseded_by.includes(newId)) {
+      o.links.superseded_by = [...o.links.superseded_by, newId];
+      o.updated = now;
+      o.clock++;
+    }
+    if (!n.links.supersedes.includes(oldId)) {
+      n.links.supersedes = [...n.links.supersedes, oldId];
+      n.updated = now;
+      n.clock++;
+    }
+    tx.putRecord(o);
+    tx.putRecord(n);
+    return { message: `mem: supersede ${oldId.slice(0, 12)} by ${newId.slice(0, 12)}`, value: { old: o, new: n } };
+  });
+  return { ...res.value!, commit: res.commit };
+}
+
+export async function pruneExpired(store: Store, now = Date.now(), dryRun = false) {
+  const ident = await store.ident();
+  const res = await store.write(async (tx) => {
+    const cat = await tx.catalog();
+    const expired = [...cat.entries.values()].filter((e) => isExpired(e, now));
+    if (!expired.length || dryRun) return { message: '', value: expired };
+    for (const e of expired) {
+      tx.removeRecord(e.id, {
+        id: e.id,
+        deleted: new Date(now).toISOString(),
+        by: `${ident.name} <${ident.email}>`,
+        title: e.title,
+        reason: 'expired',
+      });
+    }
+    return { message: `mem: prune ${expired.length} expired`, value: expired };
+  });
+  return { pruned: res.value ?? [], commit: res.commit };
+}
+
+export async function initStore(store: Store): Promise<{ created: boolean; commit: string }> {
+  const res = await store.write(async (tx) => {
+    const existing = await tx.store.readPath(tx.base, FORMAT_PATH);
+    await ensureFormat(tx);
+    if (existing) return null;
+    return { message: 'mem: init store (format 1)', value: true };
+  });
+  return { created: res.value === true, commit: res.commit! };
+}
+
+export { recordPath };

@@ -1,0 +1,60 @@
+/** Rules in force for a file (seed 000, Layer 1): scoped globs, most specific first, project over global. */
+import micromatch from 'micromatch';
+import type { Store } from '../gitstore/store.js';
+import { parseRecord, recordPath } from '../model/record.js';
+
+export interface RuleInForce {
+  id: string;
+  alias: string | null;
+  title: string;
+  body: string;
+  scope: string[];
+  origin: 'project' | 'global';
+  /** the glob that matched, or null for an unscoped rule */
+  matched: string | null;
+  specificity: number;
+}
+
+/** Literal characters in a glob: `src/db/**` is more specific than `**\/*.ts`. */
+export function globSpecificity(glob: string): number {
+  const literal = glob.replace(/\*\*|\*|\?|\[[^\]]*\]|\{[^}]*\}/g, '');
+  return literal.length + (glob.includes('*') ? 0 : 1000);
+}
+
+export function matchScope(scope: string[], file: string | undefined): { matched: string | null; specificity: number } | null {
+  if (!scope.length) return { matched: null, specificity: 0 };
+  if (file === undefined) return { matched: null, specificity: 0 };
+  let best: { matched: string; specificity: number } | null = null;
+  for (const g of scope) {
+    if (micromatch.isMatch(file, g, { dot: true }) || micromatch.isMatch(file, `${g.replace(/\/$/, '')}/**`, { dot: true })) {
+      const s = globSpecificity(g);
+      if (!best || s > best.specificity) best = { matched: g, specificity: s };
+    }
+  }
+  return best;
+}
+
+async function rulesOf(store: Store, origin: 'project' | 'global', file?: string): Promise<RuleInForce[]> {
+  const tip = await store.tip();
+  if (!tip) return [];
+  const cat = await store.catalog();
+  const hits: Array<{ id: string; m: { matched: string | null; specificity: number } }> = [];
+  for (const e of cat.entries.values()) {
+    if (e.type !== 'rule' || e.status !== 'active') continue;
+    const m = matchScope(e.scope, file);
+    if (m) hits.push({ id: e.id, m });
+  }
+  const blobs = await store.catFile.readMany(hits.map((h) => cat.entries.get(h.id)!.oid));
+  return hits.map((h, i) => {
+    const r = parseRecord(blobs[i]!.content.toString('utf8'), recordPath(h.id));
+    return { id: r.id, alias: r.alias ?? null, title: r.title, body: r.body, scope: r.scope, origin, matched: h.m.matched, specificity: h.m.specificity };
+  });
+}
+
+export async function rulesFor(store: Store, file?: string, global?: Store): Promise<RuleInForce[]> {
+  const project = await rulesOf(store, 'project', file);
+  const personal = global ? await rulesOf(global, 'global', file) : [];
+  return [...project, ...personal].sort(
+    (a, b) => b.specificity - a.specificity || (a.origin === b.origin ? 0 : a.origin === 'project' ? -1 : 1) || (a.id < b.id ? 1 : -1),
+  );
+}

@@ -1,0 +1,161 @@
+/**
+ * Layered configuration (seed 003): defaults < global file < the shared file
+ * inside refs/memory < local `git config mem.*` < flags.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { err } from '../errors.js';
+import { git } from './git.js';
+import type { Repo } from './repo.js';
+import { SHARED_CONFIG_PATH, type Store } from './store.js';
+
+export interface Settings {
+  /** human | json | yaml */
+  output: string;
+  /** never fall back to the global store */
+  'strict-local': boolean;
+  /** block | warn | off */
+  'secret-scan': string;
+  /** default token budget of a context pack */
+  'context-budget': number;
+  [k: string]: unknown;
+}
+
+export const DEFAULTS: Settings = {
+  output: 'human',
+  'strict-local': false,
+  'secret-scan': 'block',
+  'context-budget': 2000,
+};
+
+const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
+  output: 'string',
+  'strict-local': 'boolean',
+  'secret-scan': 'string',
+  'context-budget': 'number',
+};
+
+export type ConfigLayer = 'default' | 'global' | 'shared' | 'local' | 'flag';
+
+/** ~/.config/git-mem (XDG_CONFIG_HOME honoured; GIT_MEM_HOME overrides for tests and sandboxes). */
+export function gitMemHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GIT_MEM_HOME) return env.GIT_MEM_HOME;
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
+  return join(base, 'git-mem');
+}
+
+export function globalConfigFile(env: NodeJS.ProcessEnv): string {
+  return join(gitMemHome(env), 'config.yaml');
+}
+
+export function coerce(key: string, value: unknown): unknown {
+  const kind = KNOWN[key];
+  if (value === undefined || value === null) return value;
+  if (kind === 'boolean') {
+    if (typeof value === 'boolean') return value;
+    const s = String(value).toLowerCase();
+    if (['true', 'yes', 'on', '1'].includes(s)) return true;
+    if (['false', 'no', 'off', '0'].includes(s)) return false;
+    throw err('E_INVALID_ARG', `${key} must be true or false, not "${value}"`);
+  }
+  if (kind === 'number') {
+    const n = Number(value);
+    if (!Number.isFinite(n)) throw err('E_INVALID_ARG', `${key} must be a number, not "${value}"`);
+    return n;
+  }
+  if (key === 'output' && !['human', 'json', 'yaml'].includes(String(value))) {
+    throw err('E_INVALID_ARG', `output must be human, json or yaml, not "${value}"`);
+  }
+  if (key === 'secret-scan' && !['block', 'warn', 'off'].includes(String(value))) {
+    throw err('E_INVALID_ARG', `secret-scan must be block, warn or off, not "${value}"`);
+  }
+  return value;
+}
+
+export function validateKey(key: string): void {
+  if (!/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)*$/.test(key)) {
+    throw err('E_INVALID_ARG', `invalid config key "${key}"`, 'keys are lowercase words joined by - (e.g. context-budget)');
+  }
+}
+
+function readYamlFile(file: string): Record<string, unknown> {
+  if (!existsSync(file)) return {};
+  try {
+    const v = parse(readFileSync(file, 'utf8'), { maxAliasCount: 16 });
+    return v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+  } catch (e) {
+    throw err('E_INVALID_ARG', `cannot parse ${file}: ${(e as Error).message.split('\n')[0]}`, 'fix or delete the file');
+  }
+}
+
+export function readGlobalConfig(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  return readYamlFile(globalConfigFile(env));
+}
+
+export function writeGlobalConfig(env: NodeJS.ProcessEnv, values: Record<string, unknown>): void {
+  const file = globalConfigFile(env);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, stringify(values));
+}
+
+export async function readSharedConfig(store: Store, commit?: string | null): Promise<Record<string, unknown>> {
+  const tip = commit === undefined ? await store.tip() : commit;
+  const buf = await store.readPath(tip, SHARED_CONFIG_PATH);
+  if (!buf) return {};
+  try {
+    const v = parse(buf.toString('utf8'), { maxAliasCount: 16 });
+    return v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export async function readLocalConfig(repo: Repo): Promise<Record<string, unknown>> {
+  const r = await git(['config', '--local', '-z', '--get-regexp', '^mem\\.'], {
+    cwd: repo.cwd,
+    env: repo.env,
+    allowFail: true,
+  });
+  const out: Record<string, unknown> = {};
+  for (const kv of r.stdout.toString('utf8').split('\0')) {
+    const nl = kv.indexOf('\n');
+    if (nl < 0) continue;
+    out[kv.slice(4, nl)] = kv.slice(nl + 1);
+  }
+  return out;
+}
+
+export interface ResolvedConfig {
+  values: Settings;
+  origin: Record<string, ConfigLayer>;
+}
+
+export function layer(layers: Array<[ConfigLayer, Record<string, unknown>]>): ResolvedConfig {
+  const values: Record<string, unknown> = {};
+  const origin: Record<string, ConfigLayer> = {};
+  for (const [name, vals] of layers) {
+    for (const [k, v] of Object.entries(vals)) {
+      if (v === undefined) continue;
+      values[k] = coerce(k, v);
+      origin[k] = name;
+    }
+  }
+  return { values: values as Settings, origin };
+}
+
+export async function resolveConfig(
+  env: NodeJS.ProcessEnv,
+  store?: Store,
+  flags: Record<string, unknown> = {},
+): Promise<ResolvedConfig> {
+  const layers: Array<[ConfigLayer, Record<string, unknown>]> = [['default', { ...DEFAULTS }]];
+  layers.push(['global', readGlobalConfig(env)]);
+  if (store) {
+    layers.push(['shared', await readSharedConfig(store)]);
+    layers.push(['local', await readLocalConfig(store.repo)]);
+  }
+  layers.push(['flag', flags]);
+  return layer(layers);
+}

@@ -1,0 +1,152 @@
+/**
+ * The git port: every git process git-mem starts goes through here.
+ * We drive the git binary (plumbing) rather than a JS reimplementation: on
+ * these machines git's own reads are ~10x faster than isomorphic-git's and
+ * it never loads whole packfiles into memory (see DESIGN.md, "Facts").
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { err } from '../errors.js';
+
+export interface GitOptions {
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  input?: string | Buffer;
+  /** Do not throw on a non-zero exit; return it. */
+  allowFail?: boolean;
+}
+
+export interface GitResult {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** Environment for internal git processes: no pager, no prompts, stable output. */
+export function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return {
+    ...base,
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
+    GIT_TERMINAL_PROMPT: base.GIT_TERMINAL_PROMPT ?? '0',
+    LC_ALL: 'C',
+    GIT_OPTIONAL_LOCKS: '0',
+  };
+}
+
+export function git(args: string[], opts: GitOptions): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const errs: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => errs.push(d));
+    child.on('error', (e) => reject(err('E_GIT', `cannot run git: ${e.message}`, 'install git and put it on PATH')));
+    child.on('close', (code) => {
+      const res = { code: code ?? 128, stdout: Buffer.concat(out), stderr: Buffer.concat(errs).toString('utf8') };
+      if (res.code !== 0 && !opts.allowFail) {
+        const first = res.stderr.trim().split('\n').pop() || `exit ${res.code}`;
+        reject(err('E_GIT', `git ${args[0]} failed: ${first}`, undefined, { args, stderr: res.stderr }));
+      } else resolve(res);
+    });
+    child.stdin.on('error', () => {});
+    if (opts.input != null) child.stdin.end(opts.input);
+    else child.stdin.end();
+  });
+}
+
+/** Runs git and returns trimmed stdout as text. */
+export async function gitText(args: string[], opts: GitOptions): Promise<string> {
+  const r = await git(args, opts);
+  return r.stdout.toString('utf8').replace(/\n$/, '');
+}
+
+export interface CatFileObject {
+  oid: string;
+  type: string;
+  size: number;
+  content: Buffer;
+}
+
+/**
+ * One long-lived `git cat-file --batch`: many object reads for the cost of one
+ * process. Requests are pipelined; answers come back in order.
+ */
+export class CatFile {
+  private child?: ChildProcessWithoutNullStreams;
+  private buf: Buffer = Buffer.alloc(0);
+  private waiting: Array<{ resolve: (o: CatFileObject | null) => void; reject: (e: Error) => void }> = [];
+  private failed?: Error;
+
+  constructor(
+    private readonly cwd: string,
+    private readonly env?: NodeJS.ProcessEnv,
+  ) {}
+
+  private start(): ChildProcessWithoutNullStreams {
+    if (this.child) return this.child;
+    const child = spawn('git', ['cat-file', '--batch'], {
+      cwd: this.cwd,
+      env: gitEnv(this.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (d: Buffer) => {
+      this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
+      this.drain();
+    });
+    child.stderr.on('data', () => {});
+    child.stdin.on('error', () => {});
+    const fail = (e: Error) => {
+      this.failed = e;
+      for (const w of this.waiting.splice(0)) w.reject(e);
+    };
+    child.on('error', (e) => fail(err('E_GIT', `cannot run git cat-file: ${e.message}`)));
+    child.on('close', () => {
+      if (this.waiting.length) fail(err('E_GIT', 'git cat-file exited unexpectedly'));
+      this.child = undefined;
+    });
+    this.child = child;
+    return child;
+  }
+
+  private drain(): void {
+    while (this.waiting.length) {
+      const nl = this.buf.indexOf(10);
+      if (nl < 0) return;
+      const header = this.buf.subarray(0, nl).toString('utf8');
+      if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
+        this.buf = this.buf.subarray(nl + 1);
+        this.waiting.shift()!.resolve(null);
+        continue;
+      }
+      const [oid, type, sizeStr] = header.split(' ');
+      const size = Number(sizeStr);
+      if (this.buf.length < nl + 1 + size + 1) return;
+      const content = Buffer.from(this.buf.subarray(nl + 1, nl + 1 + size));
+      this.buf = this.buf.subarray(nl + 1 + size + 1);
+      this.waiting.shift()!.resolve({ oid, type, size, content });
+    }
+  }
+
+  /** Reads an object by oid or `rev:path`; null when it does not exist. */
+  read(spec: string): Promise<CatFileObject | null> {
+    if (this.failed) return Promise.reject(this.failed);
+    const child = this.start();
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      child.stdin.write(`${spec}\n`);
+    });
+  }
+
+  readMany(specs: readonly string[]): Promise<Array<CatFileObject | null>> {
+    return Promise.all(specs.map((s) => this.read(s)));
+  }
+
+  close(): void {
+    if (this.child) {
+      this.child.stdin.end();
+      this.child = undefined;
+    }
+  }
+}
+
+export const ZERO_OID = '0000000000000000000000000000000000000000';

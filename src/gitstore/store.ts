@@ -1,0 +1,506 @@
+/**
+ * The store on refs/memory: reads through one `git cat-file --batch`, writes
+ * through `git fast-import` (which builds the new trees itself and keeps small
+ * writes as loose objects), and moves the ref only by compare-and-swap against
+ * the tip the change was built on. The user's HEAD, index and working tree are
+ * never read or written.
+ */
+import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { err } from '../errors.js';
+import {
+  type MemoryRecord,
+  RecordParseError,
+  type RecordSummary,
+  idFromPath,
+  parseRecord,
+  recordPath,
+  serializeRecord,
+  summarize,
+  tombstonePath,
+} from '../model/record.js';
+import { abbreviate, normalizeIdInput } from '../model/id.js';
+import { CatFile, ZERO_OID, git, gitEnv, gitText } from './git.js';
+import type { Repo } from './repo.js';
+import { loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
+import { stringify } from 'yaml';
+
+export const MEMORY_REF = 'refs/memory';
+export const FORMAT_PATH = 'FORMAT';
+export const FORMAT_VERSION = 1;
+export const SHARED_CONFIG_PATH = 'config.yaml';
+export const FORMAT_TEXT = `# git-mem store; see https://www.npmjs.com/package/git-mem\nformat: ${FORMAT_VERSION}\n`;
+
+export interface CatalogEntry extends RecordSummary {
+  oid: string;
+}
+export interface BadRecord {
+  path: string;
+  oid: string;
+  error: string;
+}
+
+/** Parsed summaries of every record at one commit (derived data, cached under .git/mem/). */
+export class Catalog {
+  readonly sortedIds: string[];
+  readonly aliases = new Map<string, string>();
+  constructor(
+    readonly tip: string | null,
+    readonly entries: Map<string, CatalogEntry>,
+    readonly bad: BadRecord[],
+  ) {
+    this.sortedIds = [...entries.keys()].sort();
+    for (const e of entries.values()) if (e.alias) this.aliases.set(e.alias, e.id);
+  }
+  get size(): number {
+    return this.entries.size;
+  }
+  abbrev(id: string): string {
+    return abbreviate(id, this.sortedIds);
+  }
+  /** Resolves an id, a unique id prefix, or an alias. */
+  resolve(input: string): string {
+    const s = input.trim();
+    if (!s) throw err('E_INVALID_ARG', 'an id, id prefix or alias is required');
+    const byAlias = this.aliases.get(s) ?? this.aliases.get(s.toLowerCase());
+    if (byAlias) return byAlias;
+    const p = normalizeIdInput(s);
+    if (/^[0-9A-HJKMNP-TV-Z]+$/.test(p)) {
+      const matches = this.prefixMatches(p);
+      if (matches.length === 1) return matches[0];
+      if (matches.length > 1) {
+        const shown = matches.slice(0, 10).map((id) => `${this.abbrev(id)} ${this.entries.get(id)?.title ?? ''}`);
+        throw err(
+          'E_AMBIGUOUS',
+          `"${s}" is ambiguous: ${matches.length} memories match (${shown.join('; ')})`,
+          'type more characters of the id',
+          { candidates: matches },
+        );
+      }
+    }
+    throw err('E_NOT_FOUND', `no memory matches "${s}"`, 'see git mem list for ids and aliases');
+  }
+  prefixMatches(prefix: string): string[] {
+    const ids = this.sortedIds;
+    let lo = 0;
+    let hi = ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ids[mid] < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: string[] = [];
+    for (let i = lo; i < ids.length && ids[i].startsWith(prefix); i++) out.push(ids[i]);
+    return out;
+  }
+}
+
+export interface TreeEntry {
+  mode: string;
+  type: string;
+  oid: string;
+  path: string;
+}
+
+type Change = { path: string; content: Buffer } | { path: string; oid: string } | { path: string; remove: true };
+
+/** A change being built against one base tip. Re-run from scratch if the ref moved meanwhile. */
+export class Tx {
+  readonly changes = new Map<string, Change>();
+  private catalogP?: Promise<Catalog>;
+  constructor(
+    readonly store: Store,
+    readonly base: string | null,
+  ) {}
+  catalog(): Promise<Catalog> {
+    this.catalogP ??= this.store.catalogAt(this.base);
+    return this.catalogP;
+  }
+  async get(id: string): Promise<MemoryRecord> {
+    return this.store.readRecord(this.base, id);
+  }
+  putRecord(r: MemoryRecord): void {
+    this.put(recordPath(r.id), serializeRecord(r));
+  }
+  put(path: string, content: string | Buffer): void {
+    this.changes.set(path, { path, content: typeof content === 'string' ? Buffer.from(content, 'utf8') : content });
+  }
+  /** Adds an existing object (for example an anchored code blob) to the tree. */
+  putOid(path: string, oid: string): void {
+    this.changes.set(path, { path, oid });
+  }
+  remove(path: string): void {
+    this.changes.set(path, { path, remove: true });
+  }
+  removeRecord(id: string, tombstone: Record<string, unknown>): void {
+    this.remove(recordPath(id));
+    this.put(tombstonePath(id), stringify(tombstone));
+  }
+}
+
+export interface Ident {
+  name: string;
+  email: string;
+}
+
+export interface WriteResult<T> {
+  commit: string | null;
+  value: T;
+  attempts: number;
+}
+
+const MAX_ATTEMPTS = 60;
+
+export class Store {
+  private cat?: CatFile;
+  private catalogMemo = new Map<string, Promise<Catalog>>();
+  identity?: Ident;
+
+  constructor(
+    readonly repo: Repo,
+    readonly ref: string = MEMORY_REF,
+  ) {}
+
+  get catFile(): CatFile {
+    this.cat ??= new CatFile(this.repo.cwd, this.repo.env);
+    return this.cat;
+  }
+
+  close(): void {
+    this.cat?.close();
+  }
+
+  async tip(): Promise<string | null> {
+    const r = await git(['rev-parse', '-q', '--verify', `${this.ref}^{commit}`], {
+      cwd: this.repo.cwd,
+      env: this.repo.env,
+      allowFail: true,
+    });
+    return r.code === 0 ? r.stdout.toString().trim() : null;
+  }
+
+  async requireTip(): Promise<string> {
+    const t = await this.tip();
+    if (!t) throw err('E_NOT_INITIALIZED', 'no memory store in this repository yet', 'run git mem init');
+    return t;
+  }
+
+  async readBlob(oid: string): Promise<Buffer | null> {
+    const o = await this.catFile.read(oid);
+    return o ? o.content : null;
+  }
+
+  async readPath(commit: string | null, path: string): Promise<Buffer | null> {
+    if (!commit) return null;
+    const o = await this.catFile.read(`${commit}:${path}`);
+    return o && o.type === 'blob' ? o.content : null;
+  }
+
+  async lsTree(commit: string, path?: string, recursive = true): Promise<TreeEntry[]> {
+    const args = ['ls-tree', '-z', ...(recursive ? ['-r'] : []), commit];
+    if (path) args.push('--', path);
+    const r = await git(args, { cwd: this.repo.cwd, env: this.repo.env });
+    const out: TreeEntry[] = [];
+    for (const line of r.stdout.toString('utf8').split('\0')) {
+      if (!line) continue;
+      const tab = line.indexOf('\t');
+      const [mode, type, oid] = line.slice(0, tab).split(' ');
+      out.push({ mode, type, oid, path: line.slice(tab + 1) });
+    }
+    return out;
+  }
+
+  /** Parses a record; throws E_INVALID_RECORD naming the path on a malformed file. */
+  parse(text: string, path: string, commit?: string | null): MemoryRecord {
+    try {
+      return parseRecord(text, path);
+    } catch (e) {
+      if (e instanceof RecordParseError) {
+        throw err(
+          'E_INVALID_RECORD',
+          `malformed record ${path}${commit ? ` at ${commit.slice(0, 12)}` : ''}: ${e.message}`,
+          'run git mem doctor',
+          { path, commit },
+        );
+      }
+      throw e;
+    }
+  }
+
+  async readRecord(commit: string | null, id: string): Promise<MemoryRecord> {
+    const path = recordPath(id);
+    const buf = await this.readPath(commit, path);
+    if (!buf) throw err('E_NOT_FOUND', `no memory ${id}`, 'see git mem list');
+    return this.parse(buf.toString('utf8'), path, commit);
+  }
+
+  /** The catalog at the current tip (cached on disk, updated incrementally). */
+  async catalog(): Promise<Catalog> {
+    return this.catalogAt(await this.tip(), true);
+  }
+
+  async catalogAt(commit: string | null, useCache = commit !== null): Promise<Catalog> {
+    const key = commit ?? '';
+    let p = this.catalogMemo.get(key);
+    if (!p) {
+      p = this.buildCatalog(commit, useCache);
+      this.catalogMemo.set(key, p);
+      p.catch(() => this.catalogMemo.delete(key));
+    }
+    return p;
+  }
+
+  private async buildCatalog(commit: string | null, useCache: boolean): Promise<Catalog> {
+    if (!commit) return new Catalog(null, new Map(), []);
+    const cached = useCache ? loadCatalogCache(this.repo, this.ref) : undefined;
+    if (cached && cached.tip === commit) return new Catalog(commit, cached.entries, cached.bad);
+    let entries: Map<string, CatalogEntry>;
+    let bad: BadRecord[];
+    let changed: Array<{ path: string; oid: string | null }>;
+    if (cached?.tip && (await this.hasCommit(cached.tip))) {
+      entries = cached.entries;
+      bad = cached.bad;
+      changed = await this.diffPaths(cached.tip, commit, 'memories');
+    } else {
+      entries = new Map();
+      bad = [];
+      changed = (await this.lsTree(commit, 'memories')).map((e) => ({ path: e.path, oid: e.oid }));
+    }
+    const toRead: Array<{ path: string; oid: string; id: string }> = [];
+    const badByPath = new Map(bad.map((b) => [b.path, b]));
+    for (const c of changed) {
+      const id = idFromPath(c.path);
+      badByPath.delete(c.path);
+      if (!id) continue;
+      if (c.oid === null) entries.delete(id);
+      else toRead.push({ path: c.path, oid: c.oid, id });
+    }
+    const blobs = await this.catFile.readMany(toRead.map((t) => t.oid));
+    toRead.forEach((t, i) => {
+      const blob = blobs[i];
+      try {
+        if (!blob) throw new RecordParseError('blob missing');
+        const r = parseRecord(blob.content.toString('utf8'), t.path);
+        if (r.id !== t.id) throw new RecordParseError(`id ${r.id} does not match its path`);
+        entries.set(t.id, { ...summarize(r), oid: t.oid });
+      } catch (e) {
+        entries.delete(t.id);
+        badByPath.set(t.path, { path: t.path, oid: t.oid, error: (e as Error).message });
+      }
+    });
+    const cat = new Catalog(commit, entries, [...badByPath.values()]);
+    if (useCache) saveCatalogCache(this.repo, this.ref, cat);
+    return cat;
+  }
+
+  async hasCommit(oid: string): Promise<boolean> {
+    const r = await git(['cat-file', '-e', `${oid}^{commit}`], { cwd: this.repo.cwd, env: this.repo.env, allowFail: true });
+    return r.code === 0;
+  }
+
+  /** Paths under `prefix` that differ between two commits; oid null = deleted. */
+  async diffPaths(from: string, to: string, prefix?: string): Promise<Array<{ path: string; oid: string | null; status: string }>> {
+    const args = ['diff-tree', '-r', '-z', '--no-renames', from, to];
+    if (prefix) args.push('--', prefix);
+    const r = await git(args, { cwd: this.repo.cwd, env: this.repo.env });
+    const parts = r.stdout.toString('utf8').split('\0');
+    const out: Array<{ path: string; oid: string | null; status: string }> = [];
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const meta = parts[i];
+      if (!meta.startsWith(':')) {
+        i--;
+        continue;
+      }
+      const [, , , newOid, status] = meta.slice(1).split(' ');
+      out.push({ path: parts[i + 1], oid: status === 'D' ? null : newOid, status });
+    }
+    return out;
+  }
+
+  /** Reads a record by id/prefix/alias at the tip (or at a given commit). */
+  async get(input: string, at?: string | null): Promise<{ record: MemoryRecord; catalog: Catalog }> {
+    const commit = at === undefined ? await this.requireTip() : at;
+    const catalog = await this.catalogAt(commit, at === undefined);
+    const id = catalog.resolve(input);
+    const e = catalog.entries.get(id)!;
+    const blob = await this.readBlob(e.oid);
+    if (!blob) throw err('E_NOT_FOUND', `object ${e.oid} for ${id} is missing`, 'run git mem doctor');
+    return { record: this.parse(blob.toString('utf8'), recordPath(id), commit), catalog };
+  }
+
+  async ident(): Promise<Ident> {
+    if (this.identity) return this.identity;
+    const env = this.repo.env;
+    let name = env.GIT_AUTHOR_NAME;
+    let email = env.GIT_AUTHOR_EMAIL;
+    if (!name || !email) {
+      const r = await git(['config', '-z', '--get-regexp', '^user\\.(name|email)$'], {
+        cwd: this.repo.cwd,
+        env,
+        allowFail: true,
+      });
+      for (const kv of r.stdout.toString('utf8').split('\0')) {
+        const nl = kv.indexOf('\n');
+        if (nl < 0) continue;
+        const k = kv.slice(0, nl);
+        const v = kv.slice(nl + 1);
+        if (k === 'user.name') name ??= v;
+        if (k === 'user.email') email ??= v;
+      }
+    }
+    // CI runners and agent sandboxes often have no identity: never fail a write over it.
+    this.identity = { name: name || 'git-mem', email: email || 'git-mem@localhost' };
+    return this.identity;
+  }
+
+  /**
+   * Applies one change as one commit. `build` is called with a transaction on
+   * the current tip and returns the commit message (or null for "nothing to
+   * do"). If another writer moved the ref first, the change is rebuilt on the
+   * new tip: no write is ever lost, and the history stays linear.
+   */
+  async write<T>(
+    build: (tx: Tx) => Promise<{ message: string; value: T } | null>,
+  ): Promise<WriteResult<T | undefined>> {
+    const ident = await this.ident();
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const base = await this.tip();
+      const tx = new Tx(this, base);
+      const res = await build(tx);
+      if (!res || tx.changes.size === 0) return { commit: base, value: res?.value, attempts: attempt };
+      const commit = await this.commitChanges(base, tx, res.message, ident);
+      if (await this.casRef(commit, base)) {
+        return { commit, value: res.value, attempts: attempt };
+      }
+      const backoff = Math.min(250, 5 * 2 ** Math.min(attempt, 6));
+      await new Promise((r) => setTimeout(r, backoff / 2 + Math.random() * backoff));
+    }
+    throw err('E_CONFLICT_RETRY', `refs/memory kept moving; gave up after ${MAX_ATTEMPTS} attempts`, 'try again');
+  }
+
+  /** Writes the objects and the commit with fast-import; returns the new commit id. */
+  async commitChanges(base: string | null, tx: Tx, message: string, ident: Ident, parents: string[] = []): Promise<string> {
+    const tmpRef = `refs/mem-tmp/${process.pid}-${randomBytes(4).toString('hex')}`;
+    const when = `${Math.floor(Date.now() / 1000)} +0000`;
+    const chunks: Buffer[] = [];
+    const msg = Buffer.from(message.endsWith('\n') ? message : `${message}\n`, 'utf8');
+    const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
+    chunks.push(Buffer.from(`commit ${tmpRef}\nmark :1\nauthor ${who} ${when}\ncommitter ${who} ${when}\ndata ${msg.length}\n`));
+    chunks.push(msg);
+    chunks.push(Buffer.from('\n'));
+    if (base) chunks.push(Buffer.from(`from ${base}\n`));
+    for (const p of parents) chunks.push(Buffer.from(`merge ${p}\n`));
+    const sorted = [...tx.changes.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    for (const c of sorted) {
+      const path = quotePath(c.path);
+      if ('remove' in c) chunks.push(Buffer.from(`D ${path}\n`));
+      else if ('oid' in c) chunks.push(Buffer.from(`M 100644 ${c.oid} ${path}\n`));
+      else {
+        chunks.push(Buffer.from(`M 100644 inline ${path}\ndata ${c.content.length}\n`));
+        chunks.push(c.content);
+        chunks.push(Buffer.from('\n'));
+      }
+    }
+    chunks.push(Buffer.from('\nget-mark :1\ndone\n'));
+    const out = await runFastImport(this.repo, Buffer.concat(chunks));
+    const oid = out.trim().split('\n').pop() ?? '';
+    if (!/^[0-9a-f]{40}$/.test(oid)) throw err('E_GIT', `git fast-import returned no commit (${out.slice(0, 80)})`);
+    this.pendingTmpRef = tmpRef;
+    return oid;
+  }
+
+  private pendingTmpRef?: string;
+
+  /** Compare-and-swap of the ref; also drops the temporary ref fast-import wrote. */
+  async casRef(newOid: string, expected: string | null): Promise<boolean> {
+    const tmp = this.pendingTmpRef;
+    this.pendingTmpRef = undefined;
+    const lines = [`update ${this.ref} ${newOid} ${expected ?? ZERO_OID}`];
+    if (tmp) lines.push(`delete ${tmp}`);
+    const r = await git(['update-ref', '--stdin'], {
+      cwd: this.repo.cwd,
+      env: this.repo.env,
+      input: `${lines.join('\n')}\n`,
+      allowFail: true,
+    });
+    if (r.code === 0) {
+      this.catalogMemo.clear();
+      return true;
+    }
+    if (tmp) await git(['update-ref', '-d', tmp], { cwd: this.repo.cwd, env: this.repo.env, allowFail: true });
+    if (!/cannot lock ref|but expected|reference already exists|is at .* but expected|unable to resolve/i.test(r.stderr)) {
+      throw err('E_GIT', `cannot update ${this.ref}: ${r.stderr.trim().split('\n').pop()}`);
+    }
+    return false;
+  }
+
+  /** Commits of the store, newest first, optionally limited to one path. */
+  async log(path?: string, rev?: string): Promise<Array<{ commit: string; author: string; email: string; date: string; subject: string }>> {
+    const args = ['log', '-z', '--format=%H%x1f%an%x1f%ae%x1f%aI%x1f%s', rev ?? this.ref];
+    if (path) args.push('--', path);
+    const r = await git(args, { cwd: this.repo.cwd, env: this.repo.env, allowFail: true });
+    if (r.code !== 0) return [];
+    return r.stdout
+      .toString('utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((l) => {
+        const [commit, author, email, date, subject] = l.replace(/^\n/, '').split('\x1f');
+        return { commit, author, email, date, subject };
+      });
+  }
+
+  /** The memory commit at or before a revision of the code or a date. */
+  async resolveAt(at: string): Promise<string> {
+    const tip = await this.requireTip();
+    const opts = { cwd: this.repo.cwd, env: this.repo.env, allowFail: true };
+    // a commit of the memory history itself
+    const direct = await git(['rev-parse', '-q', '--verify', `${at}^{commit}`], opts);
+    let date: string | undefined;
+    if (direct.code === 0) {
+      const oid = direct.stdout.toString().trim();
+      const anc = await git(['merge-base', '--is-ancestor', oid, tip], opts);
+      if (anc.code === 0) return oid;
+      date = (await gitText(['show', '-s', '--format=%cI', oid], { ...opts, allowFail: false })).trim();
+    } else if (!Number.isNaN(Date.parse(at)) || /ago|yesterday|now/.test(at)) {
+      date = at;
+    } else {
+      throw err('E_REV', `cannot resolve --at "${at}"`, 'pass a commit, tag, branch or date (2026-01-31, "2 weeks ago")');
+    }
+    const r = await git(['rev-list', '-1', `--before=${date}`, tip], opts);
+    const oid = r.stdout.toString().trim();
+    if (!oid) throw err('E_REV', `the memory store has no commit at or before ${at}`, 'pick a later revision or date');
+    return oid;
+  }
+}
+
+function quotePath(p: string): string {
+  if (/^[A-Za-z0-9._/-]+$/.test(p)) return p;
+  return JSON.stringify(p);
+}
+
+function runFastImport(repo: Repo, input: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['fast-import', '--quiet', '--done'], {
+      cwd: repo.cwd,
+      env: gitEnv(repo.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const errs: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => errs.push(d));
+    child.on('error', (e) => reject(err('E_GIT', `cannot run git fast-import: ${e.message}`)));
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else reject(err('E_GIT', `git fast-import failed: ${Buffer.concat(errs).toString('utf8').trim().split('\n')[0]}`));
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+  });
+}
+
+/** Abbreviates for display using the catalog when there is one. */
+export function shortId(id: string, catalog?: Catalog): string {
+  return catalog ? catalog.abbrev(id) : abbreviate(id);
+}

@@ -1,0 +1,91 @@
+/**
+ * Record ids: ULIDs (48-bit millisecond time + 80 random bits, Crockford
+ * base32, 26 characters). Time-ordered so listings sort by creation; random
+ * so two writers never collide. Shown abbreviated like git hashes.
+ */
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+export const ID_LENGTH = 26;
+export const ID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+/** Minimum abbreviation: 10 time characters + 2 random ones. */
+export const MIN_ABBREV = 12;
+
+let lastTime = -1;
+let lastRandom: number[] = [];
+
+function encodeTime(ms: number): string {
+  let out = '';
+  let t = ms;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[t % 32] + out;
+    t = Math.floor(t / 32);
+  }
+  return out;
+}
+
+/** A new id; monotonic within one process even inside the same millisecond. */
+export function newId(now: number = Date.now()): string {
+  if (now === lastTime) {
+    // increment the random part (base-32 digits) so ids stay ordered
+    for (let i = lastRandom.length - 1; i >= 0; i--) {
+      if (lastRandom[i] < 31) {
+        lastRandom[i]++;
+        break;
+      }
+      lastRandom[i] = 0;
+    }
+  } else {
+    lastTime = now;
+    const bytes = randomBytes(16);
+    lastRandom = Array.from({ length: 16 }, (_, i) => bytes[i] % 32);
+  }
+  return encodeTime(now) + lastRandom.map((d) => ALPHABET[d]).join('');
+}
+
+export function isId(s: string): boolean {
+  return ID_RE.test(s);
+}
+
+/** Normalise user input for prefix matching (Crockford: case-insensitive, I/L→1, O→0). */
+export function normalizeIdInput(s: string): string {
+  return s.toUpperCase().replace(/[IL]/g, '1').replace(/O/g, '0');
+}
+
+export function looksLikeIdPrefix(s: string): boolean {
+  return s.length >= 4 && s.length <= ID_LENGTH && /^[0-9A-Za-z]+$/.test(s) && /^[0-9A-HJKMNP-TV-Z]+$/.test(normalizeIdInput(s));
+}
+
+/** Time encoded in an id (ms since epoch). */
+export function idTime(id: string): number {
+  let t = 0;
+  for (let i = 0; i < 10; i++) t = t * 32 + ALPHABET.indexOf(id[i]);
+  return t;
+}
+
+/** Shortest prefix (at least MIN_ABBREV) that is unique among sorted ids. */
+export function abbreviate(id: string, sortedIds?: readonly string[]): string {
+  if (!sortedIds || sortedIds.length === 0) return id.slice(0, MIN_ABBREV);
+  // neighbours in sorted order share the longest prefixes
+  let lo = 0;
+  let hi = sortedIds.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sortedIds[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  let need = MIN_ABBREV;
+  for (const j of [lo - 1, lo + 1, sortedIds[lo] === id ? -1 : lo]) {
+    const other = sortedIds[j];
+    if (!other || other === id) continue;
+    let k = 0;
+    while (k < id.length && id[k] === other[k]) k++;
+    need = Math.max(need, k + 1);
+  }
+  return id.slice(0, Math.min(need, ID_LENGTH));
+}
+
+/** Directory fan-out: the last two (random) characters, so records spread evenly. */
+export function fanout(id: string): string {
+  return id.slice(-2);
+}

@@ -1,0 +1,451 @@
+/**
+ * The memory record: Markdown body + YAML frontmatter, one file per record.
+ * Pure: no git, no file system. Parsing is strict on write and tolerant on
+ * read (a malformed record from elsewhere is reported, never crashes a list).
+ */
+import { parseDocument, stringify } from 'yaml';
+import { err } from '../errors.js';
+import { fanout, isId } from './id.js';
+
+export const TYPES = [
+  'decision',
+  'constraint',
+  'known_fix',
+  'failed_attempt',
+  'convention',
+  'preference',
+  'environment',
+  'architecture',
+  'dependency',
+  'security',
+  'rule',
+  'session',
+  'strategy',
+] as const;
+export type MemoryType = (typeof TYPES)[number];
+
+export const STATUSES = ['pending', 'active', 'stale', 'superseded', 'archived'] as const;
+export type Status = (typeof STATUSES)[number];
+
+export interface Links {
+  supersedes: string[];
+  superseded_by: string[];
+  related: string[];
+  [k: string]: unknown;
+}
+
+/** A code anchor. The anchors module fills in blob ids, hashes and verdicts; unknown keys survive. */
+export interface Anchor {
+  path: string;
+  lines?: [number, number];
+  symbol?: string;
+  [k: string]: unknown;
+}
+
+export interface MemoryRecord {
+  id: string;
+  type: MemoryType;
+  title: string;
+  alias?: string;
+  status: Status;
+  tags: string[];
+  scope: string[];
+  confidence: number;
+  source?: string;
+  author?: string;
+  created: string;
+  updated: string;
+  expires?: string;
+  /** Lamport clock, raised on every change and every merge (wall time is for display only). */
+  clock: number;
+  links: Links;
+  anchors: Anchor[];
+  body: string;
+  /** Frontmatter fields this version does not know; written back untouched. */
+  extra: Record<string, unknown>;
+}
+
+export const KNOWN_KEYS = [
+  'id',
+  'type',
+  'title',
+  'alias',
+  'status',
+  'tags',
+  'scope',
+  'confidence',
+  'source',
+  'author',
+  'created',
+  'updated',
+  'expires',
+  'clock',
+  'links',
+  'anchors',
+] as const;
+
+export const LIMITS = {
+  bodyBytes: 64 * 1024,
+  titleChars: 300,
+  tags: 64,
+  tagChars: 64,
+  anchors: 256,
+  frontmatterBytes: 256 * 1024,
+  yamlAliases: 16,
+};
+
+export const RECORDS_DIR = 'memories';
+export const TOMBSTONES_DIR = 'tombstones';
+
+export function recordPath(id: string): string {
+  return `${RECORDS_DIR}/${fanout(id)}/${id}.md`;
+}
+export function tombstonePath(id: string): string {
+  return `${TOMBSTONES_DIR}/${fanout(id)}/${id}.yaml`;
+}
+/** id from a tree path, or undefined if the path is not a record file. */
+export function idFromPath(path: string): string | undefined {
+  const m = /^memories\/[0-9A-Z]{2}\/([0-9A-Z]{26})\.md$/.exec(path);
+  return m ? m[1] : undefined;
+}
+
+/** Token estimate: characters / 4. One function, so a real tokenizer can replace it. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+export function recordTokens(r: Pick<MemoryRecord, 'title' | 'body'>): number {
+  return estimateTokens(r.title) + estimateTokens(r.body) + 4;
+}
+
+export function isType(s: string): s is MemoryType {
+  return (TYPES as readonly string[]).includes(s);
+}
+export function isStatus(s: string): s is Status {
+  return (STATUSES as readonly string[]).includes(s);
+}
+
+const ALIAS_RE = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/;
+export function validateAlias(alias: string): string {
+  const a = alias.trim();
+  if (!ALIAS_RE.test(a) || a.length > 200) {
+    throw err(
+      'E_INVALID_ARG',
+      `invalid alias "${alias}"`,
+      'use lowercase path segments like standards/ts/eslint (a-z 0-9 . _ -)',
+    );
+  }
+  if (isId(a.toUpperCase()) || /^[0-9a-z]{26}$/i.test(a)) {
+    throw err('E_INVALID_ARG', `alias "${alias}" looks like an id`, 'choose a path-like alias');
+  }
+  return a;
+}
+
+export function normalizeTags(tags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const t of tags) {
+    for (const part of String(t).split(',')) {
+      const tag = part.trim().toLowerCase();
+      if (!tag) continue;
+      if (tag.length > LIMITS.tagChars || /\s/.test(tag)) {
+        throw err('E_INVALID_ARG', `invalid tag "${tag}"`, 'tags are single words of at most 64 characters');
+      }
+      if (!out.includes(tag)) out.push(tag);
+    }
+  }
+  if (out.length > LIMITS.tags) throw err('E_INVALID_ARG', `too many tags (${out.length})`, `keep at most ${LIMITS.tags}`);
+  return out;
+}
+
+/** Parses an ISO date or a relative duration (30d, 12h, 2w) into an ISO string. */
+export function parseDateInput(input: string, now = new Date()): string {
+  const rel = /^(\d+)\s*([smhdwy])$/.exec(input.trim());
+  if (rel) {
+    const n = Number(rel[1]);
+    const unit = { s: 1e3, m: 6e4, h: 36e5, d: 864e5, w: 6048e5, y: 31536e6 }[rel[2] as 's'];
+    return new Date(now.getTime() + n * unit).toISOString();
+  }
+  const t = Date.parse(input);
+  if (Number.isNaN(t)) {
+    throw err('E_INVALID_ARG', `invalid date "${input}"`, 'use an ISO date (2026-12-31) or a duration (30d, 12h, 2w)');
+  }
+  return new Date(t).toISOString();
+}
+
+export function isExpired(r: Pick<MemoryRecord, 'expires'>, now = Date.now()): boolean {
+  return !!r.expires && Date.parse(r.expires) <= now;
+}
+
+export function emptyLinks(): Links {
+  return { supersedes: [], superseded_by: [], related: [] };
+}
+
+export interface NewRecordInput {
+  id: string;
+  type: MemoryType;
+  title: string;
+  body: string;
+  now: string;
+  author?: string;
+  tags?: string[];
+  scope?: string[];
+  alias?: string;
+  status?: Status;
+  confidence?: number;
+  source?: string;
+  expires?: string;
+  anchors?: Anchor[];
+  links?: Partial<Links>;
+  extra?: Record<string, unknown>;
+}
+
+export function newRecord(i: NewRecordInput): MemoryRecord {
+  const r: MemoryRecord = {
+    id: i.id,
+    type: i.type,
+    title: i.title,
+    alias: i.alias,
+    status: i.status ?? 'active',
+    tags: normalizeTags(i.tags ?? []),
+    scope: i.scope ?? [],
+    confidence: i.confidence ?? 0.8,
+    source: i.source,
+    author: i.author,
+    created: i.now,
+    updated: i.now,
+    expires: i.expires,
+    clock: 1,
+    links: { ...emptyLinks(), ...(i.links ?? {}) } as Links,
+    anchors: i.anchors ?? [],
+    body: i.body,
+    extra: i.extra ?? {},
+  };
+  validateRecord(r);
+  return r;
+}
+
+/** Throws E_INVALID_RECORD / E_TOO_LARGE / E_BINARY when a record must not be written. */
+export function validateRecord(r: MemoryRecord): void {
+  if (!isId(r.id)) throw err('E_INVALID_RECORD', `invalid id "${r.id}"`);
+  if (!isType(r.type)) {
+    throw err('E_INVALID_ARG', `unknown type "${r.type}"`, `use one of: ${TYPES.join(', ')}`);
+  }
+  if (!isStatus(r.status)) {
+    throw err('E_INVALID_ARG', `unknown status "${r.status}"`, `use one of: ${STATUSES.join(', ')}`);
+  }
+  if (!r.title || !r.title.trim()) throw err('E_INVALID_ARG', 'a title is required', 'pass --title "…"');
+  if (r.title.length > LIMITS.titleChars || /[\r\n]/.test(r.title)) {
+    throw err('E_INVALID_ARG', `title must be one line of at most ${LIMITS.titleChars} characters`);
+  }
+  if (!(r.confidence >= 0 && r.confidence <= 1)) {
+    throw err('E_INVALID_ARG', `confidence ${r.confidence} is out of range`, 'use a number between 0 and 1');
+  }
+  const size = Buffer.byteLength(r.body, 'utf8');
+  if (size > LIMITS.bodyBytes) {
+    throw err(
+      'E_TOO_LARGE',
+      `body is ${size} bytes, over the ${LIMITS.bodyBytes}-byte limit`,
+      'split it into several memories or link to a file',
+    );
+  }
+  if (isBinaryText(r.body) || isBinaryText(r.title)) {
+    throw err('E_BINARY', 'content looks binary (NUL or control bytes)', 'store text only; reference binaries by path');
+  }
+  if (r.anchors.length > LIMITS.anchors) throw err('E_INVALID_ARG', `too many anchors (${r.anchors.length})`);
+  if (r.alias) validateAlias(r.alias);
+  if (r.expires && Number.isNaN(Date.parse(r.expires))) throw err('E_INVALID_ARG', `invalid expiry "${r.expires}"`);
+}
+
+export function isBinaryText(s: string): boolean {
+  // NUL, or a high share of C0 controls other than tab/newline/CR/formfeed
+  if (s.includes('\u0000')) return true;
+  if (s.includes('\uFFFD') && /\uFFFD{4,}/.test(s)) return true;
+  let ctl = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12 && c !== 27) ctl++;
+  }
+  return ctl > 0 && ctl / Math.max(1, s.length) > 0.01;
+}
+
+// ---------------------------------------------------------------- serialise
+
+function strArray(v: unknown): string[] {
+  if (v == null) return [];
+  if (Array.isArray(v)) return v.filter((x) => x != null).map((x) => String(x));
+  return [String(v)];
+}
+
+/** Serialises deterministically: known keys in a fixed order, unknown keys after, in their order. */
+export function serializeRecord(r: MemoryRecord): string {
+  const fm: Record<string, unknown> = {};
+  fm.id = r.id;
+  fm.type = r.type;
+  fm.title = r.title;
+  if (r.alias) fm.alias = r.alias;
+  fm.status = r.status;
+  fm.tags = r.tags;
+  if (r.scope.length) fm.scope = r.scope;
+  fm.confidence = r.confidence;
+  if (r.source) fm.source = r.source;
+  if (r.author) fm.author = r.author;
+  fm.created = r.created;
+  fm.updated = r.updated;
+  if (r.expires) fm.expires = r.expires;
+  fm.clock = r.clock;
+  const links: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r.links)) {
+    if (Array.isArray(v) ? v.length : v != null) links[k] = v;
+  }
+  if (Object.keys(links).length) fm.links = links;
+  if (r.anchors.length) fm.anchors = r.anchors;
+  for (const [k, v] of Object.entries(r.extra)) {
+    if (!(KNOWN_KEYS as readonly string[]).includes(k) && v !== undefined) fm[k] = v;
+  }
+  const yaml = stringify(fm, { lineWidth: 0, aliasDuplicateObjects: false, flowCollectionPadding: false });
+  const body = r.body.endsWith('\n') || r.body === '' ? r.body : `${r.body}\n`;
+  return `---\n${yaml}---\n${body}`;
+}
+
+export class RecordParseError extends Error {
+  constructor(
+    message: string,
+    readonly path?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Splits frontmatter and body; throws RecordParseError on malformed input. */
+export function splitFrontmatter(text: string): { yaml: string; body: string } {
+  if (!text.startsWith('---\n') && !text.startsWith('---\r\n')) throw new RecordParseError('missing frontmatter');
+  const start = text.indexOf('\n') + 1;
+  const re = /^---\r?$/m;
+  re.lastIndex = 0;
+  const rest = text.slice(start);
+  const m = re.exec(rest);
+  if (!m) throw new RecordParseError('unterminated frontmatter');
+  const yaml = rest.slice(0, m.index);
+  let body = rest.slice(m.index + m[0].length);
+  if (body.startsWith('\n')) body = body.slice(1);
+  return { yaml, body };
+}
+
+export function parseYamlSafe(yaml: string): unknown {
+  if (Buffer.byteLength(yaml) > LIMITS.frontmatterBytes) throw new RecordParseError('frontmatter too large');
+  const doc = parseDocument(yaml, { schema: 'core', uniqueKeys: true, prettyErrors: false, strict: true });
+  if (doc.errors.length) throw new RecordParseError(`invalid YAML: ${doc.errors[0].message.split('\n')[0]}`);
+  try {
+    return doc.toJS({ maxAliasCount: LIMITS.yamlAliases });
+  } catch (e) {
+    throw new RecordParseError(`invalid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+}
+
+/** Parses a record file. Throws RecordParseError naming the problem. */
+export function parseRecord(text: string, path?: string): MemoryRecord {
+  try {
+    const { yaml, body } = splitFrontmatter(text);
+    const fm = parseYamlSafe(yaml);
+    if (!fm || typeof fm !== 'object' || Array.isArray(fm)) throw new RecordParseError('frontmatter is not a mapping');
+    const o = fm as Record<string, unknown>;
+    const id = String(o.id ?? '');
+    if (!isId(id)) throw new RecordParseError(`invalid or missing id "${id}"`);
+    const type = String(o.type ?? '');
+    if (!isType(type)) throw new RecordParseError(`unknown type "${type}"`);
+    const status = String(o.status ?? 'active');
+    if (!isStatus(status)) throw new RecordParseError(`unknown status "${status}"`);
+    const linksIn = (o.links && typeof o.links === 'object' ? o.links : {}) as Record<string, unknown>;
+    const links: Links = { ...emptyLinks() };
+    for (const [k, v] of Object.entries(linksIn)) links[k] = Array.isArray(v) ? strArray(v) : v;
+    const extra: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(o)) if (!(KNOWN_KEYS as readonly string[]).includes(k)) extra[k] = v;
+    const anchors = Array.isArray(o.anchors)
+      ? (o.anchors.filter((a) => a && typeof a === 'object' && typeof (a as Anchor).path === 'string') as Anchor[])
+      : [];
+    const conf = o.confidence == null ? 0.8 : Number(o.confidence);
+    return {
+      id,
+      type,
+      title: String(o.title ?? ''),
+      alias: o.alias == null ? undefined : String(o.alias),
+      status,
+      tags: strArray(o.tags),
+      scope: strArray(o.scope),
+      confidence: Number.isFinite(conf) ? conf : 0.8,
+      source: o.source == null ? undefined : String(o.source),
+      author: o.author == null ? undefined : String(o.author),
+      created: String(o.created ?? ''),
+      updated: String(o.updated ?? o.created ?? ''),
+      expires: o.expires == null ? undefined : String(o.expires),
+      clock: Number.isFinite(Number(o.clock)) ? Number(o.clock) : 0,
+      links,
+      anchors,
+      body,
+      extra,
+    };
+  } catch (e) {
+    if (e instanceof RecordParseError) throw new RecordParseError(e.message, path);
+    throw new RecordParseError(String((e as Error).message ?? e), path);
+  }
+}
+
+/** A compact view for listings and caches (no body). */
+export interface RecordSummary {
+  id: string;
+  alias?: string;
+  type: MemoryType;
+  title: string;
+  status: Status;
+  tags: string[];
+  scope: string[];
+  confidence: number;
+  created: string;
+  updated: string;
+  expires?: string;
+  tokens: number;
+  anchors: string[];
+}
+
+export function summarize(r: MemoryRecord): RecordSummary {
+  const s: RecordSummary = {
+    id: r.id,
+    type: r.type,
+    title: r.title,
+    status: r.status,
+    tags: r.tags,
+    scope: r.scope,
+    confidence: r.confidence,
+    created: r.created,
+    updated: r.updated,
+    tokens: recordTokens(r),
+    anchors: [...new Set(r.anchors.map((a) => a.path))],
+  };
+  if (r.alias) s.alias = r.alias;
+  if (r.expires) s.expires = r.expires;
+  return s;
+}
+
+/** The stable JSON shape of one record (`show --json`). */
+export function recordToJSON(r: MemoryRecord): Record<string, unknown> {
+  return {
+    id: r.id,
+    alias: r.alias ?? null,
+    type: r.type,
+    title: r.title,
+    status: r.status,
+    tags: r.tags,
+    scope: r.scope,
+    confidence: r.confidence,
+    source: r.source ?? null,
+    author: r.author ?? null,
+    created: r.created,
+    updated: r.updated,
+    expires: r.expires ?? null,
+    clock: r.clock,
+    links: r.links,
+    anchors: r.anchors,
+    tokens: recordTokens(r),
+    body: r.body,
+    extra: r.extra,
+  };
+}

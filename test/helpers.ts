@@ -1,0 +1,132 @@
+/**
+ * Test helpers: real git repositories in temp dirs, an isolated HOME and
+ * global config per test, and the CLI run in-process (fast) or as a real
+ * process (for signals, concurrency and the bin wrapper). No git mocks.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+import { bufferIO } from '../src/cli/context.js';
+import { main } from '../src/cli/main.js';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = join(ROOT, 'bin', 'git-mem.js');
+
+const made: string[] = [];
+afterAll(() => {
+  if (process.env.KEEP_TMP) return;
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+export function tmpDir(prefix = 'gm-'): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  made.push(d);
+  return d;
+}
+
+/** An environment isolated from the machine: its own HOME, global git config and git-mem home. */
+export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const home = tmpDir('gm-home-');
+  const gitconfig = join(home, '.gitconfig');
+  writeFileSync(gitconfig, '[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n');
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    GIT_CONFIG_GLOBAL: gitconfig,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_MEM_HOME: join(home, '.config', 'git-mem'),
+    LANG: 'C',
+    ...extra,
+  };
+  return env;
+}
+
+export function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: string): string {
+  return execFileSync(cmd, args, { cwd, env, input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+export interface TestRepo {
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  git: (...args: string[]) => string;
+  /** Runs `git mem …` in-process. */
+  mem: (args: string[], opts?: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv }) => Promise<CliResult>;
+  /** Runs `git mem …` in-process and parses --json output; throws on a non-zero exit. */
+  memJson: <T = any>(args: string[], opts?: { stdin?: string; cwd?: string }) => Promise<T>;
+  write: (path: string, content: string) => void;
+  commitAll: (msg?: string) => string;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runCli(
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string },
+): Promise<CliResult> {
+  const io = bufferIO(opts.stdin);
+  const code = await main(args, io, { cwd: opts.cwd, env: opts.env });
+  return { code, stdout: io.stdout, stderr: io.stderr };
+}
+
+/** Runs the real binary (needs `npm run build`, which `npm test` does first). */
+export function runBin(
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string },
+): CliResult {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: opts.env, input: opts.stdin ?? '', encoding: 'utf8' });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function runBinAsync(
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string },
+): Promise<CliResult> {
+  return new Promise((res) => {
+    const c = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: opts.env });
+    let stdout = '';
+    let stderr = '';
+    c.stdout.on('data', (d) => (stdout += d));
+    c.stderr.on('data', (d) => (stderr += d));
+    c.on('close', (code) => res({ code: code ?? -1, stdout, stderr }));
+    c.stdin.end(opts.stdin ?? '');
+  });
+}
+
+export function makeRepo(opts: { bare?: boolean; commit?: boolean; env?: NodeJS.ProcessEnv } = {}): TestRepo {
+  const dir = tmpDir('gm-repo-');
+  const env = opts.env ?? isolatedEnv();
+  sh('git', ['init', '-q', ...(opts.bare ? ['--bare'] : []), dir], dir, env);
+  const repo: TestRepo = {
+    dir,
+    env,
+    git: (...args) => sh('git', args, dir, env),
+    mem: (args, o = {}) => runCli(args, { cwd: o.cwd ?? dir, env: o.env ?? env, stdin: o.stdin }),
+    memJson: async (args, o = {}) => {
+      const r = await runCli([...args, '--json'], { cwd: o.cwd ?? dir, env, stdin: o.stdin });
+      if (r.code !== 0) throw new Error(`git mem ${args.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}`);
+      return JSON.parse(r.stdout);
+    },
+    write: (path, content) => {
+      const p = join(dir, path);
+      mkdirSync(dirname(p), { recursive: true });
+      writeFileSync(p, content);
+    },
+    commitAll: (msg = 'commit') => {
+      sh('git', ['add', '-A'], dir, env);
+      sh('git', ['commit', '-q', '-m', msg], dir, env);
+      return sh('git', ['rev-parse', 'HEAD'], dir, env).trim();
+    },
+  };
+  if (opts.commit) {
+    repo.write('README.md', '# test\n');
+    repo.commitAll('initial');
+  }
+  return repo;
+}
