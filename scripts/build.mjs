@@ -1,20 +1,42 @@
-// Bundles the CLI into dist/ with esbuild. Entry points that are imported
-// lazily (search, MCP, embeddings, tree-sitter) become separate chunks, so a
-// `git mem show` never parses them.
+// Bundles the CLI into dist/ with esbuild. Code imported lazily (search, MCP,
+// embeddings, tree-sitter) becomes separate chunks, so `git mem show` never
+// parses it. Heavy third-party packages stay external and load on demand.
+// Builds into a fresh directory and swaps it in, so a test run reading dist/
+// never sees a half-written bundle.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+const root = fileURLToPath(new URL('..', import.meta.url));
+const tmp = `${root}dist.new-${process.pid}`;
+const old = `${root}dist.old-${process.pid}`;
 await build({
   entryPoints: { cli: 'src/cli/main.ts' },
-  outdir: 'dist',
+  absWorkingDir: root,
+  outdir: tmp,
   bundle: true,
   splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
-  packages: 'external',
   logLevel: 'warning',
-  banner: { js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);" },
+  // bundled: small pure-JS libraries on the hot path (yaml, yargs, micromatch, orama);
+  // external: native, WASM or very large packages, loaded lazily when used
+  external: [
+    '@huggingface/transformers',
+    'onnxruntime-node',
+    'onnxruntime-web',
+    'sharp',
+    'web-tree-sitter',
+    'tree-sitter-wasms',
+    '@modelcontextprotocol/sdk',
+    '@modelcontextprotocol/sdk/*',
+  ],
+  banner: {
+    js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);",
+  },
 });
+if (existsSync(`${root}dist`)) renameSync(`${root}dist`, old);
+renameSync(tmp, `${root}dist`);
+rmSync(old, { recursive: true, force: true });

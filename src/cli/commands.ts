@@ -5,6 +5,8 @@ import config from './config.js';
 import doctor from './doctor.js';
 import exportCmd from './export.js';
 import history from './history.js';
+import hook from './hook.js';
+import hooks from './hooks.js';
 import importCmd from './import.js';
 import init from './init.js';
 import list from './list.js';
@@ -34,4 +36,6 @@ export const commands: CommandDef[] = [
   doctor,
   config,
   rules,
+  hooks,
+  hook,
 ];

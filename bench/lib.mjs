@@ -1,0 +1,60 @@
+// Shared helpers for bench scripts: timing, medians, percentiles, the
+// node/git floors, and access to ../shared/bench/gen.mjs when present.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const BIN = join(ROOT, 'bin', 'git-mem.js');
+export const SHARED_GEN = join(ROOT, '..', 'shared', 'bench', 'gen.mjs');
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+export function pct(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+export function timeMs(fn) {
+  const t = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+export async function timeMsAsync(fn) {
+  const t = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+/** Median wall time of a command over n runs. */
+export function cmdMedian(cmd, args, opts, n = 9) {
+  const xs = [];
+  for (let i = 0; i < n; i++) xs.push(timeMs(() => spawnSync(cmd, args, { stdio: 'ignore', ...opts })));
+  return median(xs);
+}
+export function benchEnv(home) {
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
+    GIT_MEM_HOME: join(home, 'git-mem'),
+    GIT_AUTHOR_NAME: 'Bench',
+    GIT_AUTHOR_EMAIL: 'bench@example.com',
+    GIT_COMMITTER_NAME: 'Bench',
+    GIT_COMMITTER_EMAIL: 'bench@example.com',
+  };
+}
+export function scratchRepo(prefix = 'gm-bench-') {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const env = benchEnv(dir);
+  execFileSync('git', ['init', '-q', join(dir, 'repo')], { env });
+  return { dir, repo: join(dir, 'repo'), env };
+}
+export function hasSharedGen() {
+  return existsSync(SHARED_GEN);
+}
+export const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));

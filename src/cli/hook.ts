@@ -1,0 +1,29 @@
+/**
+ * `git mem hook <name>`: what the installed hooks run. Each handler lives with
+ * its capability and is imported only when its hook fires. A hook must never
+ * break the user's git command or agent session: handlers catch their own
+ * errors, log them under .git/mem/logs/ and exit 0.
+ */
+import { defineCommand } from './command.js';
+
+export default defineCommand({
+  command: 'hook <name> [args..]',
+  describe: 'run a hook handler (called by installed git and agent hooks)',
+  builder: (y) =>
+    y
+      .positional('name', { choices: ['post-commit', 'pre-push', 'claude-code'] as const })
+      .positional('args', { type: 'string', array: true })
+      .strictOptions(false),
+  async run(a, ctx) {
+    const args = (a.args ?? []).map(String);
+    switch (a.name) {
+      case 'post-commit':
+        return (await import('../anchors/post-commit-hook.js')).runPostCommitHook(ctx, args);
+      case 'pre-push':
+        return (await import('../merge/pre-push-hook.js')).runPrePushHook(ctx, args);
+      case 'claude-code':
+        return (await import('../agents/claude-hook.js')).runClaudeHook(ctx, args);
+    }
+    return 0;
+  },
+});

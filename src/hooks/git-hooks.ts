@@ -1,0 +1,101 @@
+/**
+ * Installing git hooks that call `git mem hook <name>`: respects
+ * core.hooksPath, chains a hook that is already there (kept beside ours and run
+ * first), is idempotent, and `uninstall` restores exactly what was there.
+ * Our hooks never fail the git command: the work happens in `git mem hook`,
+ * which logs its errors under .git/mem/ and exits 0.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gitText } from '../gitstore/git.js';
+import type { Repo } from '../gitstore/repo.js';
+
+export const MARKER = '# git-mem hook: installed by `git mem hooks install`; `git mem hooks uninstall` restores';
+export type GitHookName = 'post-commit' | 'pre-push';
+
+export async function hooksDir(repo: Repo): Promise<string> {
+  const p = await gitText(['rev-parse', '--git-path', 'hooks'], { cwd: repo.cwd, env: repo.env });
+  return isAbsolute(p) ? p : resolve(repo.cwd, p);
+}
+
+/** The command line that runs this git-mem (absolute, so hooks work without PATH changes). */
+export function selfCommand(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  // dist/cli.js → ../bin/git-mem.js ; src/hooks/git-hooks.ts (tests) → ../../bin/git-mem.js
+  const candidates = [resolve(here, '../bin/git-mem.js'), resolve(here, '../../bin/git-mem.js')];
+  const bin = candidates.find((c) => existsSync(c));
+  return bin ? `"${process.execPath}" "${bin}"` : 'git-mem';
+}
+
+export function hookScript(name: GitHookName): string {
+  const chained = `"$(dirname "$0")/${name}.git-mem-chained"`;
+  const self = selfCommand();
+  const run = `GIT_MEM="\${GIT_MEM_CMD:-${self.replace(/"/g, '\\"')}}"`;
+  if (name === 'pre-push') {
+    return `#!/bin/sh
+${MARKER}
+input=$(cat)
+status=0
+if [ -x ${chained} ]; then printf '%s\\n' "$input" | ${chained} "$@" || status=$?; fi
+[ "$status" -ne 0 ] && exit "$status"
+if [ -z "$GIT_MEM_NO_SYNC" ]; then
+  ${run}
+  printf '%s\\n' "$input" | eval "$GIT_MEM hook pre-push \\"\\$@\\"" >/dev/null 2>&1 || true
+fi
+exit 0
+`;
+  }
+  return `#!/bin/sh
+${MARKER}
+status=0
+if [ -x ${chained} ]; then ${chained} "$@" || status=$?; fi
+${run}
+eval "$GIT_MEM hook ${name} \\"\\$@\\"" </dev/null 2>&1 | head -n 1 >&2 || true
+exit $status
+`;
+}
+
+export function isOurs(file: string): boolean {
+  return existsSync(file) && readFileSync(file, 'utf8').includes(MARKER);
+}
+
+export interface HookChange {
+  hook: GitHookName;
+  path: string;
+  action: 'installed' | 'already-installed' | 'chained' | 'removed' | 'restored' | 'not-installed';
+}
+
+export async function installGitHook(repo: Repo, name: GitHookName): Promise<HookChange> {
+  const dir = await hooksDir(repo);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, name);
+  const script = hookScript(name);
+  if (isOurs(file)) {
+    if (readFileSync(file, 'utf8') !== script) {
+      writeFileSync(file, script);
+      chmodSync(file, 0o755);
+    }
+    return { hook: name, path: file, action: 'already-installed' };
+  }
+  let action: HookChange['action'] = 'installed';
+  if (existsSync(file)) {
+    renameSync(file, `${file}.git-mem-chained`);
+    action = 'chained';
+  }
+  writeFileSync(file, script);
+  chmodSync(file, 0o755);
+  return { hook: name, path: file, action };
+}
+
+export async function uninstallGitHook(repo: Repo, name: GitHookName): Promise<HookChange> {
+  const dir = await hooksDir(repo);
+  const file = join(dir, name);
+  if (!isOurs(file)) return { hook: name, path: file, action: 'not-installed' };
+  rmSync(file);
+  if (existsSync(`${file}.git-mem-chained`)) {
+    renameSync(`${file}.git-mem-chained`, file);
+    return { hook: name, path: file, action: 'restored' };
+  }
+  return { hook: name, path: file, action: 'removed' };
+}
