@@ -21,6 +21,7 @@ await build({
   target: 'node20',
   sourcemap: 'linked',
   logLevel: 'warning',
+  minify: true,
   // bundled: small pure-JS libraries on the hot path (yaml, yargs, micromatch, orama);
   // external: native, WASM or very large packages, loaded lazily when used
   external: [

@@ -2,10 +2,10 @@
  * `git mem` entry point. main() is a function of (argv, IO, cwd, env) and
  * returns the exit code, so tests run commands in-process.
  */
-import yargs from 'yargs';
 import { GitMemError, isGitMemError } from '../errors.js';
 import { commands } from './commands.js';
 import { type Ctx, type IO, processIO } from './context.js';
+import { fastParse } from './fastargs.js';
 
 export const VERSION = '0.1.0';
 
@@ -20,6 +20,23 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
   const json = argv.includes('--json');
   const ctx: Ctx = { io, cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env, json, stores: [] };
   let exitCode = 0;
+  // fast path: a well-formed command skips loading yargs (see fastargs.ts)
+  const name = argv[0];
+  const cmd = commands.find((c) => c.command.split(' ')[0] === name || c.aliases?.includes(name));
+  if (cmd && !argv.some((x) => x === '--help' || x === '-h' || x === '--version' || x === 'help')) {
+    const parsed = fastParse(cmd, argv.slice(1));
+    if (parsed) {
+      try {
+        const code = await cmd.run(parsed, ctx);
+        return typeof code === 'number' ? code : 0;
+      } catch (e) {
+        return report(ctx, e);
+      } finally {
+        for (const s of ctx.stores) s.close();
+      }
+    }
+  }
+  const { default: yargs } = await import('yargs');
   const y = yargs()
     .scriptName('git mem')
     .usage('git mem <command> [options]\n\nGit-native memory for AI coding agents and the people who work with them.')
