@@ -1,0 +1,495 @@
+/**
+ * The merge of two memory commits (git I/O around the pure engine).
+ *
+ * Reads only what changed: `diff-tree` of the merge base against each side
+ * lists the touched paths, one `cat-file --batch` reads their blobs, the
+ * engine merges the ids touched on both sides, and one `git fast-import`
+ * writes the two-parent merge commit on top of `ours`. No ref is moved: the
+ * caller compare-and-swaps refs/memory onto the returned commit.
+ *
+ * The merged TREE depends only on the two inputs (and their merge base), not
+ * on which side merges: tomorrow's merge of B into A has the same tree as
+ * today's merge of A into B.
+ */
+
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { parse as parseYaml, stringify } from 'yaml';
+import { err } from '../errors.js';
+import { git, gitEnv } from '../gitstore/git.js';
+import { SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';
+import {
+  idFromPath,
+  type MemoryRecord,
+  parseRecord,
+  RecordParseError,
+  recordPath,
+  serializeRecord,
+  tombstonePath,
+} from '../model/record.js';
+import {
+  type EntryState,
+  expiredTombstone,
+  maxString,
+  mergeEntry,
+  resolveAliasClashes,
+  type StoreMergeResult,
+  type Tombstone,
+} from './engine.js';
+
+export interface MergeStats {
+  added: number;
+  updated: number;
+  removed: number;
+  merged: number;
+  conflicted: number;
+}
+
+export interface MergeCommitsResult {
+  commit: string | null;
+  fastForward: boolean;
+  /** Ids of records flagged for review by this merge (and paths of other files both sides changed). */
+  conflicts: string[];
+  stats: MergeStats;
+}
+
+export interface MergeCommitsOptions {
+  message?: string;
+  now?: Date;
+}
+
+/** Shared config key (config.yaml on refs/memory): days a tombstone is kept. */
+export const TOMBSTONE_TTL_KEY = 'tombstone-ttl-days';
+export const DEFAULT_TOMBSTONE_TTL_DAYS = 90;
+
+const TOMB_RE = /^tombstones\/[0-9A-Z]{2}\/([0-9A-Z]{26})\.yaml$/;
+
+const zeroStats = (): MergeStats => ({ added: 0, updated: 0, removed: 0, merged: 0, conflicted: 0 });
+
+type Diff = Map<string, { oid: string | null; status: string }>;
+
+/** Parses a tombstone file; throws RecordParseError when it is not a YAML mapping. */
+export function parseTombstone(text: string, id: string): Tombstone {
+  let v: unknown;
+  try {
+    v = parseYaml(text, { maxAliasCount: 16 });
+  } catch (e) {
+    throw new RecordParseError(`invalid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new RecordParseError('tombstone is not a mapping');
+  const t = { ...(v as Record<string, unknown>) } as Tombstone;
+  if (t.id !== undefined && String(t.id) !== id)
+    throw new RecordParseError(`tombstone id ${String(t.id)} does not match its path`);
+  t.id = id;
+  if (t.clock !== undefined) {
+    const c = Number(t.clock);
+    t.clock = Number.isFinite(c) ? c : undefined;
+    if (t.clock === undefined) delete t.clock;
+  }
+  return t;
+}
+
+function malformed(path: string, commit: string, e: unknown): Error {
+  return err(
+    'E_MERGE',
+    `cannot merge: ${path} at ${commit.slice(0, 12)} does not parse (${(e as Error).message})`,
+    'fix or remove that record on the side that holds it, then merge again; nothing was written',
+    { path, commit },
+  );
+}
+
+async function mergeBases(store: Store, a: string, b: string): Promise<string[]> {
+  const r = await git(['merge-base', '--all', a, b], {
+    cwd: store.repo.cwd,
+    env: store.repo.env,
+    allowFail: true,
+  });
+  if (r.code !== 0 && r.code !== 1)
+    throw err('E_GIT', `git merge-base failed: ${r.stderr.trim().split('\n').pop()}`);
+  return r.stdout.toString('utf8').split('\n').filter(Boolean).sort();
+}
+
+async function changedPaths(store: Store, base: string | null, commit: string): Promise<Diff> {
+  const out: Diff = new Map();
+  if (base) {
+    for (const d of await store.diffPaths(base, commit)) out.set(d.path, { oid: d.oid, status: d.status });
+  } else {
+    for (const e of await store.lsTree(commit))
+      if (e.type === 'blob') out.set(e.path, { oid: e.oid, status: 'A' });
+  }
+  return out;
+}
+
+/**
+ * Merges `theirs` into `ours`. Returns the commit to move refs/memory to:
+ * an existing one (fastForward: true) when one side is empty or contains the
+ * other, else a new merge commit (first parent ours, second theirs).
+ * Throws E_MERGE, writing nothing, when a record or tombstone either side
+ * changed does not parse.
+ */
+export async function mergeCommits(
+  store: Store,
+  ours: string | null,
+  theirs: string | null,
+  opts: MergeCommitsOptions = {},
+): Promise<MergeCommitsResult> {
+  const ff = (commit: string | null): MergeCommitsResult => ({
+    commit,
+    fastForward: true,
+    conflicts: [],
+    stats: zeroStats(),
+  });
+  if (!theirs || ours === theirs) return ff(ours);
+  if (!ours) return ff(theirs);
+  const bases = await mergeBases(store, ours, theirs);
+  if (bases.includes(theirs)) return ff(ours);
+  if (bases.includes(ours)) return ff(theirs);
+  // several bases (criss-cross merges): any one will do, since merged trees are
+  // deterministic; take the smallest id so both sides pick the same
+  const base = bases[0] ?? null;
+  const [dO, dT] = await Promise.all([changedPaths(store, base, ours), changedPaths(store, base, theirs)]);
+
+  // group record and tombstone paths by id; everything else merges per path
+  const ids = new Map<string, { o: boolean; t: boolean }>();
+  const generic = new Set<string>();
+  const note = (path: string, side: 'o' | 't') => {
+    const id = idFromPath(path) ?? TOMB_RE.exec(path)?.[1];
+    if (!id) {
+      generic.add(path);
+      return;
+    }
+    const e = ids.get(id) ?? { o: false, t: false };
+    e[side] = true;
+    ids.set(id, e);
+  };
+  for (const p of dO.keys()) note(p, 'o');
+  for (const p of dT.keys()) note(p, 't');
+
+  // read every blob we need in one batch
+  const reads: string[] = [];
+  const want = new Map<string, number>();
+  const need = (spec: string) => {
+    if (!want.has(spec)) {
+      want.set(spec, reads.length);
+      reads.push(spec);
+    }
+  };
+  for (const [id, sides] of ids) {
+    for (const path of [recordPath(id), tombstonePath(id)]) {
+      const o = dO.get(path);
+      const t = dT.get(path);
+      if (o?.oid) need(o.oid);
+      if (t?.oid) need(t.oid);
+      if (sides.o && sides.t && base) need(`${base}:${path}`);
+    }
+  }
+  const blobs = await store.catFile.readMany(reads);
+  const text = (spec: string): { text: string; oid: string } | null => {
+    const i = want.get(spec);
+    const b = i === undefined ? null : blobs[i];
+    return b && b.type === 'blob' ? { text: b.content.toString('utf8'), oid: b.oid } : null;
+  };
+
+  /** What a side (or the base) holds for an id: version texts, blob ids and parsed values. */
+  interface SideState {
+    state: EntryState;
+    recText?: string;
+    recOid?: string;
+    tombText?: string;
+    tombOid?: string;
+  }
+  /** `full`: also the paths this side left as in the base (read only for ids both sides changed). */
+  const load = (id: string, side: 'b' | 'o' | 't', full = true): SideState => {
+    const s: SideState = { state: {} };
+    const commit = side === 'o' ? ours : side === 't' ? theirs : base!;
+    const d = side === 'o' ? dO : side === 't' ? dT : undefined;
+    for (const kind of ['rec', 'tomb'] as const) {
+      const path = kind === 'rec' ? recordPath(id) : tombstonePath(id);
+      let v: { text: string; oid: string } | null;
+      const c = d?.get(path);
+      if (c) v = c.oid ? text(c.oid) : null;
+      else if (!full) continue;
+      else v = base ? text(`${base}:${path}`) : null;
+      if (!v) continue;
+      try {
+        if (kind === 'rec') {
+          const r = parseRecord(v.text, path);
+          if (r.id !== id) throw new RecordParseError(`id ${r.id} does not match its path`);
+          s.state.rec = r;
+          s.recText = v.text;
+          s.recOid = v.oid;
+        } else {
+          s.state.tomb = parseTombstone(v.text, id);
+          s.tombText = v.text;
+          s.tombOid = v.oid;
+        }
+      } catch (e) {
+        throw malformed(path, commit, e);
+      }
+    }
+    return s;
+  };
+
+  const changes = new Map<string, { oid: string } | { text: string } | { remove: true }>();
+  const stats = zeroStats();
+  const conflicts: string[] = [];
+  const finalRecords = new Map<string, MemoryRecord>();
+  const recordOnOurs = new Map<string, boolean>();
+  const labels = { ours, theirs };
+
+  for (const id of [...ids.keys()].sort()) {
+    const sides = ids.get(id)!;
+    const rp = recordPath(id);
+    const tp = tombstonePath(id);
+    if (!sides.t) {
+      // ours alone changed it: keep ours, but refuse to spread a malformed record
+      const o = load(id, 'o', false);
+      if (o.state.rec) finalRecords.set(id, o.state.rec);
+      recordOnOurs.set(id, !!o.state.rec);
+      continue;
+    }
+    if (!sides.o) {
+      const t = load(id, 't', false);
+      for (const path of [rp, tp]) {
+        const c = dT.get(path);
+        if (!c) continue;
+        changes.set(path, c.oid ? { oid: c.oid } : { remove: true });
+        if (path === rp) {
+          if (c.status === 'A') stats.added++;
+          else if (c.oid === null) stats.removed++;
+          else stats.updated++;
+        }
+      }
+      if (t.state.rec) finalRecords.set(id, t.state.rec);
+      recordOnOurs.set(id, dT.get(rp) ? dT.get(rp)!.status !== 'A' : !!t.state.rec);
+      continue;
+    }
+    const b = base ? load(id, 'b') : { state: {} as EntryState };
+    const o = load(id, 'o');
+    const t = load(id, 't');
+    recordOnOurs.set(id, !!o.state.rec);
+    const r = mergeEntry(b.state, o.state, t.state, labels);
+    if (r.outcome === 'merged' || r.outcome === 'kept') stats.merged++;
+    if (r.conflict) conflicts.push(id);
+    for (const a of r.attic) changes.set(a.path, { text: a.text });
+    // records
+    const rec = r.state.rec;
+    if (rec) {
+      finalRecords.set(id, rec);
+      const pick = r.outcome === 'same' || r.outcome === 'ours' ? 'o' : r.outcome === 'theirs' ? 't' : 'new';
+      if (pick === 't' && t.recOid) changes.set(rp, { oid: t.recOid });
+      else if (pick === 'new') changes.set(rp, { text: serializeRecord(rec) });
+      if (!o.state.rec) stats.added++;
+      else if (pick !== 'o') stats.updated++;
+    } else if (o.state.rec) {
+      changes.set(rp, { remove: true });
+      stats.removed++;
+    }
+    // tombstones
+    const tomb = r.state.tomb;
+    if (tomb) {
+      if (tomb === o.state.tomb) {
+        /* as on ours */
+      } else if (tomb === t.state.tomb && t.tombOid) changes.set(tp, { oid: t.tombOid });
+      else changes.set(tp, { text: stringify(tomb) });
+    } else if (o.state.tomb) changes.set(tp, { remove: true });
+  }
+
+  // two records may now claim one alias
+  const clashed = resolveAliasClashes(finalRecords);
+  for (const id of clashed) {
+    changes.set(recordPath(id), { text: serializeRecord(finalRecords.get(id)!) });
+    if (!conflicts.includes(id)) conflicts.push(id);
+    if (recordOnOurs.get(id)) stats.updated++;
+  }
+
+  // other files (FORMAT, config.yaml, attic entries, anchored blobs…): per path
+  let config: Record<string, unknown> | undefined;
+  for (const path of [...generic].sort()) {
+    const o = dO.get(path);
+    const t = dT.get(path);
+    if (!t) continue; // ours alone changed it
+    if (!o) {
+      changes.set(path, t.oid ? { oid: t.oid } : { remove: true });
+      continue;
+    }
+    if (o.oid === t.oid) continue;
+    if (path === SHARED_CONFIG_PATH && o.oid && t.oid) {
+      const merged = await mergeConfig(store, base, o.oid, t.oid);
+      config = merged.value;
+      changes.set(path, { text: merged.text });
+      continue;
+    }
+    // both changed one file differently: a modification beats a deletion, else the greater blob id
+    const winner = !o.oid ? t.oid : !t.oid ? o.oid : maxString(o.oid, t.oid);
+    if (winner && winner !== o.oid) changes.set(path, { oid: winner });
+    conflicts.push(path);
+  }
+
+  // collect old tombstones (by the later of the two commit dates, so both sides agree)
+  await collectTombstones(store, ours, theirs, changes, config);
+
+  stats.conflicted = conflicts.length;
+  conflicts.sort();
+  const message =
+    opts.message ??
+    `mem: merge ${theirs.slice(0, 12)} into ${ours.slice(0, 12)}\n\n` +
+      `added ${stats.added}, updated ${stats.updated}, removed ${stats.removed}, merged ${stats.merged}, conflicted ${stats.conflicted}\n`;
+  const commit = await writeMergeCommit(store, ours, theirs, changes, message, opts.now ?? new Date());
+  return { commit, fastForward: false, conflicts, stats };
+}
+
+/** Key-by-key three-way merge of config.yaml; a key both sides set differently goes to the greater value. */
+async function mergeConfig(store: Store, base: string | null, oOid: string, tOid: string) {
+  const read = async (spec: string | null): Promise<Record<string, unknown>> => {
+    if (!spec) return {};
+    const b = await store.readBlob(spec).catch(() => null);
+    if (!b) return {};
+    try {
+      const v = parseYaml(b.toString('utf8'), { maxAliasCount: 16 });
+      return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+    } catch {
+      return {};
+    }
+  };
+  const [b, o, t] = await Promise.all([
+    read(base ? `${base}:${SHARED_CONFIG_PATH}` : null),
+    read(oOid),
+    read(tOid),
+  ]);
+  const out: Record<string, unknown> = {};
+  const j = (v: unknown) => JSON.stringify(v) ?? '';
+  for (const k of [...new Set([...Object.keys(o), ...Object.keys(t)])].sort()) {
+    const [vb, vo, vt] = [j(b[k]), j(o[k]), j(t[k])];
+    const pick = vo === vt ? o[k] : vo === vb ? t[k] : vt === vb ? o[k] : vo > vt ? o[k] : t[k];
+    if (pick !== undefined) out[k] = pick;
+  }
+  return { value: out, text: stringify(out) };
+}
+
+async function commitTime(store: Store, commit: string): Promise<number> {
+  const r = await git(['show', '-s', '--format=%ct', commit], { cwd: store.repo.cwd, env: store.repo.env });
+  return Number(r.stdout.toString().trim()) * 1000;
+}
+
+async function collectTombstones(
+  store: Store,
+  ours: string,
+  theirs: string,
+  changes: Map<string, { oid: string } | { text: string } | { remove: true }>,
+  config: Record<string, unknown> | undefined,
+): Promise<void> {
+  let cfg = config;
+  if (!cfg) {
+    const c = changes.get(SHARED_CONFIG_PATH);
+    const spec = c && 'oid' in c ? c.oid : `${ours}:${SHARED_CONFIG_PATH}`;
+    const buf = await store.readBlob(spec).catch(() => null);
+    try {
+      cfg = buf ? ((parseYaml(buf.toString('utf8')) as Record<string, unknown>) ?? {}) : {};
+    } catch {
+      cfg = {};
+    }
+  }
+  const raw = cfg?.[TOMBSTONE_TTL_KEY];
+  const ttl = raw === undefined || raw === null ? DEFAULT_TOMBSTONE_TTL_DAYS : Number(raw);
+  if (!(ttl > 0)) return;
+  const now = Math.max(await commitTime(store, ours), await commitTime(store, theirs));
+  const present = new Map<string, string | { text: string }>();
+  for (const e of await store.lsTree(ours, 'tombstones')) present.set(e.path, e.oid);
+  for (const [path, c] of changes) {
+    if (!path.startsWith('tombstones/')) continue;
+    if ('remove' in c) present.delete(path);
+    else present.set(path, 'oid' in c ? c.oid : { text: c.text });
+  }
+  const entries = [...present.entries()];
+  const oids = entries.filter(([, v]) => typeof v === 'string').map(([, v]) => v as string);
+  const blobs = await store.catFile.readMany(oids);
+  const byOid = new Map<string, string>();
+  oids.forEach((o, i) => {
+    const b = blobs[i];
+    if (b) byOid.set(o, b.content.toString('utf8'));
+  });
+  for (const [path, v] of entries) {
+    const textV = typeof v === 'string' ? byOid.get(v) : v.text;
+    if (!textV) continue;
+    const id = TOMB_RE.exec(path)?.[1];
+    if (!id) continue;
+    let t: Tombstone;
+    try {
+      t = parseTombstone(textV, id);
+    } catch {
+      continue; // a malformed tombstone nobody touched is left alone
+    }
+    if (expiredTombstone(t, now, ttl)) changes.set(path, { remove: true });
+  }
+}
+
+/** Writes the merge commit with fast-import on top of `ours`; no ref is left behind. */
+async function writeMergeCommit(
+  store: Store,
+  ours: string,
+  theirs: string,
+  changes: Map<string, { oid: string } | { text: string } | { remove: true }>,
+  message: string,
+  now: Date,
+): Promise<string> {
+  const ident = await store.ident();
+  const tmpRef = `refs/mem-tmp/merge-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const when = `${Math.floor(now.getTime() / 1000)} +0000`;
+  const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
+  const msg = Buffer.from(message.endsWith('\n') ? message : `${message}\n`, 'utf8');
+  const chunks: Buffer[] = [
+    Buffer.from(
+      `commit ${tmpRef}\nmark :1\nauthor ${who} ${when}\ncommitter ${who} ${when}\ndata ${msg.length}\n`,
+    ),
+    msg,
+    Buffer.from(`\nfrom ${ours}\nmerge ${theirs}\n`),
+  ];
+  for (const path of [...changes.keys()].sort()) {
+    const c = changes.get(path)!;
+    const q = /^[A-Za-z0-9._/-]+$/.test(path) ? path : JSON.stringify(path);
+    if ('remove' in c) chunks.push(Buffer.from(`D ${q}\n`));
+    else if ('oid' in c) chunks.push(Buffer.from(`M 100644 ${c.oid} ${q}\n`));
+    else {
+      const data = Buffer.from(c.text, 'utf8');
+      chunks.push(Buffer.from(`M 100644 inline ${q}\ndata ${data.length}\n`), data, Buffer.from('\n'));
+    }
+  }
+  chunks.push(Buffer.from('\nget-mark :1\ndone\n'));
+  const out = await fastImport(store, Buffer.concat(chunks));
+  const oid = out.trim().split('\n').pop() ?? '';
+  await git(['update-ref', '-d', tmpRef], { cwd: store.repo.cwd, env: store.repo.env, allowFail: true });
+  if (!/^[0-9a-f]{40}$/.test(oid))
+    throw err('E_GIT', `git fast-import returned no commit (${out.slice(0, 80)})`);
+  return oid;
+}
+
+function fastImport(store: Store, input: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['fast-import', '--quiet', '--done'], {
+      cwd: store.repo.cwd,
+      env: gitEnv(store.repo.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const errs: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => errs.push(d));
+    child.on('error', (e) => reject(err('E_GIT', `cannot run git fast-import: ${e.message}`)));
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else
+        reject(
+          err(
+            'E_GIT',
+            `git fast-import failed: ${Buffer.concat(errs).toString('utf8').trim().split('\n')[0]}`,
+          ),
+        );
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+  });
+}
+
+export type { StoreMergeResult };
