@@ -1,21 +1,155 @@
 import { rulesFor } from '../commands/rules.js';
+import { err } from '../errors.js';
 import { defineCommand } from './command.js';
-import { emit, maybeGlobalStore, openStore } from './context.js';
+import { type Ctx, emit, list, maybeGlobalStore, openStore } from './context.js';
 import { normalizeRepoPath } from './paths.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: parsed yargs arguments, as CommandDef.run receives them
+type Args = Record<string, any>;
+
+/**
+ * `git mem rules [--file PATH]`: the rules in force for a file.
+ * `git mem rules export --to claude|agents|cursor|copilot|all [--dir DIR] [--check]`: write them for every agent.
+ * `git mem rules import [--from …] [--dir DIR] [--dry-run]`: read agents' rule files into rule records.
+ */
 export default defineCommand({
-  command: 'rules',
-  describe: 'the rules in force for a file, most specific first (project over global)',
-  builder: (y) => y.option('file', { type: 'string', describe: 'the file being edited' }).option('no-global', { type: 'boolean', describe: 'project rules only' }),
+  command: 'rules [action]',
+  describe:
+    'the rules in force for a file; export them to CLAUDE.md, AGENTS.md, Cursor, Copilot; import theirs',
+  builder: (y) =>
+    y
+      .positional('action', {
+        choices: ['export', 'import'] as const,
+        describe: 'export or import agent rule files',
+      })
+      .option('file', { type: 'string', describe: 'the file being edited' })
+      // declared as `global` so that `--no-global` (yargs' negation) passes strict option checks
+      .option('global', {
+        type: 'boolean',
+        describe: 'include the personal global store; --no-global: project rules only',
+      })
+      .option('to', {
+        type: 'string',
+        array: true,
+        describe: 'export: claude, agents, cursor, copilot or all (comma-separated)',
+      })
+      .option('from', {
+        type: 'string',
+        array: true,
+        describe: 'import: claude, agents, cursor, copilot or all (default all)',
+      })
+      .option('dir', {
+        type: 'string',
+        describe: 'export/import: root directory of the agent files (default: the work tree)',
+      })
+      .option('check', {
+        type: 'boolean',
+        describe: 'export: write nothing; exit 1 if any file is out of date',
+      })
+      .option('dry-run', { type: 'boolean', describe: 'import: show what would be imported, write nothing' })
+      .option('allow-secret', {
+        type: 'boolean',
+        describe: 'import: store text even if it looks like a secret',
+      }),
   async run(a, ctx) {
+    if (a.action === 'export') return runExport(a, ctx);
+    if (a.action === 'import') return runImport(a, ctx);
+    for (const o of ['to', 'from', 'dir', 'check', 'dry-run'] as const) {
+      if (a[o] !== undefined && a[o] !== false)
+        throw err(
+          'E_INVALID_ARG',
+          `--${o} belongs to rules export/import`,
+          `use git mem rules ${o === 'from' || o === 'dry-run' ? 'import' : 'export'} --${o} …`,
+        );
+    }
     const store = await openStore(ctx);
     const file = a.file !== undefined ? await normalizeRepoPath(store, ctx, String(a.file)) : undefined;
-    const global = a.global === false || a['no-global'] ? undefined : await maybeGlobalStore(ctx);
+    const global = a.global === false ? undefined : await maybeGlobalStore(ctx);
     const rules = await rulesFor(store, file, global);
     emit(ctx, rules, () =>
       rules.length
-        ? rules.map((r) => `${r.id.slice(0, 12)}  [${r.origin}${r.matched ? ` ${r.matched}` : ''}] ${r.title}\n    ${r.body.trim().split('\n').join('\n    ')}`).join('\n')
+        ? rules
+            .map(
+              (r) =>
+                `${r.id.slice(0, 12)}  [${r.origin}${r.matched ? ` ${r.matched}` : ''}] ${r.title}\n    ${r.body.trim().split('\n').join('\n    ')}`,
+            )
+            .join('\n')
         : `No rules${file ? ` for ${file}` : ''}. Add one with: git mem add --type rule --scope 'src/**/*.ts' --title "…" --content "…"`,
     );
   },
 });
+
+async function rootDir(
+  ctx: Ctx,
+  a: Args,
+): Promise<{ store: Awaited<ReturnType<typeof openStore>>; dir: string }> {
+  if (a.file !== undefined)
+    throw err(
+      'E_INVALID_ARG',
+      `--file does not apply to rules ${a.action}`,
+      'use --dir to choose where the agent files are',
+    );
+  const store = await openStore(ctx);
+  const { resolve } = await import('node:path');
+  const dir = a.dir !== undefined ? resolve(ctx.cwd, String(a.dir)) : store.repo.workTree;
+  if (!dir) throw err('E_INVALID_ARG', 'this repository has no work tree', 'pass --dir DIR');
+  return { store, dir };
+}
+
+async function runExport(a: Args, ctx: Ctx): Promise<number> {
+  if (a.from !== undefined || a['dry-run'])
+    throw err(
+      'E_INVALID_ARG',
+      '--from and --dry-run belong to rules import',
+      'use --check to see what export would change',
+    );
+  const { exportRules, parseTargets } = await import('../agents/rules-export.js');
+  const targets = parseTargets(list(a.to));
+  const { store, dir } = await rootDir(ctx, a);
+  const res = await exportRules(store, { targets, dir, check: !!a.check });
+  const changed = res.files.filter((f) => f.action !== 'unchanged');
+  emit(ctx, { rules: res.rules, dir, check: !!a.check, files: res.files }, () => {
+    const lines = res.files
+      .filter((f) => f.action !== 'unchanged' || !a.check)
+      .map((f) => `${a.check && f.action !== 'unchanged' ? `would be ${f.action}` : f.action}  ${f.path}`);
+    const head = a.check
+      ? changed.length
+        ? `${changed.length} file${changed.length === 1 ? '' : 's'} out of date; run git mem rules export --to ${list(a.to).join(',')}`
+        : 'Agent rule files are up to date.'
+      : `Exported ${res.rules} rule${res.rules === 1 ? '' : 's'}.`;
+    return [head, ...lines].join('\n');
+  });
+  return a.check && changed.length ? 1 : 0;
+}
+
+async function runImport(a: Args, ctx: Ctx): Promise<number> {
+  if (a.to !== undefined || a.check)
+    throw err(
+      'E_INVALID_ARG',
+      '--to and --check belong to rules export',
+      'use --from to choose formats to import',
+    );
+  const { parseTargets, TARGETS } = await import('../agents/rules-export.js');
+  const { importRules } = await import('../agents/rules-import.js');
+  const targets = a.from === undefined ? [...TARGETS] : parseTargets(list(a.from));
+  const { store, dir } = await rootDir(ctx, a);
+  const res = await importRules(store, {
+    targets,
+    dir,
+    dryRun: !!a['dry-run'],
+    allowSecret: !!a['allow-secret'],
+  });
+  emit(ctx, { ...res, dryRun: !!a['dry-run'] }, () => {
+    const verb = a['dry-run'] ? 'Would import' : 'Imported';
+    const lines = [
+      `${verb} ${res.imported.length} rule${res.imported.length === 1 ? '' : 's'}${res.skipped.length ? `, skipped ${res.skipped.length}` : ''}.`,
+    ];
+    for (const r of res.imported)
+      lines.push(
+        `  + ${r.id ? `${r.id.slice(0, 12)} ` : ''}${r.title}  (${r.source}${r.scope.length ? `; ${r.scope.join(', ')}` : ''})`,
+      );
+    for (const s of res.skipped) lines.push(`  = ${s.title}  (${s.source}: ${s.reason})`);
+    return lines.join('\n');
+  });
+  return 0;
+}

@@ -1,0 +1,440 @@
+/**
+ * One source for every agent's rules: export rule records to CLAUDE.md,
+ * AGENTS.md, Cursor and Copilot files inside marked sections, and import
+ * those formats back — in real repositories, through the CLI.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  BEGIN,
+  END,
+  findSection,
+  planExport,
+  spliceSection,
+  stripSections,
+} from '../src/agents/rules-export.js';
+import {
+  dedupDrafts,
+  parseCursorRule,
+  parseFrontLines,
+  parseMarkdownRules,
+} from '../src/agents/rules-import.js';
+import { makeRepo, type TestRepo } from './helpers.js';
+
+async function seedRules(r: TestRepo) {
+  const always = await r.memJson([
+    'add',
+    '--type',
+    'rule',
+    '--title',
+    'Use pnpm, not npm',
+    '--content',
+    'Install and run scripts with pnpm.',
+  ]);
+  const ts = await r.memJson([
+    'add',
+    '--type',
+    'rule',
+    '--title',
+    'Prefer async/await',
+    '--scope',
+    'src/**/*.ts',
+    '--scope',
+    'lib/**',
+    '--content',
+    'Use async/await, not .then() chains.\n\n- try/catch over .catch()',
+  ]);
+  const db = await r.memJson([
+    'add',
+    '--type',
+    'rule',
+    '--title',
+    'Migrations: never edit an applied one',
+    '--scope',
+    'db/migrations/**',
+    '--content',
+    'Add a new migration instead.',
+  ]);
+  // not rules, or not active: never exported
+  await r.memJson(['add', '--type', 'decision', '--title', 'Chose Postgres', '--content', 'For JSONB.']);
+  await r.memJson([
+    'add',
+    '--type',
+    'rule',
+    '--status',
+    'pending',
+    '--title',
+    'Pending rule',
+    '--content',
+    'not yet',
+  ]);
+  return { always: always.id as string, ts: ts.id as string, db: db.id as string };
+}
+
+function read(r: TestRepo, p: string): string {
+  return readFileSync(join(r.dir, p), 'utf8');
+}
+
+function snapshot(dir: string, rel = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  const abs = join(dir, rel);
+  for (const e of readdirSync(abs, { withFileTypes: true })) {
+    if (e.name === '.git') continue;
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) Object.assign(out, snapshot(dir, p));
+    else out[p] = readFileSync(join(dir, p), 'utf8');
+  }
+  return out;
+}
+
+describe('rules export', () => {
+  it('writes every format from the rule records, keeps hand-written text, and a second export changes nothing', async () => {
+    const r = makeRepo({ commit: true });
+    await seedRules(r);
+    r.write('CLAUDE.md', '# My project\n\nHand-written intro.\n');
+    r.write(
+      'AGENTS.md',
+      '# Agents\n\nBefore.\n\n<!-- git-mem:begin rules -->\nold generated text\n<!-- git-mem:end -->\n\nAfter, hand-written.\n',
+    );
+    r.write(
+      '.cursor/rules/manual.mdc',
+      '---\ndescription: mine\nglobs:\nalwaysApply: true\n---\nHand rule.\n',
+    );
+    const res = await r.memJson(['rules', 'export', '--to', 'all']);
+    expect(res.rules).toBe(3);
+    const actions = Object.fromEntries(
+      res.files.map((f: { path: string; action: string }) => [f.path, f.action]),
+    );
+    expect(actions).toEqual({
+      'CLAUDE.md': 'updated',
+      'AGENTS.md': 'updated',
+      '.cursor/rules/git-mem-use-pnpm-not-npm.mdc': 'created',
+      '.cursor/rules/git-mem-prefer-async-await.mdc': 'created',
+      '.cursor/rules/git-mem-migrations-never-edit-an-applied-one.mdc': 'created',
+      '.github/copilot-instructions.md': 'created',
+      '.github/instructions/git-mem-prefer-async-await.instructions.md': 'created',
+      '.github/instructions/git-mem-migrations-never-edit-an-applied-one.instructions.md': 'created',
+    });
+
+    const claude = read(r, 'CLAUDE.md');
+    expect(claude.startsWith('# My project\n\nHand-written intro.\n\n<!-- git-mem:begin rules -->\n')).toBe(
+      true,
+    );
+    expect(claude.endsWith('<!-- git-mem:end -->\n')).toBe(true);
+    expect(claude).toContain('### Use pnpm, not npm\n\nInstall and run scripts with pnpm.');
+    expect(claude).toContain(
+      '### Prefer async/await\n\n_Applies to: `src/**/*.ts`, `lib/**`_\n\nUse async/await, not .then() chains.',
+    );
+    expect(claude).not.toContain('Chose Postgres');
+    expect(claude).not.toContain('Pending rule');
+    // always-on rules come first
+    expect(claude.indexOf('Use pnpm')).toBeLessThan(claude.indexOf('Prefer async/await'));
+
+    const agents = read(r, 'AGENTS.md');
+    expect(agents.startsWith('# Agents\n\nBefore.\n\n<!-- git-mem:begin rules -->')).toBe(true);
+    expect(agents.endsWith('<!-- git-mem:end -->\n\nAfter, hand-written.\n')).toBe(true);
+    expect(agents).not.toContain('old generated text');
+
+    expect(read(r, '.cursor/rules/git-mem-prefer-async-await.mdc')).toBe(
+      [
+        '---',
+        'description: Prefer async/await',
+        'globs: src/**/*.ts,lib/**',
+        'alwaysApply: false',
+        '---',
+        BEGIN,
+        '<!-- Generated by `git mem rules export` from refs/memory; change rules with `git mem`, not here. -->',
+        '# Prefer async/await',
+        '',
+        'Use async/await, not .then() chains.',
+        '',
+        '- try/catch over .catch()',
+        END,
+        '',
+      ].join('\n'),
+    );
+    const pnpm = read(r, '.cursor/rules/git-mem-use-pnpm-not-npm.mdc');
+    expect(pnpm).toContain('globs: \nalwaysApply: true\n');
+    // a title with ": " is quoted so the frontmatter stays valid YAML
+    expect(read(r, '.cursor/rules/git-mem-migrations-never-edit-an-applied-one.mdc')).toContain(
+      'description: "Migrations: never edit an applied one"\nglobs: db/migrations/**\n',
+    );
+    expect(read(r, '.cursor/rules/manual.mdc')).toBe(
+      '---\ndescription: mine\nglobs:\nalwaysApply: true\n---\nHand rule.\n',
+    );
+
+    const copilot = read(r, '.github/copilot-instructions.md');
+    expect(copilot).toContain('### Use pnpm, not npm');
+    expect(copilot).not.toContain('Prefer async/await'); // path-specific rules go to .github/instructions
+    expect(read(r, '.github/instructions/git-mem-prefer-async-await.instructions.md')).toMatch(
+      /^---\napplyTo: "src\/\*\*\/\*\.ts,lib\/\*\*"\n---\n<!-- git-mem:begin rules -->\n/,
+    );
+
+    const before = snapshot(r.dir);
+    const again = await r.memJson(['rules', 'export', '--to', 'all']);
+    expect(again.files.every((f: { action: string }) => f.action === 'unchanged')).toBe(true);
+    expect(snapshot(r.dir)).toEqual(before); // byte-identical
+    const check = await r.mem(['rules', 'export', '--to', 'all', '--check']);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toContain('up to date');
+  });
+
+  it('follows changes: updated, renamed and removed rules; --check reports drift; hand-written additions survive', async () => {
+    const r = makeRepo({ commit: true });
+    const ids = await seedRules(r);
+    await r.memJson(['rules', 'export', '--to', 'cursor,claude']);
+    // someone adds a note below our section in a generated file
+    const mdc = '.cursor/rules/git-mem-migrations-never-edit-an-applied-one.mdc';
+    writeFileSync(join(r.dir, mdc), `${read(r, mdc)}\nTeam note: ask Dana first.\n`);
+    await r.memJson(['update', ids.ts, '--title', 'Always async/await']);
+    await r.memJson(['rm', ids.db]);
+    const check = await r.mem(['rules', 'export', '--to', 'cursor,claude', '--check']);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('would be updated  CLAUDE.md');
+    expect(existsSync(join(r.dir, '.cursor/rules/git-mem-prefer-async-await.mdc'))).toBe(true); // --check wrote nothing
+    const res = await r.memJson(['rules', 'export', '--to', 'cursor', '--to', 'claude']);
+    const actions = Object.fromEntries(
+      res.files.map((f: { path: string; action: string }) => [f.path, f.action]),
+    );
+    expect(actions['.cursor/rules/git-mem-always-async-await.mdc']).toBe('created');
+    expect(actions['.cursor/rules/git-mem-prefer-async-await.mdc']).toBe('removed');
+    expect(actions[mdc]).toBe('updated');
+    expect(existsSync(join(r.dir, '.cursor/rules/git-mem-prefer-async-await.mdc'))).toBe(false);
+    // the removed rule's file keeps only the hand-written note
+    const kept = read(r, mdc);
+    expect(kept).not.toContain(BEGIN);
+    expect(kept).toContain('Team note: ask Dana first.');
+    expect(read(r, 'CLAUDE.md')).not.toContain('Migrations');
+    expect(read(r, 'CLAUDE.md')).toContain('### Always async/await');
+  });
+
+  it('with no rules left, removes its section and the files it alone wrote', async () => {
+    const r = makeRepo({ commit: true });
+    const ids = await seedRules(r);
+    r.write('CLAUDE.md', '# Mine\n');
+    await r.memJson(['rules', 'export', '--to', 'claude,agents']);
+    for (const id of Object.values(ids)) await r.memJson(['rm', id]);
+    const res = await r.memJson(['rules', 'export', '--to', 'claude,agents']);
+    expect(res.files).toEqual([
+      { path: 'CLAUDE.md', target: 'claude', action: 'updated' },
+      { path: 'AGENTS.md', target: 'agents', action: 'removed' },
+    ]);
+    expect(read(r, 'CLAUDE.md')).toBe('# Mine\n');
+    expect(existsSync(join(r.dir, 'AGENTS.md'))).toBe(false);
+  });
+
+  it('keeps CRLF files CRLF and writes under --dir', async () => {
+    const r = makeRepo({ commit: true });
+    await seedRules(r);
+    r.write('out/AGENTS.md', '# Agents\r\n\r\nWindows text.\r\n');
+    await r.memJson(['rules', 'export', '--to', 'agents', '--dir', 'out']);
+    const t = read(r, 'out/AGENTS.md');
+    expect(t.startsWith('# Agents\r\n\r\nWindows text.\r\n\r\n<!-- git-mem:begin rules -->\r\n')).toBe(true);
+    expect(t.replace(/\r\n/g, '').includes('\n')).toBe(false);
+    expect(existsSync(join(r.dir, 'AGENTS.md'))).toBe(false);
+  });
+
+  it('refuses bad input with one line and leaves files alone', async () => {
+    const r = makeRepo({ commit: true });
+    await seedRules(r);
+    const bad = await r.mem(['rules', 'export', '--to', 'vim']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/unknown target "vim".*--to claude\|agents\|cursor\|copilot\|all/);
+    const none = await r.mem(['rules', 'export']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no target given');
+    r.write('CLAUDE.md', `intro\n${BEGIN}\nno end marker\n`);
+    const broken = await r.mem(['rules', 'export', '--to', 'claude']);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain('without "<!-- git-mem:end -->"');
+    expect(read(r, 'CLAUDE.md')).toBe(`intro\n${BEGIN}\nno end marker\n`);
+    const mixed = await r.mem(['rules', '--to', 'claude']);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('--to belongs to rules export/import');
+  });
+
+  it('keeps `git mem rules [--file]` listing the rules in force', async () => {
+    const r = makeRepo({ commit: true });
+    await seedRules(r);
+    const all = await r.memJson(['rules']);
+    // without --file: every active rule, as before
+    expect(all.map((x: { title: string }) => x.title).sort()).toEqual([
+      'Migrations: never edit an applied one',
+      'Prefer async/await',
+      'Use pnpm, not npm',
+    ]);
+    const forFile = await r.memJson(['rules', '--file', 'src/a/b.ts']);
+    expect(forFile.map((x: { title: string }) => x.title)).toEqual([
+      'Prefer async/await',
+      'Use pnpm, not npm',
+    ]);
+    const human = await r.mem(['rules', '--file', 'db/migrations/001.sql', '--no-global']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('[project db/migrations/**] Migrations: never edit an applied one');
+    expect(human.stdout).not.toContain('[global]');
+    await r.memJson(['add', '--global', '--type', 'rule', '--title', 'Personal: short answers', '--content', 'Be brief.']);
+    const withGlobal = await r.mem(['rules', '--file', 'db/migrations/001.sql']);
+    expect(withGlobal.stdout).toContain('[global] Personal: short answers');
+    expect((await r.mem(['rules', '--file', 'db/migrations/001.sql', '--no-global'])).stdout).not.toContain('Personal');
+  });
+});
+
+describe('rules import', () => {
+  it('reads every format into rule records, skipping our own sections and duplicates', async () => {
+    const r = makeRepo({ commit: true });
+    await r.memJson(['init']);
+    r.write(
+      'CLAUDE.md',
+      [
+        '# Project guide',
+        '',
+        'Be concise in commit messages.',
+        '',
+        '## Testing',
+        '',
+        'Run `pnpm test` before pushing.',
+        '',
+        '```sh',
+        '# not a heading inside a fence',
+        '```',
+        '',
+        '## Style',
+        '',
+        '### Naming',
+        'camelCase for functions.',
+        '',
+      ].join('\n'),
+    );
+    r.write(
+      'AGENTS.md',
+      '## Testing\n\nRun `pnpm test` before pushing.\n\n## Security\n\nNever log tokens.\n',
+    );
+    r.write(
+      '.cursor/rules/react.mdc',
+      '---\ndescription: React components\nglobs: src/components/**/*.tsx, src/ui/**\nalwaysApply: false\n---\nUse function components with hooks.\n',
+    );
+    r.write(
+      '.cursor/rules/always.mdc',
+      '---\ndescription:\nglobs:\nalwaysApply: true\n---\n# Be kind\n\nExplain before changing.\n',
+    );
+    r.write('.github/copilot-instructions.md', 'Prefer small PRs.\n');
+    r.write(
+      '.github/instructions/py.instructions.md',
+      '---\napplyTo: "**/*.py"\n---\n# Python\n\nUse type hints.\n',
+    );
+    const res = await r.memJson(['rules', 'import']);
+    const got = res.imported.map((x: { title: string; source: string; scope: string[] }) => [
+      x.title,
+      x.source,
+      x.scope,
+    ]);
+    expect(got).toEqual([
+      ['Project guide', 'CLAUDE.md', []],
+      ['Testing', 'CLAUDE.md', []],
+      ['Style', 'CLAUDE.md', []],
+      ['Security', 'AGENTS.md', []],
+      ['Be kind', '.cursor/rules/always.mdc', []],
+      ['React components', '.cursor/rules/react.mdc', ['src/components/**/*.tsx', 'src/ui/**']],
+      ['Instructions from .github/copilot-instructions.md', '.github/copilot-instructions.md', []],
+      ['Python', '.github/instructions/py.instructions.md', ['**/*.py']],
+    ]);
+    expect(res.skipped).toEqual([
+      { title: 'Testing', source: 'AGENTS.md', reason: 'duplicate of a rule in CLAUDE.md' },
+    ]);
+    const style = await r.memJson(['show', res.imported[2].id]);
+    expect(style).toMatchObject({
+      type: 'rule',
+      status: 'active',
+      source: 'CLAUDE.md',
+      tags: ['imported', 'claude'],
+    });
+    expect(style.body).toBe('### Naming\ncamelCase for functions.\n');
+    const testing = await r.memJson(['show', res.imported[1].id]);
+    expect(testing.body).toContain('# not a heading inside a fence');
+    // one commit for the whole import
+    expect(r.git('log', '--format=%s', '-1', 'refs/memory').trim()).toBe(
+      'mem: import 8 records (8 new, 0 replaced)',
+    );
+
+    // import → export → import: nothing new (our sections are skipped, the rest is already stored)
+    await r.memJson(['rules', 'export', '--to', 'all']);
+    const again = await r.memJson(['rules', 'import']);
+    expect(again.imported).toEqual([]);
+    expect(again.commit).toBeNull();
+    expect(again.skipped.every((s: { reason: string }) => s.reason === 'already in the store')).toBe(true);
+    expect((await r.memJson(['list', '--type', 'rule'])).length).toBe(8);
+  });
+
+  it('--from limits the formats, --dry-run writes nothing, secrets are refused', async () => {
+    const r = makeRepo({ commit: true });
+    await r.memJson(['init']);
+    r.write('CLAUDE.md', 'Use tabs.\n');
+    r.write('AGENTS.md', 'Use spaces.\n');
+    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const dry = await r.memJson(['rules', 'import', '--from', 'agents', '--dry-run']);
+    expect(dry.imported).toEqual([
+      { id: null, title: 'Instructions from AGENTS.md', source: 'AGENTS.md', scope: [] },
+    ]);
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    r.write(
+      '.github/copilot-instructions.md',
+      'Deploy with token ghp_abcdefghijklmnopqrstuvwxyz0123456789 please.\n',
+    );
+    const sec = await r.mem(['rules', 'import', '--from', 'copilot']);
+    expect(sec.code).toBe(2);
+    expect(sec.stderr).toContain('.github/copilot-instructions.md');
+    expect(sec.stderr).toContain('--allow-secret');
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+  });
+});
+
+describe('pure helpers', () => {
+  it('splices, finds and strips sections', () => {
+    const s = `${BEGIN}\nX\n${END}`;
+    expect(spliceSection(null, s)).toBe(`${s}\n`);
+    expect(spliceSection('a\n\n\n', s)).toBe(`a\n\n${s}\n`);
+    expect(spliceSection(`a\n\n${BEGIN}\nold\n${END}\n\nb\n`, s)).toBe(`a\n\n${s}\n\nb\n`);
+    expect(spliceSection(`a\n\n${BEGIN}\nold\n${END}\n\nb\n`, null)).toBe('a\n\nb\n');
+    expect(spliceSection(`${BEGIN}\nold\n${END}\n`, null)).toBe('');
+    expect(findSection('nothing')).toBeNull();
+    expect(stripSections(`a ${BEGIN} x ${END} b ${BEGIN} y ${END} c`)).toBe('a  b  c');
+  });
+
+  it('defuses markers inside rule bodies so the section stays whole', () => {
+    const plans = planExport(
+      [{ id: '01AAAAAAAAAAAAAAAAAAAAAAAA', title: 't', body: `evil ${END} body`, scope: [] }],
+      ['claude'],
+      () => null,
+      () => [],
+    );
+    const text = plans[0].text;
+    expect(text.indexOf(END)).toBe(text.lastIndexOf(END));
+    expect(findSection(text)!.end).toBe(text.trimEnd().length);
+  });
+
+  it('parses tolerant frontmatter and markdown sections', () => {
+    expect(parseFrontLines('description: "a: b"\nglobs: **/*.ts, *.js\nalwaysApply: false')).toEqual({
+      description: 'a: b',
+      globs: '**/*.ts, *.js',
+      alwaysApply: 'false',
+    });
+    expect(
+      parseCursorRule('---\nglobs: ["a/**", "b/**"]\n---\nBody\n', '.cursor/rules/my-rule.mdc')[0],
+    ).toMatchObject({
+      title: 'My rule',
+      scope: ['a/**', 'b/**'],
+      body: 'Body\n',
+    });
+    expect(parseCursorRule('---\ndescription: only ours\n---\n' + `${BEGIN}\nx\n${END}\n`, 'x.mdc')).toEqual(
+      [],
+    );
+    expect(parseMarkdownRules('# A\n# B\ntext\n', 'F.md', 'claude').map((d) => d.title)).toEqual(['B']);
+    expect(
+      dedupDrafts(
+        [{ title: 'T', body: 'Same  body', scope: [], source: 's', target: 'claude', tags: [] }],
+        [{ title: 'x', body: 'same body\n', scope: ['a'] }],
+      ).keep,
+    ).toEqual([]);
+  });
+});
