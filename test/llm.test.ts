@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPrompt, endpointFor, llmConfig, llmExtract, parseReply } from '../src/agents/llm.js';
+import { makeRepo } from './helpers.js';
 
 interface Seen {
   method: string;
@@ -50,6 +51,7 @@ const FACTS = {
       title: 'Run migrations before the integration tests',
       body: 'npm run test:int fails with "relation users does not exist" until npm run db:migrate has run.',
       tags: ['testing', 'db'],
+      evidence: 'relation "users" does not exist',
       confidence: 0.8,
     },
     { type: 'convention', content: 'Use pnpm, never npm install, in this monorepo' },
@@ -167,16 +169,16 @@ describe('llm tier-1 extraction', () => {
         body: 'npm run test:int fails with "relation users does not exist" until npm run db:migrate has run.',
         tags: ['testing', 'db'],
         confidence: 0.8,
-        source: 'llm:openai/test-model',
-        evidence: 'llm',
+        source: 'tier1:llm',
+        evidence: 'relation "users" does not exist',
       },
       {
         type: 'convention',
         title: 'Use pnpm, never npm install, in this monorepo',
         body: 'Use pnpm, never npm install, in this monorepo',
         tags: [],
-        source: 'llm:openai/test-model',
-        evidence: 'llm',
+        source: 'tier1:llm',
+        evidence: 'openai/test-model',
       },
     ]);
   });
@@ -199,7 +201,8 @@ describe('llm tier-1 extraction', () => {
     expect(req.body.messages).toHaveLength(1);
     expect(req.body.messages[0].role).toBe('user');
     expect(out?.map((p) => p.type)).toEqual(['known_fix', 'convention']);
-    expect(out?.[0].source).toBe('llm:anthropic/claude-test');
+    expect(out?.[0].source).toBe('tier1:llm');
+    expect(out?.[1].evidence).toBe('anthropic/claude-test');
   });
 
   it('returns [] when the model finds nothing', async () => {
@@ -246,7 +249,7 @@ describe('llm tier-1 extraction', () => {
       },
       ...Array.from({ length: 8 }, (_, i) => ({ type: 'constraint', title: `Constraint ${i}` })),
     ];
-    const out = parseReply(JSON.stringify({ facts: items }), 'llm:t')!;
+    const out = parseReply(JSON.stringify({ facts: items }))!;
     expect(out).toHaveLength(5);
     expect(out[0]).toMatchObject({
       type: 'decision',
@@ -260,7 +263,49 @@ describe('llm tier-1 extraction', () => {
       'Constraint 2',
       'Constraint 3',
     ]);
-    expect(parseReply('[{"type":"decision","title":"bare arrays are accepted"}]', 's')).toHaveLength(1);
+    expect(parseReply('[{"type":"decision","title":"bare arrays are accepted"}]')).toHaveLength(1);
+  });
+
+  it('feeds the shared proposal gate (transient, secret and duplicate facts are dropped)', async () => {
+    const r = makeRepo();
+    await r.memJson([
+      'add',
+      '--type',
+      'convention',
+      '--title',
+      'Use pnpm, never npm install, in this monorepo',
+      '--content',
+      'pnpm only.',
+    ]);
+    const reply = {
+      facts: [
+        ...FACTS.facts,
+        { type: 'decision', title: 'Build succeeded', body: 'The build succeeded.' },
+        {
+          type: 'environment',
+          title: 'Staging token',
+          body: 'token = ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+        },
+      ],
+    };
+    behaviour = (_s, res) => json(res, 200, openaiReply(JSON.stringify(reply)));
+    const out = await llmExtract(input, { 'llm.provider': 'openai', 'llm.url': base }, {});
+    expect(out).toHaveLength(4);
+    const { Store } = await import('../src/gitstore/store.js');
+    const { openRepo } = await import('../src/gitstore/repo.js');
+    const { gateProposalsDetailed } = await import('../src/agents/proposal.js');
+    const store = new Store(await openRepo(r.dir, r.env));
+    try {
+      const verdicts = await gateProposalsDetailed(store, out!);
+      expect(verdicts.map((v) => [v.proposal.title, v.accepted])).toEqual([
+        ['Run migrations before the integration tests', true],
+        ['Use pnpm, never npm install, in this monorepo', false],
+        ['Build succeeded', false],
+        ['Staging token', false],
+      ]);
+    } finally {
+      store.close();
+    }
   });
 
   it('gives null on HTTP errors', async () => {

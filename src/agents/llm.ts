@@ -20,17 +20,10 @@
  */
 import type { MemoryType } from '../model/record.js';
 import { scanSecrets } from '../safety/secrets.js';
+import type { Proposal } from './proposal.js';
 
-/** Structural twin of `Proposal` in ./proposal.ts (kept local so this module has no load-order coupling). */
-export interface LlmProposal {
-  type: MemoryType;
-  title: string;
-  body: string;
-  tags: string[];
-  source: string;
-  evidence?: string;
-  confidence?: number;
-}
+/** What tier 1 returns: the shared Proposal (type-only import, no load-time coupling). */
+export type LlmProposal = Proposal;
 
 export type LlmProvider = 'openai' | 'anthropic';
 
@@ -197,7 +190,7 @@ export function buildPrompt(input: LlmInput): string {
       existing.length ? existing.join('\n') : '(none)',
       '',
       'Return JSON only, no prose:',
-      `{ "facts": [{ "type": "${LLM_TYPES.join('|')}", "title": "...", "body": "...", "tags": ["..."], "confidence": 0.0-1.0 }] }`,
+      `{ "facts": [{ "type": "${LLM_TYPES.join('|')}", "title": "...", "body": "...", "tags": ["..."], "evidence": "short quote of the events it rests on", "confidence": 0.0-1.0 }] }`,
       'If there is nothing worth remembering, return { "facts": [] }.',
     ].join('\n'),
   );
@@ -209,7 +202,7 @@ export function buildPrompt(input: LlmInput): string {
  * else. Anything else is malformed → null. Items that break the schema are
  * dropped; at most MAX_PROPOSALS come back.
  */
-export function parseReply(text: string, source: string): LlmProposal[] | null {
+export function parseReply(text: string, source = 'tier1:llm', via?: string): LlmProposal[] | null {
   if (typeof text !== 'string') return null;
   let t = text.trim();
   const fence = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/i.exec(t);
@@ -249,7 +242,8 @@ export function parseReply(text: string, source: string): LlmProposal[] | null {
     const c = typeof o.confidence === 'number' && Number.isFinite(o.confidence) ? o.confidence : undefined;
     const p: LlmProposal = { type: type as MemoryType, title, body, tags: tags.slice(0, 8), source };
     if (c !== undefined) p.confidence = Math.min(1, Math.max(0, c));
-    p.evidence = 'llm';
+    const ev = typeof o.evidence === 'string' ? o.evidence.trim() : '';
+    p.evidence = ev ? ev.slice(0, 300) : via;
     out.push(p);
     if (out.length >= MAX_PROPOSALS) break;
   }
@@ -365,7 +359,7 @@ export async function llmExtract(
         diag.reason = 'unexpected response shape';
         return null;
       }
-      const parsed = parseReply(text, `llm:${cfg.provider}/${cfg.model}`);
+      const parsed = parseReply(text, 'tier1:llm', `${cfg.provider}/${cfg.model}`);
       if (!parsed) diag.reason = 'malformed reply';
       return parsed;
     } finally {
