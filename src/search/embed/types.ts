@@ -1,0 +1,27 @@
+/** The provider interface shared by every embedding backend. */
+
+/** Identity of a vector space: vectors of different lineages are never compared. */
+export interface EmbeddingLineage {
+  /** none | local | ollama | openai */
+  provider: string;
+  model: string;
+  dimension: number;
+  /** vectors are L2-normalised (cosine = dot product) */
+  normalize: boolean;
+  /** model fingerprint (local) or a user-set version (remote): changes invalidate cached vectors */
+  version: string;
+}
+
+export interface EmbedOptions {
+  signal?: AbortSignal;
+}
+
+export interface EmbeddingProvider {
+  lineage: EmbeddingLineage;
+  /** One vector per text, in order, each of `lineage.dimension` numbers. */
+  embed(texts: string[], opts?: EmbedOptions): Promise<number[][]>;
+  /** Default time budget of one call, from `embedding-timeout-ms` (used by embedWithFallback). */
+  timeoutMs?: number;
+  /** Suggested number of texts per embed() call when filling a cache. */
+  batchSize?: number;
+}
