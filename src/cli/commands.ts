@@ -10,14 +10,20 @@ import hooks from './hooks.js';
 import importCmd from './import.js';
 import init from './init.js';
 import list from './list.js';
+import models from './models.js';
 import mv from './mv.js';
 import prune from './prune.js';
 import rm from './rm.js';
 import rules from './rules.js';
+import search from './search.js';
 import show from './show.js';
 import stats from './stats.js';
 import supersede from './supersede.js';
 import update from './update.js';
+import sync from './sync.js';
+import pull from './pull.js';
+import push from './push.js';
+import remote from './remote.js';
 
 export const commands: CommandDef[] = [
   init,
@@ -36,6 +42,12 @@ export const commands: CommandDef[] = [
   doctor,
   config,
   rules,
+  search,
   hooks,
   hook,
+  models,
+  sync,
+  pull,
+  push,
+  remote,
 ];

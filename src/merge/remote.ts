@@ -1,0 +1,307 @@
+/**
+ * Remotes for the memory: which remote to use, the refs it is mirrored into,
+ * `git mem remote setup`, and the internal fetch and push.
+ *
+ * Ref names. Locally the store is `refs/memory`. On a remote it lives at
+ * `refs/mem/memory`: git's receive-pack refuses one-level names such as
+ * `refs/memory` ("funny refname"), so no server would accept it. What a fetch
+ * brings lands in `refs/mem-remotes/<remote>/memory` (outside refs/remotes, so
+ * `git branch -r` does not list it) and `refs/notes/mem-remotes/<remote>/memory`.
+ * We never fetch with `+` into refs/memory itself: the merge moves it.
+ *
+ * Every internal fetch and push runs with the user's hooks disabled (an empty
+ * core.hooksPath, `--no-verify`, GIT_MEM_NO_SYNC=1), so our own pre-push hook
+ * cannot recurse; credentials go through git's usual helpers.
+ */
+import { err } from '../errors.js';
+import { type GitResult, git, gitText } from '../gitstore/git.js';
+import { memDir, type Repo } from '../gitstore/repo.js';
+import { MEMORY_REF } from '../gitstore/store.js';
+
+/** Where the memory lives on a remote (two levels: servers refuse `refs/memory`). */
+export const REMOTE_MEMORY_REF = 'refs/mem/memory';
+export const NOTES_REF = 'refs/notes/memory';
+
+export const trackingRef = (remote: string) => `refs/mem-remotes/${remote}/memory`;
+export const notesTrackingRef = (remote: string) => `refs/notes/mem-remotes/${remote}/memory`;
+
+/**
+ * Fetch refspecs for `remote setup` and for our own fetches. Globs, because a
+ * configured exact refspec whose source is missing makes every plain
+ * `git fetch` fail ("couldn't find remote ref") until someone first syncs.
+ */
+export function fetchRefspecs(remote: string): string[] {
+  return [
+    `+refs/mem/*:refs/mem-remotes/${remote}/*`,
+    `+refs/notes/memory*:refs/notes/mem-remotes/${remote}/memory*`,
+  ];
+}
+
+const opts = (repo: Repo, extra: Partial<{ allowFail: boolean; env: NodeJS.ProcessEnv }> = {}) => ({
+  cwd: repo.cwd,
+  env: extra.env ?? repo.env,
+  allowFail: extra.allowFail,
+});
+
+export async function listRemotes(repo: Repo): Promise<string[]> {
+  const out = await gitText(['remote'], opts(repo));
+  return out.split('\n').filter(Boolean);
+}
+
+/** The current branch's upstream remote, else `origin`. */
+export async function defaultRemote(repo: Repo): Promise<string> {
+  const head = await git(['symbolic-ref', '-q', '--short', 'HEAD'], opts(repo, { allowFail: true }));
+  const branch = head.code === 0 ? head.stdout.toString().trim() : '';
+  if (branch) {
+    const r = await git(['config', '--get', `branch.${branch}.remote`], opts(repo, { allowFail: true }));
+    const name = r.stdout.toString().trim();
+    if (r.code === 0 && name && name !== '.' && (await listRemotes(repo)).includes(name)) return name;
+  }
+  return 'origin';
+}
+
+export interface RemoteInfo {
+  name: string;
+  url: string;
+}
+
+/** Resolves a remote name (default: upstream's, else origin); one clear error when it does not exist. */
+export async function resolveRemote(repo: Repo, name?: string): Promise<RemoteInfo> {
+  const remote = name?.trim() || (await defaultRemote(repo));
+  const remotes = await listRemotes(repo);
+  if (!remotes.includes(remote)) {
+    const known = remotes.length ? `known remotes: ${remotes.join(', ')}` : 'this repository has no remotes';
+    throw err(
+      'E_REMOTE',
+      `no remote named "${remote}" (${known})`,
+      remotes.length ? `name one: git mem sync ${remotes[0]}` : `add one: git remote add ${remote} URL`,
+    );
+  }
+  const url = await gitText(['remote', 'get-url', remote], opts(repo));
+  return { name: remote, url };
+}
+
+/** Fetch refspecs of `remote.<name>.fetch` that `remote setup` added. */
+export async function configuredSpecs(repo: Repo, remote: string): Promise<string[]> {
+  const r = await git(['config', '--get-all', `remote.${remote}.fetch`], opts(repo, { allowFail: true }));
+  return r.stdout.toString().split('\n').filter(Boolean);
+}
+
+export async function isSetUp(repo: Repo, remote: string): Promise<boolean> {
+  const have = await configuredSpecs(repo, remote);
+  return fetchRefspecs(remote).every((s) => have.includes(s));
+}
+
+/** Adds the memory and notes fetch refspecs (idempotent). Never touches remote.*.push. */
+export async function setupRemote(
+  repo: Repo,
+  remote: string,
+): Promise<{ remote: string; added: string[]; present: string[] }> {
+  const have = await configuredSpecs(repo, remote);
+  const added: string[] = [];
+  const present: string[] = [];
+  for (const spec of fetchRefspecs(remote)) {
+    if (have.includes(spec)) present.push(spec);
+    else {
+      await git(['config', '--add', `remote.${remote}.fetch`, spec], opts(repo));
+      added.push(spec);
+    }
+  }
+  return { remote, added, present };
+}
+
+/** Removes what setupRemote added, and nothing else. */
+export async function unsetupRemote(
+  repo: Repo,
+  remote: string,
+): Promise<{ remote: string; removed: string[] }> {
+  const have = await configuredSpecs(repo, remote);
+  const removed: string[] = [];
+  for (const spec of fetchRefspecs(remote)) {
+    if (!have.includes(spec)) continue;
+    await git(['config', '--fixed-value', '--unset-all', `remote.${remote}.fetch`, spec], opts(repo));
+    removed.push(spec);
+  }
+  return { remote, removed };
+}
+
+// ------------------------------------------------------------------ transport
+
+/** Environment and config for internal transport: no user hooks, no recursion, git's own credentials. */
+export function transportArgs(repo: Repo): string[] {
+  return ['-c', `core.hooksPath=${memDir(repo, 'no-hooks')}`];
+}
+
+export function transportEnv(repo: Repo, interactive = false): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...repo.env, GIT_MEM_NO_SYNC: '1' };
+  // let git prompt for a password on the terminal when a person runs the command
+  if (interactive && env.GIT_TERMINAL_PROMPT === undefined) env.GIT_TERMINAL_PROMPT = '1';
+  return env;
+}
+
+/** One line naming what went wrong talking to a remote, from git's stderr. */
+export function transportError(what: string, remote: RemoteInfo, r: GitResult) {
+  const lines = r.stderr
+    .split('\n')
+    .map((l) => l.replace(/^(fatal|error|remote): /, '').trim())
+    .filter(
+      (l) =>
+        l &&
+        !/^Please make sure you have the correct access rights/.test(l) &&
+        l !== 'and the repository exists.',
+    );
+  const reason =
+    lines.find((l) =>
+      /could not|cannot|unable|refused|denied|not found|does not|timed out|failed|not a git|resolve/i.test(l),
+    ) ??
+    lines[0] ??
+    `exit ${r.code}`;
+  return err(
+    'E_REMOTE',
+    `cannot ${what} ${remote.name} (${remote.url}): ${reason}`,
+    'check the URL (git remote -v), the network and your credentials, then run git mem sync again; the local memory is unchanged',
+    { remote: remote.name, url: remote.url, stderr: r.stderr },
+  );
+}
+
+export interface FetchResult {
+  /** The remote's memory commit (null: the remote has no memory yet, an empty store). */
+  memory: string | null;
+  notes: string | null;
+}
+
+async function readRef(repo: Repo, ref: string): Promise<string | null> {
+  const r = await git(['rev-parse', '-q', '--verify', `${ref}^{commit}`], opts(repo, { allowFail: true }));
+  return r.code === 0 ? r.stdout.toString().trim() : null;
+}
+
+export async function readTracking(repo: Repo, remote: string): Promise<FetchResult> {
+  return {
+    memory: await readRef(repo, trackingRef(remote)),
+    notes: await readRef(repo, notesTrackingRef(remote)),
+  };
+}
+
+/**
+ * Fetches the remote's memory and notes refs into the tracking refs (pruning
+ * them when the remote has none). A remote without memory is not an error.
+ */
+export async function fetchMemory(repo: Repo, remote: RemoteInfo, interactive = false): Promise<FetchResult> {
+  const args = [
+    ...transportArgs(repo),
+    'fetch',
+    '--quiet',
+    '--no-tags',
+    '--prune',
+    '--no-write-fetch-head',
+    '--no-recurse-submodules',
+    '--no-auto-maintenance',
+    '--no-show-forced-updates',
+    remote.name,
+    ...fetchRefspecs(remote.name),
+  ];
+  const r = await git(args, opts(repo, { allowFail: true, env: transportEnv(repo, interactive) }));
+  if (r.code !== 0) throw transportError('fetch from', remote, r);
+  return readTracking(repo, remote.name);
+}
+
+export interface PushRef {
+  src: string;
+  dst: string;
+  /** The value we believe the remote holds (for the tracking ref after success). */
+  tracking?: string;
+}
+
+export interface PushResult {
+  ok: boolean;
+  /** A rejection worth retrying after a fetch and merge (the remote moved). */
+  retry: boolean;
+  rejected: Array<{ ref: string; reason: string }>;
+}
+
+/**
+ * Pushes without force, atomically. Parses `--porcelain` output: a
+ * non-fast-forward or a lost race on the server asks for another round; a
+ * refusal (hook, permission, protected ref) or a transport failure is an error.
+ */
+export async function pushRefs(
+  repo: Repo,
+  remote: RemoteInfo,
+  refs: PushRef[],
+  interactive = false,
+): Promise<PushResult> {
+  let atomic = refs.length > 1;
+  for (;;) {
+    const args = [...transportArgs(repo), 'push', '--porcelain', '--no-verify'];
+    if (atomic) args.push('--atomic');
+    args.push(remote.name, ...refs.map((r) => `${r.src}:${r.dst}`));
+    const r = await git(args, opts(repo, { allowFail: true, env: transportEnv(repo, interactive) }));
+    const out = r.stdout.toString('utf8');
+    if (
+      r.code !== 0 &&
+      atomic &&
+      /does not support --atomic|atomic push/i.test(r.stderr) &&
+      !/^[!=* +-]\t/m.test(out)
+    ) {
+      atomic = false;
+      continue;
+    }
+    const rejected: Array<{ ref: string; reason: string }> = [];
+    let sawStatus = false;
+    for (const line of out.split('\n')) {
+      const m = /^([ +\-*=!])\t([^\t]*)\t?(.*)$/.exec(line);
+      if (!m) continue;
+      sawStatus = true;
+      if (m[1] === '!') rejected.push({ ref: m[2].split(':').pop() ?? m[2], reason: m[3].trim() });
+    }
+    if (r.code === 0 && !rejected.length) {
+      for (const ref of refs) {
+        if (ref.tracking) {
+          await git(['update-ref', ref.tracking, ref.src], opts(repo, { allowFail: true }));
+        }
+      }
+      return { ok: true, retry: false, rejected: [] };
+    }
+    if (!sawStatus) throw transportError('push to', remote, r);
+    const retryable =
+      /non-fast-forward|fetch first|stale info|cannot lock ref|atomic push failed|failed to update ref|incorrect old value|already exists/i;
+    const fatal = rejected.filter((x) => !retryable.test(x.reason));
+    if (fatal.length) {
+      throw err(
+        'E_REMOTE',
+        `${remote.name} refused the memory push: ${fatal.map((x) => `${x.ref} (${x.reason})`).join(', ')}`,
+        'the remote may protect these refs or run a hook that declines them; ask its admin to allow refs/mem/* and refs/notes/memory',
+        { remote: remote.name, rejected },
+      );
+    }
+    return { ok: false, retry: true, rejected };
+  }
+}
+
+export async function localTip(repo: Repo, ref: string = MEMORY_REF): Promise<string | null> {
+  return readRef(repo, ref);
+}
+
+/**
+ * What `git mem init` does about remotes: with --remote-setup, set up the
+ * default remote; otherwise a one-line hint when a remote exists that is not
+ * set up yet. Never fails init.
+ */
+export async function initRemoteStep(
+  repo: Repo,
+  doSetup: boolean,
+): Promise<{ setup?: { remote: string; added: string[]; present: string[] }; hint?: string }> {
+  const remotes = await listRemotes(repo).catch(() => [] as string[]);
+  if (doSetup) {
+    const remote = await resolveRemote(repo);
+    const setup = await setupRemote(repo, remote.name);
+    return {
+      setup,
+      hint: `Remote ${remote.name} set up: git fetch brings the memory; share yours with git mem sync`,
+    };
+  }
+  if (!remotes.length) return {};
+  const name = await defaultRemote(repo);
+  if (!remotes.includes(name) || (await isSetUp(repo, name))) return {};
+  return { hint: `Share it with your team: git mem remote setup ${name} && git mem sync ${name}` };
+}

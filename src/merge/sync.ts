@@ -1,0 +1,328 @@
+/**
+ * `git mem sync`: fetch the remote's memory into a tracking ref, merge it into
+ * refs/memory (compare-and-swap), push without force (atomic with the notes),
+ * and on a rejected push start again: fetch, merge, push, with bounded retries
+ * and jittered backoff. `pull` is the first half, `push` the second.
+ *
+ * The merge itself is src/merge/merge-commits.ts (it never moves refs); this
+ * module owns the refs and the wire. Nothing here ever moves refs/memory
+ * except by compare-and-swap from the value the merge was built on, so a
+ * local writer racing a sync is merged, never lost, and a failed sync leaves
+ * the store exactly as it was (or at a complete merge of both sides).
+ */
+
+import { parse as parseYaml } from 'yaml';
+import { err } from '../errors.js';
+import { git } from '../gitstore/git.js';
+import { FORMAT_PATH, FORMAT_VERSION, type Store } from '../gitstore/store.js';
+import { idFromPath, parseRecord } from '../model/record.js';
+import { mergeCommits } from './merge-commits.js';
+import { isAncestor, mergeNotes, type NotesMergeResult, notesTip } from './notes.js';
+import {
+  fetchMemory,
+  NOTES_REF,
+  notesTrackingRef,
+  type PushRef,
+  pushRefs,
+  REMOTE_MEMORY_REF,
+  type RemoteInfo,
+  readTracking,
+  resolveRemote,
+  trackingRef,
+} from './remote.js';
+
+export interface MergeOutcome {
+  commit: string | null;
+  fastForward: boolean;
+  conflicts: string[];
+  stats: object;
+}
+export type MergeFn = (
+  store: Store,
+  ours: string | null,
+  theirs: string | null,
+  opts?: { message?: string; now?: Date },
+) => Promise<MergeOutcome>;
+
+/** Seams for tests (a remote that moves during the merge) and for progress output. */
+export interface SyncHooks {
+  /** After the merge is built, before refs/memory moves. */
+  beforeLocalUpdate?: (info: {
+    attempt: number;
+    ours: string | null;
+    merged: string | null;
+  }) => Promise<void> | void;
+  /** After the local merge, before the push. */
+  beforePush?: (info: {
+    attempt: number;
+    local: string | null;
+    remote: string | null;
+  }) => Promise<void> | void;
+}
+
+export interface SyncOptions {
+  /** Remote name; default: the current branch's upstream remote, else origin. */
+  remote?: string;
+  /** Bounded retries of fetch-merge-push after a rejected push (default 8). */
+  retries?: number;
+  /** Let git prompt on the terminal for credentials. */
+  interactive?: boolean;
+  hooks?: SyncHooks;
+  merge?: MergeFn;
+  /** Backoff sleeper (tests pass a fast one). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface PullResult {
+  remote: string;
+  url: string;
+  /** The remote's memory commit as fetched (null: the remote has none yet). */
+  remoteTip: string | null;
+  before: string | null;
+  after: string | null;
+  action: 'up-to-date' | 'ahead' | 'fast-forward' | 'merged' | 'created' | 'empty';
+  conflicts: string[];
+  stats: object;
+  notes: NotesMergeResult['action'];
+}
+
+export interface SyncResult extends PullResult {
+  pushed: boolean;
+  pushedNotes: boolean;
+  attempts: number;
+}
+
+export interface PushResultInfo {
+  remote: string;
+  url: string;
+  local: string | null;
+  pushed: boolean;
+  pushedNotes: boolean;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Jittered exponential backoff: 50 ms doubling to 2 s, each wait drawn from [½, 1½] of it. */
+export function backoffMs(attempt: number, rand: () => number = Math.random): number {
+  const base = Math.min(2000, 50 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base / 2 + rand() * base);
+}
+
+/**
+ * Checks what the remote brings before anything is merged: a store format we
+ * can read, and every record that changed on its side (since the merge base)
+ * parses and sits at the path of its id. Throws naming the record and commit.
+ */
+export async function validateIncoming(store: Store, ours: string | null, theirs: string): Promise<void> {
+  const cwd = store.repo.cwd;
+  const env = store.repo.env;
+  const fmt = await store.readPath(theirs, FORMAT_PATH);
+  if (fmt) {
+    let version = Number.NaN;
+    try {
+      version = Number((parseYaml(fmt.toString('utf8')) as { format?: unknown })?.format);
+    } catch {}
+    if (version > FORMAT_VERSION) {
+      throw err(
+        'E_FORMAT',
+        `the remote memory uses store format ${version}; this git-mem reads format ${FORMAT_VERSION}`,
+        'upgrade git-mem',
+      );
+    }
+  }
+  let base: string | null = null;
+  if (ours) {
+    const mb = await git(['merge-base', ours, theirs], { cwd, env, allowFail: true });
+    base = mb.code === 0 ? mb.stdout.toString().trim() || null : null;
+  }
+  const changed = base
+    ? (await store.diffPaths(base, theirs, 'memories')).filter((c) => c.oid !== null)
+    : (await store.lsTree(theirs, 'memories')).map((e) => ({ path: e.path, oid: e.oid as string | null }));
+  const recs = changed.filter((c) => c.path.endsWith('.md'));
+  const blobs = await store.catFile.readMany(recs.map((c) => c.oid!));
+  for (let i = 0; i < recs.length; i++) {
+    const { path } = recs[i];
+    let problem: string | undefined;
+    const id = idFromPath(path);
+    try {
+      const blob = blobs[i];
+      if (!blob) throw new Error('object missing');
+      const r = parseRecord(blob.content.toString('utf8'), path);
+      if (!id) problem = 'the path is not memories/<xx>/<ID>.md';
+      else if (r.id !== id) problem = `its id ${r.id} does not match its path`;
+    } catch (e) {
+      problem = (e as Error).message;
+    }
+    if (problem) {
+      const last = await git(['log', '-1', '--format=%H', theirs, '--', path], { cwd, env, allowFail: true });
+      const commit = last.stdout.toString().trim() || theirs;
+      throw err(
+        'E_INVALID_RECORD',
+        `the remote memory holds a malformed record ${path} (commit ${commit.slice(0, 12)}): ${problem}`,
+        'nothing was merged; fix or remove that record where it was written and sync again',
+        { path, commit },
+      );
+    }
+  }
+}
+
+async function defaultMerge(): Promise<MergeFn> {
+  return mergeCommits;
+}
+
+/**
+ * Merges the fetched remote tip into refs/memory. Retries the merge (not the
+ * fetch) when a local writer moves refs/memory meanwhile.
+ */
+async function integrate(
+  store: Store,
+  remote: RemoteInfo,
+  theirs: string | null,
+  opts: SyncOptions,
+  attempt: number,
+): Promise<Omit<PullResult, 'notes' | 'remote' | 'url' | 'remoteTip'>> {
+  const merge = opts.merge ?? (await defaultMerge());
+  for (let local = 0; local < 30; local++) {
+    const ours = await store.tip();
+    if (!theirs) return { before: ours, after: ours, action: 'empty', conflicts: [], stats: {} };
+    if (ours === theirs) return { before: ours, after: ours, action: 'up-to-date', conflicts: [], stats: {} };
+    if (ours && (await isAncestor(store.repo, theirs, ours))) {
+      return { before: ours, after: ours, action: 'ahead', conflicts: [], stats: {} };
+    }
+    let next: string | null;
+    let action: PullResult['action'];
+    let conflicts: string[] = [];
+    let stats: object = {};
+    if (!ours || (await isAncestor(store.repo, ours, theirs))) {
+      // a fast-forward takes their commits whole: check them first (a real merge parses what it takes)
+      await validateIncoming(store, ours, theirs);
+      next = theirs;
+      action = ours ? 'fast-forward' : 'created';
+    } else {
+      const m = await merge(store, ours, theirs, {
+        message: `mem: merge ${remote.name}/memory (${theirs.slice(0, 12)})`,
+      });
+      next = m.commit;
+      action = m.fastForward ? 'fast-forward' : 'merged';
+      conflicts = m.conflicts;
+      stats = m.stats;
+    }
+    await opts.hooks?.beforeLocalUpdate?.({ attempt, ours, merged: next });
+    if (!next || next === ours) return { before: ours, after: ours, action: 'up-to-date', conflicts, stats };
+    if (await store.casRef(next, ours)) return { before: ours, after: next, action, conflicts, stats };
+    // a local write landed meanwhile: merge again on top of it
+  }
+  throw err('E_CONFLICT_RETRY', 'refs/memory kept moving during the merge', 'try git mem sync again');
+}
+
+function openRemote(store: Store, name?: string): Promise<RemoteInfo> {
+  return resolveRemote(store.repo, name);
+}
+
+/** Fetch and merge, no push. */
+export async function pull(store: Store, opts: SyncOptions = {}): Promise<PullResult> {
+  const remote = await openRemote(store, opts.remote);
+  const fetched = await fetchMemory(store.repo, remote, opts.interactive);
+  const res = await integrate(store, remote, fetched.memory, opts, 1);
+  const notes = await mergeNotes(store.repo, fetched.notes, await store.ident());
+  return { remote: remote.name, url: remote.url, remoteTip: fetched.memory, ...res, notes: notes.action };
+}
+
+function pushList(
+  remote: string,
+  local: string | null,
+  remoteTip: string | null,
+  notes: string | null,
+  remoteNotes: string | null,
+): PushRef[] {
+  const refs: PushRef[] = [];
+  if (local && local !== remoteTip)
+    refs.push({ src: 'refs/memory', dst: REMOTE_MEMORY_REF, tracking: trackingRef(remote) });
+  if (notes && notes !== remoteNotes)
+    refs.push({ src: NOTES_REF, dst: NOTES_REF, tracking: notesTrackingRef(remote) });
+  return refs;
+}
+
+/** Push only: fails with a hint to sync when the remote has memory we do not. */
+export async function push(store: Store, opts: SyncOptions = {}): Promise<PushResultInfo> {
+  const remote = await openRemote(store, opts.remote);
+  const local = await store.tip();
+  const notes = await notesTip(store.repo);
+  const known = await readTracking(store.repo, remote.name);
+  // what we last saw of the remote only decides what to skip; the server checks fast-forward
+  const refs = pushList(remote.name, local, null, notes, null).filter(
+    (r) => !(r.src === 'refs/memory' ? local === known.memory : notes === known.notes),
+  );
+  if (!refs.length) return { remote: remote.name, url: remote.url, local, pushed: false, pushedNotes: false };
+  const r = await pushRefs(store.repo, remote, refs, opts.interactive);
+  if (!r.ok) {
+    throw err(
+      'E_CONFLICT_RETRY',
+      `${remote.name} has memory this repository does not (${r.rejected.map((x) => `${x.ref}: ${x.reason}`).join(', ')})`,
+      `run git mem sync ${remote.name} to merge it and push`,
+      { rejected: r.rejected },
+    );
+  }
+  return {
+    remote: remote.name,
+    url: remote.url,
+    local,
+    pushed: refs.some((x) => x.src === 'refs/memory'),
+    pushedNotes: refs.some((x) => x.src === NOTES_REF),
+  };
+}
+
+/** Fetch, merge, push; on a rejected push, again, up to `retries` times. */
+export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncResult> {
+  const remote = await openRemote(store, opts.remote);
+  const retries = Math.max(0, opts.retries ?? 8);
+  const sleep = opts.sleep ?? defaultSleep;
+  let first: PullResult | undefined;
+  const conflicts = new Set<string>();
+  for (let attempt = 1; attempt <= retries + 1; attempt++) {
+    const fetched = await fetchMemory(store.repo, remote, opts.interactive);
+    const res = await integrate(store, remote, fetched.memory, opts, attempt);
+    for (const c of res.conflicts) conflicts.add(c);
+    const notes = await mergeNotes(store.repo, fetched.notes, await store.ident());
+    const pr: PullResult = {
+      remote: remote.name,
+      url: remote.url,
+      remoteTip: fetched.memory,
+      ...res,
+      notes: notes.action,
+    };
+    if (!first) first = pr;
+    const local = res.after;
+    await opts.hooks?.beforePush?.({ attempt, local, remote: fetched.memory });
+    const refs = pushList(remote.name, local, fetched.memory, notes.after, fetched.notes);
+    const summary = (pushed: boolean, pushedNotes: boolean): SyncResult => ({
+      ...pr,
+      before: first!.before,
+      action: mergedAction(first!, pr),
+      conflicts: [...conflicts],
+      pushed,
+      pushedNotes,
+      attempts: attempt,
+    });
+    if (!refs.length) return summary(false, false);
+    const pushed = await pushRefs(store.repo, remote, refs, opts.interactive);
+    if (pushed.ok) {
+      return summary(
+        refs.some((x) => x.src === 'refs/memory'),
+        refs.some((x) => x.src === NOTES_REF),
+      );
+    }
+    if (attempt <= retries) await sleep(backoffMs(attempt));
+  }
+  throw err(
+    'E_CONFLICT_RETRY',
+    `${remote.name} kept moving: the push was rejected ${retries + 1} times`,
+    'the local memory holds everything merged so far; run git mem sync again',
+  );
+}
+
+/** The most telling action over several rounds (a merge in any round is a merge). */
+function mergedAction(first: PullResult, last: PullResult): PullResult['action'] {
+  const order: PullResult['action'][] = ['merged', 'fast-forward', 'created', 'ahead', 'up-to-date', 'empty'];
+  return order.indexOf(first.action) <= order.indexOf(last.action) ? first.action : last.action;
+}

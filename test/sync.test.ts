@@ -1,0 +1,221 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, makeRepo, ROOT, runBinAsync, sh } from './helpers.js';
+import { allText, bareRemote, clone, tipOf, treeOf } from './sync-helpers.js';
+
+async function add(r: ReturnType<typeof clone>, title: string, extra: string[] = []): Promise<string> {
+  const out = await r.memJson(['add', '--title', title, '--content', `${title} body\n`, ...extra]);
+  return out.id;
+}
+
+describe('git mem sync between clones', () => {
+  it('shares, merges and converges two clones through a bare remote', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    const b = clone(remote.url);
+    const idA = await add(a, 'Use pnpm');
+    const s1 = await a.memJson(['sync']);
+    expect(s1).toMatchObject({ remote: 'origin', action: 'empty', pushed: true, attempts: 1 });
+    // the remote holds it at refs/mem/memory (servers refuse one-level refs/memory)
+    expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(tipOf(a));
+    expect(tipOf(a, 'refs/mem-remotes/origin/memory')).toBe(tipOf(a));
+    const s2 = await b.memJson(['sync']);
+    expect(s2).toMatchObject({ action: 'created', pushed: false });
+    expect(tipOf(b)).toBe(tipOf(a));
+    // both sides change: different records on each side, then a sync each way
+    await a.memJson(['update', idA, '--add-tag', 'build']);
+    const idB = await add(b, 'Tabs, not spaces');
+    expect((await b.memJson(['sync'])).action).toBe('ahead');
+    const s3 = await a.memJson(['sync']);
+    expect(s3).toMatchObject({ action: 'merged', pushed: true });
+    const merge = tipOf(a)!;
+    expect(a.git('rev-list', '--parents', '-n', '1', merge).trim().split(' ')).toHaveLength(3);
+    const s4 = await b.memJson(['sync']);
+    expect(s4).toMatchObject({ action: 'fast-forward', pushed: false });
+    expect(tipOf(b)).toBe(merge);
+    expect(treeOf(b)).toBe(treeOf(a));
+    const listed = (await b.memJson(['list'])).map((x: { id: string }) => x.id).sort();
+    expect(listed).toEqual([idA, idB].sort());
+    expect((await b.memJson(['show', idA])).tags).toContain('build');
+    // nothing shows up as a branch, and a plain push is unchanged
+    expect(a.git('branch', '-r')).not.toMatch(/mem/);
+    expect(a.git('config', '--get-regexp', '^remote\\.').includes('.push')).toBe(false);
+    // an in-sync sync is a no-op
+    expect(await a.memJson(['sync'])).toMatchObject({ action: 'up-to-date', pushed: false });
+  });
+
+  it('treats a remote without memory as an empty store, and names a missing remote', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    expect(await a.memJson(['pull'])).toMatchObject({ action: 'empty', remoteTip: null });
+    expect(await a.memJson(['sync'])).toMatchObject({ action: 'empty', pushed: false });
+    expect(tipOf(a)).toBeNull();
+    const r = await a.mem(['sync', 'nope']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no remote named "nope" \(known remotes: origin\)/);
+    const lonely = makeRepo({ commit: true });
+    const r2 = await lonely.mem(['sync']);
+    expect(r2.stderr).toMatch(/no remote named "origin".*git remote add origin URL/);
+  });
+
+  it('pull and push do the halves; a rejected push says to sync', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    const b = clone(remote.url);
+    await add(a, 'first');
+    expect(await a.memJson(['push'])).toMatchObject({ pushed: true });
+    expect(await a.memJson(['push'])).toMatchObject({ pushed: false });
+    const before = remote.git('rev-parse', 'refs/mem/memory').trim();
+    expect(await b.memJson(['pull'])).toMatchObject({ action: 'created' });
+    expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(before);
+    await add(a, 'second from a');
+    await add(b, 'second from b');
+    expect((await a.memJson(['push'])).pushed).toBe(true);
+    const bTip = tipOf(b);
+    const rej = await b.mem(['push']);
+    expect(rej.code).toBe(4);
+    expect(rej.stderr).toMatch(/origin has memory this repository does not.*run git mem sync origin/);
+    expect(tipOf(b)).toBe(bTip);
+    const pulled = await b.memJson(['pull']);
+    expect(pulled.action).toBe('merged');
+    expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(tipOf(a));
+    expect((await b.memJson(['push'])).pushed).toBe(true);
+    expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(tipOf(b));
+  });
+
+  it('uses the branch upstream remote by default', async () => {
+    const r1 = bareRemote();
+    const r2 = bareRemote();
+    const a = clone(r1.url);
+    a.git('remote', 'add', 'upstream', r2.url);
+    a.git('push', '-q', 'upstream', 'HEAD:refs/heads/main');
+    a.git('branch', '-q', '--set-upstream-to=upstream/main');
+    await add(a, 'goes upstream');
+    expect(await a.memJson(['sync'])).toMatchObject({ remote: 'upstream', pushed: true });
+    expect(r2.git('for-each-ref', 'refs/mem')).toMatch(/refs\/mem\/memory/);
+    expect(r1.git('for-each-ref', 'refs/mem')).toBe('');
+  });
+
+  it('remote setup makes a plain git fetch bring memory and notes, without breaking it before', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    const b = clone(remote.url);
+    const set = await b.memJson(['remote', 'setup']);
+    expect(set.added).toHaveLength(2);
+    expect((await b.memJson(['remote', 'setup'])).added).toEqual([]);
+    expect(b.git('config', '--get-all', 'remote.origin.fetch')).toContain(
+      '+refs/mem/*:refs/mem-remotes/origin/*',
+    );
+    expect(() => b.git('config', '--get', 'remote.origin.push')).toThrow();
+    // the remote has no memory yet: a plain fetch must still work
+    b.git('fetch', '-q', 'origin');
+    await add(a, 'shared');
+    a.git('notes', '--ref=memory', 'add', '-m', '{"n":1}', 'HEAD');
+    await a.memJson(['sync']);
+    b.git('fetch', '-q', 'origin');
+    expect(tipOf(b, 'refs/mem-remotes/origin/memory')).toBe(tipOf(a));
+    expect(tipOf(b, 'refs/notes/mem-remotes/origin/memory')).toBe(tipOf(a, 'refs/notes/memory'));
+    expect(b.git('branch', '-r')).not.toMatch(/mem/);
+    const status = await b.memJson(['remote', 'status']);
+    expect(status).toMatchObject({ setUp: true, tracking: { memory: tipOf(a) } });
+    expect((await b.memJson(['remote', 'remove'])).removed).toHaveLength(2);
+    expect(b.git('config', '--get-all', 'remote.origin.fetch').trim()).toBe(
+      '+refs/heads/*:refs/remotes/origin/*',
+    );
+  });
+
+  it('merges notes line by line (cat_sort_uniq) and pushes them atomically with the memory', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    const b = clone(remote.url);
+    // same code commit in both clones
+    a.git('push', '-q', 'origin', 'HEAD:refs/heads/main');
+    b.git('fetch', '-q', 'origin', 'main');
+    const c = a.git('rev-parse', 'HEAD').trim();
+    b.git('update-ref', 'refs/heads/shared', c);
+    await add(a, 'a');
+    await add(b, 'b');
+    a.git('notes', '--ref=memory', 'add', '-m', '{"from":"a"}', c);
+    await a.memJson(['sync']);
+    b.git('notes', '--ref=memory', 'add', '-m', '{"from":"b"}', c);
+    const s = await b.memJson(['sync']);
+    expect(s).toMatchObject({ action: 'merged', notes: 'merged', pushed: true, pushedNotes: true });
+    await a.memJson(['sync']);
+    const lines = (x: typeof a) => x.git('notes', '--ref=memory', 'show', c).trim().split('\n');
+    expect(lines(a)).toEqual(['{"from":"a"}', '{"from":"b"}']);
+    expect(lines(b)).toEqual(lines(a));
+    expect(remote.git('rev-parse', 'refs/notes/memory').trim()).toBe(tipOf(a, 'refs/notes/memory'));
+    expect(allText(a)).toContain('a body');
+  });
+
+  it('init --remote-setup sets up the default remote; plain init suggests it', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    const r = await a.mem(['init']);
+    expect(r.stdout).toMatch(/git mem remote setup/);
+    const b = clone(remote.url);
+    const j = await b.memJson(['init', '--remote-setup']);
+    expect(j.remoteSetup).toMatchObject({ remote: 'origin' });
+    expect(b.git('config', '--get-all', 'remote.origin.fetch')).toContain('refs/mem-remotes/origin');
+  });
+});
+
+describe('the pre-push hook', () => {
+  beforeAll(() => {
+    if (!existsSync(join(ROOT, 'dist', 'cli.js'))) sh('npm', ['run', '-s', 'build'], ROOT, process.env);
+  });
+
+  it('sends the memory along with a branch push, once, with no recursion; GIT_MEM_NO_SYNC=1 skips', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    const env = { ...a.env, GIT_MEM_CMD: `"${process.execPath}" "${BIN}"` };
+    // a user pre-push hook that counts its runs: it gets chained, and must run once per user push
+    const count = join(a.dir, '.git', 'pre-push-count');
+    writeFileSync(
+      join(a.dir, '.git', 'hooks', 'pre-push'),
+      `#!/bin/sh\ncat >/dev/null\necho run >> "${count}"\nexit 0\n`,
+    );
+    chmodSync(join(a.dir, '.git', 'hooks', 'pre-push'), 0o755);
+    expect((await runBinAsync(['hooks', 'install', '--pre-push'], { cwd: a.dir, env })).code).toBe(0);
+    await add(a, 'travels with the branch');
+    sh('git', ['push', '-q', 'origin', 'HEAD:refs/heads/main'], a.dir, env);
+    expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(tipOf(a));
+    expect(readFileSync(count, 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(readFileSync(join(a.dir, '.git', 'mem', 'logs', 'pre-push.log'), 'utf8')).toMatch(
+      /ok: origin .*pushed/,
+    );
+    // skipped on request
+    await add(a, 'stays home');
+    a.write('x.txt', 'x');
+    a.commitAll('x');
+    sh('git', ['push', '-q', 'origin', 'HEAD:refs/heads/main'], a.dir, { ...env, GIT_MEM_NO_SYNC: '1' });
+    expect(remote.git('rev-parse', 'refs/mem/memory').trim()).not.toBe(tipOf(a));
+    expect(readFileSync(count, 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+
+  it('never blocks the user push when the memory cannot go', async () => {
+    const remote = bareRemote();
+    // the server refuses memory refs (a protected namespace)
+    const hook = join(remote.dir, 'hooks', 'pre-receive');
+    writeFileSync(
+      hook,
+      '#!/bin/sh\nwhile read old new ref; do case "$ref" in refs/mem/*) echo "no memory here" >&2; exit 1;; esac; done\nexit 0\n',
+    );
+    chmodSync(hook, 0o755);
+    const a = clone(remote.url);
+    const env = { ...a.env, GIT_MEM_CMD: `"${process.execPath}" "${BIN}"` };
+    expect((await runBinAsync(['hooks', 'install', '--pre-push'], { cwd: a.dir, env })).code).toBe(0);
+    await add(a, 'refused');
+    sh('git', ['push', '-q', 'origin', 'HEAD:refs/heads/main'], a.dir, env);
+    expect(remote.git('rev-parse', 'refs/heads/main').trim()).toBe(a.git('rev-parse', 'HEAD').trim());
+    expect(remote.git('for-each-ref', 'refs/mem')).toBe('');
+    expect(readFileSync(join(a.dir, '.git', 'mem', 'logs', 'pre-push.log'), 'utf8')).toMatch(
+      /error: origin refused the memory push/,
+    );
+    // and the CLI says so clearly
+    const r = await a.mem(['sync']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/origin refused the memory push: refs\/mem\/memory/);
+  });
+});
