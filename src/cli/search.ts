@@ -1,0 +1,90 @@
+import { defineCommand } from './command.js';
+import { type Ctx, emit, list, openStore } from './context.js';
+import { pad } from './format.js';
+import { normalizeRepoPath } from './paths.js';
+
+export interface SearchHitView {
+  id: string;
+  alias: string | null;
+  type: string;
+  title: string;
+  status: string;
+  score: number;
+  why: string;
+}
+
+export function hitLines(
+  hits: SearchHitView[],
+  abbrev: (id: string) => string = (id) => id.slice(0, 12),
+): string {
+  if (!hits.length) return 'No matching memories.';
+  return hits
+    .map((h) => {
+      const flag = h.status === 'active' ? '' : `  [${h.status}]`;
+      const alias = h.alias ? `  (${h.alias})` : '';
+      return `${abbrev(h.id)}  ${pad(h.type, 14)} ${h.title}${alias}${flag}  ${h.score.toFixed(3)}\n    ${h.why}`;
+    })
+    .join('\n');
+}
+
+async function searchArgs(a: Record<string, unknown>, ctx: Ctx) {
+  const store = await openStore(ctx, { global: !!a.global });
+  const query = (Array.isArray(a.query) ? a.query : a.query ? [a.query] : []).map(String).join(' ');
+  const file = a.file !== undefined ? await normalizeRepoPath(store, ctx, String(a.file)) : undefined;
+  return {
+    store,
+    q: {
+      query,
+      file,
+      types: list(a.type),
+      tags: list(a.tag),
+      limit: a.limit === undefined ? 10 : Number(a.limit),
+      includeStale: !!a.all,
+    },
+  };
+}
+
+export default defineCommand({
+  command: 'search [query..]',
+  describe: 'find memories by text, the file being edited, type and tag (ranked; stale ones flagged)',
+  aliases: ['find'],
+  builder: (y) =>
+    y
+      .positional('query', { type: 'string', array: true, describe: 'words to look for' })
+      .option('file', {
+        type: 'string',
+        describe: 'the file being edited: memories anchored or scoped near it rank higher',
+      })
+      .option('type', { type: 'string', array: true, describe: 'only these types' })
+      .option('tag', { type: 'string', array: true, describe: 'only memories with all these tags' })
+      .option('limit', { alias: 'n', type: 'number', describe: 'how many results (default 10)' })
+      .option('all', { type: 'boolean', describe: 'also superseded and archived memories' })
+      .option('daemon', {
+        type: 'boolean',
+        default: true,
+        describe: 'use (or start) the query daemon for a large store; --no-daemon to search in this process',
+      })
+      .option('global', { type: 'boolean', describe: 'search the personal global store' }),
+  async run(a, ctx) {
+    const { store, q } = await searchArgs(a, ctx);
+    if (!q.query.trim() && !q.file && !q.types.length && !q.tags.length) {
+      const { err } = await import('../errors.js');
+      throw err(
+        'E_INVALID_ARG',
+        'nothing to search for',
+        'pass words to look for, --file PATH, --type or --tag',
+      );
+    }
+    let hits: SearchHitView[] | undefined;
+    if (a.daemon !== false && !a.global) {
+      const { queryViaDaemon } = await import('../search/daemon-client.js');
+      hits = (await queryViaDaemon(store, { op: 'search', q }, ctx.env)) as SearchHitView[] | undefined;
+    }
+    if (!hits) {
+      const { searchMemories } = await import('../search/index.js');
+      hits = await searchMemories(store, q);
+    }
+    const cat = ctx.json ? undefined : await store.catalog();
+    emit(ctx, hits, () => hitLines(hits!, (id) => cat?.abbrev(id) ?? id.slice(0, 12)));
+  },
+});

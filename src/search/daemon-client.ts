@@ -1,0 +1,18 @@
+/**
+ * Client side of the query daemon (filled in by the daemon module): returns
+ * undefined when no daemon answers, and the caller searches in-process.
+ */
+import type { Store } from '../gitstore/store.js';
+
+export interface DaemonRequest {
+  op: 'search' | 'context';
+  q: unknown;
+}
+
+export async function queryViaDaemon(
+  _store: Store,
+  _req: DaemonRequest,
+  _env: NodeJS.ProcessEnv,
+): Promise<unknown | undefined> {
+  return undefined;
+}

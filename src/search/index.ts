@@ -1,0 +1,334 @@
+/**
+ * Public API of search: used by `git mem search`, `git mem context`, the MCP
+ * server, agent hooks and the query daemon. Everything heavy (Orama, the
+ * embedding providers) is loaded lazily inside these functions.
+ */
+import { rulesFor } from '../commands/rules.js';
+import { err } from '../errors.js';
+import { resolveConfig, type Settings } from '../gitstore/config.js';
+import type { Store } from '../gitstore/store.js';
+import { isType, parseRecord, recordPath } from '../model/record.js';
+import type { SearchDoc } from './docs.js';
+import { type EmbeddingProvider, embedSafe, loadProvider } from './embeddings.js';
+import { dot } from './engine.js';
+import { assemblePack, type Pack, type PackCandidate } from './pack.js';
+import { DEFAULT_PARAMS, fileProximity, type Ranked, type RankParams, rank, searchable } from './rank.js';
+import { type IndexState, openIndex } from './store-index.js';
+import { normalizePath, packageOf, pathWords, terms } from './text.js';
+import { recordUse, usageCounts } from './usage.js';
+
+export interface SearchQuery {
+  query: string;
+  file?: string;
+  types?: string[];
+  tags?: string[];
+  limit?: number;
+  /** also superseded and archived memories (stale ones are always shown, flagged and demoted) */
+  includeStale?: boolean;
+}
+
+export interface SearchHit {
+  id: string;
+  alias: string | null;
+  type: string;
+  title: string;
+  status: string;
+  score: number;
+  why: string;
+}
+
+export interface SearchOptions {
+  /** embedding provider; undefined = from settings, null = text only */
+  provider?: EmbeddingProvider | null;
+  /** count returned memories as used (default true) */
+  recordUsage?: boolean;
+  params?: RankParams;
+  now?: number;
+  /** usage counts (default: the local counters of the store) */
+  usage?: Map<string, number>;
+}
+
+const providerMemo = new WeakMap<Store, Promise<EmbeddingProvider | null>>();
+
+/** The configured embedding provider for a store (memoised per store), or null. */
+export function providerFor(store: Store): Promise<EmbeddingProvider | null> {
+  let p = providerMemo.get(store);
+  if (!p) {
+    p = (async () => {
+      let settings: Settings;
+      try {
+        settings = (await resolveConfig(store.repo.env, store)).values;
+      } catch {
+        return null;
+      }
+      return loadProvider(settings);
+    })();
+    providerMemo.set(store, p);
+  }
+  return p;
+}
+
+async function state(store: Store, opts: SearchOptions): Promise<IndexState> {
+  const provider = opts.provider === undefined ? await providerFor(store) : opts.provider;
+  return openIndex(store, { provider });
+}
+
+function validate(q: SearchQuery): void {
+  for (const t of q.types ?? []) {
+    if (!isType(t))
+      throw err(
+        'E_INVALID_ARG',
+        `unknown type "${t}"`,
+        'use one of the memory types (see git mem add --help)',
+      );
+  }
+  if (q.limit !== undefined && !(Number.isInteger(q.limit) && q.limit > 0)) {
+    throw err('E_INVALID_ARG', `--limit must be a positive whole number, not "${q.limit}"`);
+  }
+}
+
+/** Ranked memories for a query (and/or the file being edited). */
+export async function rankMemories(
+  store: Store,
+  q: SearchQuery,
+  opts: SearchOptions = {},
+): Promise<{ ranked: Ranked[]; st: IndexState }> {
+  validate(q);
+  const st = await state(store, opts);
+  return { ranked: await rankIn(st, q, opts), st };
+}
+
+/** Ranking against an index already at the tip (the daemon and MCP server call this). */
+export async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}): Promise<Ranked[]> {
+  const idx = st.index;
+  const now = opts.now ?? Date.now();
+  const file = q.file ? normalizePath(q.file) : undefined;
+  const query = (q.query ?? '').trim();
+  const qterms = [...new Set(terms(query))];
+  const where: Record<string, unknown> = {};
+  if (q.types?.length) where.type = { in: q.types };
+  const ids = new Set<string>(idx.textCandidates(query, where, 1000));
+  if (file) {
+    const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+    const keys = [file, dir, packageOf(file)].filter(Boolean);
+    for (const id of idx.anchoredUnder(keys, 500)) ids.add(id);
+    for (const d of idx.docs.values()) if (d.scope.length && fileProximity(d, file).score > 0) ids.add(d.id);
+    // the path's words as a weak query when the query itself is empty
+    if (!qterms.length)
+      for (const id of idx.textCandidates(pathWords(file).join(' '), where, 200)) ids.add(id);
+  }
+  // vectors of the same lineage only
+  let vector: Map<string, number> | undefined;
+  const table = idx.vectors;
+  if (query && st.provider && st.lineage && table && table.lineageKey === st.lineage && table.byId.size) {
+    const qv = await embedSafe(st.provider, [query], 1500);
+    if (qv) {
+      const sims: Array<[string, number]> = [];
+      for (const [id, v] of table.byId) sims.push([id, dot(qv[0], v)]);
+      sims.sort((a, b) => b[1] - a[1]);
+      vector = new Map(sims.slice(0, 100));
+      for (const [id] of vector) ids.add(id);
+    }
+  }
+  const tags = (q.tags ?? []).map((t) => t.toLowerCase());
+  const cands: SearchDoc[] = [];
+  for (const id of ids) {
+    const d = idx.docs.get(id);
+    if (!d || !searchable(d, !!q.includeStale, now)) continue;
+    if (q.types?.length && !q.types.includes(d.type)) continue;
+    if (tags.length && !tags.every((t) => d.tags.includes(t))) continue;
+    cands.push(d);
+  }
+  // nothing to go on but filters: list what the filters allow, most important first
+  if (!query && !file) {
+    for (const d of idx.docs.values()) {
+      if (!searchable(d, !!q.includeStale, now)) continue;
+      if (q.types?.length && !q.types.includes(d.type)) continue;
+      if (tags.length && !tags.every((t) => d.tags.includes(t))) continue;
+      cands.push(d);
+    }
+  }
+  const usage = opts.usage ?? (st.repo ? usageCounts(st.repo) : undefined);
+  const ranked = rank(
+    cands,
+    idx.stats(),
+    { qterms, file, now, usage, vector },
+    opts.params ?? DEFAULT_PARAMS,
+  );
+  const relevant =
+    query || file
+      ? ranked.filter((r) => r.why.some((w) => /^(text|vector|anchored|scope|tag )/.test(w)))
+      : ranked;
+  return relevant;
+}
+
+export function hitOf(r: Ranked): SearchHit {
+  return {
+    id: r.doc.id,
+    alias: r.doc.alias ?? null,
+    type: r.doc.type,
+    title: r.doc.title,
+    status: r.doc.superseded && r.doc.status === 'active' ? 'superseded' : r.doc.status,
+    score: Math.round(r.score * 1e4) / 1e4,
+    why: r.why.join('; '),
+  };
+}
+
+export async function searchMemories(
+  store: Store,
+  q: SearchQuery,
+  opts: SearchOptions = {},
+): Promise<SearchHit[]> {
+  validate(q);
+  const st = await state(store, opts);
+  const ranked = await rankIn(st, q, opts);
+  const hits = ranked.slice(0, q.limit ?? 10).map(hitOf);
+  if (opts.recordUsage !== false)
+    recordUse(
+      store.repo,
+      hits.slice(0, 5).map((h) => h.id),
+    );
+  return hits;
+}
+
+export interface ContextOptions {
+  file?: string;
+  query?: string;
+  budget?: number;
+  format?: 'md' | 'json';
+  /** how many latest session summaries to offer (default 2) */
+  sessions?: number;
+}
+
+export interface ContextPack extends Pack {
+  format?: 'md' | 'json';
+}
+
+/**
+ * A context pack: rules in scope, constraints, the best matches for the query
+ * and/or file, then the latest session summaries, within the token budget.
+ */
+export async function buildContextPack(
+  store: Store,
+  o: ContextOptions,
+  opts: SearchOptions = {},
+): Promise<ContextPack> {
+  let budget = o.budget;
+  if (budget === undefined) {
+    try {
+      budget = Number((await resolveConfig(store.repo.env, store)).values['context-budget']) || 2000;
+    } catch {
+      budget = 2000;
+    }
+  }
+  if (!(Number.isFinite(budget) && budget >= 0))
+    throw err('E_INVALID_ARG', `--budget must be a number of tokens, not "${o.budget}"`);
+  const tip = await store.tip();
+  if (!tip) return { text: '', items: [], tokens: 0 };
+  const file = o.file ? normalizePath(o.file) : undefined;
+  const now = opts.now ?? Date.now();
+  const st = await state(store, opts);
+  const idx = st.index;
+  const cands: PackCandidate[] = [];
+  // 1. rules in force for the file (most specific first)
+  const rules = await rulesFor(store, file);
+  for (const r of rules) {
+    cands.push({
+      id: r.id,
+      alias: r.alias,
+      type: 'rule',
+      title: r.title,
+      body: r.body,
+      section: 'rules',
+      note: r.matched ? `scope ${r.matched}` : undefined,
+    });
+  }
+  const taken = new Set(cands.map((c) => c.id));
+  // 2. constraints in scope: scoped ones that match the file, anchored ones near it, unscoped ones by relevance
+  const ranked = await rankIn(st, { query: o.query ?? '', file }, { ...opts, recordUsage: false });
+  const rankPos = new Map(ranked.map((r, i) => [r.doc.id, i]));
+  const constraints: Array<{ d: SearchDoc; key: number; note?: string }> = [];
+  for (const d of idx.docs.values()) {
+    if (d.type !== 'constraint' || !searchable(d, false, now) || d.status === 'pending' || taken.has(d.id))
+      continue;
+    const prox = fileProximity(d, file);
+    if (d.scope.length && file && prox.score === 0) continue;
+    if (d.scope.length && !file) continue;
+    const pos = rankPos.get(d.id);
+    constraints.push({
+      d,
+      key: prox.score * 10 + (pos === undefined ? 0 : 5 / (1 + pos)) + d.confidence,
+      note: prox.why,
+    });
+  }
+  constraints.sort((a, b) => b.key - a.key || (a.d.id < b.d.id ? -1 : 1));
+  // 3. best matches
+  const matches = (o.query || file ? ranked : [])
+    .filter((r) => r.doc.type !== 'rule' && r.doc.type !== 'session' && r.doc.type !== 'constraint')
+    .slice(0, 40);
+  // 4. latest session summaries
+  const nSessions = o.sessions ?? 2;
+  const sessions = [...idx.docs.values()]
+    .filter((d) => d.type === 'session' && searchable(d, false, now))
+    .sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : a.id < b.id ? 1 : -1))
+    .slice(0, Math.max(0, nSessions));
+  const wanted = [...constraints.slice(0, 40).map((c) => c.d), ...matches.map((m) => m.doc), ...sessions];
+  const bodies = await readBodies(store, tip, wanted);
+  for (const c of constraints.slice(0, 40)) {
+    cands.push({
+      id: c.d.id,
+      alias: c.d.alias,
+      type: c.d.type,
+      title: c.d.title,
+      body: bodies.get(c.d.id) ?? '',
+      status: c.d.status,
+      section: 'constraints',
+      note: c.note,
+    });
+  }
+  for (const m of matches) {
+    cands.push({
+      id: m.doc.id,
+      alias: m.doc.alias,
+      type: m.doc.type,
+      title: m.doc.title,
+      body: bodies.get(m.doc.id) ?? '',
+      status: m.doc.status,
+      section: 'matches',
+    });
+  }
+  for (const s of sessions) {
+    cands.push({
+      id: s.id,
+      alias: s.alias,
+      type: s.type,
+      title: s.title,
+      body: bodies.get(s.id) ?? '',
+      section: 'sessions',
+      note: s.created.slice(0, 10),
+    });
+  }
+  const pack = assemblePack(cands, budget);
+  if (opts.recordUsage !== false)
+    recordUse(
+      store.repo,
+      pack.items.map((i) => i.id),
+    );
+  return { ...pack, format: o.format ?? 'md' };
+}
+
+async function readBodies(store: Store, tip: string, docs: SearchDoc[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const blobs = await store.catFile.readMany(docs.map((d) => d.oid ?? `${tip}:${recordPath(d.id)}`));
+  docs.forEach((d, i) => {
+    const b = blobs[i];
+    if (!b) return;
+    try {
+      out.set(d.id, parseRecord(b.content.toString('utf8')).body);
+    } catch {}
+  });
+  return out;
+}
+
+export type { Ranked } from './rank.js';
+export { dropIndex, openIndex, readStamp } from './store-index.js';

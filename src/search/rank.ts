@@ -1,0 +1,242 @@
+/**
+ * Ranking (pure): BM25F over title, body and tags; vector similarity when
+ * present, fused with the text ranking by reciprocal rank fusion; then the
+ * priors of seed 000/004: proximity of anchors and scopes to the file in
+ * hand, type priority, confidence, recency and local usage. Every score
+ * carries a short "why" so an agent (or a person) can see what counted.
+ */
+import micromatch from 'micromatch';
+import type { SearchDoc } from './docs.js';
+import { normalizePath, packageOf, pathWords } from './text.js';
+
+export interface CorpusStats {
+  n: number;
+  /** documents containing a term in any field */
+  df: Map<string, number>;
+  /** average field lengths: title, body, tags */
+  avg: [number, number, number];
+}
+
+export interface RankParams {
+  k1: number;
+  /** field weights and length normalisation: title, body, tags */
+  w: [number, number, number];
+  b: [number, number, number];
+  /** RRF constant and weights of the text and vector lists */
+  rrfK: number;
+  wText: number;
+  wVec: number;
+  /** additive weights (scores are in 0..1 before these) */
+  wFile: number;
+  wPathWords: number;
+  wType: number;
+  wConf: number;
+  wRecent: number;
+  wUsage: number;
+  /** multiplier for stale / pending memories */
+  stale: number;
+  pending: number;
+}
+
+export const DEFAULT_PARAMS: RankParams = {
+  k1: 1.2,
+  w: [2.5, 1, 1.5],
+  b: [0.3, 0.75, 0.3],
+  rrfK: 60,
+  wText: 1,
+  wVec: 1,
+  wFile: 0.45,
+  wPathWords: 0.12,
+  wType: 0.04,
+  wConf: 0.03,
+  wRecent: 0.02,
+  wUsage: 0.03,
+  stale: 0.6,
+  pending: 0.85,
+};
+
+/** Type priority (seed 004: constraints first, then decisions and known fixes). */
+export const TYPE_PRIORITY: Record<string, number> = {
+  constraint: 1,
+  rule: 1,
+  security: 0.8,
+  known_fix: 0.7,
+  decision: 0.6,
+  convention: 0.6,
+  failed_attempt: 0.5,
+  architecture: 0.5,
+  environment: 0.4,
+  dependency: 0.4,
+  preference: 0.3,
+  strategy: 0.4,
+  session: 0.2,
+};
+
+export function bm25f(
+  doc: SearchDoc,
+  qterms: readonly string[],
+  stats: CorpusStats,
+  p: RankParams,
+): { score: number; matched: string[] } {
+  let score = 0;
+  const matched: string[] = [];
+  for (const t of qterms) {
+    let tfw = 0;
+    for (let f = 0; f < 3; f++) {
+      const tf = doc.tf[f][t];
+      if (!tf) continue;
+      const avg = stats.avg[f] || 1;
+      tfw += (p.w[f] * tf) / (1 - p.b[f] + (p.b[f] * doc.len[f]) / avg);
+    }
+    if (tfw <= 0) continue;
+    const df = stats.df.get(t) ?? 0;
+    const idf = Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
+    score += (idf * tfw * (p.k1 + 1)) / (tfw + p.k1);
+    matched.push(t);
+  }
+  return { score, matched };
+}
+
+export interface FileMatch {
+  score: number;
+  why?: string;
+}
+
+/** Proximity of a memory to the file being edited: anchor on the file, its folder, its package; scope globs. */
+export function fileProximity(doc: SearchDoc, file: string | undefined): FileMatch {
+  if (!file) return { score: 0 };
+  const f = normalizePath(file);
+  let best: FileMatch = { score: 0 };
+  const consider = (score: number, why: string) => {
+    if (score > best.score) best = { score, why };
+  };
+  const dir = f.includes('/') ? f.slice(0, f.lastIndexOf('/')) : '';
+  const pkg = packageOf(f);
+  for (const a of doc.paths) {
+    if (a === f) consider(1, `anchored to ${a}`);
+    else if (f.startsWith(`${a}/`)) consider(0.8, `anchored to ${a}/`);
+    else {
+      const adir = a.includes('/') ? a.slice(0, a.lastIndexOf('/')) : '';
+      if (dir && adir === dir) consider(0.6, `anchored in ${dir}/`);
+      else if (dir && (adir.startsWith(`${dir}/`) || dir.startsWith(`${adir}/`)) && adir)
+        consider(0.5, `anchored near ${a}`);
+      else if (pkg && packageOf(a) === pkg) consider(0.35, `anchored in ${pkg}`);
+    }
+  }
+  for (const g of doc.scope) {
+    if (
+      micromatch.isMatch(f, g, { dot: true }) ||
+      micromatch.isMatch(f, `${g.replace(/\/$/, '')}/**`, { dot: true })
+    ) {
+      consider(0.7, `scope ${g}`);
+      break;
+    }
+  }
+  return best;
+}
+
+export interface RankInput {
+  qterms: string[];
+  file?: string;
+  now: number;
+  usage?: Map<string, number>;
+  /** cosine similarity per candidate, when vectors of a matching lineage exist */
+  vector?: Map<string, number>;
+}
+
+export interface Ranked {
+  doc: SearchDoc;
+  score: number;
+  why: string[];
+}
+
+const DAY = 864e5;
+
+/** Ranks candidates. Text and vector lists are fused by RRF; priors are added on top. */
+export function rank(
+  cands: SearchDoc[],
+  stats: CorpusStats,
+  input: RankInput,
+  p: RankParams = DEFAULT_PARAMS,
+): Ranked[] {
+  const text = new Map<string, { score: number; matched: string[] }>();
+  for (const d of cands) text.set(d.id, bm25f(d, input.qterms, stats, p));
+  // rank lists
+  const byText = cands
+    .filter((d) => text.get(d.id)!.score > 0)
+    .sort((a, b) => text.get(b.id)!.score - text.get(a.id)!.score);
+  const textRank = new Map(byText.map((d, i) => [d.id, i]));
+  const maxText = byText.length ? text.get(byText[0].id)!.score : 1;
+  let vecRank: Map<string, number> | undefined;
+  if (input.vector?.size) {
+    const byVec = cands
+      .filter((d) => input.vector!.has(d.id))
+      .sort((a, b) => input.vector!.get(b.id)! - input.vector!.get(a.id)!);
+    vecRank = new Map(byVec.map((d, i) => [d.id, i]));
+  }
+  const fileWords = input.file ? new Set(pathWords(input.file)) : undefined;
+  const out: Ranked[] = [];
+  for (const d of cands) {
+    const why: string[] = [];
+    const t = text.get(d.id)!;
+    let base: number;
+    if (vecRank) {
+      // reciprocal rank fusion, normalised so the best possible document scores 1
+      const tr = textRank.get(d.id);
+      const vr = vecRank.get(d.id);
+      const norm = p.wText / (p.rrfK + 1) + p.wVec / (p.rrfK + 1);
+      base =
+        ((tr === undefined ? 0 : p.wText / (p.rrfK + 1 + tr)) +
+          (vr === undefined ? 0 : p.wVec / (p.rrfK + 1 + vr))) /
+        norm;
+      if (vr !== undefined) why.push(`vector ${input.vector!.get(d.id)!.toFixed(2)}`);
+    } else {
+      base = t.score / maxText;
+    }
+    if (t.matched.length) why.push(`text: ${t.matched.slice(0, 6).join(' ')}`);
+    let score = base;
+    const prox = fileProximity(d, input.file);
+    if (prox.score > 0) {
+      score += p.wFile * prox.score;
+      why.push(prox.why!);
+    }
+    if (fileWords?.size) {
+      const hit = d.tags.filter((g) => fileWords.has(g));
+      if (hit.length) {
+        score += p.wPathWords;
+        if (!prox.score) why.push(`tag ${hit[0]} matches the file's path`);
+      }
+    }
+    score += p.wType * (TYPE_PRIORITY[d.type] ?? 0.3);
+    score += p.wConf * d.confidence;
+    const age = (input.now - Date.parse(d.updated || d.created)) / DAY;
+    if (Number.isFinite(age)) score += p.wRecent * Math.exp(-Math.max(0, age) / 90);
+    const uses = input.usage?.get(d.id) ?? 0;
+    if (uses > 0) {
+      score += p.wUsage * Math.min(1, Math.log1p(uses) / Math.log(20));
+      why.push(`used ${uses}×`);
+    }
+    if (d.status === 'stale') {
+      score *= p.stale;
+      why.push('stale');
+    } else if (d.status === 'pending') {
+      score *= p.pending;
+      why.push('pending review');
+    } else if (d.status === 'superseded' || d.superseded) {
+      score *= p.stale * 0.5;
+      why.push('superseded');
+    } else if (d.status === 'archived') {
+      score *= p.stale * 0.5;
+      why.push('archived');
+    }
+    out.push({ doc: d, score, why });
+  }
+  return out.sort((a, b) => b.score - a.score || (a.doc.id < b.doc.id ? -1 : 1));
+}
+
+/** Whether a memory takes part in search by default. */
+export function searchable(d: SearchDoc, includeRetired: boolean, now: number): boolean {
+  if (d.expires && Date.parse(d.expires) <= now) return false;
+  if (!includeRetired && (d.status === 'superseded' || d.status === 'archived' || d.superseded)) return false;
+  return true;
+}

@@ -1,0 +1,358 @@
+/**
+ * The index as derived data of the store: cached under .git/mem/search/,
+ * stamped with the memory commit it reflects, the index format and the
+ * embedding lineage. Opening it brings it to the tip: a matching stamp is
+ * used as is; an older stamp is updated from the tree diff (only the records
+ * that changed are read); a wrong format or lineage, or a stamp git no
+ * longer knows, means a rebuild. It can always be deleted (`git mem reindex`).
+ *
+ * A long-lived process (MCP server, query daemon) keeps the index in memory
+ * and applies the diff to the new tip before every query.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { memDir, type Repo } from '../gitstore/repo.js';
+import type { Store } from '../gitstore/store.js';
+import { idFromPath, type MemoryRecord, parseRecord, RecordParseError } from '../model/record.js';
+import type { SearchDoc } from './docs.js';
+import { embedText } from './docs.js';
+import { type EmbeddingProvider, embedSafe, lineageKey } from './embeddings.js';
+import { SearchIndex } from './engine.js';
+
+export const INDEX_FORMAT = 3;
+/** Changes applied since the saved snapshot before it is rewritten. */
+export const RESAVE_AFTER = 64;
+
+export interface IndexState {
+  index: SearchIndex;
+  /** memory commit the in-memory index reflects */
+  tip: string | null;
+  /** commit of the snapshot on disk (null = none) */
+  savedTip: string | null;
+  /** changes applied since the snapshot */
+  pending: number;
+  lineage: string | null;
+  provider: EmbeddingProvider | null;
+  /** repository of the store (local usage counters) */
+  repo?: Repo;
+  /** what the last open/refresh did, for reports and tests */
+  last: { mode: 'memory' | 'snapshot' | 'incremental' | 'rebuild' | 'empty'; changed: number; ms: number };
+}
+
+export function indexDir(store: Store): string {
+  return memDir(store.repo, 'search', store.ref.replace(/[^A-Za-z0-9]+/g, '_'));
+}
+
+interface Snapshot {
+  format: number;
+  tip: string;
+  lineage: string | null;
+  docs: SearchDoc[];
+  orama: unknown;
+  /** vector table: ids in the order of vectors.f32 */
+  vecIds?: string[];
+  vecHashes?: string[];
+  dim?: number;
+}
+
+/** In-process memo: the MCP server and the daemon keep one index per store. */
+const live = new Map<string, Promise<IndexState>>();
+
+function memoKey(store: Store): string {
+  return `${store.repo.commonDir}\0${store.ref}`;
+}
+
+export function forgetIndex(store: Store): void {
+  live.delete(memoKey(store));
+}
+
+export interface OpenOptions {
+  provider?: EmbeddingProvider | null;
+  /** persist the snapshot when it is behind (default true) */
+  persist?: boolean;
+  /** ignore any snapshot and the in-memory copy */
+  rebuild?: boolean;
+}
+
+/** The index at the store's tip, from memory, disk or git (in that order of preference). */
+export async function openIndex(store: Store, opts: OpenOptions = {}): Promise<IndexState> {
+  const key = memoKey(store);
+  const prev = opts.rebuild ? undefined : live.get(key);
+  const p = (async () => {
+    const t0 = performance.now();
+    // start the git helpers before a big index is in memory (spawning gets slower as RSS grows)
+    const tip = await store.tip();
+    if (tip) await store.catFile.read(tip);
+    const provider = opts.provider === undefined ? null : opts.provider;
+    const lineage = provider ? lineageKey(provider.lineage) : null;
+    let st: IndexState | undefined;
+    if (prev) {
+      try {
+        st = await prev;
+      } catch {
+        st = undefined;
+      }
+      if (st && st.lineage !== lineage) st = undefined;
+    }
+    if (!st) st = await loadSnapshot(store, lineage, provider, opts.rebuild);
+    const res = await bringToTip(store, st, tip);
+    st.repo = store.repo;
+    if (provider && provider !== st.provider) st.provider = provider;
+    if (st.provider) await embedMissing(st);
+    st.last.ms = performance.now() - t0;
+    if (opts.persist !== false && (st.savedTip === null || st.pending >= RESAVE_AFTER || res === 'rebuild')) {
+      if (st.tip) saveSnapshot(store, st);
+    }
+    return st;
+  })();
+  live.set(key, p);
+  p.catch(() => live.delete(key));
+  return p;
+}
+
+async function loadSnapshot(
+  store: Store,
+  lineage: string | null,
+  provider: EmbeddingProvider | null,
+  rebuild?: boolean,
+): Promise<IndexState> {
+  const dir = indexDir(store);
+  const file = join(dir, 'index.json');
+  if (!rebuild && existsSync(file)) {
+    try {
+      const snap = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
+      if (
+        snap.format === INDEX_FORMAT &&
+        snap.lineage === lineage &&
+        typeof snap.tip === 'string' &&
+        (await store.hasCommit(snap.tip))
+      ) {
+        const index = await SearchIndex.restore(snap.orama, snap.docs);
+        if (lineage && snap.vecIds && snap.dim) loadVectors(index, dir, snap, lineage);
+        return {
+          index,
+          tip: snap.tip,
+          savedTip: snap.tip,
+          pending: 0,
+          lineage,
+          provider,
+          last: { mode: 'snapshot', changed: 0, ms: 0 },
+        };
+      }
+    } catch {
+      // unreadable or partial: rebuilt below
+    }
+  }
+  return {
+    index: await SearchIndex.create(),
+    tip: null,
+    savedTip: null,
+    pending: 0,
+    lineage,
+    provider,
+    last: { mode: 'rebuild', changed: 0, ms: 0 },
+  };
+}
+
+function loadVectors(index: SearchIndex, dir: string, snap: Snapshot, lineage: string): void {
+  const buf = readFileSync(join(dir, 'vectors.f32'));
+  const dim = snap.dim!;
+  const all = new Float32Array(buf.buffer, buf.byteOffset, Math.floor(buf.byteLength / 4));
+  if (all.length !== dim * snap.vecIds!.length) return;
+  const table = {
+    lineageKey: lineage,
+    dim,
+    byId: new Map<string, Float32Array>(),
+    byHash: new Map<string, Float32Array>(),
+  };
+  snap.vecIds!.forEach((id, i) => {
+    const v = all.slice(i * dim, (i + 1) * dim);
+    table.byId.set(id, v);
+    if (snap.vecHashes?.[i]) table.byHash.set(snap.vecHashes[i], v);
+  });
+  index.vectors = table;
+}
+
+/** Applies the tree diff from the index's commit to `tip` (or builds from scratch). */
+async function bringToTip(
+  store: Store,
+  st: IndexState,
+  tip: string | null,
+): Promise<'same' | 'incremental' | 'rebuild'> {
+  if (st.tip === tip) {
+    st.last = {
+      mode:
+        st.last.mode === 'rebuild'
+          ? 'empty'
+          : st.tip
+            ? st.last.mode === 'snapshot'
+              ? 'snapshot'
+              : 'memory'
+            : 'empty',
+      changed: 0,
+      ms: 0,
+    };
+    return 'same';
+  }
+  if (!tip) {
+    st.index = await SearchIndex.create();
+    st.tip = null;
+    st.last = { mode: 'empty', changed: 0, ms: 0 };
+    return 'rebuild';
+  }
+  if (st.tip && (await store.hasCommit(st.tip))) {
+    const changes = await store.diffPaths(st.tip, tip, 'memories');
+    const ids = changes.map((c) => ({ ...c, id: idFromPath(c.path) })).filter((c) => c.id);
+    // old bodies leave the full-text index with their tokens
+    const olds = ids.map((c) => st.index.docs.get(c.id!)).filter((d): d is SearchDoc => !!d);
+    const oldBlobs = await store.catFile.readMany(olds.map((d) => d.oid ?? '0'.repeat(40)));
+    const oldBody = new Map<string, string>();
+    olds.forEach((d, i) => {
+      const b = oldBlobs[i];
+      if (!b) return;
+      try {
+        oldBody.set(d.id, parseRecord(b.content.toString('utf8')).body);
+      } catch {}
+    });
+    for (const c of ids) st.index.remove(c.id!, oldBody.get(c.id!));
+    const adds = ids.filter((c) => c.oid);
+    await addRecords(
+      store,
+      st.index,
+      adds.map((c) => ({ id: c.id!, oid: c.oid!, path: c.path })),
+    );
+    st.tip = tip;
+    st.pending += ids.length;
+    st.last = { mode: 'incremental', changed: ids.length, ms: 0 };
+    return 'incremental';
+  }
+  // no usable base: build from the whole tree
+  const index = await SearchIndex.create();
+  const entries = (await store.lsTree(tip, 'memories')).filter((e) => idFromPath(e.path));
+  await addRecords(
+    store,
+    index,
+    entries.map((e) => ({ id: idFromPath(e.path)!, oid: e.oid, path: e.path })),
+  );
+  if (st.index.vectors) index.vectors = { ...st.index.vectors, byId: new Map() };
+  st.index = index;
+  st.tip = tip;
+  st.savedTip = null;
+  st.pending = 0;
+  st.last = { mode: 'rebuild', changed: entries.length, ms: 0 };
+  return 'rebuild';
+}
+
+async function addRecords(
+  store: Store,
+  index: SearchIndex,
+  items: Array<{ id: string; oid: string; path: string }>,
+): Promise<void> {
+  const CHUNK = 2000;
+  for (let i = 0; i < items.length; i += CHUNK) {
+    const part = items.slice(i, i + CHUNK);
+    const blobs = await store.catFile.readMany(part.map((p) => p.oid));
+    part.forEach((p, j) => {
+      const b = blobs[j];
+      if (!b) return;
+      let r: MemoryRecord;
+      try {
+        r = parseRecord(b.content.toString('utf8'), p.path);
+      } catch (e) {
+        if (e instanceof RecordParseError) return; // malformed records are reported by doctor, never crash search
+        throw e;
+      }
+      if (r.id !== p.id) return;
+      index.put(r, p.oid);
+    });
+  }
+}
+
+/** Embeds records whose content hash has no vector of this lineage yet. Failures leave them text-only. */
+async function embedMissing(st: IndexState): Promise<void> {
+  const p = st.provider;
+  if (!p || !st.lineage) return;
+  const idx = st.index;
+  if (!idx.vectors || idx.vectors.lineageKey !== st.lineage) {
+    idx.vectors = { lineageKey: st.lineage, dim: p.lineage.dimension, byId: new Map(), byHash: new Map() };
+  }
+  const table = idx.vectors;
+  const missing: SearchDoc[] = [];
+  for (const d of idx.docs.values()) {
+    if (table.byId.has(d.id)) continue;
+    const v = table.byHash.get(d.hash);
+    if (v) table.byId.set(d.id, v);
+    else missing.push(d);
+  }
+  if (!missing.length) return;
+  // bodies come from the Orama document store when present, else the title and tags
+  for (let i = 0; i < missing.length; i += 64) {
+    const part = missing.slice(i, i + 64);
+    const texts = part.map((d) => {
+      const stored = idx.orama.getByID(idx.db, d.id) as { body?: string } | undefined;
+      return embedText({ title: d.title, tags: d.tags, body: stored?.body ?? '' });
+    });
+    const vecs = await embedSafe(p, texts, 10_000);
+    if (!vecs) return;
+    part.forEach((d, j) => {
+      table.byId.set(d.id, vecs[j]);
+      table.byHash.set(d.hash, vecs[j]);
+    });
+    st.pending += part.length;
+  }
+}
+
+/** Writes the snapshot atomically (temp files, then renames; index.json last). */
+export function saveSnapshot(store: Store, st: IndexState): void {
+  if (!st.tip) return;
+  try {
+    const dir = indexDir(store);
+    mkdirSync(dir, { recursive: true });
+    const snap: Snapshot = {
+      format: INDEX_FORMAT,
+      tip: st.tip,
+      lineage: st.lineage,
+      docs: [...st.index.docs.values()],
+      orama: st.index.saveRaw(),
+    };
+    const tmpSuffix = `.${process.pid}.${Date.now()}.tmp`;
+    const v = st.index.vectors;
+    if (st.lineage && v && v.lineageKey === st.lineage && v.byId.size) {
+      const ids = [...v.byId.keys()].filter((id) => st.index.docs.has(id));
+      const arr = new Float32Array(ids.length * v.dim);
+      for (let i = 0; i < ids.length; i++) arr.set(v.byId.get(ids[i])!.subarray(0, v.dim), i * v.dim);
+      snap.vecIds = ids;
+      snap.vecHashes = ids.map((id) => st.index.docs.get(id)!.hash);
+      snap.dim = v.dim;
+      writeFileSync(
+        join(dir, `vectors.f32${tmpSuffix}`),
+        Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength),
+      );
+      renameSync(join(dir, `vectors.f32${tmpSuffix}`), join(dir, 'vectors.f32'));
+    }
+    writeFileSync(join(dir, `index.json${tmpSuffix}`), JSON.stringify(snap));
+    renameSync(join(dir, `index.json${tmpSuffix}`), join(dir, 'index.json'));
+    st.savedTip = st.tip;
+    st.pending = 0;
+  } catch {
+    // a read-only .git only costs speed: the index is derived data
+  }
+}
+
+/** Deletes the cache (memory and disk). */
+export function dropIndex(store: Store): void {
+  forgetIndex(store);
+  rmSync(indexDir(store), { recursive: true, force: true });
+}
+
+/** The stamp on disk, for `reindex --status` and tests. */
+export function readStamp(
+  store: Store,
+): { tip: string; format: number; lineage: string | null; docs: number } | null {
+  try {
+    const snap = JSON.parse(readFileSync(join(indexDir(store), 'index.json'), 'utf8')) as Snapshot;
+    return { tip: snap.tip, format: snap.format, lineage: snap.lineage, docs: snap.docs.length };
+  } catch {
+    return null;
+  }
+}

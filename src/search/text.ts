@@ -1,0 +1,205 @@
+/**
+ * Text analysis shared by the index, the ranker and duplicate detection:
+ * one tokenizer (lowercase, split on non-word characters and camelCase,
+ * English stop words, Porter stemming), so a query and a record are always
+ * cut the same way. Pure; no Orama import (the CLI's fast path needs it).
+ */
+
+const STOP = new Set(
+  (
+    'a an and are as at be been but by can could do does did for from had has have how i if in into is it its ' +
+    'me my no not of on or our so such that the their them then there these they this to too up us was we were ' +
+    'what when where which while who why will with would you your here also just than via about after before ' +
+    'should shall may might any all some each other only own same very s t'
+  ).split(' '),
+);
+
+export function isStopWord(w: string): boolean {
+  return STOP.has(w);
+}
+
+// ---------------------------------------------------------------- Porter stemmer
+// The classic Porter (1980) algorithm, written from the published description
+// (https://tartarus.org/martin/PorterStemmer/), with precompiled expressions.
+const c = '[^aeiou]';
+const v = '[aeiouy]';
+const C = `${c}[^aeiouy]*`;
+const V = `${v}[aeiou]*`;
+const MGR0 = new RegExp(`^(${C})?${V}${C}`);
+const MEQ1 = new RegExp(`^(${C})?${V}${C}(${V})?$`);
+const MGR1 = new RegExp(`^(${C})?${V}${C}${V}${C}`);
+const SV = new RegExp(`^(${C})?${v}`);
+const CVC = new RegExp(`^${C}${v}[^aeiouwxy]$`);
+const STEP2: Record<string, string> = {
+  ational: 'ate',
+  tional: 'tion',
+  enci: 'ence',
+  anci: 'ance',
+  izer: 'ize',
+  bli: 'ble',
+  alli: 'al',
+  entli: 'ent',
+  eli: 'e',
+  ousli: 'ous',
+  ization: 'ize',
+  ation: 'ate',
+  ator: 'ate',
+  alism: 'al',
+  iveness: 'ive',
+  fulness: 'ful',
+  ousness: 'ous',
+  aliti: 'al',
+  iviti: 'ive',
+  biliti: 'ble',
+  logi: 'log',
+};
+const STEP3: Record<string, string> = {
+  icate: 'ic',
+  ative: '',
+  alize: 'al',
+  iciti: 'ic',
+  ical: 'ic',
+  ful: '',
+  ness: '',
+};
+const RE_STEP2 =
+  /^(.+?)(ational|tional|enci|anci|izer|bli|alli|entli|eli|ousli|ization|ation|ator|alism|iveness|fulness|ousness|aliti|iviti|biliti|logi)$/;
+const RE_STEP3 = /^(.+?)(icate|ative|alize|iciti|ical|ful|ness)$/;
+const RE_STEP4 = /^(.+?)(al|ance|ence|er|ic|able|ible|ant|ement|ment|ent|ou|ism|ate|iti|ous|ive|ize)$/;
+const RE_STEP4B = /^(.+?)(s|t)(ion)$/;
+
+const stemCache = new Map<string, string>();
+
+export function stem(word: string): string {
+  if (word.length < 3 || /\d/.test(word)) return word;
+  const hit = stemCache.get(word);
+  if (hit !== undefined) return hit;
+  let w = word;
+  const firstY = w[0] === 'y';
+  if (firstY) w = `Y${w.slice(1)}`;
+  // step 1a
+  let m = /^(.+?)(ss|i)es$/.exec(w) ?? /^(.+?)([^s])s$/.exec(w);
+  if (m) w = m[1] + m[2];
+  // step 1b
+  m = /^(.+?)eed$/.exec(w);
+  if (m) {
+    if (MGR0.test(m[1])) w = w.slice(0, -1);
+  } else {
+    m = /^(.+?)(ed|ing)$/.exec(w);
+    if (m && SV.test(m[1])) {
+      w = m[1];
+      if (/(at|bl|iz)$/.test(w)) w += 'e';
+      else if (/([^aeiouylsz])\1$/.test(w)) w = w.slice(0, -1);
+      else if (CVC.test(w)) w += 'e';
+    }
+  }
+  // step 1c
+  m = /^(.+?)y$/.exec(w);
+  if (m && SV.test(m[1])) w = `${m[1]}i`;
+  // step 2
+  m = RE_STEP2.exec(w);
+  if (m && MGR0.test(m[1])) w = m[1] + STEP2[m[2]];
+  // step 3
+  m = RE_STEP3.exec(w);
+  if (m && MGR0.test(m[1])) w = m[1] + STEP3[m[2]];
+  // step 4
+  m = RE_STEP4.exec(w);
+  if (m) {
+    if (MGR1.test(m[1])) w = m[1];
+  } else {
+    m = RE_STEP4B.exec(w);
+    if (m && MGR1.test(m[1] + m[2])) w = m[1] + m[2];
+  }
+  // step 5
+  m = /^(.+?)e$/.exec(w);
+  if (m && (MGR1.test(m[1]) || (MEQ1.test(m[1]) && !CVC.test(m[1])))) w = m[1];
+  if (/ll$/.test(w) && MGR1.test(w)) w = w.slice(0, -1);
+  if (firstY) w = `y${w.slice(1)}`;
+  if (stemCache.size > 50_000) stemCache.clear();
+  stemCache.set(word, w);
+  return w;
+}
+
+// ---------------------------------------------------------------- tokenizer
+
+/** Raw words: lowercase, split on anything but letters/digits, camelCase split too (both forms kept). */
+export function words(text: string): string[] {
+  const out: string[] = [];
+  const parts = text.split(/[^\p{L}\p{N}]+/u);
+  for (const p of parts) {
+    if (!p) continue;
+    const lower = p.toLowerCase();
+    out.push(lower);
+    // fooBar / FooBARBaz → foo bar; keeps the joined form as well
+    if (/[a-z][A-Z]/.test(p)) {
+      for (const s of p.split(/(?<=[a-z])(?=[A-Z])/)) if (s.length > 1) out.push(s.toLowerCase());
+    }
+  }
+  return out;
+}
+
+/** Index terms of a text: words minus stop words, stemmed. Duplicates kept (term frequency). */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    if (STOP.has(w) || w.length > 64) continue;
+    out.push(stem(w));
+  }
+  return out;
+}
+
+/** Distinct terms, in first-seen order. */
+export function termSet(text: string): string[] {
+  return [...new Set(terms(text))];
+}
+
+/** Path pieces used for proximity: ["packages/db/src/pool.ts", "packages/db/src", "packages/db", "packages"]. */
+export function pathAncestors(path: string): string[] {
+  const parts = normalizePath(path).split('/').filter(Boolean);
+  const out: string[] = [];
+  for (let i = parts.length; i > 0; i--) out.push(parts.slice(0, i).join('/'));
+  return out;
+}
+
+export function normalizePath(p: string): string {
+  return p.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+/g, '/').replace(/\/$/, '');
+}
+
+/** The package root of a path in a monorepo-ish layout (apps/web, packages/db, services/api, libs/x), else the top folder. */
+export function packageOf(path: string): string {
+  const parts = normalizePath(path).split('/');
+  if (
+    parts.length >= 2 &&
+    /^(apps|packages|services|libs|lib|modules|crates|plugins|tools|infra|components)$/.test(parts[0])
+  ) {
+    return `${parts[0]}/${parts[1]}`;
+  }
+  return parts.length > 1 ? parts[0] : '';
+}
+
+/** Words of a path useful as soft query context: packages/db/src/pool.ts → db, pool. */
+export function pathWords(path: string): string[] {
+  const generic = new Set([
+    'src',
+    'lib',
+    'apps',
+    'packages',
+    'services',
+    'libs',
+    'test',
+    'tests',
+    'index',
+    'ts',
+    'js',
+    'tsx',
+    'jsx',
+    'mjs',
+    'md',
+    'yml',
+    'yaml',
+    'json',
+    'main',
+    'app',
+  ]);
+  return [...new Set(terms(normalizePath(path).replace(/\.[a-z0-9]+$/i, '')))].filter((t) => !generic.has(t));
+}
