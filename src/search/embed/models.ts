@@ -146,7 +146,7 @@ export async function pullModel(
     throw err(
       'E_REMOTE',
       `cannot download embedding model ${model} from ${host}: ${why}`,
-      'check the network (or set embedding-model-host / HF_ENDPOINT to a mirror), or copy a model folder and set embedding-model-path',
+      'check the network, set embedding-model-host or HF_ENDPOINT to a mirror, or copy a model folder and set embedding-model-path',
     );
   } finally {
     clearTimeout(timer);

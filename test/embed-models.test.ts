@@ -1,0 +1,163 @@
+/** `git mem models list|pull|status`: local models, the explicit download opt-in, provider status. */
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tinyModelFiles, writeTinyModel } from '../src/search/embed/tiny-model.js';
+import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
+
+const servers: Server[] = [];
+afterAll(() => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
+
+async function closedPortUrl(): Promise<string> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return `http://127.0.0.1:${port}/`;
+}
+
+/** A model hub on 127.0.0.1 serving the tiny model at /{model}/resolve/main/{file}, like huggingface.co. */
+async function fakeHub(model: string): Promise<{ url: string; requests: string[] }> {
+  const files = tinyModelFiles();
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    const prefix = `/${model}/resolve/main/`;
+    const body = req.url?.startsWith(prefix)
+      ? files.get(decodeURIComponent(req.url.slice(prefix.length)))
+      : undefined;
+    if (body === undefined) {
+      res.writeHead(404).end('Entry not found');
+      return;
+    }
+    const buf = Buffer.from(body as Uint8Array | string);
+    res.writeHead(200, { 'content-length': buf.length, 'content-type': 'application/octet-stream' });
+    res.end(req.method === 'HEAD' ? undefined : buf);
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, requests };
+}
+
+let r: TestRepo;
+let home: string;
+
+beforeAll(async () => {
+  r = makeRepo({ commit: true });
+  home = r.env.GIT_MEM_HOME!;
+  await r.memJson(['init']);
+});
+
+describe('git mem models', () => {
+  it('status: embeddings are off by default', async () => {
+    const s = await r.memJson(['models', 'status']);
+    expect(s).toMatchObject({ provider: 'none', enabled: false, lineage: null, settings: {}, cache: [] });
+    const human = await r.mem(['models', 'status']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('provider: none (embeddings off; search uses text only)');
+  });
+
+  it('pull fails with one clear line when the hub cannot be reached, and leaves nothing behind', async () => {
+    const host = await closedPortUrl();
+    const res = await r.mem(['models', 'pull', 'acme/some-model', '--host', host]);
+    expect(res.code).toBe(1);
+    const lines = res.stderr.trim().split('\n');
+    expect(lines.at(-1)).toMatch(
+      new RegExp(
+        `^git-mem: error: cannot download embedding model acme/some-model from ${host.replace(/[./]/g, '\\$&')}: .*\\(check the network`,
+      ),
+    );
+    expect(lines.at(-1)).toMatch(/ECONNREFUSED|fetch failed/);
+    expect(existsSync(join(home, 'models', 'acme', 'some-model'))).toBe(false);
+    const json = await r.mem(['models', 'pull', 'acme/some-model', '--host', host, '--json']);
+    expect(JSON.parse(json.stdout).error.code).toBe('E_REMOTE');
+  });
+
+  it('pull takes the hub from embedding-model-host and rejects bad model ids', async () => {
+    const host = await closedPortUrl();
+    await r.mem(['config', 'set', 'embedding-model-host', host, '--local']);
+    const res = await r.mem(['models', 'pull', 'acme/other']);
+    expect(res.stderr).toContain(`from ${host}`);
+    await r.mem(['config', 'unset', 'embedding-model-host', '--local']);
+    const bad = await r.mem(['models', 'pull', '../../etc']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/"\.\.\/\.\.\/etc" is not a model id/);
+  });
+
+  it('pull downloads from a reachable hub into the models dir, then list and status see it', async () => {
+    const hub = await fakeHub('acme/tiny');
+    const pulled = await r.memJson(['models', 'pull', 'acme/tiny', '--host', hub.url]);
+    expect(pulled).toMatchObject({ model: 'acme/tiny', dimension: 384, dtype: 'fp32', modelType: 'bert' });
+    expect(pulled.dir).toBe(join(home, 'models', 'acme', 'tiny'));
+    expect(existsSync(join(pulled.dir, 'onnx', 'model.onnx'))).toBe(true);
+    expect(hub.requests.some((q) => q.endsWith('/acme/tiny/resolve/main/onnx/model.onnx'))).toBe(true);
+
+    const list = await r.memJson(['models', 'list']);
+    expect(list).toEqual([expect.objectContaining({ name: 'acme/tiny', dimension: 384, modelType: 'bert' })]);
+
+    await r.mem(['config', 'set', 'embedding-provider', 'local', '--local']);
+    await r.mem(['config', 'set', 'embedding-model', 'acme/tiny', '--local']);
+    const s = await r.memJson(['models', 'status', '--check']);
+    expect(s).toMatchObject({
+      provider: 'local',
+      enabled: true,
+      lineage: { provider: 'local', dimension: 384, normalize: true },
+      check: { ok: true },
+      settings: { 'embedding-provider': { value: 'local', origin: 'local' } },
+    });
+    // the local provider never downloads: a second status makes no request to the hub
+    const before = hub.requests.length;
+    await r.memJson(['models', 'status', '--check']);
+    expect(hub.requests.length).toBe(before);
+  });
+
+  it('status names the problem and exits 1 when the configured model is missing', async () => {
+    const repo = makeRepo({ commit: true });
+    await repo.memJson(['init']);
+    await repo.mem(['config', 'set', 'embedding-provider', 'local', '--local']);
+    await repo.mem([
+      'config',
+      'set',
+      'embedding-model-path',
+      join(tmpDir('gm-nomodel-'), 'missing'),
+      '--local',
+    ]);
+    const res = await repo.mem(['models', 'status']);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/problem: no local embedding model at .*missing \(fix embedding-model-path\)/);
+  });
+
+  it('status lists the cached vector lineages of the repository', async () => {
+    const repo = makeRepo({ commit: true });
+    await repo.memJson(['init']);
+    const model = join(tmpDir('gm-m-'), 'tiny');
+    writeTinyModel(model);
+    await repo.mem(['config', 'set', 'embedding-provider', 'local', '--local']);
+    await repo.mem(['config', 'set', 'embedding-model-path', model, '--local']);
+    const { getEmbeddingProvider, VectorCache, contentHash } = await import('../src/search/embed/index.js');
+    const p = await getEmbeddingProvider(
+      { 'embedding-provider': 'local', 'embedding-model-path': model },
+      {},
+      { strict: true },
+    );
+    const c = new VectorCache(join(repo.dir, '.git', 'mem', 'vectors'), p!.lineage);
+    c.put(contentHash('x'), new Array(384).fill(0.05));
+    c.flush();
+    const s = await repo.memJson(['models', 'status']);
+    expect(s.cache).toEqual([{ lineage: s.lineageKey, count: 1, bytes: expect.any(Number), current: true }]);
+  });
+
+  it('list is empty without models and rejects unknown actions', async () => {
+    const repo = makeRepo();
+    expect(await repo.memJson(['models', 'list'])).toEqual([]);
+    const bad = await repo.mem(['models', 'download']);
+    expect(bad.code).toBe(2);
+  });
+});
