@@ -6,22 +6,25 @@ import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 
 export default defineCommand({
-  command: 'import',
+  command: 'import [file]',
   describe: 'import memories from JSON lines (one commit; "-" reads stdin)',
   builder: (y) =>
     y
+      .positional('file', { type: 'string', describe: 'same as --jsonl FILE' })
       .option('jsonl', { type: 'string', describe: 'file of JSON lines {id?, type, title, body, tags?, anchors?, …}' })
       .option('global', { type: 'boolean' })
       .option('allow-secret', { type: 'boolean' }),
   async run(a, ctx) {
-    if (a.jsonl === undefined) throw err('E_INVALID_ARG', 'nothing to import', 'pass --jsonl FILE (or --jsonl - for stdin)');
+    // `--jsonl -` reaches us as an empty --jsonl and a "-" positional
+    const source = a.jsonl || a.file || (a.jsonl === '' ? '-' : undefined);
+    if (source === undefined) throw err('E_INVALID_ARG', 'nothing to import', 'pass --jsonl FILE (or --jsonl - for stdin)');
     let text: string;
-    if (a.jsonl === '-') text = (await ctx.io.readStdin()) ?? '';
+    if (source === '-') text = (await ctx.io.readStdin()) ?? '';
     else {
       try {
-        text = readFileSync(resolve(ctx.cwd, String(a.jsonl)), 'utf8');
+        text = readFileSync(resolve(ctx.cwd, String(source)), 'utf8');
       } catch (e) {
-        throw err('E_INVALID_ARG', `cannot read ${a.jsonl}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+        throw err('E_INVALID_ARG', `cannot read ${source}: ${(e as NodeJS.ErrnoException).code ?? e}`, 'check the path');
       }
     }
     const store = await openStore(ctx, { global: a.global, create: true });

@@ -27,13 +27,23 @@ function encodeTime(ms: number): string {
 /** A new id; monotonic within one process even inside the same millisecond. */
 export function newId(now: number = Date.now()): string {
   if (now === lastTime) {
-    // increment the random part (base-32 digits) so ids stay ordered
-    for (let i = lastRandom.length - 1; i >= 0; i--) {
-      if (lastRandom[i] < 31) {
-        lastRandom[i]++;
-        break;
+    // Same millisecond: stay ordered by raising an early random digit and
+    // re-randomising the rest, so ids still differ near the front and
+    // abbreviate short (a plain +1 would make them share 25 characters).
+    const bytes = randomBytes(16);
+    let pos = 1;
+    while (pos >= 0 && lastRandom[pos] === 31) pos--;
+    if (pos < 0) {
+      for (let i = lastRandom.length - 1; i >= 0; i--) {
+        if (lastRandom[i] < 31) {
+          lastRandom[i]++;
+          break;
+        }
+        lastRandom[i] = 0;
       }
-      lastRandom[i] = 0;
+    } else {
+      lastRandom[pos]++;
+      for (let i = pos + 1; i < lastRandom.length; i++) lastRandom[i] = bytes[i] % 32;
     }
   } else {
     lastTime = now;

@@ -29,7 +29,7 @@ const RULES: Array<{ kind: string; re: RegExp; entropy?: number }> = [
   { kind: 'JSON Web Token', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   {
     kind: 'password or token assignment',
-    re: /\b(?:password|passwd|pwd|secret|token|api_?key|access_?key|auth_?token|client_?secret)\b["']?\s*[:=]\s*["']?([^\s"'`,;]{8,})/gi,
+    re: /(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:password|passwd|pwd|secret|token|api_?key|access_?key|auth_?token|client_?secret)(?:[_-][A-Za-z0-9]+)*["']?\s*[:=]\s*["']?([^\s"'`,;]{8,})/gi,
     entropy: 3.0,
   },
 ];

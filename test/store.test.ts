@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isolatedEnv, makeRepo, runCli, sh, type TestRepo, tmpDir } from './helpers.js';
+
+/** Hash of everything the user owns: HEAD, index, refs other than ours, and the working tree. */
+function userState(r: TestRepo): string {
+  const h = createHash('sha256');
+  const gitDir = join(r.dir, '.git');
+  h.update(readFileSync(join(gitDir, 'HEAD')));
+  if (existsSync(join(gitDir, 'index'))) h.update(readFileSync(join(gitDir, 'index')));
+  h.update(r.git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags'));
+  const walk = (d: string) => {
+    for (const e of readdirSync(d).sort()) {
+      if (e === '.git') continue;
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else h.update(p).update(readFileSync(p));
+    }
+  };
+  walk(r.dir);
+  return h.digest('hex');
+}
+
+const tip = (r: TestRepo) => r.git('rev-parse', '-q', '--verify', 'refs/memory').trim();
+
+describe('store invariants', () => {
+  it('never touches HEAD, the index or the working tree, in any command', async () => {
+    const r = makeRepo({ commit: true });
+    r.write('src/a.ts', 'export const a = 1;\n');
+    r.git('add', 'src/a.ts'); // staged, uncommitted
+    r.write('notes.txt', 'untracked\n');
+    const before = userState(r);
+    const { id } = await r.memJson(['add', '--title', 'A', '--content', 'body a', '--alias', 'x/a', '--type', 'rule', '--scope', 'src/**']);
+    const { id: id2 } = await r.memJson(['add', '--title', 'B', '--content', 'body b']);
+    const cmds = [
+      ['init'],
+      ['show', id],
+      ['list'],
+      ['update', id, '--add-tag', 'z', '--title', 'A2'],
+      ['history', id],
+      ['mv', id, 'x/b'],
+      ['supersede', id2, '--by', id],
+      ['rules', '--file', 'src/a.ts'],
+      ['stats'],
+      ['doctor'],
+      ['export'],
+      ['prune'],
+      ['config', 'set', 'context-budget', '3000', '--shared'],
+      ['config', 'list'],
+      ['rm', id2],
+    ];
+    for (const c of cmds) {
+      const res = await r.mem(c);
+      expect(res.code, `${c.join(' ')}: ${res.stderr}`).toBe(0);
+      expect(userState(r), c.join(' ')).toBe(before);
+    }
+    expect(r.git('status', '--porcelain')).toBe('A  src/a.ts\n?? notes.txt\n');
+  });
+
+  it('keeps a linear history with one commit per change and a descriptive message', async () => {
+    const r = makeRepo();
+    const { id } = await r.memJson(['add', '--title', 'First', '--content', 'one']);
+    await r.memJson(['update', id, '--content', 'two']);
+    await r.memJson(['rm', id]);
+    const log = r.git('log', '--format=%P|%s', 'refs/memory').trim().split('\n');
+    expect(log.map((l) => l.split('|')[1])).toEqual([
+      `mem: rm ${id.slice(0, 12)} "First"`,
+      `mem: update ${id.slice(0, 12)} "First" (body)`,
+      `mem: add ${id.slice(0, 12)} "First"`,
+    ]);
+    expect(log.every((l) => l.split('|')[0].split(' ').filter(Boolean).length <= 1)).toBe(true);
+    expect(r.git('cat-file', '-p', 'refs/memory:FORMAT')).toContain('format: 1');
+  });
+
+  it('uses a fallback identity when git has no user configured', async () => {
+    const env = isolatedEnv();
+    env.GIT_CONFIG_GLOBAL = join(tmpDir(), 'empty-gitconfig');
+    const r = makeRepo({ env });
+    const { id } = await r.memJson(['add', '--title', 'Anon', '--content', 'x']);
+    expect(r.git('log', '-1', '--format=%an <%ae>', 'refs/memory').trim()).toBe('git-mem <git-mem@localhost>');
+    expect((await r.memJson(['show', id])).author).toBe('git-mem <git-mem@localhost>');
+  });
+
+  it('works from a subdirectory, with GIT_DIR/GIT_WORK_TREE, and in linked worktrees (one shared store)', async () => {
+    const r = makeRepo({ commit: true });
+    r.write('a/b/c.txt', 'x\n');
+    const { id } = await r.memJson(['add', '--title', 'From subdir', '--content', 'x'], { cwd: join(r.dir, 'a', 'b') });
+    const outside = tmpDir();
+    const viaEnv = await runCli(['list', '--json'], { cwd: outside, env: { ...r.env, GIT_DIR: join(r.dir, '.git'), GIT_WORK_TREE: r.dir } });
+    expect(viaEnv.code).toBe(0);
+    expect(JSON.parse(viaEnv.stdout).map((x: { id: string }) => x.id)).toEqual([id]);
+    const wt = join(tmpDir(), 'wt');
+    r.git('worktree', 'add', '-q', wt);
+    const fromWt = await runCli(['add', '--title', 'From worktree', '--content', 'y', '--json'], { cwd: wt, env: r.env });
+    expect(fromWt.code).toBe(0);
+    const all = await r.memJson(['list']);
+    expect(all.map((x: { title: string }) => x.title).sort()).toEqual(['From subdir', 'From worktree']);
+    expect(existsSync(join(r.dir, '.git', 'mem'))).toBe(true);
+    expect(readdirSync(join(r.dir, '.git', 'worktrees')).some((w) => existsSync(join(r.dir, '.git', 'worktrees', w, 'mem')))).toBe(false);
+  });
+
+  it('answers --at a memory commit, a code revision or a date', async () => {
+    const r = makeRepo({ commit: true });
+    const env = { ...r.env, GIT_COMMITTER_DATE: '2026-01-01T10:00:00Z', GIT_AUTHOR_DATE: '2026-01-01T10:00:00Z' };
+    // fast-import stamps commits with the wall clock; make the history deterministic with two real gaps
+    const { id: a } = await r.memJson(['add', '--title', 'Old fact', '--content', 'v1']);
+    const first = tip(r);
+    await new Promise((res) => setTimeout(res, 1100));
+    sh('git', ['tag', 'v1.2'], r.dir, env);
+    await new Promise((res) => setTimeout(res, 1100));
+    await r.memJson(['update', a, '--content', 'v2']);
+    await r.memJson(['add', '--title', 'New fact', '--content', 'later']);
+    expect((await r.memJson(['list'])).length).toBe(2);
+    expect((await r.memJson(['list', '--at', first])).map((x: { id: string }) => x.id)).toEqual([a]);
+    expect((await r.memJson(['show', a, '--at', 'v1.2'])).body).toBe('v1\n');
+    expect((await r.memJson(['show', a])).body).toBe('v2\n');
+    const bad = await r.mem(['list', '--at', 'no-such-rev']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/cannot resolve --at "no-such-rev"/);
+  });
+});
+
+describe('resolution', () => {
+  it('resolves unique prefixes (any case) and aliases; ambiguous prefixes list the candidates', async () => {
+    const r = makeRepo();
+    const lines = Array.from({ length: 3 }, (_, i) => JSON.stringify({ title: `T${i}`, body: 'b', type: 'decision' })).join('\n');
+    const imp = await r.memJson(['import', '--jsonl', '-'], { stdin: lines });
+    const ids: string[] = imp.ids;
+    // ids made together share a time prefix: their longest common prefix is ambiguous
+    let n = 0;
+    while (ids.every((id) => id[n] === ids[0][n])) n++;
+    const common = ids[0].slice(0, n);
+    expect(n).toBeGreaterThanOrEqual(6);
+    const amb = await r.mem(['show', common.toLowerCase()]);
+    expect(amb.code).toBe(2);
+    expect(amb.stderr).toMatch(/is ambiguous: 3 memories match/);
+    for (const id of ids) expect(amb.stderr).toContain(id.slice(0, 12));
+    for (const id of ids) expect((await r.memJson(['show', id.slice(0, 16).toLowerCase()])).id).toBe(id);
+    await r.memJson(['mv', ids[1], 'standards/ts/eslint']);
+    expect((await r.memJson(['show', 'standards/ts/eslint'])).id).toBe(ids[1]);
+    expect((await r.memJson(['list', 'standards/ts/'])).map((x: { id: string }) => x.id)).toEqual([ids[1]]);
+    expect((await r.memJson(['list', 'standards'])).map((x: { id: string }) => x.id)).toEqual([ids[1]]);
+    const missing = await r.mem(['show', 'nope/nothing']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/no memory matches "nope\/nothing"/);
+  });
+});
