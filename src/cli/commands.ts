@@ -1,6 +1,9 @@
 /** Every `git mem` command, one file each. Add new commands here. */
 import type { CommandDef } from './command.js';
 import add from './add.js';
+import check from './check.js';
+import reanchor from './reanchor.js';
+import stale from './stale.js';
 import config from './config.js';
 import doctor from './doctor.js';
 import exportCmd from './export.js';
@@ -14,8 +17,11 @@ import models from './models.js';
 import mv from './mv.js';
 import prune from './prune.js';
 import rm from './rm.js';
+import mcp from './mcp.js';
 import rules from './rules.js';
 import search from './search.js';
+import contextPack from './context-pack.js';
+import reindex from './reindex.js';
 import show from './show.js';
 import stats from './stats.js';
 import supersede from './supersede.js';
@@ -24,6 +30,10 @@ import sync from './sync.js';
 import pull from './pull.js';
 import push from './push.js';
 import remote from './remote.js';
+import sessions from './sessions.js';
+import checkpoint from './checkpoint.js';
+import review from './review.js';
+import strategy from './strategy.js';
 
 export const commands: CommandDef[] = [
   init,
@@ -42,12 +52,22 @@ export const commands: CommandDef[] = [
   doctor,
   config,
   rules,
+  mcp,
   search,
+  contextPack,
+  reindex,
   hooks,
   hook,
+  check,
+  stale,
+  reanchor,
   models,
   sync,
   pull,
   push,
   remote,
+  sessions,
+  checkpoint,
+  review,
+  strategy,
 ];

@@ -36,5 +36,8 @@ export async function addHooks(_ctx: Ctx, _store: Store, a: Record<string, any>)
     const hash = s.lastIndexOf('#');
     anchors.push(hash > 0 ? { path: s.slice(0, hash), symbol: s.slice(hash + 1) } : { path: '', symbol: s });
   }
-  return { anchors };
+  // anchors: completed inside the add transaction (blob ids, hashes, symbols; blobs kept reachable)
+  const anchorHooks = anchors.length ? (await import('../anchors/add-hooks.js')).anchorAddHooks(_ctx.cwd, _store) : {};
+  // likely duplicates stop the add unless --force (src/search/add-hook.ts)
+  return { beforeAdd: (await import('../search/add-hook.js')).duplicateGuard(_ctx, _store, a), anchors, ...anchorHooks };
 }

@@ -1,0 +1,790 @@
+/**
+ * Checking anchors against a code commit (or the working tree) and recording
+ * the verdicts in one memory commit.
+ *
+ * Cheap when nothing changed: the blob at the anchor's path in the target is
+ * compared with the anchored blob (one `ls-tree`, no file read). Precise when
+ * something did: the range is mapped through a line diff of the two blobs
+ * (read through `cat-file --batch`), the text searched for where the diff
+ * touched it, renames and deletions taken from one whole-tree `diff-tree -M`
+ * per anchor commit (shared by every anchor made at that commit), symbols
+ * found again by qualified name, then by body hash.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { applyPatch } from '../commands/memory.js';
+import { err } from '../errors.js';
+import type { Store } from '../gitstore/store.js';
+import { type Anchor, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
+import { diffLines } from './diff.js';
+import {
+  commitExists,
+  readBlobs,
+  renameDiff,
+  revParse,
+  type TreeChange,
+  touchedPaths,
+  treeBlobs,
+  worktreeBlobs,
+} from './gitio.js';
+import { type AnchorIndex, anchorIndex, indexRecord, saveIndex } from './index-cache.js';
+import { AnchorPreparer, anchorBlobPath } from './prepare.js';
+import { contextScore, findCandidates, relocate } from './relocate.js';
+import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
+import { normLine, splitLines } from './text.js';
+import {
+  type BaseState,
+  baseOf,
+  type Current,
+  type FullAnchor,
+  isComplete,
+  type Loc,
+  locString,
+  STALE_VERDICTS,
+  type Verdict,
+  type VerdictStatus,
+} from './types.js';
+
+export interface CheckOptions {
+  /** Code revision to check against (default HEAD). */
+  target?: string;
+  /** Check against the working tree (reports only; nothing is recorded). */
+  worktree?: boolean;
+  /** Only anchors of files changed between this revision and the target. */
+  since?: string;
+  /** Only anchors of these repository paths. */
+  paths?: readonly string[];
+  /** Only these record ids. */
+  ids?: readonly string[];
+  dryRun?: boolean;
+  now?: Date;
+  /** Commit message subject prefix (default "mem: check"). */
+  label?: string;
+}
+
+export interface AnchorResult {
+  id: string;
+  title: string;
+  index: number;
+  /** The anchor after the check (completed, relocated). */
+  anchor: FullAnchor;
+  verdict: Verdict;
+  stale: boolean;
+}
+
+export interface StatusChange {
+  id: string;
+  title: string;
+  from: string;
+  to: string;
+  reasons: string[];
+}
+
+export interface CheckReport {
+  /** The code commit checked, or "worktree". */
+  target: string;
+  memoryCommit: string | null;
+  recorded: boolean;
+  checked: number;
+  results: AnchorResult[];
+  changes: StatusChange[];
+  written: number;
+}
+
+const CROSS_FILE_CAP = 300;
+
+interface Work {
+  id: string;
+  index: number;
+}
+
+/** The outcome for one anchor before it is turned into a Verdict. */
+interface Outcome {
+  status: VerdictStatus;
+  reason: string;
+  confidence: number;
+  to: Loc | null;
+  /** New last-known-intact state (moves, renames). */
+  current?: Current;
+  /** The completed anchor (imports). */
+  completed?: FullAnchor;
+}
+
+export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<CheckReport> {
+  const repo = store.repo;
+  if (!repo.workTree && opts.worktree)
+    throw err('E_INVALID_ARG', '--worktree needs a work tree', 'run inside a checkout');
+  const now = (opts.now ?? new Date()).toISOString();
+  const tip = await store.tip();
+  let target: string | null = null;
+  if (!opts.worktree) {
+    const rev = opts.target ?? 'HEAD';
+    target = await revParse(repo, rev);
+    if (!target)
+      throw err(
+        'E_REV',
+        `cannot resolve "${rev}" to a commit`,
+        rev === 'HEAD' ? 'make a first commit' : 'pass a commit, branch or tag',
+      );
+  }
+  const targetName = target ?? 'worktree';
+  const idx = await anchorIndex(store, tip);
+  let pathFilter: Set<string> | undefined = opts.paths ? new Set(opts.paths) : undefined;
+  if (opts.since) {
+    const from = await revParse(repo, opts.since);
+    if (!from) throw err('E_REV', `cannot resolve --since "${opts.since}"`, 'pass a commit, branch or tag');
+    const head = target ?? (await revParse(repo, 'HEAD'));
+    const touched = head ? await touchedPaths(repo, from, head) : [];
+    if (opts.worktree) touched.push(...(await worktreeBlobs(repo)).keys());
+    pathFilter = new Set([...(pathFilter ?? []), ...touched]);
+  }
+  const idFilter = opts.ids ? new Set(opts.ids) : undefined;
+  const cat = await store.catalogAt(tip);
+  const title = (id: string) => cat.entries.get(id)?.title ?? '';
+
+  // 1. select anchors and look up the target blob of every anchored path
+  const selected: Array<{
+    id: string;
+    index: number;
+    p: string;
+    b: string | null;
+    stale: boolean;
+    incomplete: boolean;
+  }> = [];
+  for (const [id, rec] of idx.records) {
+    if (idFilter && !idFilter.has(id)) continue;
+    rec.anchors.forEach((a, index) => {
+      if (pathFilter && !pathFilter.has(a.p)) return;
+      selected.push({ id, index, p: a.p, b: a.b, stale: !!a.s, incomplete: !!a.i || !a.b });
+    });
+  }
+  const paths = [...new Set(selected.map((s) => s.p))];
+  const tblobs = opts.worktree
+    ? await worktreeBlobs(repo, paths)
+    : await treeBlobs(repo, target!, !pathFilter && paths.length > 2000 ? undefined : paths);
+
+  const results: AnchorResult[] = [];
+  const work: Work[] = [];
+  for (const s of selected) {
+    if (!s.incomplete && !s.stale && tblobs.get(s.p) === s.b) {
+      // fast path: same blob, the text is where it was; nothing to read, nothing to write
+      results.push({
+        id: s.id,
+        title: title(s.id),
+        index: s.index,
+        anchor: { path: s.p },
+        verdict: {
+          status: 'fresh',
+          reason: 'same blob',
+          confidence: 1,
+          from: { path: s.p },
+          to: { path: s.p },
+          commit: targetName,
+          checked: now,
+        },
+        stale: false,
+      });
+    } else work.push({ id: s.id, index: s.index });
+  }
+
+  // 2. the anchors that need reading: load their records
+  const workIds = [...new Set(work.map((w) => w.id))];
+  const recBlobs = await store.catFile.readMany(workIds.map((id) => idx.records.get(id)!.oid));
+  const records = new Map<string, MemoryRecord>();
+  workIds.forEach((id, i) => {
+    const b = recBlobs[i];
+    if (b) records.set(id, parseRecord(b.content.toString('utf8'), recordPath(id)));
+  });
+
+  const ctx = new CheckContext(store, target, opts.worktree ? repo.workTree! : null, tblobs);
+  const outcomes = new Map<string, Map<number, Outcome>>();
+  for (const w of work) {
+    const rec = records.get(w.id);
+    const a = rec?.anchors[w.index];
+    if (!rec || !a) continue;
+    const o = await ctx.judge(a);
+    if (!outcomes.has(w.id)) outcomes.set(w.id, new Map());
+    outcomes.get(w.id)!.set(w.index, o);
+  }
+
+  // 3. apply to records (pure), collect results
+  const updated = new Map<string, MemoryRecord>();
+  const changes: StatusChange[] = [];
+  const newBlobs = new Set<string>();
+  for (const [id, byIndex] of outcomes) {
+    const rec = records.get(id)!;
+    const next = applyOutcomes(rec, byIndex, targetName, now, !opts.worktree);
+    next.record.anchors.forEach((a, i) => {
+      const o = byIndex.get(i);
+      if (!o) return;
+      const fa = a as FullAnchor;
+      results.push({
+        id,
+        title: rec.title,
+        index: i,
+        anchor: fa,
+        verdict: verdictOf(o, rec.anchors[i] as FullAnchor, targetName, now),
+        stale: STALE_VERDICTS.has(o.status),
+      });
+      if (o.completed?.blob) newBlobs.add(o.completed.blob);
+      if (o.current?.blob && !opts.worktree) newBlobs.add(o.current.blob);
+    });
+    if (next.changed) {
+      updated.set(id, next.record);
+      if (next.record.status !== rec.status) {
+        changes.push({
+          id,
+          title: rec.title,
+          from: rec.status,
+          to: next.record.status,
+          reasons: staleReasons(next.record),
+        });
+      }
+    }
+  }
+  results.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : x.index - y.index));
+
+  // 4. record
+  let memoryCommit: string | null = tip;
+  let recorded = false;
+  if (updated.size && !opts.dryRun && !opts.worktree) {
+    const label = opts.label ?? 'mem: check';
+    const staleN = results.filter((r) => r.stale).length;
+    const movedN = results.filter(
+      (r) => r.verdict.status === 'moved' || r.verdict.status === 'renamed',
+    ).length;
+    const res = await store.write(async (tx) => {
+      let n = 0;
+      for (const [id, rec] of updated) {
+        let cur: MemoryRecord;
+        try {
+          cur = await tx.get(id);
+        } catch {
+          continue; // removed meanwhile
+        }
+        const merged = tx.base === tip ? rec : rebase(cur, rec);
+        if (!merged) continue;
+        tx.putRecord(merged);
+        n++;
+      }
+      for (const b of newBlobs) tx.putOid(anchorBlobPath(b), b);
+      if (!n) return null;
+      return {
+        message: `${label} ${targetName.slice(0, 12)}: ${n} record${n === 1 ? '' : 's'} updated (${staleN} stale, ${movedN} moved)`,
+        value: n,
+      };
+    });
+    memoryCommit = res.commit;
+    recorded = res.commit !== tip;
+    if (recorded && res.attempts === 1) {
+      // keep the anchor index warm: we know exactly what changed
+      const next: AnchorIndex = { tip: res.commit, records: idx.records };
+      const { serializeRecord } = await import('../model/record.js');
+      const { blobId } = await import('./text.js');
+      for (const [id, rec] of updated) next.records.set(id, indexRecord(rec, blobId(serializeRecord(rec))));
+      saveIndex(store, next);
+    }
+  }
+  return {
+    target: targetName,
+    memoryCommit,
+    recorded,
+    checked: results.length,
+    results,
+    changes,
+    written: recorded ? updated.size : 0,
+  };
+}
+
+/** Re-applies our anchor updates onto a record that changed meanwhile (lost race); null when they no longer fit. */
+function rebase(cur: MemoryRecord, ours: MemoryRecord): MemoryRecord | null {
+  if (cur.anchors.length !== ours.anchors.length) return null;
+  for (let i = 0; i < cur.anchors.length; i++) {
+    const a = cur.anchors[i];
+    const b = ours.anchors[i];
+    if (a.path !== b.path || (a.hash && a.hash !== b.hash) || (a.blob && a.blob !== b.blob)) return null;
+  }
+  const out = structuredClone(cur);
+  applyPatch(
+    out,
+    { anchors: ours.anchors, status: ours.status, extra: { stale_reasons: ours.extra.stale_reasons } },
+    new Date().toISOString(),
+  );
+  return out;
+}
+
+function verdictOf(o: Outcome, before: FullAnchor, commit: string, now: string): Verdict {
+  const base = isComplete(before) ? baseOf(before) : null;
+  return {
+    status: o.status,
+    reason: o.reason,
+    confidence: round(o.confidence),
+    from: base ? loc(base.path, base.lines) : loc(before.path, before.lines),
+    to: o.to,
+    commit,
+    checked: now,
+  };
+}
+
+function loc(path: string, lines?: [number, number]): Loc {
+  return lines ? { path, lines: [lines[0], lines[1]] } : { path };
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
+
+export function staleReasons(r: MemoryRecord): string[] {
+  const out: string[] = [];
+  for (const a of r.anchors as FullAnchor[]) {
+    const v = a.verdict;
+    if (v && STALE_VERDICTS.has(v.status)) out.push(`${locString(v.from)}: ${v.status}: ${v.reason}`);
+  }
+  return out;
+}
+
+/**
+ * Writes outcomes into a copy of the record: completed anchors, new current
+ * locations, verdicts (only when they change what a reader should know), and
+ * the status: stale while any anchor is stale, active again once all are fine.
+ */
+export function applyOutcomes(
+  rec: MemoryRecord,
+  byIndex: Map<number, Outcome>,
+  commit: string,
+  now: string,
+  persistLocation: boolean,
+): { record: MemoryRecord; changed: boolean } {
+  const anchors: Anchor[] = rec.anchors.map((a) => ({ ...a }));
+  let touched = false;
+  for (const [i, o] of byIndex) {
+    const before = rec.anchors[i] as FullAnchor;
+    let a = anchors[i] as FullAnchor;
+    if (o.completed) {
+      a = { ...o.completed };
+      anchors[i] = a;
+      touched = true;
+    }
+    if (o.current && persistLocation) {
+      const prev = before.current;
+      if (
+        !prev ||
+        prev.path !== o.current.path ||
+        JSON.stringify(prev.lines) !== JSON.stringify(o.current.lines) ||
+        prev.blob !== o.current.blob
+      ) {
+        a.current = o.current;
+        touched = true;
+      }
+    }
+    const prevV = before.verdict;
+    const nowStale = STALE_VERDICTS.has(o.status);
+    const prevStale = !!prevV && STALE_VERDICTS.has(prevV.status);
+    const locChanged = !!o.current && a.current === o.current;
+    const needVerdict =
+      locChanged ||
+      !!o.completed ||
+      (nowStale &&
+        (!prevV ||
+          prevV.status !== o.status ||
+          prevV.reason !== o.reason ||
+          JSON.stringify(prevV.to) !== JSON.stringify(o.to))) ||
+      (!nowStale && prevStale);
+    if (needVerdict) {
+      a.verdict = verdictOf(o, before, commit, now);
+      touched = true;
+    }
+  }
+  if (!touched) return { record: rec, changed: false };
+  const next = structuredClone(rec);
+  const probe: MemoryRecord = { ...next, anchors };
+  const reasons = staleReasons(probe);
+  let status = rec.status;
+  const extra: Record<string, unknown> = {};
+  if (reasons.length) {
+    if (rec.status === 'active') status = 'stale';
+    if (status === 'stale') extra.stale_reasons = reasons;
+  } else if (rec.status === 'stale' && rec.extra.stale_reasons !== undefined) {
+    status = 'active';
+    extra.stale_reasons = undefined;
+  }
+  applyPatch(next, { anchors, status, extra }, now);
+  return { record: next, changed: true };
+}
+
+/** Per-run state: target blobs, cached blob contents, one rename diff per anchor commit. */
+class CheckContext {
+  private contents = new Map<string, string[] | null>();
+  private diffs = new Map<string, Promise<TreeChange[]>>();
+  private symbolCache = new Map<string, Promise<SymbolDef[]>>();
+  private preparer?: AnchorPreparer;
+
+  constructor(
+    readonly store: Store,
+    readonly target: string | null,
+    readonly worktreeRoot: string | null,
+    readonly tblobs: Map<string, string>,
+  ) {}
+
+  private async blobLines(oid: string): Promise<string[] | null> {
+    if (this.contents.has(oid)) return this.contents.get(oid)!;
+    const m = await readBlobs(this.store, [oid]);
+    const b = m.get(oid);
+    const v = b && !b.includes(0) ? splitLines(b.toString('utf8')) : null;
+    this.contents.set(oid, v);
+    return v;
+  }
+
+  /** Lines of a file in the target (working tree files are read from disk). */
+  private async targetLines(path: string, oid: string | undefined): Promise<string[] | null> {
+    if (this.worktreeRoot) {
+      const key = `wt:${path}`;
+      if (this.contents.has(key)) return this.contents.get(key)!;
+      let v: string[] | null = null;
+      try {
+        const b = readFileSync(join(this.worktreeRoot, path));
+        v = b.includes(0) ? null : splitLines(b.toString('utf8'));
+      } catch {}
+      this.contents.set(key, v);
+      return v;
+    }
+    return oid ? this.blobLines(oid) : null;
+  }
+
+  private diff(commit: string | null): Promise<TreeChange[]> {
+    if (!commit) return Promise.resolve([]);
+    let p = this.diffs.get(commit);
+    if (!p) {
+      p = (async () => {
+        if (commit === this.target) return [];
+        if (!(await commitExists(this.store.repo, commit))) return [];
+        return renameDiff(this.store.repo, commit, this.target);
+      })();
+      this.diffs.set(commit, p);
+    }
+    return p;
+  }
+
+  private symbols(lang: string, key: string, lines: readonly string[]): Promise<SymbolDef[]> {
+    let p = this.symbolCache.get(key);
+    if (!p) {
+      p = extractSymbols(lang, lines.join('\n')).catch(() => []);
+      this.symbolCache.set(key, p);
+    }
+    return p;
+  }
+
+  private current(
+    path: string,
+    lines: [number, number] | undefined,
+    blob: string | undefined,
+  ): Current | undefined {
+    if (!this.target || !blob) return undefined;
+    return { path, ...(lines ? { lines } : {}), blob, commit: this.target };
+  }
+
+  async judge(raw: Anchor): Promise<Outcome> {
+    if (!isComplete(raw)) {
+      const root = this.store.repo.workTree;
+      if (!root)
+        return {
+          status: 'deleted',
+          reason: 'cannot complete an anchor without a work tree',
+          confidence: 0.5,
+          to: null,
+        };
+      this.preparer ??= new AnchorPreparer(this.store, { cwd: root, repoRelative: true });
+      try {
+        const done = await this.preparer.complete(raw);
+        return {
+          status: 'fresh',
+          reason: `anchor completed at ${String(done.commit ?? 'worktree').slice(0, 12)}`,
+          confidence: 1,
+          to: loc(done.path, done.lines),
+          completed: done,
+        };
+      } catch (e) {
+        const msg = (e as Error).message;
+        return {
+          status: /no file|no symbol|no definition/.test(msg) ? 'deleted' : 'changed',
+          reason: `cannot complete the anchor: ${msg}`,
+          confidence: 0.6,
+          to: null,
+        };
+      }
+    }
+    const a = raw as FullAnchor;
+    const base = baseOf(a)!;
+    const tb = this.tblobs.get(base.path);
+    if (tb !== undefined && tb === base.blob) {
+      return {
+        status: 'fresh',
+        reason: 'same blob (code restored)',
+        confidence: 1,
+        to: loc(base.path, base.lines),
+      };
+    }
+    const blobLines = await this.blobLines(base.blob);
+    // the anchored blob may be gone (a shallow clone): fall back to the stored text
+    const oldLines = blobLines ?? (a.text !== undefined ? splitLines(a.text) : null);
+    const oldRange: [number, number] | undefined = blobLines
+      ? base.lines
+      : a.lines && oldLines
+        ? [1, oldLines.length]
+        : undefined;
+    if (!oldLines)
+      return {
+        status: 'changed',
+        reason: 'the anchored blob is missing and no text was stored',
+        confidence: 0.5,
+        to: null,
+      };
+    if (tb !== undefined) {
+      const newLines = await this.targetLines(base.path, tb);
+      if (!newLines)
+        return {
+          status: 'changed',
+          reason: `${base.path} is no longer a text file`,
+          confidence: 0.9,
+          to: { path: base.path },
+        };
+      return this.inFile(a, base, oldLines, oldRange, base.path, newLines, tb, false);
+    }
+    // the path is gone at the target: renamed (git's -M) or deleted
+    const changes = await this.diff(base.commit);
+    const ren = changes.find((c) => c.status === 'R' && c.oldPath === base.path);
+    if (ren) {
+      const newOid = this.worktreeRoot ? undefined : ren.newOid;
+      if (newOid && newOid === base.blob) {
+        return {
+          status: 'renamed',
+          reason: `file renamed to ${ren.newPath} (identical)`,
+          confidence: 1,
+          to: loc(ren.newPath, base.lines),
+          current: this.current(ren.newPath, base.lines, newOid),
+        };
+      }
+      const newLines = await this.targetLines(ren.newPath, newOid);
+      if (newLines)
+        return this.inFile(a, base, oldLines, oldRange, ren.newPath, newLines, newOid, true, ren.score);
+    }
+    const elsewhere = await this.searchElsewhere(a, base, oldLines, oldRange, changes, new Set([base.path]));
+    if (elsewhere) {
+      return {
+        ...elsewhere,
+        status: elsewhere.status === 'symbol_renamed' ? 'symbol_renamed' : 'renamed',
+        reason: `${base.path} is gone; ${elsewhere.reason}`,
+      };
+    }
+    return {
+      status: 'deleted',
+      reason: `${base.path} was deleted and the anchored text is found nowhere${base.commit ? '' : ' (no anchor commit to follow renames)'}`,
+      confidence: 0.95,
+      to: null,
+    };
+  }
+
+  /** Verdict when the file (same path or followed rename) exists in the target. */
+  private async inFile(
+    a: FullAnchor,
+    base: BaseState,
+    oldLines: string[],
+    oldRange: [number, number] | undefined,
+    newPath: string,
+    newLines: string[],
+    newOid: string | undefined,
+    renamed: boolean,
+    score?: number,
+  ): Promise<Outcome> {
+    const renamedNote = renamed
+      ? `file renamed to ${newPath}${score !== undefined ? ` (${score}% similar)` : ''}; `
+      : '';
+    const lang = a.sym ? languageOf(newPath) : undefined;
+    if (a.sym && lang) {
+      const defs = await this.symbols(lang, newOid ?? `wt:${newPath}`, newLines);
+      const o = symbolInFile(a, defs, base, newPath, renamed);
+      if (o.status !== 'symbol_removed') {
+        return {
+          ...o,
+          reason: renamedNote + o.reason,
+          current:
+            o.status === 'moved' || o.status === 'renamed'
+              ? this.current(newPath, o.to?.lines, newOid)
+              : undefined,
+        };
+      }
+      const changes = await this.diff(base.commit);
+      const elsewhere = await this.searchElsewhere(
+        a,
+        base,
+        oldLines,
+        oldRange,
+        changes,
+        new Set([base.path, newPath]),
+      );
+      if (elsewhere) return { ...elsewhere, reason: renamedNote + elsewhere.reason };
+      return { ...o, reason: renamedNote + o.reason };
+    }
+    const [start, end] = oldRange ?? [1, oldLines.length];
+    const d = diffLines(oldLines, newLines);
+    const r = relocate({
+      oldLines,
+      newLines,
+      start,
+      end,
+      hash: a.hash!,
+      wshash: a.wshash,
+      before: a.before,
+      after: a.after,
+      diff: d,
+    });
+    const range: [number, number] | undefined = oldRange || a.lines ? [r.start, r.end] : undefined;
+    if (r.kind !== 'lost') {
+      const same = !renamed && r.start === start && r.end === end;
+      const status: VerdictStatus = renamed ? 'renamed' : same ? 'fresh' : 'moved';
+      return {
+        status,
+        reason: renamedNote + r.reason,
+        confidence: r.confidence * (renamed && score !== undefined ? Math.max(0.8, score / 100) : 1),
+        to: loc(newPath, range),
+        // only a new place is worth a write; an unchanged range keeps its base
+        current: status === 'fresh' ? undefined : this.current(newPath, range, newOid),
+      };
+    }
+    // not in this file: moved to another file changed by the same history?
+    const changes = await this.diff(base.commit);
+    const elsewhere = await this.searchElsewhere(
+      a,
+      base,
+      oldLines,
+      oldRange,
+      changes,
+      new Set([base.path, newPath]),
+    );
+    if (elsewhere) return { ...elsewhere, reason: renamedNote + elsewhere.reason };
+    const mappedText = range ? newLines.slice(range[0] - 1, range[1]).join('\n') : newLines.join('\n');
+    const { tokenOverlap } = await import('./text.js');
+    const sim = Math.round(tokenOverlap(oldLines.slice(start - 1, end).join('\n'), mappedText) * 100);
+    const what = a.lines
+      ? `anchored lines edited (now ${locString(loc(newPath, range))}, ${sim}% of the text left)`
+      : `file content changed (${sim}% of the text left)`;
+    return {
+      status: 'changed',
+      reason: renamedNote + what,
+      confidence: r.confidence,
+      to: loc(newPath, range),
+    };
+  }
+
+  /** Looks for the anchored text (or symbol) in the other files a history changed. */
+  private async searchElsewhere(
+    a: FullAnchor,
+    base: BaseState,
+    oldLines: string[],
+    oldRange: [number, number] | undefined,
+    changes: TreeChange[],
+    exclude: Set<string>,
+  ): Promise<Outcome | null> {
+    const [start, end] = oldRange ?? [1, oldLines.length];
+    const needle = oldLines.slice(start - 1, end);
+    const probe = needle.map(normLine).reduce((x, y) => (y.length > x.length ? y : x), '');
+    const cands = changes.filter((c) => c.status !== 'D' && !exclude.has(c.newPath)).slice(0, CROSS_FILE_CAP);
+    const lang = a.sym ? languageOf(base.path) : undefined;
+    for (const c of cands) {
+      const newOid = this.worktreeRoot ? undefined : c.newOid;
+      const lines = await this.targetLines(c.newPath, newOid);
+      if (!lines) continue;
+      if (a.sym && lang && languageOf(c.newPath) === lang) {
+        const defs = await this.symbols(lang, newOid ?? `wt:${c.newPath}`, lines);
+        const hit = defs.find((d) => d.qualified === a.sym!.qualified && d.bodyHash === a.sym!.body_hash);
+        if (hit) {
+          const r: [number, number] = [hit.start, hit.end];
+          return {
+            status: 'moved',
+            reason: `symbol ${a.sym.qualified} found in ${c.newPath}:${hit.start}-${hit.end}`,
+            confidence: 0.9,
+            to: loc(c.newPath, r),
+            current: this.current(c.newPath, r, newOid),
+          };
+        }
+        continue;
+      }
+      if (a.sym) continue;
+      if (probe && !lines.some((l) => l.includes(probe.split(' ')[0]))) continue;
+      let found = findCandidates(lines, needle, a.hash!, a.wshash);
+      if (!found.length) continue;
+      if (c.status !== 'A' && c.oldOid && !/^0+$/.test(c.oldOid)) {
+        // the text must be new in that file, not a copy that was already there
+        const old = await this.blobLines(c.oldOid);
+        if (old && findCandidates(old, needle, a.hash!, a.wshash).length >= found.length) continue;
+      }
+      found = found
+        .map((f) => ({ f, s: contextScore(lines, f, a.before, a.after) }))
+        .sort((x, y) => y.s - x.s)
+        .map((x) => x.f);
+      const best = found[0];
+      const r: [number, number] = [best.start, best.end];
+      return {
+        status: 'moved',
+        reason: `text found in ${c.newPath}:${best.start}-${best.end}${c.status === 'A' ? ' (a new file)' : ''}`,
+        confidence: found.length === 1 ? 0.9 : 0.7,
+        to: loc(c.newPath, a.lines ? r : undefined),
+        current: this.current(c.newPath, a.lines ? r : undefined, newOid),
+      };
+    }
+    return null;
+  }
+}
+
+/** Symbol verdict within one file: by qualified name, then by body hash (a rename). Pure. */
+export function symbolInFile(
+  a: FullAnchor,
+  defs: readonly SymbolDef[],
+  base: BaseState,
+  newPath: string,
+  renamed: boolean,
+): Outcome {
+  const sym = a.sym!;
+  const hits = findSymbol(defs, sym.qualified).filter(
+    (d) => d.qualified === sym.qualified || d.name === sym.name,
+  );
+  const prefer = base.lines?.[0] ?? 0;
+  const byDist = (x: SymbolDef, y: SymbolDef) => Math.abs(x.start - prefer) - Math.abs(y.start - prefer);
+  const same = hits.filter((d) => d.bodyHash === sym.body_hash).sort(byDist);
+  if (same.length) {
+    const d = same[0];
+    const r: [number, number] = [d.start, d.end];
+    const inPlace = !renamed && base.lines && base.lines[0] === d.start && base.lines[1] === d.end;
+    return {
+      status: renamed ? 'renamed' : inPlace ? 'fresh' : 'moved',
+      reason: inPlace
+        ? `symbol ${sym.qualified} unchanged`
+        : `symbol ${sym.qualified} found at lines ${d.start}-${d.end}`,
+      confidence: same.length === 1 ? 0.98 : 0.8,
+      to: loc(newPath, r),
+    };
+  }
+  if (hits.length) {
+    const d = [...hits].sort(byDist)[0];
+    return {
+      status: 'changed',
+      reason: `symbol ${sym.qualified} edited`,
+      confidence: 0.95,
+      to: loc(newPath, [d.start, d.end]),
+    };
+  }
+  const renamedTo = defs.filter((d) => d.bodyHash === sym.body_hash && d.kind === sym.kind).sort(byDist);
+  if (renamedTo.length) {
+    const d = renamedTo[0];
+    return {
+      status: 'symbol_renamed',
+      reason: `symbol ${sym.qualified} renamed to ${d.qualified}`,
+      confidence: renamedTo.length === 1 ? 0.9 : 0.7,
+      to: { ...loc(newPath, [d.start, d.end]), symbol: d.qualified },
+    };
+  }
+  return {
+    status: 'symbol_removed',
+    reason: `symbol ${sym.qualified} no longer defined in ${newPath}`,
+    confidence: 0.9,
+    to: null,
+  };
+}

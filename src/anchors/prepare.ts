@@ -1,0 +1,303 @@
+/**
+ * Completing anchor specs (`--anchor PATH[:START[-END]]`, `--symbol [PATH#]NAME`,
+ * or anchors stored as given by an import) into full anchors: repository-relative
+ * path, the blob and commit the text was anchored at, both hashes, the text
+ * (≤ 4 KiB), 3 lines of context, and symbol information. Uncommitted content
+ * is written as a blob; every anchored blob is kept reachable from the memory
+ * commit under anchors/<xx>/<blob>.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { err } from '../errors.js';
+import { git } from '../gitstore/git.js';
+import type { Repo } from '../gitstore/repo.js';
+import type { Store, Tx } from '../gitstore/store.js';
+import type { Anchor } from '../model/record.js';
+import { revParse, writeBlob } from './gitio.js';
+import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
+import { blobId, capText, contextOf, hashLines, splitLines, wsHash } from './text.js';
+import type { FullAnchor } from './types.js';
+
+export function anchorBlobPath(blob: string): string {
+  return `anchors/${blob.slice(0, 2)}/${blob}`;
+}
+
+/** Normalises a user path to a repository-relative one; refuses escapes. */
+export function normalizeAnchorPath(root: string, cwd: string, p: string): string {
+  const raw = p.trim().replace(/\\/g, '/');
+  if (!raw) throw err('E_ANCHOR', 'an anchor needs a path', 'use --anchor PATH[:START[-END]]');
+  if (raw.includes('\0')) throw err('E_ANCHOR', 'invalid anchor path');
+  const abs = isAbsolute(raw) ? resolve(raw) : resolve(cwd, raw);
+  const rel = relative(root, abs);
+  if (!rel || rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+    throw err(
+      'E_ANCHOR',
+      `anchor path "${p}" is outside the repository`,
+      'anchor files inside this repository',
+    );
+  }
+  const out = rel.split(sep).join('/');
+  if (out === '.git' || out.startsWith('.git/')) throw err('E_ANCHOR', `cannot anchor to "${p}" inside .git`);
+  return out;
+}
+
+export interface PrepareOptions {
+  /** Directory relative paths are resolved from (the user's cwd). */
+  cwd: string;
+  /** Paths are already repository-relative (imports). */
+  repoRelative?: boolean;
+}
+
+interface Source {
+  content: Buffer;
+  blob: string;
+  commit: string | null;
+  worktree: boolean;
+}
+
+export class AnchorPreparer {
+  readonly notes: string[] = [];
+  private head?: Promise<string | null>;
+  constructor(
+    readonly store: Store,
+    readonly opts: PrepareOptions,
+  ) {}
+
+  get repo(): Repo {
+    return this.store.repo;
+  }
+
+  private root(): string {
+    if (!this.repo.workTree)
+      throw err('E_ANCHOR', 'anchors need a work tree', 'run git mem add inside a checkout (not --global)');
+    return this.repo.workTree;
+  }
+
+  private headCommit(): Promise<string | null> {
+    this.head ??= revParse(this.repo, 'HEAD');
+    return this.head;
+  }
+
+  /** The file content to anchor: the working tree when it differs from HEAD (then written as a blob), else HEAD's blob. */
+  private async source(path: string, pinned?: { commit?: string | null; blob?: string }): Promise<Source> {
+    if (pinned?.blob) {
+      const b = await this.store.readBlob(pinned.blob);
+      if (!b)
+        throw err(
+          'E_ANCHOR',
+          `anchor blob ${pinned.blob.slice(0, 12)} for ${path} is not in this repository`,
+          'fetch it or drop the blob field',
+        );
+      return {
+        content: b,
+        blob: pinned.blob,
+        commit: pinned.commit ?? (await this.headCommit()),
+        worktree: false,
+      };
+    }
+    if (pinned?.commit) {
+      const o = await this.store.catFile.read(`${pinned.commit}:${path}`);
+      if (o && o.type === 'blob')
+        return { content: o.content, blob: o.oid, commit: pinned.commit, worktree: false };
+    }
+    const head = await this.headCommit();
+    const atHead = head ? await this.store.catFile.read(`${head}:${path}`) : null;
+    const file = join(this.root(), path);
+    let disk: Buffer | undefined;
+    if (existsSync(file)) {
+      if (!statSync(file).isFile()) throw err('E_ANCHOR', `anchor path "${path}" is not a file`);
+      disk = readFileSync(file);
+    }
+    if (disk === undefined) {
+      if (atHead && atHead.type === 'blob')
+        return { content: atHead.content, blob: atHead.oid, commit: head, worktree: false };
+      throw err(
+        'E_ANCHOR',
+        `no file "${path}" in the working tree or at HEAD`,
+        'check the path (relative to the current directory)',
+      );
+    }
+    const id = blobId(disk);
+    if (atHead && atHead.type === 'blob' && atHead.oid === id)
+      return { content: disk, blob: id, commit: head, worktree: false };
+    const written = await writeBlob(this.repo, disk);
+    this.notes.push(
+      `anchored uncommitted content of ${path} (blob ${written.slice(0, 12)} written; commit it so others can follow the anchor)`,
+    );
+    return { content: disk, blob: written, commit: head, worktree: true };
+  }
+
+  async prepare(tx: Tx | null, specs: readonly Anchor[]): Promise<FullAnchor[]> {
+    const out: FullAnchor[] = [];
+    for (const spec of specs) {
+      const a = await this.complete(spec);
+      if (tx) tx.putOid(anchorBlobPath(a.blob!), a.blob!);
+      out.push(a);
+    }
+    return out;
+  }
+
+  /** Completes one spec. Fields already present (from an import) are kept. */
+  async complete(spec: Anchor): Promise<FullAnchor> {
+    const root = this.root();
+    let path = spec.path
+      ? this.opts.repoRelative
+        ? normalizeAnchorPath(root, root, spec.path)
+        : normalizeAnchorPath(root, this.opts.cwd, spec.path)
+      : '';
+    const symbolName = typeof spec.symbol === 'string' && spec.symbol ? spec.symbol : undefined;
+    let symDef: SymbolDef | undefined;
+    let lang: string | undefined;
+    if (!path) {
+      if (!symbolName) throw err('E_ANCHOR', 'an anchor needs a path or a symbol');
+      const found = await this.findSymbolAnywhere(symbolName);
+      path = found.path;
+      symDef = found.def;
+      lang = found.lang;
+    }
+    const src = await this.source(path, {
+      commit: spec.commit as string | undefined,
+      blob: spec.blob as string | undefined,
+    });
+    if (src.content.includes(0))
+      throw err('E_ANCHOR', `cannot anchor "${path}": it is a binary file`, 'anchor text files only');
+    const text = src.content.toString('utf8');
+    const lines = splitLines(text);
+    let range: [number, number] | undefined = Array.isArray(spec.lines)
+      ? [Number(spec.lines[0]), Number(spec.lines[1])]
+      : undefined;
+    const full: FullAnchor = { path, commit: src.commit, blob: src.blob };
+    if (symbolName) {
+      lang ??= languageOf(path);
+      if (!symDef && lang) {
+        const defs = await extractSymbols(lang, text);
+        const hits = findSymbol(defs, symbolName);
+        if (!hits.length)
+          throw err(
+            'E_ANCHOR',
+            `no symbol "${symbolName}" in ${path}`,
+            'check the name (Class.method for members) or anchor lines instead',
+          );
+        if (hits.length > 1) {
+          throw err(
+            'E_ANCHOR',
+            `symbol "${symbolName}" is ambiguous in ${path}: ${hits.map((h) => `${h.qualified} (line ${h.start})`).join(', ')}`,
+            'use the qualified name, e.g. Class.method',
+          );
+        }
+        symDef = hits[0];
+      }
+      if (symDef && lang) {
+        range = [symDef.start, symDef.end];
+        full.symbol = symbolName;
+        full.sym = {
+          lang,
+          kind: symDef.kind,
+          name: symDef.name,
+          qualified: symDef.qualified,
+          body_hash: symDef.bodyHash,
+        };
+      } else {
+        // no grammar for this language: fall back to a line anchor on the definition line
+        const line = fallbackDefinitionLine(lines, symbolName);
+        if (!line)
+          throw err(
+            'E_ANCHOR',
+            `no grammar for ${path} and no single definition of "${symbolName}" found`,
+            'anchor lines instead: --anchor PATH:START-END',
+          );
+        range = [line, line];
+        full.symbol = symbolName;
+        this.notes.push(`no symbol grammar for ${path}: "${symbolName}" anchored as line ${line}`);
+      }
+    }
+    if (range) {
+      if (!Number.isInteger(range[0]) || !Number.isInteger(range[1]) || range[0] < 1 || range[1] < range[0]) {
+        throw err(
+          'E_ANCHOR',
+          `invalid line range ${range[0]}-${range[1]} for ${path}`,
+          'lines start at 1 and END ≥ START',
+        );
+      }
+      if (range[1] > lines.length) {
+        throw err(
+          'E_ANCHOR',
+          `line range ${range[0]}-${range[1]} is outside ${path} (${lines.length} lines)`,
+          `use lines between 1 and ${lines.length}`,
+        );
+      }
+      full.lines = range;
+    }
+    const [s, e] = range ?? [1, lines.length];
+    const anchored = lines.slice(s - 1, e);
+    full.hash = hashLines(anchored);
+    full.wshash = wsHash(anchored);
+    const capped = capText(anchored);
+    full.text = capped.text;
+    if (capped.truncated) full.truncated = true;
+    if (range) {
+      const ctx = contextOf(lines, s, e);
+      full.before = ctx.before;
+      full.after = ctx.after;
+    }
+    if (src.worktree) full.worktree = true;
+    // keep any other fields the spec carried (imports), original fields win
+    for (const [k, v] of Object.entries(spec)) if (!(k in full) && v !== undefined) full[k] = v;
+    return full;
+  }
+
+  private async findSymbolAnywhere(name: string): Promise<{ path: string; def: SymbolDef; lang: string }> {
+    const simple = name.split('.').pop()!;
+    const r = await git(['grep', '-l', '-z', '-w', '-F', '-e', simple], {
+      cwd: this.root(),
+      env: this.repo.env,
+      allowFail: true,
+    });
+    const files = r.stdout
+      .toString('utf8')
+      .split('\0')
+      .filter((f) => f && languageOf(f))
+      .slice(0, 300);
+    const hits: Array<{ path: string; def: SymbolDef; lang: string }> = [];
+    for (const f of files) {
+      const lang = languageOf(f)!;
+      let text: string;
+      try {
+        text = readFileSync(join(this.root(), f), 'utf8');
+      } catch {
+        continue;
+      }
+      for (const def of findSymbol(await extractSymbols(lang, text), name)) hits.push({ path: f, def, lang });
+    }
+    if (!hits.length)
+      throw err(
+        'E_ANCHOR',
+        `no definition of symbol "${name}" found in tracked files`,
+        'give the file: --symbol PATH#NAME',
+      );
+    if (hits.length > 1) {
+      const list = hits.slice(0, 8).map((h) => `${h.path}#${h.def.qualified}`);
+      throw err(
+        'E_ANCHOR',
+        `symbol "${name}" is defined in several places: ${list.join(', ')}`,
+        'give the file: --symbol PATH#NAME',
+      );
+    }
+    return hits[0];
+  }
+}
+
+export function fallbackDefinitionLine(lines: readonly string[], name: string): number | undefined {
+  const n = name
+    .split('.')
+    .pop()!
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = new RegExp(
+    `\\b(def|function|func|fn|class|struct|interface|type|const|let|var|sub|proc|module|object|trait|enum|local function)\\s+${n}\\b`,
+  );
+  const hits: number[] = [];
+  lines.forEach((l, i) => {
+    if (re.test(l)) hits.push(i + 1);
+  });
+  return hits.length === 1 ? hits[0] : undefined;
+}

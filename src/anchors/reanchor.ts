@@ -1,0 +1,100 @@
+/**
+ * `git mem reanchor`: a person confirms a memory still holds. Its anchors are
+ * made again where the code is now (the last verdict's location) or from new
+ * --anchor/--symbol specs; the old anchor is kept in `reanchored.from` for the
+ * record, and a stale memory becomes active again.
+ */
+
+import { applyPatch } from '../commands/memory.js';
+import { err } from '../errors.js';
+import type { Store } from '../gitstore/store.js';
+import type { Anchor, MemoryRecord } from '../model/record.js';
+import { AnchorPreparer } from './prepare.js';
+import type { FullAnchor } from './types.js';
+
+export interface ReanchorResult {
+  record: MemoryRecord;
+  commit: string | null;
+  dropped: string[];
+  notes: string[];
+}
+
+/** The spec to re-anchor an existing anchor at its last known place; null when it is gone. */
+export function respec(a: FullAnchor): Anchor | null {
+  const v = a.verdict;
+  if (v && v.status === 'deleted') return null;
+  if (v && v.status === 'symbol_removed') return null;
+  const to =
+    v?.to ??
+    (a.current ? { path: a.current.path, lines: a.current.lines } : { path: a.path, lines: a.lines });
+  if (!to) return null;
+  if (a.sym || a.symbol) {
+    const name = v?.to?.symbol ?? a.sym?.qualified ?? a.symbol;
+    return { path: to.path, symbol: name };
+  }
+  return to.lines && a.lines ? { path: to.path, lines: [to.lines[0], to.lines[1]] } : { path: to.path };
+}
+
+export async function reanchor(
+  store: Store,
+  ref: string,
+  cwd: string,
+  specs?: Anchor[],
+): Promise<ReanchorResult> {
+  let notes: string[] = [];
+  let dropped: string[] = [];
+  const res = await store.write(async (tx) => {
+    if (!tx.base) throw err('E_NOT_FOUND', `no memory matches "${ref}"`, 'the store is empty');
+    const cat = await tx.catalog();
+    const id = cat.resolve(ref);
+    const rec = await tx.get(id);
+    const prep = new AnchorPreparer(store, { cwd, repoRelative: !specs });
+    dropped = [];
+    let wanted: Anchor[];
+    if (specs?.length) wanted = specs;
+    else {
+      if (!rec.anchors.length)
+        throw err(
+          'E_ANCHOR',
+          `${id.slice(0, 12)} has no anchors`,
+          'pass --anchor PATH[:START[-END]] or --symbol [PATH#]NAME',
+        );
+      wanted = [];
+      for (const a of rec.anchors as FullAnchor[]) {
+        const s = respec(a);
+        if (s) wanted.push(s);
+        else dropped.push(`${a.path}${a.lines ? `:${a.lines[0]}-${a.lines[1]}` : ''}`);
+      }
+      if (!wanted.length)
+        throw err(
+          'E_ANCHOR',
+          `every anchor of ${id.slice(0, 12)} points at deleted code`,
+          'pass --anchor or --symbol to anchor it anew',
+        );
+    }
+    const fresh = await prep.prepare(tx, wanted);
+    const old = rec.anchors as FullAnchor[];
+    fresh.forEach((a, i) => {
+      const o = specs?.length ? undefined : old.filter((x) => respec(x))[i];
+      a.reanchored = {
+        at: new Date().toISOString(),
+        ...(o
+          ? { from: { path: o.path, lines: o.lines ?? null, commit: o.commit ?? null, blob: o.blob ?? null } }
+          : {}),
+      };
+    });
+    notes = prep.notes;
+    const status = rec.status === 'stale' ? 'active' : rec.status;
+    applyPatch(
+      rec,
+      { anchors: fresh, status, extra: { stale_reasons: undefined } },
+      new Date().toISOString(),
+    );
+    tx.putRecord(rec);
+    return {
+      message: `mem: reanchor ${id.slice(0, 12)} (${fresh.length} anchor${fresh.length === 1 ? '' : 's'})`,
+      value: rec,
+    };
+  });
+  return { record: res.value!, commit: res.commit, dropped, notes };
+}

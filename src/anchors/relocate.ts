@@ -1,0 +1,197 @@
+/**
+ * Where did an anchored range go? Pure: given the old and new lines of one
+ * file, maps the range through a line diff; when the diff touched the range,
+ * searches the new file for the anchored text and scores the candidates by
+ * their context and their distance from where the diff says the range went.
+ *
+ * The hash gate: a range is reported found only when its whitespace-normalised
+ * hash (or its whitespace-insensitive hash) equals the anchor's. An edited
+ * anchor therefore can never come back fresh or moved.
+ */
+import { diffLines, type LineDiff, mapRange } from './diff.js';
+import { hashLines, normLine, wsHash } from './text.js';
+
+export interface RelocInput {
+  oldLines: readonly string[];
+  newLines: readonly string[];
+  start: number;
+  end: number;
+  hash: string;
+  wshash?: string;
+  before?: readonly string[];
+  after?: readonly string[];
+  /** A precomputed diff of oldLines → newLines (shared by anchors of one file). */
+  diff?: LineDiff;
+}
+
+export interface RelocResult {
+  /** intact: the lines survived where the diff puts them; found: located by search; lost: not found. */
+  kind: 'intact' | 'found' | 'lost';
+  start: number;
+  end: number;
+  confidence: number;
+  reason: string;
+  /** Whitespace differs from the anchored text (reformatted). */
+  whitespace?: boolean;
+}
+
+export interface Candidate {
+  start: number;
+  end: number;
+  whitespace: boolean;
+}
+
+/** Gate: does this range hold the anchored text (modulo whitespace)? */
+export function gate(
+  lines: readonly string[],
+  hash: string,
+  wshash?: string,
+): false | 'exact' | 'whitespace' {
+  if (hashLines(lines) === hash) return 'exact';
+  if (wshash && wsHash(lines) === wshash) return 'whitespace';
+  return false;
+}
+
+/** Every place in `lines` holding the needle (normalised line match, then whitespace-insensitive windows). */
+export function findCandidates(
+  lines: readonly string[],
+  needle: readonly string[],
+  hash: string,
+  wshash?: string,
+  norm?: readonly string[],
+): Candidate[] {
+  const out: Candidate[] = [];
+  const k = needle.length;
+  if (!k) return out;
+  const n = norm ?? lines.map(normLine);
+  const nn = needle.map(normLine);
+  // anchor on the most distinctive (longest) needle line to skip quickly
+  let pivot = 0;
+  for (let i = 1; i < k; i++) if (nn[i].length > nn[pivot].length) pivot = i;
+  for (let p = pivot; p + (k - pivot) <= n.length; p++) {
+    if (n[p] !== nn[pivot]) continue;
+    const s = p - pivot;
+    if (s < 0) continue;
+    let ok = true;
+    for (let i = 0; i < k; i++) {
+      if (n[s + i] !== nn[i]) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok && hashLines(lines.slice(s, s + k)) === hash)
+      out.push({ start: s + 1, end: s + k, whitespace: false });
+  }
+  if (out.length || !wshash) return out;
+  // whitespace-insensitive: the text may have been re-wrapped onto a different number of lines
+  const target = needle.join('').replace(/\s+/g, '');
+  if (!target) return out;
+  const stripped = lines.map((l) => l.replace(/\s+/g, ''));
+  for (let s = 0; s < stripped.length; s++) {
+    if (!stripped[s] || !target.startsWith(stripped[s])) continue;
+    let acc = '';
+    for (let e = s; e < stripped.length && acc.length < target.length; e++) {
+      acc += stripped[e];
+      if (!target.startsWith(acc)) break;
+      if (acc === target && wsHash(lines.slice(s, e + 1)) === wshash) {
+        out.push({ start: s + 1, end: e + 1, whitespace: true });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** Context score: how many of the stored lines above and below still surround a candidate. */
+export function contextScore(
+  lines: readonly string[],
+  c: Candidate,
+  before: readonly string[] = [],
+  after: readonly string[] = [],
+): number {
+  let score = 0;
+  for (let i = 0; i < before.length; i++) {
+    const l = lines[c.start - 1 - before.length + i];
+    if (l !== undefined && normLine(l) === normLine(before[i])) score++;
+  }
+  for (let i = 0; i < after.length; i++) {
+    const l = lines[c.end + i];
+    if (l !== undefined && normLine(l) === normLine(after[i])) score++;
+  }
+  return score;
+}
+
+export function relocate(inp: RelocInput): RelocResult {
+  const { oldLines, newLines, start, end } = inp;
+  if (start < 1 || end > oldLines.length || end < start) {
+    return {
+      kind: 'lost',
+      start,
+      end,
+      confidence: 0.5,
+      reason: 'the anchored range is outside the base file',
+    };
+  }
+  const d = inp.diff ?? diffLines(oldLines, newLines);
+  const mapped = mapRange(d, start, end);
+  if (mapped.intact) {
+    const g = gate(newLines.slice(mapped.start - 1, mapped.end), inp.hash, inp.wshash);
+    if (g) {
+      const shift = mapped.start - start;
+      return {
+        kind: 'intact',
+        start: mapped.start,
+        end: mapped.end,
+        confidence: 1,
+        reason:
+          shift === 0
+            ? 'anchored lines unchanged'
+            : `lines shifted by ${shift > 0 ? '+' : ''}${shift} by edits elsewhere in the file`,
+      };
+    }
+  }
+  const needle = oldLines.slice(start - 1, end);
+  let cands = findCandidates(newLines, needle, inp.hash, inp.wshash);
+  // reject copies that already existed elsewhere before the change: the anchored copy is another one
+  cands = cands.filter((c) => {
+    for (let j = c.start; j <= c.end; j++) {
+      const o = d.newToOld[j];
+      if (!o || (o >= start && o <= end)) return true;
+    }
+    return false;
+  });
+  if (!cands.length) {
+    return {
+      kind: 'lost',
+      start: mapped.start,
+      end: mapped.end,
+      confidence: 0.95,
+      reason: 'anchored text edited',
+    };
+  }
+  const scored = cands.map((c) => {
+    const ctx = contextScore(newLines, c, inp.before, inp.after);
+    const dist = Math.abs(c.start - mapped.start);
+    return { c, score: ctx * 10 - Math.min(dist, 1000) / 100 - (c.whitespace ? 1 : 0) };
+  });
+  scored.sort((a, b) => b.score - a.score);
+  const best = scored[0];
+  const margin = scored.length > 1 ? best.score - scored[1].score : Number.POSITIVE_INFINITY;
+  const confidence =
+    scored.length === 1 ? (best.c.whitespace ? 0.9 : 0.98) : margin >= 10 ? 0.85 : margin > 0 ? 0.7 : 0.5;
+  const where =
+    best.c.start === start && best.c.end === end ? 'in place' : `at lines ${best.c.start}-${best.c.end}`;
+  const reason = best.c.whitespace
+    ? `whitespace-only change, text found ${where}`
+    : scored.length > 1
+      ? `text found ${where} (best of ${scored.length} copies by context)`
+      : `text found ${where}`;
+  return {
+    kind: 'found',
+    start: best.c.start,
+    end: best.c.end,
+    confidence,
+    reason,
+    whitespace: best.c.whitespace,
+  };
+}

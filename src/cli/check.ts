@@ -1,0 +1,117 @@
+import type { AnchorResult, CheckReport } from '../anchors/check.js';
+import { locString } from '../anchors/types.js';
+import { err } from '../errors.js';
+import { defineCommand } from './command.js';
+import { emit, openStore } from './context.js';
+
+export function resultJSON(r: AnchorResult) {
+  return {
+    id: r.id,
+    title: r.title,
+    anchor: r.index,
+    path: r.anchor.path,
+    lines: r.anchor.lines ?? null,
+    symbol: r.anchor.symbol ?? null,
+    status: r.verdict.status,
+    reason: r.verdict.reason,
+    confidence: r.verdict.confidence,
+    from: r.verdict.from,
+    to: r.verdict.to,
+    stale: r.stale,
+  };
+}
+
+export function countVerdicts(results: readonly AnchorResult[]): Record<string, number> {
+  const c: Record<string, number> = {
+    fresh: 0,
+    moved: 0,
+    renamed: 0,
+    changed: 0,
+    symbol_removed: 0,
+    symbol_renamed: 0,
+    deleted: 0,
+  };
+  for (const r of results) c[r.verdict.status] = (c[r.verdict.status] ?? 0) + 1;
+  return c;
+}
+
+export function reportJSON(rep: CheckReport, all = false) {
+  return {
+    target: rep.target,
+    memoryCommit: rep.memoryCommit,
+    recorded: rep.recorded,
+    checked: rep.checked,
+    counts: countVerdicts(rep.results),
+    results: rep.results
+      .filter((r) => all || r.verdict.status !== 'fresh' || r.verdict.reason !== 'same blob')
+      .map(resultJSON),
+    changes: rep.changes,
+  };
+}
+
+export function humanLine(r: AnchorResult): string {
+  const to =
+    r.verdict.to && locString(r.verdict.to) !== locString(r.verdict.from)
+      ? ` → ${locString(r.verdict.to)}`
+      : '';
+  return `${r.verdict.status.padEnd(14)} ${r.id.slice(0, 12)} ${locString(r.verdict.from)}${to}  ${r.verdict.reason}  "${r.title}"`;
+}
+
+export default defineCommand({
+  command: 'check [ids..]',
+  describe: 'check code anchors against HEAD (or --rev / --worktree) and record the verdicts',
+  builder: (y) =>
+    y
+      .positional('ids', {
+        type: 'string',
+        array: true,
+        describe: 'only these memories (id, prefix or alias)',
+      })
+      .option('all', { type: 'boolean', describe: 'check every anchor (the default)' })
+      .option('since', { type: 'string', describe: 'only anchors of files changed since this revision' })
+      .option('rev', { type: 'string', describe: 'check against this code revision (default HEAD)' })
+      .option('worktree', { type: 'boolean', describe: 'check against the working tree (reports only)' })
+      .option('dry-run', { type: 'boolean', describe: 'report verdicts, record nothing' })
+      .option('verbose', { type: 'boolean', alias: 'v', describe: 'list fresh anchors too' }),
+  async run(a, ctx) {
+    if (a.all && a.since) throw err('E_INVALID_ARG', 'pass either --all or --since, not both');
+    if (a.worktree && a.rev) throw err('E_INVALID_ARG', 'pass either --worktree or --rev, not both');
+    const store = await openStore(ctx);
+    const tip = await store.tip();
+    const ids = (a.ids ?? []).length ? await resolveIds(store, a.ids.map(String), tip) : undefined;
+    const { runCheck } = await import('../anchors/check.js');
+    const rep = await runCheck(store, {
+      target: a.rev,
+      worktree: !!a.worktree,
+      since: a.since,
+      ids,
+      dryRun: !!a['dry-run'],
+    });
+    emit(ctx, reportJSON(rep, !!a.verbose), () => {
+      const counts = countVerdicts(rep.results);
+      const summary = Object.entries(counts)
+        .filter(([, n]) => n)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ');
+      const lines = [
+        `Checked ${rep.checked} anchor${rep.checked === 1 ? '' : 's'} against ${rep.target.slice(0, 12)}: ${summary || 'none'}`,
+      ];
+      for (const r of rep.results)
+        if (a.verbose || r.verdict.status !== 'fresh') lines.push(`  ${humanLine(r)}`);
+      for (const c of rep.changes) lines.push(`${c.id.slice(0, 12)} ${c.from} → ${c.to} "${c.title}"`);
+      if (rep.recorded) lines.push(`Recorded in ${rep.memoryCommit!.slice(0, 12)}`);
+      else if (a['dry-run'] || a.worktree) lines.push('Nothing recorded (dry run)');
+      return lines.join('\n');
+    });
+  },
+});
+
+async function resolveIds(
+  store: import('../gitstore/store.js').Store,
+  refs: string[],
+  tip: string | null,
+): Promise<string[]> {
+  if (!tip) throw err('E_NOT_FOUND', `no memory matches "${refs[0]}"`, 'the store is empty');
+  const cat = await store.catalogAt(tip);
+  return refs.map((r) => cat.resolve(r));
+}

@@ -1,0 +1,55 @@
+import { err } from '../errors.js';
+import { defineCommand } from './command.js';
+import { emit, openStore } from './context.js';
+import { parseAnchorSpec } from './hooks-registry.js';
+
+export default defineCommand({
+  command: 'reanchor <id>',
+  describe:
+    'anchor a memory again where its code is now (or to new --anchor/--symbol specs); a stale memory becomes active',
+  builder: (y) =>
+    y
+      .positional('id', { type: 'string', describe: 'id, prefix or alias' })
+      .option('anchor', {
+        type: 'string',
+        array: true,
+        describe: 'replace the anchors: PATH[:START[-END]] (repeatable)',
+      })
+      .option('symbol', {
+        type: 'string',
+        array: true,
+        describe: 'replace the anchors: [PATH#]NAME (repeatable)',
+      }),
+  async run(a, ctx) {
+    const store = await openStore(ctx);
+    if (!store.repo.workTree) throw err('E_ANCHOR', 'anchors need a work tree', 'run inside a checkout');
+    const specs = [...(a.anchor ?? []).map(String).map(parseAnchorSpec)];
+    for (const s of (a.symbol ?? []).map(String)) {
+      const hash = s.lastIndexOf('#');
+      specs.push(hash > 0 ? { path: s.slice(0, hash), symbol: s.slice(hash + 1) } : { path: '', symbol: s });
+    }
+    const { reanchor } = await import('../anchors/reanchor.js');
+    const r = await reanchor(store, String(a.id), ctx.cwd, specs.length ? specs : undefined);
+    emit(
+      ctx,
+      {
+        id: r.record.id,
+        commit: r.commit,
+        status: r.record.status,
+        anchors: r.record.anchors,
+        dropped: r.dropped,
+        notes: r.notes,
+      },
+      () =>
+        [
+          `Re-anchored ${r.record.id.slice(0, 12)} "${r.record.title}" (${r.record.status}, ${(r.commit ?? '').slice(0, 12)})`,
+          ...r.record.anchors.map(
+            (x) =>
+              `  anchor ${x.path}${x.lines ? `:${x.lines[0]}-${x.lines[1]}` : ''}${x.symbol ? ` (${x.symbol})` : ''}`,
+          ),
+          ...r.dropped.map((d) => `  dropped ${d} (its code is gone)`),
+          ...r.notes.map((n) => `  note: ${n}`),
+        ].join('\n'),
+    );
+  },
+});
