@@ -17,11 +17,8 @@ import models from './models.js';
 import mv from './mv.js';
 import prune from './prune.js';
 import rm from './rm.js';
-import mcp from './mcp.js';
 import rules from './rules.js';
 import search from './search.js';
-import contextPack from './context-pack.js';
-import reindex from './reindex.js';
 import show from './show.js';
 import stats from './stats.js';
 import supersede from './supersede.js';
@@ -30,10 +27,6 @@ import sync from './sync.js';
 import pull from './pull.js';
 import push from './push.js';
 import remote from './remote.js';
-import sessions from './sessions.js';
-import checkpoint from './checkpoint.js';
-import review from './review.js';
-import strategy from './strategy.js';
 
 export const commands: CommandDef[] = [
   init,
@@ -52,10 +45,7 @@ export const commands: CommandDef[] = [
   doctor,
   config,
   rules,
-  mcp,
   search,
-  contextPack,
-  reindex,
   hooks,
   hook,
   check,
@@ -66,8 +56,4 @@ export const commands: CommandDef[] = [
   pull,
   push,
   remote,
-  sessions,
-  checkpoint,
-  review,
-  strategy,
 ];
