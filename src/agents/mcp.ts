@@ -1,0 +1,121 @@
+/**
+ * `git mem mcp`: the memory as an MCP server over stdio. The SDK is imported
+ * here, lazily, only when the server starts. Tools and resources live in
+ * ./mcp-tools.ts; this file wires them to the protocol. stdout carries the
+ * protocol only; anything else goes to stderr.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { bufferIO, type Ctx, maybeGlobalStore, openStore } from '../cli/context.js';
+import { addHooks } from '../cli/hooks-registry.js';
+import { isGitMemError } from '../errors.js';
+import {
+  callTool,
+  INSTRUCTIONS,
+  listResources,
+  type McpEnv,
+  MEMORY_URI_TEMPLATE,
+  readResource,
+  TOOLS,
+} from './mcp-tools.js';
+
+export interface ServeOptions {
+  stdin?: Readable;
+  stdout?: Writable;
+  version?: string;
+}
+
+/** Builds the handler environment for a CLI context. */
+export async function mcpEnv(ctx: Ctx): Promise<McpEnv> {
+  const store = await openStore(ctx);
+  const global = await maybeGlobalStore(ctx);
+  // `add` resolves anchors and checks duplicates exactly as `git mem add` does; what those hooks print is captured
+  let io = bufferIO();
+  return {
+    store,
+    global,
+    cwd: ctx.cwd,
+    prepareAdd: async (a) => {
+      io = bufferIO();
+      const quiet: Ctx = { ...ctx, io, json: false };
+      return (await addHooks(quiet, store, a)) as never;
+    },
+    addOutput: () => `${io.stderr}${io.stdout}`,
+  };
+}
+
+/** Serves until the client closes stdin. Resolves when the server has shut down. */
+export async function serveMcp(ctx: Ctx, opts: ServeOptions = {}): Promise<void> {
+  const env = await mcpEnv(ctx);
+  const [{ Server }, { StdioServerTransport }, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  const server = new Server(
+    { name: 'git-mem', title: 'git-mem', version: opts.version ?? '0.1.0' },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
+    tools: TOOLS.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      annotations: t.annotations,
+    })),
+  }));
+  server.setRequestHandler(types.CallToolRequestSchema, async (req) =>
+    callTool(env, req.params.name, req.params.arguments),
+  );
+  server.setRequestHandler(types.ListResourcesRequestSchema, async (req) => {
+    try {
+      return await listResources(env, req.params?.cursor);
+    } catch (e) {
+      throw new types.McpError(
+        types.ErrorCode.InvalidParams,
+        isGitMemError(e) ? e.toLine() : String((e as Error)?.message ?? e),
+      );
+    }
+  });
+  server.setRequestHandler(types.ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: MEMORY_URI_TEMPLATE,
+        name: 'memory',
+        title: 'A memory by id, id prefix or alias',
+        description: 'One memory record as stored: Markdown with YAML frontmatter.',
+        mimeType: 'text/markdown',
+      },
+    ],
+  }));
+  server.setRequestHandler(types.ReadResourceRequestSchema, async (req) => {
+    try {
+      return { contents: [await readResource(env, req.params.uri)] };
+    } catch (e) {
+      // -32002: resource not found (MCP spec); other failures are invalid params
+      const notFound = isGitMemError(e) && (e.code === 'E_NOT_FOUND' || e.code === 'E_NOT_INITIALIZED');
+      throw new types.McpError(
+        notFound ? -32002 : types.ErrorCode.InvalidParams,
+        isGitMemError(e) ? e.toLine() : String((e as Error)?.message ?? e),
+        {
+          uri: req.params.uri,
+        },
+      );
+    }
+  });
+  const stdin = opts.stdin ?? process.stdin;
+  const transport = new StdioServerTransport(stdin, opts.stdout ?? process.stdout);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  server.onerror = (e) => {
+    ctx.io.err(`git-mem mcp: ${(e as Error)?.message ?? e}\n`);
+  };
+  await server.connect(transport);
+  const stop = () => {
+    server.close().catch(() => {});
+  };
+  stdin.once('end', stop);
+  stdin.once('close', stop);
+  await closed;
+}

@@ -1,0 +1,364 @@
+/**
+ * `git mem mcp` through the MCP SDK's own client: a real `node bin/git-mem.js
+ * mcp` process over stdio against a temp repository (needs `npm run build`).
+ */
+import { existsSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkArgs, simpleRank, TOOLS } from '../src/agents/mcp-tools.js';
+import { BIN, makeRepo, type TestRepo } from './helpers.js';
+
+let r: TestRepo;
+let client: Client;
+let transport: StdioClientTransport;
+const ids: Record<string, string> = {};
+
+type Content = Array<{ type: string; text: string }>;
+
+async function call(name: string, args: Record<string, unknown> = {}) {
+  const res = (await client.callTool({ name, arguments: args })) as { content: Content; isError?: boolean };
+  return res;
+}
+async function callJson<T = any>(name: string, args: Record<string, unknown> = {}): Promise<T> {
+  const res = await call(name, args);
+  if (res.isError) throw new Error(`${name} failed: ${res.content[0]?.text}`);
+  return JSON.parse(res.content[0].text) as T;
+}
+
+beforeAll(async () => {
+  if (!existsSync(BIN.replace(/bin\/git-mem\.js$/, 'dist/cli.js')))
+    throw new Error('run npm run build first');
+  r = makeRepo({ commit: true });
+  r.write('src/db/pool.ts', 'export const pool = 1;\n');
+  r.commitAll('code');
+  ids.rule = (
+    await r.memJson([
+      'add',
+      '--type',
+      'rule',
+      '--title',
+      'Parameterised SQL only',
+      '--scope',
+      'src/db/**',
+      '--content',
+      'Never build SQL by string concatenation.',
+    ])
+  ).id;
+  ids.always = (
+    await r.memJson(['add', '--type', 'rule', '--title', 'Use pnpm', '--content', 'Run scripts with pnpm.'])
+  ).id;
+  ids.decision = (
+    await r.memJson([
+      'add',
+      '--type',
+      'decision',
+      '--title',
+      'Postgres over MySQL',
+      '--tags',
+      'db',
+      '--content',
+      'Chose Postgres for JSONB columns and partial indexes.',
+    ])
+  ).id;
+  ids.stale = (
+    await r.memJson([
+      'add',
+      '--type',
+      'known_fix',
+      '--status',
+      'stale',
+      '--title',
+      'Pool exhaustion fix',
+      '--content',
+      'Raise the pool size to 20 in src/db/pool.ts.',
+    ])
+  ).id;
+  ids.pending = (
+    await r.memJson([
+      'add',
+      '--type',
+      'convention',
+      '--status',
+      'pending',
+      '--title',
+      'Snake case for SQL columns',
+      '--content',
+      'Columns use snake_case.',
+    ])
+  ).id;
+  ids.pending2 = (
+    await r.memJson([
+      'add',
+      '--type',
+      'decision',
+      '--status',
+      'pending',
+      '--title',
+      'Build succeeded today',
+      '--content',
+      'Transient.',
+    ])
+  ).id;
+  ids.session = (
+    await r.memJson([
+      'add',
+      '--type',
+      'session',
+      '--title',
+      'Session: fixed the flaky pool test',
+      '--content',
+      '## Files Modified\n- src/db/pool.ts (+3 -1)\n\n## Status\n- Completed',
+    ])
+  ).id;
+  transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    cwd: r.dir,
+    env: r.env as Record<string, string>,
+    stderr: 'pipe',
+  });
+  client = new Client({ name: 'git-mem-test', version: '1.0.0' });
+  await client.connect(transport);
+});
+
+afterAll(async () => {
+  await client?.close();
+});
+
+describe('git mem mcp over stdio', () => {
+  it('announces itself and lists every tool with a JSON schema and a description', async () => {
+    expect(client.getServerVersion()?.name).toBe('git-mem');
+    expect(client.getInstructions()).toContain('refs/memory');
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'add',
+      'context',
+      'delete',
+      'get',
+      'review',
+      'rules',
+      'search',
+      'sessions',
+      'stale',
+      'update',
+    ]);
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe('object');
+      expect((t.description ?? '').length).toBeGreaterThan(40);
+    }
+    const add = tools.find((t) => t.name === 'add')!;
+    expect(add.inputSchema.required).toEqual(['type', 'title', 'body']);
+    expect((add.inputSchema.properties as Record<string, { enum?: string[] }>).type.enum).toContain(
+      'known_fix',
+    );
+    expect(tools.find((t) => t.name === 'get')!.annotations?.readOnlyHint).toBe(true);
+    expect(tools.find((t) => t.name === 'delete')!.annotations?.destructiveHint).toBe(true);
+  });
+
+  it('search, get and context', async () => {
+    const hits = await callJson<Array<{ id: string; title: string }>>('search', {
+      query: 'postgres JSONB',
+      limit: 5,
+    });
+    expect(hits[0].id).toBe(ids.decision);
+    const typed = await callJson<Array<{ id: string }>>('search', { query: 'pool', types: ['decision'] });
+    expect(typed.map((h) => h.id)).not.toContain(ids.stale);
+    const got = await callJson('get', { id: ids.decision.slice(0, 12).toLowerCase() });
+    expect(got).toMatchObject({
+      id: ids.decision,
+      type: 'decision',
+      title: 'Postgres over MySQL',
+      body: 'Chose Postgres for JSONB columns and partial indexes.\n',
+    });
+    const ctx = await call('context', {
+      file: 'src/db/pool.ts',
+      query: 'which database: postgres',
+      budget: 1500,
+    });
+    expect(ctx.isError).toBeFalsy();
+    const t = ctx.content[0].text;
+    expect(t).toContain('<memory');
+    expect(t).toContain('Parameterised SQL only');
+    expect(t).toContain('Use pnpm');
+    expect(t.indexOf('Parameterised SQL only')).toBeLessThan(t.indexOf('Postgres over MySQL'));
+    const asJson = await callJson<{ items: Array<{ id: string }> }>('context', {
+      file: `${r.dir}/src/db/pool.ts`,
+      format: 'json',
+    });
+    expect(asJson.items.map((i) => i.id)).toContain(ids.rule);
+  });
+
+  it('rules, stale and sessions', async () => {
+    const rules = await callJson<Array<{ id: string; matched: string | null }>>('rules', {
+      file: 'src/db/pool.ts',
+    });
+    expect(rules.map((x) => x.id)).toEqual([ids.rule, ids.always]);
+    expect(rules[0].matched).toBe('src/db/**');
+    const other = await callJson<Array<{ id: string }>>('rules', { file: 'README.md' });
+    expect(other.map((x) => x.id)).toEqual([ids.always]);
+    const stale = await callJson<Array<{ id: string; title: string }>>('stale');
+    expect(stale.map((s) => s.id)).toEqual([ids.stale]);
+    const sessions = await callJson<Array<{ id: string; summary: string }>>('sessions');
+    expect(sessions.map((s) => s.id)).toEqual([ids.session]);
+    expect(sessions[0].summary).toContain('src/db/pool.ts (+3 -1)');
+    const one = await callJson('sessions', { id: ids.session });
+    expect(one.type).toBe('session');
+    const notSession = await call('sessions', { id: ids.decision });
+    expect(notSession.isError).toBe(true);
+    expect(notSession.content[0].text).toContain('not a session summary');
+  });
+
+  it('add, update and delete commit to refs/memory', async () => {
+    const before = r.git('rev-list', '--count', 'refs/memory').trim();
+    const added = await callJson('add', {
+      type: 'known_fix',
+      title: 'ECONNRESET in CI: retry the registry',
+      body: 'npm ci fails with ECONNRESET; set fetch-retries=5.',
+      tags: ['ci'],
+    });
+    expect(added.status).toBe('active');
+    expect(Number(r.git('rev-list', '--count', 'refs/memory').trim())).toBe(Number(before) + 1);
+    const shown = await r.memJson(['show', added.id]);
+    expect(shown).toMatchObject({
+      title: 'ECONNRESET in CI: retry the registry',
+      source: 'mcp',
+      tags: ['ci'],
+    });
+    const upd = await callJson('update', {
+      id: added.id,
+      body: 'Set fetch-retries=5 in .npmrc.',
+      add_tags: ['npm'],
+    });
+    expect(upd.changed).toEqual(['body', 'tags']);
+    expect((await r.memJson(['show', added.id])).body).toBe('Set fetch-retries=5 in .npmrc.\n');
+    const del = await callJson('delete', { id: added.id, reason: 'obsolete' });
+    expect(del.deleted).toBe(true);
+    expect(r.git('ls-tree', '-r', '--name-only', 'refs/memory')).toContain(
+      `tombstones/${added.id.slice(-2)}/${added.id}.yaml`,
+    );
+    expect((await r.mem(['show', added.id])).code).toBe(3);
+  });
+
+  it('review lists, approves (with edits) and rejects pending proposals', async () => {
+    const pending = await callJson<Array<{ id: string; title: string }>>('review', { action: 'list' });
+    expect(pending.map((p) => p.id).sort()).toEqual([ids.pending, ids.pending2].sort());
+    const ok = await callJson('review', {
+      action: 'approve',
+      id: ids.pending,
+      title: 'SQL columns use snake_case',
+    });
+    expect(ok.status).toBe('active');
+    expect(await r.memJson(['show', ids.pending])).toMatchObject({
+      status: 'active',
+      title: 'SQL columns use snake_case',
+    });
+    const no = await callJson('review', { action: 'reject', id: ids.pending2, reason: 'transient' });
+    expect(no.rejected).toBe(true);
+    expect((await r.mem(['show', ids.pending2])).code).toBe(3);
+    expect(await callJson('review', { action: 'list' })).toEqual([]);
+    const again = await call('review', { action: 'approve', id: ids.pending });
+    expect(again.isError).toBe(true);
+    expect(again.content[0].text).toContain('not pending');
+  });
+
+  it('returns errors as tool errors and keeps serving', async () => {
+    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['get', { id: 'ZZZZZZZZZZZZ' }, /E_NOT_FOUND: no memory matches "ZZZZZZZZZZZZ"/],
+      ['get', {}, /"id" is required/],
+      ['add', { type: 'nonsense', title: 't', body: 'b' }, /"type" must be one of/],
+      [
+        'add',
+        { type: 'decision', title: 't', body: 'token ghp_abcdefghijklmnopqrstuvwxyz0123456789' },
+        /E_SECRET/,
+      ],
+      ['search', { query: 'x', limit: 'ten' }, /"limit" must be an integer/],
+      ['search', { query: 'x', bogus: 1 }, /unknown argument "bogus"/],
+      ['update', { id: ids.decision }, /nothing to change/],
+      ['rules', { file: '/etc/passwd' }, /outside the repository/],
+      ['review', { action: 'approve' }, /"id" is required/],
+      ['no_such_tool', {}, /unknown tool "no_such_tool"/],
+    ];
+    for (const [name, args, re] of cases) {
+      const res = await call(name, args);
+      expect(res.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
+      expect(res.content[0].text).toMatch(re);
+    }
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    // still alive
+    expect((await callJson('get', { id: ids.decision })).id).toBe(ids.decision);
+  });
+
+  it('serves the rules and each memory as resources', async () => {
+    const { resources } = await client.listResources();
+    const uris = resources.map((x) => x.uri);
+    expect(uris[0]).toBe('memory://rules');
+    expect(uris).toContain(`memory://${ids.decision}`);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['memory://{id}']);
+    const rules = await client.readResource({ uri: 'memory://rules' });
+    const rt = (rules.contents[0] as { text: string }).text;
+    expect(rt).toContain('## Parameterised SQL only');
+    expect(rt).toContain('applies to: `src/db/**`');
+    const one = await client.readResource({ uri: `memory://${ids.decision}` });
+    expect(one.contents[0]).toMatchObject({ uri: `memory://${ids.decision}`, mimeType: 'text/markdown' });
+    expect((one.contents[0] as { text: string }).text).toMatch(
+      /^---\nid: [0-9A-Z]{26}\ntype: decision\n[\s\S]*---\nChose Postgres/,
+    );
+    await expect(client.readResource({ uri: 'memory://ZZZZZZZZZZZZ' })).rejects.toThrow(/no memory matches/);
+  });
+
+  it('exits when the client closes stdin', async () => {
+    const t2 = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      cwd: r.dir,
+      env: r.env as Record<string, string>,
+      stderr: 'pipe',
+    });
+    const c2 = new Client({ name: 'second', version: '1.0.0' });
+    await c2.connect(t2);
+    const pid = t2.pid!;
+    expect((await c2.listTools()).tools.length).toBe(10);
+    await c2.close();
+    let alive = true;
+    for (let i = 0; i < 50 && alive; i++) {
+      await new Promise((res) => setTimeout(res, 100));
+      try {
+        process.kill(pid, 0);
+      } catch {
+        alive = false;
+      }
+    }
+    expect(alive).toBe(false);
+  });
+});
+
+describe('mcp tools (pure parts)', () => {
+  it('checks arguments against the schemas', () => {
+    const search = TOOLS.find((t) => t.name === 'search')!;
+    expect(checkArgs(search, { query: 'x', types: ['decision'] })).toEqual({
+      query: 'x',
+      types: ['decision'],
+    });
+    expect(() => checkArgs(search, { query: 'x', types: ['nope'] })).toThrow(/must be one of/);
+    expect(() => checkArgs(search, { query: 'x', limit: 0 })).toThrow(/between 1 and 50/);
+    expect(() => checkArgs(search, [])).toThrow(/must be an object/);
+  });
+
+  it('ranks by keywords when search is not available', () => {
+    const rec = (id: string, title: string, body: string, tags: string[] = []) =>
+      ({ id, title, body, tags, updated: id }) as unknown as Parameters<typeof simpleRank>[0][number];
+    const out = simpleRank(
+      [
+        rec('1', 'Use pnpm', 'package manager'),
+        rec('2', 'Postgres', 'pnpm is mentioned'),
+        rec('3', 'Other', 'nothing'),
+      ],
+      'pnpm',
+      5,
+    );
+    expect(out.map((x) => x.r.id)).toEqual(['1', '2']);
+  });
+});
