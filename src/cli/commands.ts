@@ -17,6 +17,7 @@ import models from './models.js';
 import mv from './mv.js';
 import prune from './prune.js';
 import rm from './rm.js';
+import mcp from './mcp.js';
 import rules from './rules.js';
 import search from './search.js';
 import show from './show.js';
@@ -45,6 +46,7 @@ export const commands: CommandDef[] = [
   doctor,
   config,
   rules,
+  mcp,
   search,
   hooks,
   hook,
