@@ -20,6 +20,8 @@ import rm from './rm.js';
 import mcp from './mcp.js';
 import rules from './rules.js';
 import search from './search.js';
+import reindex from './reindex.js';
+import contextPack from './context-pack.js';
 import show from './show.js';
 import stats from './stats.js';
 import supersede from './supersede.js';
@@ -48,6 +50,8 @@ export const commands: CommandDef[] = [
   rules,
   mcp,
   search,
+  reindex,
+  contextPack,
   hooks,
   hook,
   check,

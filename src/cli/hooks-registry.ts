@@ -38,5 +38,6 @@ export async function addHooks(_ctx: Ctx, _store: Store, a: Record<string, any>)
   }
   // anchors: completed inside the add transaction (blob ids, hashes, symbols; blobs kept reachable)
   const anchorHooks = anchors.length ? (await import('../anchors/add-hooks.js')).anchorAddHooks(_ctx.cwd, _store) : {};
-  return { anchors, ...anchorHooks };
+  // likely duplicates stop the add unless --force (src/search/add-hook.ts)
+  return { beforeAdd: (await import('../search/add-hook.js')).duplicateGuard(_ctx, _store, a), anchors, ...anchorHooks };
 }

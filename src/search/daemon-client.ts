@@ -16,3 +16,6 @@ export async function queryViaDaemon(
 ): Promise<unknown | undefined> {
   return undefined;
 }
+
+/** Asks a running daemon to exit (reindex does this so it never serves a dropped index). */
+export async function stopDaemon(_store: Store): Promise<void> {}

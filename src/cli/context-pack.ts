@@ -1,0 +1,57 @@
+import { err } from '../errors.js';
+import { defineCommand } from './command.js';
+import { emit, openStore, printJSON } from './context.js';
+import { normalizeRepoPath } from './paths.js';
+
+export default defineCommand({
+  command: 'context',
+  describe:
+    'a context pack for an agent: rules and constraints in scope, best matches, recent sessions, within a token budget',
+  builder: (y) =>
+    y
+      .option('file', {
+        type: 'string',
+        describe: 'the file being edited (rules, constraints and memories near it come first)',
+      })
+      .option('query', { alias: 'q', type: 'string', describe: 'what the agent is working on' })
+      .option('budget', { type: 'number', describe: 'token budget (default: config context-budget, 2000)' })
+      .option('format', {
+        type: 'string',
+        choices: ['md', 'json'],
+        describe: 'md (default): the framed text; json: text, items and tokens',
+      })
+      .option('sessions', { type: 'number', describe: 'latest session summaries to offer (default 2)' })
+      .option('daemon', {
+        type: 'boolean',
+        default: true,
+        describe: 'use the query daemon when one runs (--no-daemon: this process)',
+      })
+      .option('global', { type: 'boolean', describe: 'use the personal global store' }),
+  async run(a, ctx) {
+    if (a.budget !== undefined && !(Number.isFinite(a.budget) && a.budget >= 0)) {
+      throw err(
+        'E_INVALID_ARG',
+        `--budget must be a number of tokens, not "${a.budget}"`,
+        'e.g. --budget 1500',
+      );
+    }
+    if (a.sessions !== undefined && !(Number.isInteger(a.sessions) && a.sessions >= 0)) {
+      throw err('E_INVALID_ARG', `--sessions must be a whole number, not "${a.sessions}"`);
+    }
+    const store = await openStore(ctx, { global: a.global });
+    const file = a.file !== undefined ? await normalizeRepoPath(store, ctx, String(a.file)) : undefined;
+    const o = { file, query: a.query, budget: a.budget, sessions: a.sessions, format: a.format };
+    let pack: { text: string; items: unknown[]; tokens: number } | undefined;
+    if (a.daemon !== false && !a.global) {
+      const { queryViaDaemon } = await import('../search/daemon-client.js');
+      pack = (await queryViaDaemon(store, { op: 'context', q: o }, ctx.env)) as typeof pack;
+    }
+    if (!pack) {
+      const { buildContextPack } = await import('../search/index.js');
+      pack = await buildContextPack(store, o);
+    }
+    const value = { text: pack.text, items: pack.items, tokens: pack.tokens };
+    if (a.format === 'json' && !ctx.json) printJSON(ctx, value);
+    else emit(ctx, value, () => pack!.text);
+  },
+});

@@ -1,0 +1,54 @@
+/**
+ * `git mem add`'s duplicate warning (wired in through addHooks().beforeAdd):
+ * a likely duplicate stops the add with E_DUPLICATE and shows it; --force
+ * adds anyway with a note on stderr. Search failures never block an add.
+ */
+
+import type { Ctx } from '../cli/context.js';
+import type { AddInput } from '../commands/memory.js';
+import { err, isGitMemError } from '../errors.js';
+import type { Store } from '../gitstore/store.js';
+
+export function duplicateGuard(
+  ctx: Ctx,
+  store: Store,
+  a: Record<string, unknown>,
+): (input: AddInput) => Promise<number | undefined> {
+  return async (input) => {
+    let dups: Awaited<ReturnType<typeof import('./dedup.js').findDuplicates>>;
+    try {
+      const { findDuplicates } = await import('./dedup.js');
+      const { providerFor } = await import('./index.js');
+      dups = await findDuplicates(
+        store,
+        { title: input.title, body: input.body, tags: input.tags },
+        await providerFor(store),
+      );
+    } catch (e) {
+      if (isGitMemError(e) && e.code === 'E_DUPLICATE') throw e;
+      return undefined; // the check is advisory: never block an add because search failed
+    }
+    if (!dups.length) return undefined;
+    const d = dups[0];
+    const what = `${d.id.slice(0, 12)}${d.alias ? ` (${d.alias})` : ''} ${d.type} "${d.title}"`;
+    const how =
+      d.reason === 'exact'
+        ? 'same text'
+        : d.reason === 'overlap'
+          ? `token overlap ${d.similarity}`
+          : `cosine ${d.similarity}`;
+    const more = dups.length > 1 ? ` and ${dups.length - 1} more` : '';
+    if (a.force) {
+      ctx.io.err(`git-mem: note: likely duplicate of ${what} (${how})${more}; added anyway (--force)\n`);
+      return undefined;
+    }
+    throw err(
+      'E_DUPLICATE',
+      `likely duplicate of ${what} (${how})${more}`,
+      'update that memory instead, or pass --force to add anyway',
+      {
+        duplicates: dups.slice(0, 5),
+      },
+    );
+  };
+}
