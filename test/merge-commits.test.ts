@@ -1,11 +1,133 @@
 import { describe, expect, it } from 'vitest';
 import { addMemory, removeMemory, updateMemory } from '../src/commands/memory.js';
 import { isGitMemError } from '../src/errors.js';
-import { mergeCommits } from '../src/merge/merge-commits.js';
-import { recordPath } from '../src/model/record.js';
-import { clones, fetchTheirs, treeOf } from './merge-helpers.js';
+import type { EntryState } from '../src/merge/engine.js';
+import { mergeCommits, parseTombstone } from '../src/merge/merge-commits.js';
+import { newId } from '../src/model/id.js';
+import { newRecord, parseRecord, recordPath, serializeRecord } from '../src/model/record.js';
+import { type Clone, clones, fetchTheirs, treeOf } from './merge-helpers.js';
+import { applyOp, checkOutcome, expected, OPS, type Op, type Side } from './merge-ops.js';
+
+/** Applies op i of one side to record i, all in one commit (rm writes a tombstone like git mem rm). */
+async function applySide(c: Clone, s: Side, plan: Array<{ id: string; op: Op }>) {
+  await c.store.write(async (tx) => {
+    for (const { id, op } of plan) {
+      const r = await tx.get(id);
+      if (op.code === 'rm') {
+        tx.removeRecord(id, {
+          id,
+          deleted: new Date().toISOString(),
+          by: s,
+          reason: `rm by ${s}`,
+          clock: r.clock + 1,
+        });
+        continue;
+      }
+      const next = applyOp(op, r, s);
+      if (next.alias) next.alias = `${next.alias}-${id.toLowerCase()}`;
+      tx.putRecord(next);
+    }
+    return { message: `ops by ${s}`, value: null };
+  });
+}
+
+async function stateAt(
+  c: Clone,
+  commit: string,
+  id: string,
+  atticPaths: string[],
+): Promise<{ state: EntryState; attic: string[] }> {
+  const state: EntryState = {};
+  const rec = await c.store.readPath(commit, recordPath(id));
+  if (rec) state.rec = parseRecord(rec.toString('utf8'));
+  const tomb = await c.store.readPath(commit, `tombstones/${id.slice(-2)}/${id}.yaml`);
+  if (tomb) state.tomb = parseTombstone(tomb.toString('utf8'), id);
+  const attic: string[] = [];
+  for (const p of atticPaths.filter((x) => x.startsWith(`attic/${id.slice(-2)}/${id}/`))) {
+    attic.push((await c.store.readPath(commit, p))!.toString('utf8'));
+  }
+  return { state, attic };
+}
 
 describe('mergeCommits (two clones of one remote)', () => {
+  it('every pair of operations on the same record and on different records, through real git, both ways', async () => {
+    const {
+      clones: [a, b],
+    } = await clones(2);
+    const table = expected();
+    const same: Array<{ id: string; x: Op; y: Op }> = [];
+    const diff: Array<{ id1: string; id2: string; x: Op; y: Op }> = [];
+    const base = new Map<string, ReturnType<typeof newRecord>>();
+    const mk = () => {
+      const r = newRecord({
+        id: newId(),
+        type: 'decision',
+        title: 'base title',
+        body: 'line 1\nline 2\nline 3\nline 4\nline 5\n',
+        now: '2026-01-01T00:00:00.000Z',
+        tags: ['base', 'keep'],
+        scope: ['src/**'],
+        anchors: [{ path: 'src/base.ts', lines: [1, 5] }],
+      });
+      base.set(r.id, r);
+      return r.id;
+    };
+    for (const x of OPS) for (const y of OPS) same.push({ id: mk(), x, y });
+    // different records: each op of A against each op of B on another record
+    for (const [i, x] of OPS.entries()) diff.push({ id1: mk(), id2: mk(), x, y: OPS[(i + 5) % OPS.length] });
+    await a.store.write(async (tx) => {
+      for (const r of base.values()) tx.putRecord(r);
+      return { message: 'base', value: null };
+    });
+    a.git('push', '-q', 'origin', 'refs/memory:refs/mem/memory');
+    b.git('fetch', '-q', 'origin', '+refs/mem/memory:refs/memory');
+    await applySide(a, 'A', [
+      ...same.map((p) => ({ id: p.id, op: p.x })),
+      ...diff.map((p) => ({ id: p.id1, op: p.x })),
+    ]);
+    await applySide(b, 'B', [
+      ...same.map((p) => ({ id: p.id, op: p.y })),
+      ...diff.map((p) => ({ id: p.id2, op: p.y })),
+    ]);
+    const aTip = (await a.store.tip())!;
+    const bTip = (await b.store.tip())!;
+    fetchTheirs(a, b.dir);
+    fetchTheirs(b, a.dir);
+    const mA = await mergeCommits(a.store, aTip, bTip);
+    const mB = await mergeCommits(b.store, bTip, aTip);
+    expect(treeOf(a, mA.commit!)).toBe(treeOf(b, mB.commit!));
+    expect(mA.conflicts).toEqual(mB.conflicts);
+    const flagged = [...table.entries()].filter(([, v]) => v === 'C' || v === 'K').length;
+    expect(mA.conflicts).toHaveLength(flagged);
+    const atticPaths = a.git('ls-tree', '-r', '--name-only', mA.commit!, 'attic').split('\n').filter(Boolean);
+    for (const p of same) {
+      const got = await stateAt(a, mA.commit!, p.id, atticPaths);
+      const identical =
+        p.x.code !== 'rm' &&
+        p.y.code !== 'rm' &&
+        serializeRecord(applyOp(p.x, base.get(p.id)!, 'A')) ===
+          serializeRecord(applyOp(p.y, base.get(p.id)!, 'B'));
+      checkOutcome(
+        table.get(`${p.x.code}/${p.y.code}`),
+        p.x,
+        p.y,
+        base.get(p.id)!,
+        got.state,
+        got.attic,
+        identical,
+      );
+    }
+    for (const p of diff) {
+      const r1 = await stateAt(a, mA.commit!, p.id1, atticPaths);
+      const r2 = await stateAt(a, mA.commit!, p.id2, atticPaths);
+      if (p.x.code === 'rm') expect(r1.state.rec).toBeUndefined();
+      else expect(p.x.has(r1.state.rec!, 'A')).toBe(true);
+      if (p.y.code === 'rm') expect(r2.state.rec).toBeUndefined();
+      else expect(p.y.has(r2.state.rec!, 'B')).toBe(true);
+      expect([...r1.attic, ...r2.attic]).toEqual([]);
+    }
+  });
+
   it('fast-forwards, merges both ways to the same tree, and moves no ref', async () => {
     const {
       clones: [a, b],

@@ -78,13 +78,38 @@ export function maxString(a: string, b: string): string {
 const json = (v: unknown): string | undefined => JSON.stringify(v);
 const same = (a: unknown, b: unknown): boolean => json(a) === json(b);
 
+const texts = new WeakMap<object, string>();
+
+/**
+ * Remembers the file text a record or tombstone was parsed from, so the
+ * engine compares and orders versions by their stored bytes instead of
+ * serialising them again (the costliest step of a large merge).
+ */
+export function rememberText(v: MemoryRecord | Tombstone, text: string): void {
+  texts.set(v, text);
+}
+
+export function recordText(r: MemoryRecord): string {
+  let t = texts.get(r);
+  if (t === undefined) {
+    t = serializeRecord(r);
+    texts.set(r, t);
+  }
+  return t;
+}
+
 export function tombstoneText(t: Tombstone): string {
-  return stringify(t);
+  let s = texts.get(t);
+  if (s === undefined) {
+    s = stringify(t);
+    texts.set(t, s);
+  }
+  return s;
 }
 
 export function stateText(s: EntryState | undefined): string {
   if (!s) return '';
-  return `${s.rec ? serializeRecord(s.rec) : ''}\u0000${s.tomb ? tombstoneText(s.tomb) : ''}`;
+  return `${s.rec ? recordText(s.rec) : ''}\u0000${s.tomb ? tombstoneText(s.tomb) : ''}`;
 }
 
 function isEmpty(s: EntryState | undefined): boolean {
@@ -257,8 +282,8 @@ export function mergeRecords(
   theirs: MemoryRecord,
   labels: SideLabels = {},
 ): { record: MemoryRecord; attic: AtticEntry[]; conflict?: ConflictReason[] } {
-  const oText = serializeRecord(ours);
-  const tText = serializeRecord(theirs);
+  const oText = recordText(ours);
+  const tText = recordText(theirs);
   const [w, l] = laterFirst(ours, theirs, oText, tText);
   const lLabel = l === ours ? labels.ours : labels.theirs;
   const clashes: string[] = [];
@@ -358,7 +383,7 @@ export function mergeEntry(
     const live = (o.rec ? o : t) as Required<Pick<EntryState, 'rec'>> & EntryState;
     const gone = o.rec ? t : o;
     const rec = live.rec;
-    const modified = base?.rec ? serializeRecord(base.rec) !== serializeRecord(rec) : undefined;
+    const modified = base?.rec ? recordText(base.rec) !== recordText(rec) : undefined;
     const tomb = gone.tomb;
     let keep: boolean;
     if (modified !== undefined) keep = modified;

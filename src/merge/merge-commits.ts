@@ -32,6 +32,7 @@ import {
   expiredTombstone,
   maxString,
   mergeEntry,
+  rememberText,
   resolveAliasClashes,
   type StoreMergeResult,
   type Tombstone,
@@ -216,11 +217,13 @@ export async function mergeCommits(
         if (kind === 'rec') {
           const r = parseRecord(v.text, path);
           if (r.id !== id) throw new RecordParseError(`id ${r.id} does not match its path`);
+          rememberText(r, v.text);
           s.state.rec = r;
           s.recText = v.text;
           s.recOid = v.oid;
         } else {
           s.state.tomb = parseTombstone(v.text, id);
+          rememberText(s.state.tomb, v.text);
           s.tombText = v.text;
           s.tombOid = v.oid;
         }
