@@ -147,7 +147,7 @@ export function expected(): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of lines.slice(1)) {
     const [row, ...cells] = line.trim().split(/\s+/);
-    cells.forEach((c, i) => out.set(`${row}/${cols[i]}`, c));
+    for (const [i, c] of cells.entries()) out.set(`${row}/${cols[i]}`, c);
   }
   return out;
 }
