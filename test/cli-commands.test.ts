@@ -1,0 +1,243 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeRepo, runBin, runCli, tmpDir, type TestRepo } from './helpers.js';
+
+const tip = (r: TestRepo) => r.git('rev-parse', '-q', '--verify', 'refs/memory').trim();
+
+/** Plants a record file straight into refs/memory (as a sync from a broken client could). */
+function plant(r: TestRepo, path: string, content: string) {
+  const oid = runGit(r, ['hash-object', '-w', '--stdin'], content).trim();
+  const idx = join(tmpDir(), 'index');
+  const env = { ...r.env, GIT_INDEX_FILE: idx };
+  runGit(r, ['read-tree', 'refs/memory'], undefined, env);
+  runGit(r, ['update-index', '--add', '--cacheinfo', `100644,${oid},${path}`], undefined, env);
+  const tree = runGit(r, ['write-tree'], undefined, env).trim();
+  const commit = runGit(r, ['commit-tree', tree, '-p', 'refs/memory', '-m', 'plant'], undefined, env).trim();
+  r.git('update-ref', 'refs/memory', commit);
+}
+function runGit(r: TestRepo, args: string[], input?: string, env = r.env): string {
+  return execFileSync('git', args, { cwd: r.dir, env, input, encoding: 'utf8' });
+}
+
+describe('errors: one line, a stable code, a non-zero exit, the store untouched', () => {
+  it('refuses bad input on every writing command without moving refs/memory', async () => {
+    const r = makeRepo();
+    const { id } = await r.memJson(['add', '--title', 'Keep', '--content', 'k', '--alias', 'keep/me']);
+    const before = tip(r);
+    const cases: Array<{ args: string[]; code: number; msg: RegExp; json?: string; stdin?: string }> = [
+      { args: ['add', '--content', 'no title'], code: 2, msg: /Missing required argument: title/ },
+      { args: ['add', '--title', 'T', '--content', 'x', '--type', 'bogus'], code: 2, msg: /unknown type "bogus"/, json: 'E_INVALID_ARG' },
+      { args: ['add', '--title', 'T', '--content', 'x', '--alias', 'Bad Alias'], code: 2, msg: /invalid alias/ },
+      { args: ['add', '--title', 'T', '--content', 'x', '--alias', 'keep/me'], code: 2, msg: /alias "keep\/me" is already used/, json: 'E_ALIAS_TAKEN' },
+      { args: ['add', '--title', 'T', '--content', 'aws AKIAIOSFODNN7EXAMPLE'], code: 2, msg: /AWS access key id in body at line 1, column 5/, json: 'E_SECRET' },
+      { args: ['add', '--title', 'T', '--content', 'x'.repeat(70000)], code: 2, msg: /over the 65536-byte limit/, json: 'E_TOO_LARGE' },
+      { args: ['add', '--title', 'T', '--content', 'a\u0000b'], code: 2, msg: /binary/, json: 'E_BINARY' },
+      { args: ['add', '--title', 'T', '--content', 'x', '--expires', 'whenever'], code: 2, msg: /invalid date "whenever"/ },
+      { args: ['add', '--title', 'T', '--content', 'x', '--file', 'nope.md'], code: 2, msg: /pass either --content or --file/ },
+      { args: ['add', '--title', 'T'], code: 2, msg: /no content given/ },
+      { args: ['update', 'zzzz', '--title', 'x'], code: 3, msg: /no memory matches "zzzz"/, json: 'E_NOT_FOUND' },
+      { args: ['update', id, '--status', 'weird'], code: 2, msg: /unknown status "weird"/ },
+      { args: ['update', id, '--expires', '1d', '--clear-expiry'], code: 2, msg: /either --expires or --clear-expiry/ },
+      { args: ['rm', 'nothing/here'], code: 3, msg: /no memory matches/ },
+      { args: ['mv', id, 'BAD ALIAS'], code: 2, msg: /invalid alias/ },
+      { args: ['supersede', id, '--by', id], code: 2, msg: /cannot supersede itself/ },
+      { args: ['import', '--jsonl', '-'], code: 2, msg: /line 2: invalid JSON/, stdin: '{"title":"ok","body":"b"}\n{broken\n' },
+      { args: ['import', '--jsonl', '-'], code: 2, msg: /line 1: a title is required/, stdin: '{"body":"no title"}\n' },
+      { args: ['import', '--jsonl', 'missing.jsonl'], code: 2, msg: /cannot read missing.jsonl/ },
+      { args: ['config', 'set', 'Bad Key', '1'], code: 2, msg: /invalid config key/ },
+      { args: ['config', 'set', 'context-budget', 'lots', '--shared'], code: 2, msg: /context-budget must be a number/ },
+      { args: ['show', id, '--at', 'no-such-thing'], code: 2, msg: /cannot resolve --at/ },
+      { args: ['frobnicate'], code: 2, msg: /Unknown argument|Unknown command/ },
+    ];
+    for (const c of cases) {
+      const res = await r.mem(c.args, { stdin: c.stdin });
+      expect(res.code, `${c.args.join(' ')} → ${res.stderr}`).toBe(c.code);
+      expect(res.stderr).toMatch(c.msg);
+      expect(res.stderr.trim().split('\n').length, res.stderr).toBe(1);
+      expect(res.stderr).not.toMatch(/\n\s+at /);
+      expect(tip(r), c.args.join(' ')).toBe(before);
+      if (c.json) {
+        const j = await r.mem([...c.args, '--json'], { stdin: c.stdin });
+        expect(JSON.parse(j.stdout).error.code).toBe(c.json);
+      }
+    }
+  });
+
+  it('the real binary prints the same one-line error and exit code, and help works', async () => {
+    const r = makeRepo();
+    const res = runBin(['show', 'abcd'], { cwd: r.dir, env: r.env });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^git-mem: error: no memory store in this repository yet \(run git mem init\)\n$/);
+    const help = runBin(['--help'], { cwd: r.dir, env: r.env });
+    expect(help.code).toBe(0);
+    for (const c of ['init', 'add', 'show', 'list', 'update', 'rm', 'history', 'prune', 'import', 'export', 'stats', 'doctor', 'mv', 'supersede', 'config', 'rules']) {
+      expect(help.stdout).toContain(`git mem ${c}`);
+    }
+    const outside = runBin(['list'], { cwd: tmpDir(), env: r.env });
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toMatch(/not a git repository/);
+  });
+});
+
+describe('commands', () => {
+  it('update changes only what is passed; history shows every version; rm keeps a tombstone', async () => {
+    const r = makeRepo();
+    const { id } = await r.memJson(['add', '--type', 'convention', '--title', 'Tabs', '--content', 'v1', '--tags', 'style', '--expires', '2999-01-01']);
+    const u = await r.memJson(['update', id, '--title', 'Spaces', '--add-tag', 'fmt', '--clear-expiry']);
+    expect(u.changed.sort()).toEqual(['expires', 'tags', 'title']);
+    expect(u).toMatchObject({ title: 'Spaces', tags: ['style', 'fmt'], expires: null, body: 'v1\n', clock: 2 });
+    const same = await r.memJson(['update', id, '--title', 'Spaces']);
+    expect(same.changed).toEqual([]);
+    expect(same.commit).toBeNull();
+    const viaStdin = await r.mem(['update', id, '--stdin'], { stdin: 'v2 from stdin' });
+    expect(viaStdin.code).toBe(0);
+    await r.memJson(['update', id, '--remove-tag', 'style', '--status', 'archived']);
+    const hist = await r.memJson(['history', id]);
+    expect(hist.map((h: { record: { body: string } }) => h.record.body)).toEqual(['v2 from stdin\n', 'v2 from stdin\n', 'v1\n', 'v1\n']);
+    expect(hist[0].author).toBe('Test User');
+    await r.memJson(['rm', id, '--reason', 'obsolete']);
+    const after = await r.memJson(['history', id]);
+    expect(after[0].deleted).toBe(true);
+    expect(r.git('cat-file', '-p', `refs/memory:tombstones/${id.slice(-2)}/${id}.yaml`)).toMatch(/reason: obsolete/);
+  });
+
+  it('hides expired memories unless asked, and prune removes them in one commit', async () => {
+    const r = makeRepo();
+    await r.memJson(['add', '--title', 'Fresh', '--content', 'x']);
+    const { id } = await r.memJson(['add', '--title', 'Old', '--content', 'x', '--expires', '2020-01-01']);
+    expect((await r.memJson(['list'])).map((m: { title: string }) => m.title)).toEqual(['Fresh']);
+    expect((await r.memJson(['list', '--include-expired'])).length).toBe(2);
+    const dry = await r.memJson(['prune', '--dry-run']);
+    expect(dry.map((m: { id: string }) => m.id)).toEqual([id]);
+    const commits = r.git('rev-list', '--count', 'refs/memory').trim();
+    await r.memJson(['prune']);
+    expect(Number(r.git('rev-list', '--count', 'refs/memory'))).toBe(Number(commits) + 1);
+    expect((await r.memJson(['list', '--include-expired'])).length).toBe(1);
+  });
+
+  it('filters by type, tag, status and scope file; shows token estimates', async () => {
+    const r = makeRepo();
+    await r.memJson(['add', '--type', 'rule', '--title', 'DB rule', '--content', 'use the pool', '--scope', 'packages/db/**', '--tags', 'db']);
+    await r.memJson(['add', '--type', 'decision', '--title', 'UI choice', '--content', 'react', '--tags', 'ui']);
+    await r.memJson(['add', '--type', 'decision', '--title', 'Pending', '--content', 'maybe', '--status', 'pending']);
+    const titles = async (args: string[]) => (await r.memJson(['list', ...args])).map((m: { title: string }) => m.title);
+    expect(await titles(['--type', 'rule'])).toEqual(['DB rule']);
+    expect(await titles(['--tag', 'ui'])).toEqual(['UI choice']);
+    expect(await titles(['--status', 'pending'])).toEqual(['Pending']);
+    expect(await titles(['--scope-file', 'packages/db/src/pool.ts'])).toEqual(['DB rule']);
+    expect(await titles(['--type', 'decision', '--status', 'active'])).toEqual(['UI choice']);
+    const human = await r.mem(['list']);
+    expect(human.stdout).toMatch(/DB rule\s+~\d+t/);
+    const show = await r.memJson(['list', '--type', 'rule']);
+    expect(show[0].tokens).toBe(Math.ceil('DB rule'.length / 4) + Math.ceil('use the pool\n'.length / 4) + 4);
+  });
+
+  it('supersede links both ways; mv renames the alias; stats counts', async () => {
+    const r = makeRepo();
+    const { id: a } = await r.memJson(['add', '--title', 'Old way', '--content', 'x', '--alias', 'how/old']);
+    const { id: b } = await r.memJson(['add', '--title', 'New way', '--content', 'y']);
+    await r.memJson(['supersede', 'how/old', '--by', b]);
+    const old = await r.memJson(['show', a]);
+    const neu = await r.memJson(['show', b]);
+    expect(old.status).toBe('superseded');
+    expect(old.links.superseded_by).toEqual([b]);
+    expect(neu.links.supersedes).toEqual([a]);
+    await r.memJson(['mv', b, 'how/new']);
+    expect((await r.memJson(['show', 'how/new'])).id).toBe(b);
+    const taken = await r.mem(['mv', a, 'how/new']);
+    expect(taken.code).toBe(2);
+    const stats = await r.memJson(['stats']);
+    expect(stats).toMatchObject({ records: 2, byStatus: { superseded: 1, active: 1 }, malformed: 0 });
+  });
+
+  it('imports JSON lines in one commit (foreign ids become aliases, unknown fields kept) and exports them back', async () => {
+    const r = makeRepo();
+    const lines = [
+      { id: 'm001', type: 'security', title: 'Scan deps', body: 'osv-scanner in CI', tags: ['ci'], source: 'x/y:z', custom_field: { a: 1 } },
+      { id: 'm002', type: 'known_fix', title: 'Pool fix', body: 'wait for pg', anchors: [{ path: 'packages/db/src/pool.ts', lines: [3, 9] }] },
+      { type: 'decision', title: 'No id', body: 'gets a new one' },
+    ];
+    const res = await r.memJson(['import', '--jsonl', '-'], { stdin: lines.map((l) => JSON.stringify(l)).join('\n') });
+    expect(res).toMatchObject({ imported: 3, added: 3, replaced: 0 });
+    expect(r.git('rev-list', '--count', 'refs/memory').trim()).toBe('1');
+    const m1 = await r.memJson(['show', 'm001']);
+    expect(m1).toMatchObject({ alias: 'm001', type: 'security', source: 'x/y:z', extra: { custom_field: { a: 1 } } });
+    expect((await r.memJson(['show', 'm002'])).anchors).toEqual([{ path: 'packages/db/src/pool.ts', lines: [3, 9] }]);
+    const exported = (await r.mem(['export'])).stdout;
+    const other = makeRepo();
+    const again = await other.memJson(['import', '--jsonl', '-'], { stdin: exported });
+    expect(again.added).toBe(3);
+    expect((await other.mem(['export'])).stdout).toBe(exported);
+    // re-import into the same store replaces in place
+    const replace = await other.memJson(['import', '--jsonl', '-'], { stdin: exported });
+    expect(replace).toMatchObject({ added: 0, replaced: 3 });
+  });
+
+  it('a malformed record pulled from elsewhere does not stop list; doctor names it and how to mend', async () => {
+    const r = makeRepo();
+    await r.memJson(['add', '--title', 'Good', '--content', 'fine']);
+    const badId = '01JBADBADBADBADBADBADBADBA';
+    plant(r, `memories/${badId.slice(-2)}/${badId}.md`, `---\nid: ${badId}\ntype: decision\ntitle: [unclosed\n---\nbody\n`);
+    const list = await r.mem(['list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('Good');
+    expect(list.stdout).toMatch(/1 malformed record\(s\) skipped; run git mem doctor/);
+    const doc = await r.mem(['doctor']);
+    expect(doc.code).toBe(1);
+    expect(doc.stdout).toContain(`memories/${badId.slice(-2)}/${badId}.md`);
+    expect(doc.stdout).toMatch(/fix: inspect with git cat-file -p [0-9a-f]{12}/);
+  });
+
+  it('layers config: defaults < global < shared < local', async () => {
+    const r = makeRepo();
+    const get = async () => (await r.memJson(['config', 'get', 'context-budget'])) as { value: number; origin: string };
+    expect(await get()).toMatchObject({ value: 2000, origin: 'default' });
+    await r.memJson(['config', 'set', 'context-budget', '2500', '--global']);
+    expect(await get()).toMatchObject({ value: 2500, origin: 'global' });
+    await r.memJson(['config', 'set', 'context-budget', '3000', '--shared']);
+    expect(await get()).toMatchObject({ value: 3000, origin: 'shared' });
+    expect(r.git('cat-file', '-p', 'refs/memory:config.yaml')).toContain('context-budget: 3000');
+    await r.memJson(['config', 'set', 'context-budget', '4000']);
+    expect(await get()).toMatchObject({ value: 4000, origin: 'local' });
+    expect(r.git('config', 'mem.context-budget').trim()).toBe('4000');
+    await r.memJson(['config', 'unset', 'context-budget']);
+    expect(await get()).toMatchObject({ value: 3000, origin: 'shared' });
+  });
+
+  it('prints the rules in force for a file, most specific first, project over global', async () => {
+    const r = makeRepo();
+    await r.memJson(['add', '--type', 'rule', '--title', 'Everywhere', '--content', 'be kind']);
+    await r.memJson(['add', '--type', 'rule', '--title', 'TS files', '--content', 'strict', '--scope', '**/*.ts']);
+    await r.memJson(['add', '--type', 'rule', '--title', 'DB package', '--content', 'use pool', '--scope', 'packages/db/**']);
+    await r.memJson(['add', '--type', 'rule', '--title', 'Web only', '--content', 'react', '--scope', 'apps/web/**']);
+    await r.memJson(['add', '--type', 'decision', '--title', 'Not a rule', '--content', 'x', '--scope', '**']);
+    await r.memJson(['add', '--global', '--type', 'rule', '--title', 'My TS habit', '--content', 'no any', '--scope', '**/*.ts']);
+    const rules = await r.memJson(['rules', '--file', 'packages/db/src/pool.ts']);
+    expect(rules.map((x: { title: string; origin: string }) => `${x.title}@${x.origin}`)).toEqual([
+      'DB package@project',
+      'TS files@project',
+      'My TS habit@global',
+      'Everywhere@project',
+    ]);
+    const sub = join(r.dir, 'packages', 'db');
+    r.write('packages/db/x.ts', '');
+    const fromSub = await r.memJson(['rules', '--file', 'x.ts'], { cwd: sub });
+    expect(fromSub[0].title).toBe('DB package');
+    expect((await r.memJson(['list', '--global'])).map((m: { title: string }) => m.title)).toEqual(['My TS habit']);
+    expect(existsSync(join(r.env.GIT_MEM_HOME!, 'store.git', 'HEAD'))).toBe(true);
+  });
+
+  it('outside a repository uses the global store unless strict-local is set', async () => {
+    const r = makeRepo();
+    await r.memJson(['add', '--global', '--title', 'Personal', '--content', 'mine']);
+    const outside = tmpDir();
+    const res = await runCli(['list', '--json'], { cwd: outside, env: r.env });
+    expect(JSON.parse(res.stdout).map((m: { title: string }) => m.title)).toEqual(['Personal']);
+    await r.memJson(['config', 'set', 'strict-local', 'true', '--global']);
+    const strict = await runCli(['list'], { cwd: outside, env: r.env });
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/not a git repository/);
+  });
+});
