@@ -11,7 +11,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = `${root}dist.new-${process.pid}`;
 const old = `${root}dist.old-${process.pid}`;
 await build({
-  entryPoints: { cli: 'src/cli/main.ts' },
+  // claude-fast: the agent tool-event hook, run before (and instead of) the CLI bundle
+  entryPoints: { cli: 'src/cli/main.ts', 'claude-fast': 'src/agents/claude-fast.ts' },
   absWorkingDir: root,
   outdir: tmp,
   bundle: true,

@@ -1,6 +1,219 @@
+/**
+ * `git mem hook claude-code`: the handler Claude Code (and the agents that
+ * copy its hook format: Codex CLI, Factory Droid) run on each hook event,
+ * with the event's JSON on stdin.
+ *
+ *  SessionStart (startup, resume, clear, compact)  → context pack as additionalContext
+ *  UserPromptSubmit                                 → relevant memories, only above the bar
+ *  PostToolUse / PostToolUseFailure                 → append to .git/mem/events/ (fast path in bin/)
+ *  Stop / SessionEnd                                → checkpoint + session summary, detached
+ *
+ * A memory failure must never break the agent's session: every path exits 0,
+ * and anything malformed or unknown leaves one line in .git/mem/logs/hooks.log.
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Ctx } from '../cli/context.js';
+import { openRepo } from '../gitstore/repo.js';
+import { Store } from '../gitstore/store.js';
+import {
+  type AgentEvent,
+  appendEvent,
+  compactEvent,
+  findCommonDir,
+  logLine,
+  type SessionPaths,
+  sessionPaths,
+} from './events.js';
 
-/** Stub: the agents capability fills this in (Claude Code hook payloads on stdin). */
-export async function runClaudeHook(_ctx: Ctx, _args: string[]): Promise<number> {
-  return 0;
+export const KNOWN_EVENTS = new Set([
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'Stop',
+  'SubagentStop',
+  'SessionEnd',
+  'PreCompact',
+  'Notification',
+  'PermissionRequest',
+]);
+
+/** The CLI launcher, for detached work (found from this module in dist/ or in src/). */
+export function binPath(): string | undefined {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const rel of ['../bin/git-mem.js', '../../bin/git-mem.js']) {
+    const p = join(here, rel);
+    if (existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+function inline(ctx: Ctx): boolean {
+  return ['1', 'true', 'yes'].includes(String(ctx.env.GIT_MEM_HOOK_INLINE ?? '').toLowerCase());
+}
+
+/** Runs `git mem checkpoint …` in a detached process (the agent does not wait), or inline when asked. */
+async function handOff(
+  ctx: Ctx,
+  store: Store,
+  session: string,
+  o: { final?: boolean; trigger?: string; recover?: boolean },
+): Promise<void> {
+  if (inline(ctx)) {
+    const { runCheckpoint, recoverSessions } = await import('./checkpoint.js');
+    if (o.recover) await recoverSessions(store, session);
+    else await runCheckpoint(store, session, { final: o.final, trigger: o.trigger });
+    return;
+  }
+  const bin = binPath();
+  if (!bin) throw new Error('cannot find bin/git-mem.js for a detached checkpoint');
+  const args = o.recover
+    ? ['checkpoint', '--recover', '--exclude', session, '--quiet']
+    : [
+        'checkpoint',
+        '--session',
+        session,
+        ...(o.final ? ['--final'] : []),
+        ...(o.trigger ? ['--trigger', o.trigger] : []),
+        '--quiet',
+      ];
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: ctx.cwd,
+    env: ctx.env,
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.on('error', () => {});
+  child.unref();
+}
+
+function print(ctx: Ctx, event: string, text: string): void {
+  if (!text) return;
+  ctx.io.out(
+    `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}\n`,
+  );
+}
+
+function readIds(paths: SessionPaths): Set<string> {
+  try {
+    return new Set(readFileSync(paths.injected, 'utf8').split('\n').filter(Boolean));
+  } catch {
+    return new Set();
+  }
+}
+
+function noteInjected(paths: SessionPaths, ids: string[]): void {
+  if (ids.length) appendFileSync(paths.injected, `${ids.join('\n')}\n`);
+}
+
+export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> {
+  let common: string | undefined;
+  let event = '?';
+  try {
+    common = findCommonDir(ctx.cwd, ctx.env);
+    const text = await ctx.io.readStdin();
+    let p: Record<string, unknown>;
+    try {
+      p = JSON.parse(text ?? '');
+    } catch {
+      logLine(common, `claude-code: malformed payload (not JSON, ${text?.length ?? 0} bytes)`);
+      return 0;
+    }
+    if (!p || typeof p !== 'object' || Array.isArray(p) || typeof p.hook_event_name !== 'string') {
+      logLine(common, 'claude-code: malformed payload (no hook_event_name)');
+      return 0;
+    }
+    event = p.hook_event_name;
+    if (!KNOWN_EVENTS.has(event)) {
+      logLine(common, `claude-code: unknown hook event "${event.slice(0, 60)}" ignored`);
+      return 0;
+    }
+    if (typeof p.session_id !== 'string' || !p.session_id) {
+      logLine(common, `claude-code ${event}: payload without session_id ignored`);
+      return 0;
+    }
+    if (!common) return 0; // not in a repository: nothing to remember into
+    const session = p.session_id;
+    const paths = sessionPaths(common, session);
+    const ev: AgentEvent = compactEvent(p);
+    switch (event) {
+      case 'PostToolUse':
+      case 'PostToolUseFailure': {
+        const trigger = appendEvent(paths, ev);
+        if (trigger) await withStore(ctx, (store) => handOff(ctx, store, session, { trigger }));
+        return 0;
+      }
+      case 'SessionStart':
+        appendEvent(paths, ev, false);
+        await withStore(ctx, async (store) => {
+          const { sessionStartContext } = await import('./inject.js');
+          const global = await globalStore(ctx);
+          try {
+            const inj = await sessionStartContext(store, { currentSession: session, global });
+            print(ctx, 'SessionStart', inj.text);
+            noteInjected(paths, inj.ids);
+          } finally {
+            global?.close();
+          }
+          const { bufferedSessions } = await import('./checkpoint.js');
+          if (
+            bufferedSessions(common!).some(
+              (s) => s.session !== session && (s.ended || Date.now() - s.mtimeMs > 30 * 60_000),
+            )
+          ) {
+            await handOff(ctx, store, session, { recover: true });
+          }
+        });
+        return 0;
+      case 'UserPromptSubmit':
+        appendEvent(paths, ev, false);
+        if (typeof p.prompt !== 'string' || !p.prompt.trim()) return 0;
+        await withStore(ctx, async (store) => {
+          const { promptContext } = await import('./inject.js');
+          const inj = await promptContext(store, p.prompt as string, { exclude: readIds(paths) });
+          print(ctx, 'UserPromptSubmit', inj.text);
+          noteInjected(paths, inj.ids);
+        });
+        return 0;
+      case 'Stop':
+      case 'SessionEnd':
+        appendEvent(paths, ev, false);
+        // the marker makes the end survive a finaliser that dies: the next SessionStart finishes it
+        if (event === 'SessionEnd')
+          writeFileSync(paths.end, JSON.stringify({ reason: ev.reason ?? null, at: ev.ts }));
+        await withStore(ctx, (store) =>
+          handOff(ctx, store, session, { final: true, trigger: event === 'Stop' ? 'stop' : 'session-end' }),
+        );
+        return 0;
+      default:
+        // PreToolUse, PreCompact, SubagentStop, Notification…: nothing to do
+        return 0;
+    }
+  } catch (e) {
+    logLine(common, `claude-code ${event}: ${(e as Error)?.message ?? e}`);
+    return 0;
+  }
+}
+
+async function withStore(ctx: Ctx, fn: (store: Store) => Promise<void>): Promise<void> {
+  const store = new Store(await openRepo(ctx.cwd, ctx.env));
+  try {
+    await fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+async function globalStore(ctx: Ctx): Promise<Store | undefined> {
+  try {
+    const { maybeGlobalStore } = await import('../cli/context.js');
+    const s = await maybeGlobalStore({ ...ctx, stores: [] });
+    return s;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,7 +1,172 @@
-/** Stub: the agents capability fills this in (merge hooks into .claude/settings.json). */
-export async function installClaudeHooks(_workTree: string, _o: { local: boolean }): Promise<Record<string, unknown>> {
-  return { hook: 'claude', action: 'not-implemented', path: '' };
+/**
+ * `git mem hooks install|uninstall --claude [--local]`: merges the git-mem
+ * hooks into `.claude/settings.json` (or `.claude/settings.local.json`),
+ * preserving everything else there. Idempotent: a second install changes
+ * nothing. Uninstall removes exactly the entries install added (recognised by
+ * their command), the groups and keys that only held them, and the file if
+ * install created it.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { err } from '../errors.js';
+import { findCommonDir } from './events.js';
+
+export const HOOK_COMMAND = 'git mem hook claude-code';
+
+/** The events git-mem hooks, with the matcher (tool events) and timeout (seconds) it installs. */
+export const CLAUDE_EVENTS: Array<{ event: string; matcher?: string; timeout: number }> = [
+  { event: 'SessionStart', timeout: 15 },
+  { event: 'UserPromptSubmit', timeout: 10 },
+  { event: 'PostToolUse', matcher: '*', timeout: 5 },
+  { event: 'PostToolUseFailure', matcher: '*', timeout: 5 },
+  { event: 'Stop', timeout: 10 },
+  { event: 'SessionEnd', timeout: 5 },
+];
+
+type Json = Record<string, unknown>;
+interface HookEntry {
+  type?: string;
+  command?: string;
+  [k: string]: unknown;
 }
-export async function uninstallClaudeHooks(_workTree: string, _o: { local: boolean }): Promise<Record<string, unknown>> {
-  return { hook: 'claude', action: 'not-implemented', path: '' };
+interface HookGroup {
+  matcher?: string;
+  hooks?: HookEntry[];
+  [k: string]: unknown;
+}
+
+export function settingsPath(workTree: string, local: boolean): string {
+  return join(workTree, '.claude', local ? 'settings.local.json' : 'settings.json');
+}
+
+function isOurs(h: HookEntry | undefined): boolean {
+  return !!h && typeof h.command === 'string' && h.command.trim() === HOOK_COMMAND;
+}
+
+/** Pure: adds the git-mem hooks to a settings object; returns the events added. */
+export function mergeHooks(settings: Json): string[] {
+  if (
+    settings.hooks !== undefined &&
+    (typeof settings.hooks !== 'object' || settings.hooks === null || Array.isArray(settings.hooks))
+  ) {
+    throw err(
+      'E_INVALID_ARG',
+      '"hooks" in the Claude settings is not an object',
+      'fix the file by hand, then run git mem hooks install --claude again',
+    );
+  }
+  const hooks = (settings.hooks ?? {}) as Record<string, HookGroup[]>;
+  const added: string[] = [];
+  for (const { event, matcher, timeout } of CLAUDE_EVENTS) {
+    const groups = Array.isArray(hooks[event]) ? hooks[event] : [];
+    if (groups.some((g) => Array.isArray(g?.hooks) && g.hooks.some(isOurs))) continue;
+    const group: HookGroup = {};
+    if (matcher !== undefined) group.matcher = matcher;
+    group.hooks = [{ type: 'command', command: HOOK_COMMAND, timeout }];
+    hooks[event] = [...groups, group];
+    added.push(event);
+  }
+  if (added.length) settings.hooks = hooks;
+  return added;
+}
+
+/** Pure: removes the git-mem hooks (and what only held them); returns the events touched. */
+export function removeHooks(settings: Json): string[] {
+  const hooks = settings.hooks as Record<string, HookGroup[]> | undefined;
+  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return [];
+  const removed: string[] = [];
+  for (const event of Object.keys(hooks)) {
+    const groups = hooks[event];
+    if (!Array.isArray(groups)) continue;
+    let touched = false;
+    const kept: HookGroup[] = [];
+    for (const g of groups) {
+      if (!g || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) {
+        kept.push(g);
+        continue;
+      }
+      touched = true;
+      const rest = g.hooks.filter((h) => !isOurs(h));
+      if (rest.length) kept.push({ ...g, hooks: rest });
+    }
+    if (!touched) continue;
+    removed.push(event);
+    if (kept.length) hooks[event] = kept;
+    else delete hooks[event];
+  }
+  if (removed.length && Object.keys(hooks).length === 0) delete settings.hooks;
+  return removed;
+}
+
+function readSettings(file: string): Json | undefined {
+  if (!existsSync(file)) return undefined;
+  const text = readFileSync(file, 'utf8');
+  if (!text.trim()) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw err(
+      'E_INVALID_ARG',
+      `cannot parse ${file}: ${(e as Error).message}`,
+      'fix the JSON by hand, then run the command again',
+    );
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw err('E_INVALID_ARG', `${file} does not hold a JSON object`, 'fix it by hand first');
+  return v as Json;
+}
+
+function writeSettings(file: string, v: Json): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(v, null, 2)}\n`);
+  renameSync(tmp, file);
+}
+
+/** Local note of a settings file install created (so uninstall can remove it again). */
+function markerFile(workTree: string, local: boolean): string | undefined {
+  const common = findCommonDir(workTree);
+  return common ? join(common, 'mem', `claude-created-${local ? 'settings.local' : 'settings'}`) : undefined;
+}
+
+export async function installClaudeHooks(
+  workTree: string,
+  o: { local: boolean },
+): Promise<Record<string, unknown>> {
+  const path = settingsPath(workTree, o.local);
+  const existing = readSettings(path);
+  const settings = existing ?? {};
+  const added = mergeHooks(settings);
+  if (!added.length) return { hook: 'claude', action: 'already installed', path, events: [] };
+  writeSettings(path, settings);
+  if (!existing) {
+    const m = markerFile(workTree, o.local);
+    if (m) {
+      mkdirSync(dirname(m), { recursive: true });
+      writeFileSync(m, path);
+    }
+  }
+  return { hook: 'claude', action: 'installed', path, events: added };
+}
+
+export async function uninstallClaudeHooks(
+  workTree: string,
+  o: { local: boolean },
+): Promise<Record<string, unknown>> {
+  const path = settingsPath(workTree, o.local);
+  const settings = readSettings(path);
+  if (!settings) return { hook: 'claude', action: 'not installed', path, events: [] };
+  const removed = removeHooks(settings);
+  if (!removed.length) return { hook: 'claude', action: 'not installed', path, events: [] };
+  const m = markerFile(workTree, o.local);
+  if (m && existsSync(m) && Object.keys(settings).length === 0) {
+    rmSync(path, { force: true });
+    rmSync(m, { force: true });
+    // and the .claude directory, if install made it and it is empty now
+    try {
+      rmdirSync(dirname(path));
+    } catch {}
+  } else writeSettings(path, settings);
+  return { hook: 'claude', action: 'removed', path, events: removed };
 }

@@ -30,6 +30,10 @@ import sync from './sync.js';
 import pull from './pull.js';
 import push from './push.js';
 import remote from './remote.js';
+import sessions from './sessions.js';
+import checkpoint from './checkpoint.js';
+import review from './review.js';
+import strategy from './strategy.js';
 
 export const commands: CommandDef[] = [
   init,
@@ -62,4 +66,8 @@ export const commands: CommandDef[] = [
   pull,
   push,
   remote,
+  sessions,
+  checkpoint,
+  review,
+  strategy,
 ];

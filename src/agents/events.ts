@@ -1,0 +1,393 @@
+/**
+ * The local event buffer of agent sessions: `.git/mem/events/<session>.jsonl`,
+ * one compact event per line, never committed (tool output can hold secrets).
+ *
+ * This module is on the PostToolUse hot path (see claude-fast.ts): it imports
+ * node built-ins only, finds the git dir without spawning git, and does a
+ * handful of small file operations per event.
+ */
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+
+/** One buffered event (a compact, clipped copy of a hook payload). */
+export interface AgentEvent {
+  /** ISO time the hook ran. */
+  ts: string;
+  /** hook_event_name as the agent sent it. */
+  event: string;
+  session: string;
+  tool?: string;
+  tool_use_id?: string;
+  input?: unknown;
+  response?: unknown;
+  /** PostToolUseFailure: the error text. */
+  error?: string;
+  /** Exit code of a shell command (0 on a successful PostToolUse without one). */
+  exit?: number;
+  /** Files a tool changed, with line counts. */
+  files?: Array<{ path: string; added: number; removed: number; created?: boolean }>;
+  prompt?: string;
+  cwd?: string;
+  source?: string;
+  reason?: string;
+  /** Texts git-mem injected in answer to this event (memory ids). */
+  injected?: string[];
+}
+
+export const TOOL_EVENTS = new Set(['PostToolUse', 'PostToolUseFailure']);
+const SHELL_TOOLS = new Set([
+  'Bash',
+  'shell',
+  'Shell',
+  'run_shell_command',
+  'exec_command',
+  'local_shell',
+  'Execute',
+]);
+const EDIT_TOOLS = new Set([
+  'Edit',
+  'MultiEdit',
+  'Write',
+  'NotebookEdit',
+  'apply_patch',
+  'Create',
+  'write_file',
+  'replace',
+  'edit_file',
+]);
+
+export function isShellTool(name: string | undefined): boolean {
+  return !!name && SHELL_TOOLS.has(name);
+}
+export function isEditTool(name: string | undefined): boolean {
+  return !!name && EDIT_TOOLS.has(name);
+}
+
+// ------------------------------------------------------------------ locating .git without spawning git
+
+/** The common git dir for a working directory, found by walking up (honours GIT_DIR). */
+export function findCommonDir(start: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  let gitDir: string | undefined;
+  if (env.GIT_DIR) gitDir = resolve(start, env.GIT_DIR);
+  else {
+    let d = resolve(start);
+    for (;;) {
+      const dotgit = join(d, '.git');
+      let st: ReturnType<typeof statSync> | undefined;
+      try {
+        st = statSync(dotgit);
+      } catch {}
+      if (st?.isDirectory()) {
+        gitDir = dotgit;
+        break;
+      }
+      if (st?.isFile()) {
+        const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotgit, 'utf8'));
+        if (!m) return undefined;
+        gitDir = isAbsolute(m[1]) ? m[1] : resolve(d, m[1]);
+        break;
+      }
+      const up = dirname(d);
+      if (up === d) return undefined;
+      d = up;
+    }
+  }
+  if (!existsSync(join(gitDir, 'HEAD'))) return undefined;
+  try {
+    const c = readFileSync(join(gitDir, 'commondir'), 'utf8').trim();
+    return isAbsolute(c) ? c : resolve(gitDir, c);
+  } catch {
+    return gitDir;
+  }
+}
+
+export function eventsDir(commonDir: string): string {
+  return join(commonDir, 'mem', 'events');
+}
+
+/** A file-name-safe form of a session id (a hash when the id is unusual). */
+export function sessionFileName(sessionId: string): string {
+  if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(sessionId)) return sessionId;
+  return `s-${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}`;
+}
+
+export interface SessionPaths {
+  dir: string;
+  events: string;
+  state: string;
+  ckpt: string;
+  lock: string;
+  end: string;
+  /** Ids of memories injected into this session, one a line. */
+  injected: string;
+}
+
+export function sessionPaths(commonDir: string, sessionId: string): SessionPaths {
+  const dir = eventsDir(commonDir);
+  const base = join(dir, sessionFileName(sessionId));
+  return {
+    dir,
+    events: `${base}.jsonl`,
+    state: `${base}.state.json`,
+    ckpt: `${base}.ckpt.json`,
+    lock: `${base}.lock`,
+    end: `${base}.end`,
+    injected: `${base}.injected`,
+  };
+}
+
+// ------------------------------------------------------------------ compacting payloads (pure)
+
+const MAX_STR = 2000;
+
+/** Keeps the head and the tail of a long string (errors live at the end of output). */
+export function clipText(s: string, max = MAX_STR): string {
+  if (s.length <= max) return s;
+  const head = Math.floor(max * 0.6);
+  const tail = max - head - 20;
+  return `${s.slice(0, head)}\n…[${s.length - head - tail} chars]…\n${s.slice(-tail)}`;
+}
+
+const DROP_KEYS = new Set([
+  'originalFile',
+  'structuredPatch',
+  'file',
+  'content',
+  'oldString',
+  'newString',
+  'edits',
+  'isImage',
+]);
+
+/** A bounded copy of a JSON value: long strings clipped, bulky keys dropped, depth limited. */
+export function clipValue(v: unknown, depth = 0, drop = false): unknown {
+  if (typeof v === 'string') return clipText(v);
+  if (v === null || typeof v !== 'object') return v;
+  if (depth > 4) return '[…]';
+  if (Array.isArray(v)) return v.slice(0, 50).map((x) => clipValue(x, depth + 1, drop));
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (drop && DROP_KEYS.has(k)) continue;
+    out[k] = clipValue(x, depth + 1, drop);
+  }
+  return out;
+}
+
+function lineCount(s: unknown): number {
+  if (typeof s !== 'string' || s === '') return 0;
+  return s.split('\n').length - (s.endsWith('\n') ? 1 : 0);
+}
+
+/** Files changed by an edit tool, with added/removed line counts. */
+export function editedFiles(tool: string | undefined, input: any, response: any): AgentEvent['files'] {
+  if (!isEditTool(tool) || !input || typeof input !== 'object') return undefined;
+  const path = String(input.file_path ?? input.path ?? input.notebook_path ?? response?.filePath ?? '');
+  if (!path) return undefined;
+  const patch = response?.structuredPatch;
+  if (Array.isArray(patch) && patch.length) {
+    let added = 0;
+    let removed = 0;
+    for (const h of patch) {
+      for (const l of Array.isArray(h?.lines) ? h.lines : []) {
+        if (typeof l !== 'string') continue;
+        if (l.startsWith('+')) added++;
+        else if (l.startsWith('-')) removed++;
+      }
+    }
+    return [{ path, added, removed }];
+  }
+  if (tool === 'Write' || tool === 'Create' || tool === 'write_file') {
+    return [
+      {
+        path,
+        added: lineCount(input.content),
+        removed: 0,
+        created: response?.type === 'create' || undefined,
+      },
+    ];
+  }
+  if (tool === 'MultiEdit' && Array.isArray(input.edits)) {
+    let added = 0;
+    let removed = 0;
+    for (const e of input.edits) {
+      added += lineCount(e?.new_string);
+      removed += lineCount(e?.old_string);
+    }
+    return [{ path, added, removed }];
+  }
+  return [
+    { path, added: lineCount(input.new_string ?? input.new_source), removed: lineCount(input.old_string) },
+  ];
+}
+
+/** Exit code of a shell tool call, from whichever field the agent sends. */
+export function exitCodeOf(
+  event: string,
+  tool: string | undefined,
+  response: any,
+  error: unknown,
+): number | undefined {
+  if (!isShellTool(tool)) return undefined;
+  if (event === 'PostToolUseFailure') {
+    const m = /exit(?:ed with)? code:? (\d+)/i.exec(String(error ?? ''));
+    return m ? Number(m[1]) : 1;
+  }
+  for (const k of ['exit_code', 'exitCode', 'returnCode', 'return_code', 'status']) {
+    const v = response?.[k];
+    if (typeof v === 'number') return v;
+  }
+  if (response?.interrupted === true) return 130;
+  return 0;
+}
+
+/** Turns a hook payload into the compact event we buffer. Throws on a payload that is not an object. */
+export function compactEvent(p: Record<string, any>, now = new Date()): AgentEvent {
+  const event = String(p.hook_event_name);
+  const ev: AgentEvent = { ts: now.toISOString(), event, session: String(p.session_id) };
+  if (typeof p.cwd === 'string') ev.cwd = p.cwd;
+  if (typeof p.tool_name === 'string') ev.tool = p.tool_name;
+  if (typeof p.tool_use_id === 'string') ev.tool_use_id = p.tool_use_id;
+  if (p.tool_input !== undefined) ev.input = clipValue(p.tool_input, 0, true);
+  if (p.tool_response !== undefined) ev.response = clipValue(p.tool_response, 0, true);
+  if (p.error !== undefined) ev.error = clipText(String(p.error));
+  const exit = exitCodeOf(event, ev.tool, p.tool_response, p.error);
+  if (exit !== undefined) ev.exit = exit;
+  if (event === 'PostToolUse') {
+    const files = editedFiles(ev.tool, p.tool_input, p.tool_response);
+    if (files) ev.files = files;
+  }
+  if (typeof p.prompt === 'string') ev.prompt = clipText(p.prompt, 4000);
+  if (typeof p.source === 'string') ev.source = p.source;
+  if (typeof p.reason === 'string') ev.reason = p.reason;
+  return ev;
+}
+
+/** A shell command, normalised so "the same command" can be recognised. */
+export function normalizeCommand(cmd: unknown): string {
+  return String(cmd ?? '')
+    .replace(/^\s*cd\s+\S+\s*&&\s*/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export function commandOf(ev: AgentEvent): string | undefined {
+  const c = (ev.input as { command?: unknown } | undefined)?.command;
+  return typeof c === 'string' ? normalizeCommand(c) : undefined;
+}
+
+export const COMMIT_RE =
+  /(?:^|[;&|(\s])git\s+(?:-[Cc]\s+\S+\s+|--?\S+\s+)*(commit|revert|merge|cherry-pick)\b/;
+
+// ------------------------------------------------------------------ appending and checkpoint triggers
+
+export interface FastState {
+  /** Events appended to this session so far. */
+  total: number;
+  /** Normalised shell commands whose last run failed. */
+  failing: string[];
+  /** `total` when a background checkpoint was last started. */
+  spawned?: number;
+}
+
+export interface CkptState {
+  /** Events processed by the last checkpoint. */
+  total: number;
+  /** Proposals made this session. */
+  proposed: number;
+  keys: string[];
+  /** Id of this session's summary record, once written. */
+  summaryId?: string;
+  /** `total` when the summary was last written. */
+  summaryTotal?: number;
+  checkpoints: number;
+}
+
+export function readJson<T>(file: string, fallback: T): T {
+  try {
+    return { ...fallback, ...JSON.parse(readFileSync(file, 'utf8')) };
+  } catch {
+    return fallback;
+  }
+}
+
+export function emptyCkpt(): CkptState {
+  return { total: 0, proposed: 0, keys: [], checkpoints: 0 };
+}
+
+export type Trigger = 'count' | 'test-pass' | 'commit';
+
+export const CHECKPOINT_EVERY = 10;
+
+/** Decides whether an event (just appended) calls for a checkpoint; updates the fast state. Pure. */
+export function updateTrigger(state: FastState, ev: AgentEvent, ckptTotal: number): Trigger | undefined {
+  state.total++;
+  let trigger: Trigger | undefined;
+  const cmd = isShellTool(ev.tool) ? commandOf(ev) : undefined;
+  if (cmd !== undefined && ev.exit !== undefined) {
+    const was = state.failing.indexOf(cmd);
+    if (ev.exit !== 0) {
+      if (was < 0) state.failing = [...state.failing, cmd].slice(-20);
+    } else {
+      if (was >= 0) {
+        state.failing = state.failing.filter((c) => c !== cmd);
+        trigger = 'test-pass';
+      }
+      if (COMMIT_RE.test(cmd)) trigger = 'commit';
+    }
+  }
+  if (!trigger && state.total - Math.max(ckptTotal, state.spawned ?? 0) >= CHECKPOINT_EVERY)
+    trigger = 'count';
+  return trigger;
+}
+
+/** Appends one event and returns the checkpoint trigger it fires, if any (only tool events trigger). */
+export function appendEvent(paths: SessionPaths, ev: AgentEvent, mayTrigger = true): Trigger | undefined {
+  const line = `${JSON.stringify(ev)}\n`;
+  try {
+    appendFileSync(paths.events, line);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    mkdirSync(paths.dir, { recursive: true });
+    appendFileSync(paths.events, line);
+  }
+  const state = readJson<FastState>(paths.state, { total: 0, failing: [] });
+  const ckpt = readJson<{ total: number }>(paths.ckpt, { total: 0 });
+  let trigger = updateTrigger(state, ev, ckpt.total);
+  if (!mayTrigger) trigger = undefined;
+  if (trigger && !existsSync(paths.lock)) state.spawned = state.total;
+  writeFileSync(paths.state, JSON.stringify(state));
+  return trigger && !existsSync(paths.lock) ? trigger : undefined;
+}
+
+/** Reads a session's events (skipping any torn or malformed line). */
+export function readEvents(file: string): AgentEvent[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const out: AgentEvent[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      const e = JSON.parse(line);
+      if (e && typeof e === 'object' && typeof e.event === 'string') out.push(e);
+    } catch {}
+  }
+  return out;
+}
+
+/** One line in .git/mem/logs/hooks.log: a hook never fails the agent, it leaves a note. */
+export function logLine(commonDir: string | undefined, msg: string): void {
+  if (!commonDir) return;
+  try {
+    const dir = join(commonDir, 'mem', 'logs');
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(
+      join(dir, 'hooks.log'),
+      `${new Date().toISOString()} ${msg.replace(/\s+/g, ' ').slice(0, 500)}\n`,
+    );
+  } catch {}
+}

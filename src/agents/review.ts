@@ -1,0 +1,66 @@
+/** The review queue: pending proposals are approved (optionally edited) or rejected. */
+import { removeMemory, updateMemory } from '../commands/memory.js';
+import { err } from '../errors.js';
+import type { Store } from '../gitstore/store.js';
+import { type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
+import { rememberRejected } from './proposal.js';
+
+/** Pending records, oldest first. */
+export async function listPending(store: Store): Promise<MemoryRecord[]> {
+  if (!(await store.tip())) return [];
+  const cat = await store.catalog();
+  const entries = [...cat.entries.values()]
+    .filter((e) => e.status === 'pending')
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+  const blobs = await store.catFile.readMany(entries.map((e) => e.oid));
+  return entries.flatMap((e, i) => {
+    const b = blobs[i];
+    if (!b) return [];
+    try {
+      return [parseRecord(b.content.toString('utf8'), recordPath(e.id))];
+    } catch {
+      return [];
+    }
+  });
+}
+
+async function pending(store: Store, ref: string): Promise<MemoryRecord> {
+  const { record } = await store.get(ref);
+  if (record.status !== 'pending') {
+    throw err(
+      'E_INVALID_ARG',
+      `${record.id.slice(0, 12)} is ${record.status}, not pending`,
+      'see the queue with git mem review',
+    );
+  }
+  return record;
+}
+
+export async function approveProposal(
+  store: Store,
+  ref: string,
+  edit: { title?: string; body?: string } = {},
+) {
+  const r = await pending(store, ref);
+  const ident = await store.ident();
+  const res = await updateMemory(store, r.id, {
+    status: 'active',
+    ...(edit.title !== undefined ? { title: edit.title } : {}),
+    ...(edit.body !== undefined ? { body: edit.body.endsWith('\n') ? edit.body : `${edit.body}\n` } : {}),
+    extra: {
+      review: {
+        state: edit.title !== undefined || edit.body !== undefined ? 'edited' : 'approved',
+        by: `${ident.name} <${ident.email}>`,
+        at: new Date().toISOString(),
+      },
+    },
+  });
+  return res.record;
+}
+
+export async function rejectProposal(store: Store, ref: string) {
+  const r = await pending(store, ref);
+  const res = await removeMemory(store, r.id, 'rejected in review');
+  await rememberRejected(store, r.title);
+  return { id: res.id, title: res.title };
+}

@@ -1,0 +1,357 @@
+/**
+ * Extractive session summaries with no LLM (seed 000, Layer 4): files
+ * modified with line counts, commands run with exit codes, errors met and how
+ * they were fixed, decisions and corrections, commits, duration and outcome.
+ * Pure functions over the buffered events.
+ */
+import { scanSecrets } from '../safety/secrets.js';
+import { type AgentEvent, COMMIT_RE, commandOf, isEditTool, isShellTool } from './events.js';
+
+export interface FileChange {
+  path: string;
+  added: number;
+  removed: number;
+  created?: boolean;
+}
+export interface CommandRun {
+  command: string;
+  /** Exit codes in order of the runs. */
+  exits: number[];
+}
+export interface ErrorMet {
+  command: string;
+  error: string;
+  /** How it was fixed: the files edited and commands run before the command passed. */
+  fixedBy?: string[];
+  fixed: boolean;
+}
+export interface SessionSummary {
+  session: string;
+  agent: string;
+  started: string;
+  ended: string;
+  durationS: number;
+  prompts: number;
+  toolCalls: number;
+  firstPrompt?: string;
+  files: FileChange[];
+  commands: CommandRun[];
+  errors: ErrorMet[];
+  decisions: string[];
+  commits: string[];
+  outcome: 'completed' | 'failing' | 'interrupted' | 'no-activity';
+  outcomeDetail: string;
+  endReason?: string;
+}
+
+/** A path relative to the work tree when it lies inside it. */
+export function relPath(p: string, root?: string): string {
+  if (root && p.startsWith(`${root.replace(/\/$/, '')}/`)) return p.slice(root.replace(/\/$/, '').length + 1);
+  return p;
+}
+
+/** The line of a tool's output that names the error (pure heuristics, no LLM). */
+export function errorSignature(text: string): string {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^(error: )?exit(ed with)? code:? \d+$/i.test(l) && !/^[-=─━*]{3,}$/.test(l));
+  const re =
+    /\b(error|ERR!|FAIL|failed|failure|exception|assert|expected|cannot|can't|not found|undefined|denied|refused|panic|traceback)\b/i;
+  const hit = lines.find((l) => re.test(l) && !/^\s*(at|✓|√|PASS)\b/.test(l)) ?? lines[0] ?? '';
+  return hit.length > 140 ? `${hit.slice(0, 137)}...` : hit;
+}
+
+export function errorTextOf(ev: AgentEvent): string {
+  if (ev.error) return ev.error;
+  const r = ev.response as { stderr?: unknown; stdout?: unknown } | undefined;
+  return `${String(r?.stderr ?? '')}\n${String(r?.stdout ?? '')}`;
+}
+
+// ------------------------------------------------------------------ corrections and markers (shared with extraction)
+
+export const CORRECTION_PATTERNS: RegExp[] = [
+  /\b(?:no|nope)\s*[,.!;:-]?\s+(?:don'?t|do not|never|stop|not|that'?s not|it'?s not|we don'?t)\b/i,
+  /\b(?:don'?t|do not|never)\s+(?:ever\s+)?(?:use|call|add|run|edit|touch|commit|modify|change|put|write|import|mock|push|delete|remove|install)\b/i,
+  /\buse\s+[^.?!\n]{1,60}?\s+instead\b/i,
+  /\binstead of\s+[^.?!\n]{1,60}/i,
+  /^\s*(?:actually|wait)\s*[,:]\s/i,
+  /\bthat'?s (?:wrong|not right|incorrect)\b/i,
+  /\bstop\s+(?:using|doing|adding|calling)\b/i,
+];
+
+export const MARKER_RE = /\bremember(?:\s+that)?\s*[:\-–]\s*(.+)|\bremember\s+that\s+(.+)/i;
+
+/** The sentence of a prompt that carries a correction, or undefined. */
+export function correctionOf(prompt: string): string | undefined {
+  for (const re of CORRECTION_PATTERNS) {
+    const m = re.exec(prompt);
+    if (!m) continue;
+    // the sentence around the match
+    const start = Math.max(
+      prompt.lastIndexOf('\n', m.index),
+      ...['. ', '! ', '? '].map((s) => prompt.lastIndexOf(s, m.index)),
+    );
+    const from = start < 0 ? 0 : start + 1;
+    const endRel = prompt.slice(m.index + m[0].length).search(/[.!?](\s|$)|\n/);
+    const to = endRel < 0 ? prompt.length : m.index + m[0].length + endRel + 1;
+    let s = prompt.slice(from, to).trim();
+    // a correction that starts with "no," often continues in the next sentence ("No. Use X instead.")
+    if (s.length < 25)
+      s = prompt
+        .slice(from, Math.min(prompt.length, from + 200))
+        .split('\n')[0]
+        .trim();
+    return s;
+  }
+  return undefined;
+}
+
+export function markerOf(prompt: string): string | undefined {
+  const m = MARKER_RE.exec(prompt);
+  if (!m) return undefined;
+  const line = (m[1] ?? m[2] ?? '').split('\n')[0];
+  const end = line.search(/[.!?](\s|$)/);
+  const s = (end < 0 ? line : line.slice(0, end)).trim();
+  return s.length >= 8 ? s : undefined;
+}
+
+// ------------------------------------------------------------------ the summary
+
+function clip(s: string, n: number): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > n ? `${one.slice(0, n - 3)}...` : one;
+}
+
+/** Parses "[main 1a2b3c4] subject" from `git commit` output. */
+export function commitFromOutput(stdout: string): { sha: string; subject: string } | undefined {
+  const m = /^\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.+)$/m.exec(stdout);
+  return m ? { sha: m[1], subject: m[2].trim() } : undefined;
+}
+
+export function summarizeSession(
+  events: AgentEvent[],
+  opts: { root?: string; agent?: string } = {},
+): SessionSummary {
+  const session = events[0]?.session ?? 'unknown';
+  const ts = events.map((e) => Date.parse(e.ts)).filter((t) => Number.isFinite(t));
+  const started = ts.length ? new Date(Math.min(...ts)).toISOString() : new Date(0).toISOString();
+  const ended = ts.length ? new Date(Math.max(...ts)).toISOString() : started;
+  const files = new Map<string, FileChange>();
+  const commands = new Map<string, CommandRun>();
+  const errors: ErrorMet[] = [];
+  const decisions: string[] = [];
+  const commits: string[] = [];
+  let prompts = 0;
+  let toolCalls = 0;
+  let firstPrompt: string | undefined;
+  let endReason: string | undefined;
+  let interrupted = false;
+  // open errors per command: index into errors + what happened since
+  const open = new Map<string, { err: ErrorMet; since: string[] }>();
+  for (const ev of events) {
+    if (ev.event === 'UserPromptSubmit' && ev.prompt) {
+      prompts++;
+      firstPrompt ??= ev.prompt;
+      const c = correctionOf(ev.prompt);
+      if (c) decisions.push(`User correction: "${clip(c, 160)}"`);
+      const mk = markerOf(ev.prompt);
+      if (mk) decisions.push(`Asked to remember: "${clip(mk, 160)}"`);
+      continue;
+    }
+    if (ev.event === 'SessionEnd') endReason = ev.reason;
+    if (ev.event !== 'PostToolUse' && ev.event !== 'PostToolUseFailure') continue;
+    toolCalls++;
+    if (ev.tool === 'ExitPlanMode' && ev.event === 'PostToolUse') {
+      const plan =
+        String((ev.input as { plan?: unknown })?.plan ?? '')
+          .split('\n')
+          .find((l) => l.trim()) ?? '';
+      decisions.push(`Plan approved: ${clip(plan.replace(/^#+\s*/, ''), 160)}`);
+    }
+    for (const f of ev.files ?? []) {
+      const path = relPath(f.path, opts.root);
+      const cur = files.get(path) ?? { path, added: 0, removed: 0 };
+      cur.added += f.added;
+      cur.removed += f.removed;
+      if (f.created) cur.created = true;
+      files.set(path, cur);
+      for (const o of open.values()) if (!o.since.includes(path)) o.since.push(path);
+    }
+    if (isEditTool(ev.tool) && ev.event === 'PostToolUseFailure') continue;
+    if (!isShellTool(ev.tool)) continue;
+    const cmd = commandOf(ev);
+    if (!cmd) continue;
+    const exit = ev.exit ?? (ev.event === 'PostToolUseFailure' ? 1 : 0);
+    if (exit === 130) interrupted = true;
+    const run = commands.get(cmd) ?? { command: cmd, exits: [] };
+    run.exits.push(exit);
+    commands.set(cmd, run);
+    if (exit !== 0) {
+      if (!open.has(cmd)) {
+        const err: ErrorMet = {
+          command: cmd,
+          error: errorSignature(errorTextOf(ev)) || `exit ${exit}`,
+          fixed: false,
+        };
+        errors.push(err);
+        open.set(cmd, { err, since: [] });
+      }
+    } else {
+      const o = open.get(cmd);
+      if (o) {
+        o.err.fixed = true;
+        if (o.since.length) o.err.fixedBy = o.since.slice(0, 8);
+        open.delete(cmd);
+      }
+      for (const other of open.values()) if (other.since.length < 8) other.since.push(`\`${clip(cmd, 60)}\``);
+      if (COMMIT_RE.test(cmd)) {
+        const c = commitFromOutput(String((ev.response as { stdout?: unknown })?.stdout ?? ''));
+        commits.push(c ? `${c.sha.slice(0, 7)} ${clip(c.subject, 100)}` : clip(cmd, 100));
+      }
+    }
+  }
+  const failingNow = [...commands.values()].filter((c) => c.exits[c.exits.length - 1] !== 0);
+  let outcome: SessionSummary['outcome'];
+  let outcomeDetail: string;
+  if (!toolCalls && !prompts) {
+    outcome = 'no-activity';
+    outcomeDetail = 'no prompts or tool calls recorded';
+  } else if (interrupted) {
+    outcome = 'interrupted';
+    outcomeDetail = 'a command was interrupted';
+  } else if (failingNow.length) {
+    outcome = 'failing';
+    outcomeDetail = `last run failing: ${failingNow.map((c) => `\`${clip(c.command, 60)}\``).join(', ')}`;
+  } else {
+    outcome = 'completed';
+    const fixed = errors.filter((e) => e.fixed).length;
+    outcomeDetail = [
+      errors.length ? `${fixed} of ${errors.length} errors fixed` : 'no errors',
+      commands.size ? 'every command passes on its last run' : '',
+      commits.length ? `${commits.length} commit${commits.length > 1 ? 's' : ''}` : '',
+    ]
+      .filter(Boolean)
+      .join('; ');
+  }
+  return {
+    session,
+    agent: opts.agent ?? 'claude-code',
+    started,
+    ended,
+    durationS: Math.round((Date.parse(ended) - Date.parse(started)) / 1000),
+    prompts,
+    toolCalls,
+    firstPrompt,
+    files: [...files.values()],
+    commands: [...commands.values()],
+    errors,
+    decisions,
+    commits,
+    outcome,
+    outcomeDetail,
+    endReason,
+  };
+}
+
+export function formatDuration(s: number): string {
+  if (s < 60) return `${s}s`;
+  const m = Math.round(s / 60);
+  return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+export function summaryTitle(s: SessionSummary): string {
+  const day = s.started.slice(0, 16).replace('T', ' ');
+  const task = s.firstPrompt ? `: ${clip(s.firstPrompt, 80)}` : '';
+  return clip(`Session ${day}${task}`, 200);
+}
+
+/** Markdown body of a session record. */
+export function renderSummary(s: SessionSummary): string {
+  const out: string[] = [];
+  out.push(
+    `> ${s.agent} session ${s.session} · ${s.started} · ${formatDuration(s.durationS)} · ${s.prompts} prompt${s.prompts === 1 ? '' : 's'} · ${s.toolCalls} tool call${s.toolCalls === 1 ? '' : 's'}`,
+    '',
+  );
+  if (s.files.length) {
+    out.push('## Files modified');
+    for (const f of s.files.slice(0, 40))
+      out.push(`- ${f.path} (${f.created ? 'created, ' : ''}+${f.added} −${f.removed})`);
+    if (s.files.length > 40) out.push(`- … ${s.files.length - 40} more`);
+    out.push('');
+  }
+  if (s.commands.length) {
+    out.push('## Commands run');
+    for (const c of s.commands.slice(0, 30)) {
+      const exits = c.exits.length > 4 ? [...c.exits.slice(0, 2), '…', ...c.exits.slice(-2)] : c.exits;
+      out.push(
+        `- \`${clip(c.command, 120)}\` (exit ${exits.join(' → ')})${c.exits.length > 1 ? ` ×${c.exits.length}` : ''}`,
+      );
+    }
+    if (s.commands.length > 30) out.push(`- … ${s.commands.length - 30} more`);
+    out.push('');
+  }
+  if (s.errors.length) {
+    out.push('## Errors');
+    for (const e of s.errors.slice(0, 20)) {
+      const how = e.fixed
+        ? e.fixedBy?.length
+          ? `fixed by changing ${e.fixedBy.join(', ')}`
+          : 'passed on a rerun'
+        : 'not fixed';
+      out.push(`- \`${clip(e.command, 80)}\`: ${clip(e.error, 160)} — ${how}`);
+    }
+    out.push('');
+  }
+  if (s.decisions.length) {
+    out.push('## Decisions and corrections');
+    for (const d of s.decisions.slice(0, 20)) out.push(`- ${d}`);
+    out.push('');
+  }
+  if (s.commits.length) {
+    out.push('## Commits');
+    for (const c of s.commits.slice(0, 20)) out.push(`- ${c}`);
+    out.push('');
+  }
+  out.push(
+    '## Outcome',
+    `- ${s.outcome}: ${s.outcomeDetail}${s.endReason ? ` (session ended: ${s.endReason})` : ''}`,
+    '',
+  );
+  return out.join('\n');
+}
+
+/** Older summaries keep what matters (errors, decisions, commits, outcome) and drop the lists (seed 001). */
+export function compressSummaryBody(body: string): string {
+  const sections = body.split(/\n(?=## )/);
+  const out: string[] = [];
+  for (const sec of sections) {
+    const head = sec.split('\n')[0];
+    const items = sec.split('\n').filter((l) => l.startsWith('- '));
+    if (head === '## Files modified') {
+      let a = 0;
+      let r = 0;
+      for (const l of items) {
+        const m = /\+(\d+) −(\d+)\)$/.exec(l);
+        if (m) {
+          a += Number(m[1]);
+          r += Number(m[2]);
+        }
+      }
+      out.push(`## Files modified\n- ${items.length} file${items.length === 1 ? '' : 's'} (+${a} −${r})\n`);
+    } else if (head === '## Commands run') {
+      out.push(`## Commands run\n- ${items.length} distinct command${items.length === 1 ? '' : 's'}\n`);
+    } else out.push(sec.endsWith('\n') ? sec : `${sec}\n`);
+  }
+  return out.join('\n').replace(/\n{3,}/g, '\n\n');
+}
+
+/** Replaces every line holding a likely secret (a summary is never refused, it is redacted). */
+export function redactSecrets(text: string): string {
+  const hits = new Set(scanSecrets(text).map((f) => f.line));
+  if (!hits.size) return text;
+  return text
+    .split('\n')
+    .map((l, i) => (hits.has(i + 1) ? '[redacted: a likely secret]' : l))
+    .join('\n');
+}
