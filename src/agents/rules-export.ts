@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
-import { parseRecord, recordPath } from '../model/record.js';
+import { parseRecord, recordPath, splitFrontmatter } from '../model/record.js';
 
 export const BEGIN = '<!-- git-mem:begin rules -->';
 export const END = '<!-- git-mem:end -->';
@@ -343,9 +343,16 @@ export async function loadRules(store: Store): Promise<ExportRule[]> {
     .filter((e) => e.type === 'rule' && e.status === 'active')
     .sort((a, b) => (a.id < b.id ? -1 : 1));
   const blobs = await store.catFile.readMany(entries.map((e) => e.oid));
+  // title, scope and alias come from the catalog; only the body is read (no YAML parse: 2-3 ms a record)
   return entries.map((e, i) => {
-    const r = parseRecord(blobs[i]!.content.toString('utf8'), recordPath(e.id));
-    return { id: r.id, title: r.title, body: r.body, scope: r.scope, alias: r.alias };
+    const text = blobs[i]!.content.toString('utf8');
+    let body: string;
+    try {
+      body = splitFrontmatter(text).body;
+    } catch {
+      body = parseRecord(text, recordPath(e.id)).body;
+    }
+    return { id: e.id, title: e.title, body, scope: e.scope, alias: e.alias };
   });
 }
 
