@@ -362,3 +362,42 @@ describe('mcp tools (pure parts)', () => {
     expect(out.map((x) => x.r.id)).toEqual(['1', '2']);
   });
 });
+
+describe('mcp tools in-process on a repository without a store yet', () => {
+  it('reads give empty answers, the first add creates the store', async () => {
+    const { Store } = await import('../src/gitstore/store.js');
+    const { openRepo } = await import('../src/gitstore/repo.js');
+    const { callTool, readResource } = await import('../src/agents/mcp-tools.js');
+    const fresh = makeRepo();
+    const store = new Store(await openRepo(fresh.dir, fresh.env));
+    const env = { store, cwd: fresh.dir };
+    try {
+      for (const [name, args] of [
+        ['search', { query: 'anything' }],
+        ['rules', {}],
+        ['stale', {}],
+        ['sessions', {}],
+        ['review', { action: 'list' }],
+      ] as const) {
+        const res = await callTool(env, name, args);
+        expect(res.isError, `${name}: ${res.content[0].text}`).toBeFalsy();
+        expect(JSON.parse(res.content[0].text)).toEqual([]);
+      }
+      const ctx = await callTool(env, 'context', { query: 'x' });
+      expect(ctx.isError).toBeFalsy();
+      const get = await callTool(env, 'get', { id: 'ABCD' });
+      expect(get.isError).toBe(true);
+      expect(get.content[0].text).toContain('git mem init');
+      expect((await readResource(env, 'memory://rules')).text).toContain('No rules yet');
+      const added = await callTool(env, 'add', {
+        type: 'decision',
+        title: 'First',
+        body: 'The first memory.',
+      });
+      expect(added.isError).toBeFalsy();
+      expect(fresh.git('cat-file', '-p', 'refs/memory:FORMAT')).toContain('format: 1');
+    } finally {
+      store.close();
+    }
+  });
+});
