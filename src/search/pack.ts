@@ -60,7 +60,7 @@ export function neutralize(text: string): string {
     .normalize('NFKC')
     .replace(/\r\n?/g, '\n')
     .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g, '')
-    .replace(/<(?=\s*[/!?A-Za-z])/g, '‹');
+    .replace(/<(?=[/!?A-Za-z])/g, '‹');
 }
 
 function oneLine(s: string): string {

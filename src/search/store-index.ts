@@ -268,10 +268,16 @@ async function addRecords(
   }
 }
 
+const EMBED_BATCH_TIMEOUT_MS = 3000;
+const RETRY_PROVIDER_MS = 60_000;
+const providerFailedAt = new WeakMap<EmbeddingProvider, number>();
+
 /** Embeds records whose content hash has no vector of this lineage yet. Failures leave them text-only. */
 async function embedMissing(st: IndexState): Promise<void> {
   const p = st.provider;
   if (!p || !st.lineage) return;
+  const failed = providerFailedAt.get(p);
+  if (failed && Date.now() - failed < RETRY_PROVIDER_MS) return;
   const idx = st.index;
   if (!idx.vectors || idx.vectors.lineageKey !== st.lineage) {
     idx.vectors = { lineageKey: st.lineage, dim: p.lineage.dimension, byId: new Map(), byHash: new Map() };
@@ -292,8 +298,12 @@ async function embedMissing(st: IndexState): Promise<void> {
       const stored = idx.orama.getByID(idx.db, d.id) as { body?: string } | undefined;
       return embedText({ title: d.title, tags: d.tags, body: stored?.body ?? '' });
     });
-    const vecs = await embedSafe(p, texts, 10_000);
-    if (!vecs) return;
+    const vecs = await embedSafe(p, texts, EMBED_BATCH_TIMEOUT_MS);
+    if (!vecs) {
+      // a failing or slow provider: text search now, another try later
+      providerFailedAt.set(p, Date.now());
+      return;
+    }
     part.forEach((d, j) => {
       table.byId.set(d.id, vecs[j]);
       table.byHash.set(d.hash, vecs[j]);

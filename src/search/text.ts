@@ -201,5 +201,10 @@ export function pathWords(path: string): string[] {
     'main',
     'app',
   ]);
-  return [...new Set(terms(normalizePath(path).replace(/\.[a-z0-9]+$/i, '')))].filter((t) => !generic.has(t));
+  const out = new Set<string>();
+  for (const w of words(normalizePath(path).replace(/\.[a-z0-9]+$/i, ''))) {
+    if (generic.has(w) || STOP.has(w)) continue;
+    out.add(stem(w));
+  }
+  return [...out];
 }
