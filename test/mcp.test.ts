@@ -2,7 +2,8 @@
  * `git mem mcp` through the MCP SDK's own client: a real `node bin/git-mem.js
  * mcp` process over stdio against a temp repository (needs `npm run build`).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -253,9 +254,27 @@ describe('git mem mcp over stdio', () => {
       status: 'active',
       title: 'SQL columns use snake_case',
     });
-    const no = await callJson('review', { action: 'reject', id: ids.pending2, reason: 'transient' });
+    const no = await callJson('review', { action: 'reject', id: ids.pending2 });
     expect(no.rejected).toBe(true);
     expect((await r.mem(['show', ids.pending2])).code).toBe(3);
+    // remembered locally so extraction never proposes it again
+    expect(readFileSync(join(r.dir, '.git', 'mem', 'review-rejected.txt'), 'utf8').trim()).not.toBe('');
+    // approve with a new type and tags as well
+    const p3 = (
+      await r.memJson([
+        'add',
+        '--type',
+        'decision',
+        '--status',
+        'pending',
+        '--title',
+        'Retry flaky network tests once',
+        '--content',
+        'Retry once.',
+      ])
+    ).id;
+    const ok3 = await callJson('review', { action: 'approve', id: p3, type: 'convention', tags: ['tests'] });
+    expect(ok3).toMatchObject({ status: 'active', type: 'convention', tags: ['tests'] });
     expect(await callJson('review', { action: 'list' })).toEqual([]);
     const again = await call('review', { action: 'approve', id: ids.pending });
     expect(again.isError).toBe(true);

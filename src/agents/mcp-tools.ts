@@ -232,7 +232,6 @@ export const TOOLS: ToolDef[] = [
         body: str('approve: corrected body.'),
         type: { ...TYPE_ENUM, description: 'approve: corrected type.' },
         tags: strs('approve: replace the tags.'),
-        reason: str('reject: why.'),
         limit: int('list: maximum results (default 50).', 1, 500),
       },
       required: ['action'],
@@ -606,12 +605,11 @@ async function doSessions(env: McpEnv, a: Json): Promise<ToolResult> {
 }
 
 async function doReview(env: McpEnv, a: Json): Promise<ToolResult> {
+  // the same queue operations as `git mem review` (./review.ts)
+  const review = await import('./review.js');
   const action = String(a.action);
   if (action === 'list') {
-    const entries = (await entriesWhere(env.store, (e) => e.status === 'pending'))
-      .sort(newestFirst)
-      .slice(0, (a.limit as number) ?? 50);
-    const records = await readBodies(env.store, entries);
+    const records = (await review.listPending(env.store)).slice(0, (a.limit as number) ?? 50);
     return json(
       records.map((r) => ({
         id: r.id,
@@ -628,34 +626,27 @@ async function doReview(env: McpEnv, a: Json): Promise<ToolResult> {
   }
   if (a.id === undefined)
     throw err('E_INVALID_ARG', `review ${action}: "id" is required`, 'list the pending proposals first');
-  const { record } = await env.store.get(String(a.id));
-  if (record.status !== 'pending')
-    throw err(
-      'E_INVALID_ARG',
-      `${record.id.slice(0, 12)} is ${record.status}, not pending`,
-      'review only pending proposals',
-    );
   if (action === 'approve') {
-    const patch: Parameters<typeof updateMemory>[2] = { status: 'active' };
-    if (a.title !== undefined) patch.title = String(a.title);
-    if (a.body !== undefined) patch.body = String(a.body);
-    if (a.type !== undefined) patch.type = String(a.type);
-    if (a.tags !== undefined) patch.tags = a.tags as string[];
-    const res = await updateMemory(env.store, record.id, patch);
-    return json({ id: record.id, status: 'active', changed: res.changed, commit: res.commit });
+    const edit: { title?: string; body?: string } = {};
+    if (a.title !== undefined) edit.title = String(a.title);
+    if (a.body !== undefined) edit.body = String(a.body);
+    let record = await review.approveProposal(env.store, String(a.id), edit);
+    if (a.type !== undefined || a.tags !== undefined) {
+      const patch: Parameters<typeof updateMemory>[2] = {};
+      if (a.type !== undefined) patch.type = String(a.type);
+      if (a.tags !== undefined) patch.tags = a.tags as string[];
+      record = (await updateMemory(env.store, record.id, patch)).record;
+    }
+    return json({
+      id: record.id,
+      status: record.status,
+      title: record.title,
+      type: record.type,
+      tags: record.tags,
+    });
   }
-  const res = await removeMemory(
-    env.store,
-    record.id,
-    a.reason === undefined ? 'rejected in review' : `rejected in review: ${String(a.reason)}`,
-  );
-  try {
-    const { rememberRejected } = await import('./proposal.js');
-    await rememberRejected(env.store, record.title);
-  } catch {
-    // the local "never propose again" list is best effort
-  }
-  return json({ id: record.id, rejected: true, commit: res.commit });
+  const res = await review.rejectProposal(env.store, String(a.id));
+  return json({ id: res.id, title: res.title, rejected: true });
 }
 
 const HANDLERS: Record<string, (env: McpEnv, a: Json) => Promise<ToolResult>> = {
