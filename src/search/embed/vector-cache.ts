@@ -30,6 +30,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { endianness } from 'node:os';
 import { join } from 'node:path';
 import type { EmbeddingLineage } from './types.js';
 
@@ -70,10 +71,13 @@ function header(key: string, lineage: EmbeddingLineage): Buffer {
 
 export const KEY_BYTES = 64;
 
-function encodeRecord(hash: string, v: ArrayLike<number>): Buffer {
+const LITTLE_ENDIAN = endianness() === 'LE';
+
+function encodeRecord(hash: string, v: Float32Array): Buffer {
   const b = Buffer.alloc(KEY_BYTES + v.length * 4);
   b.write(hash, 0, 'latin1');
-  for (let i = 0, o = KEY_BYTES; i < v.length; i++, o += 4) b.writeFloatLE(v[i], o);
+  if (LITTLE_ENDIAN) Buffer.from(v.buffer, v.byteOffset, v.byteLength).copy(b, KEY_BYTES);
+  else for (let i = 0, o = KEY_BYTES; i < v.length; i++, o += 4) b.writeFloatLE(v[i], o);
   return b;
 }
 
@@ -182,11 +186,15 @@ export class VectorCache {
       const k = readKey(buf, o);
       const abs = buf.byteOffset + o + KEY_BYTES;
       const n = this.dimension;
-      // zero-copy view when aligned (it is unless Buffer pooling shifted the base)
-      const v =
-        abs % 4 === 0
-          ? new Float32Array(buf.buffer, abs, n)
-          : new Float32Array(buf.buffer.slice(abs, abs + n * 4));
+      let v: Float32Array;
+      if (!LITTLE_ENDIAN) {
+        v = new Float32Array(n);
+        for (let i = 0; i < n; i++) v[i] = buf.readFloatLE(o + KEY_BYTES + i * 4);
+      } else if (abs % 4 === 0) {
+        v = new Float32Array(buf.buffer, abs, n); // zero-copy view (aligned unless Buffer pooling shifted the base)
+      } else {
+        v = new Float32Array(buf.buffer.slice(abs, abs + n * 4));
+      }
       this.map.set(k, v);
       this.records++;
     }
