@@ -80,6 +80,22 @@ describe('git mem models', () => {
     expect(JSON.parse(json.stdout).error.code).toBe('E_REMOTE');
   });
 
+  it('pull gives up on a stalled hub after --timeout and switches remote downloads off again', async () => {
+    const server = createServer(() => {}); // accepts, never answers
+    servers.push(server);
+    await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+    const host = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const res = await r.mem(['models', 'pull', 'acme/slow', '--host', host, '--timeout', '0.3']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(
+      /cannot download embedding model acme\/slow from .*: no complete download within 0.3 s/,
+    );
+    const { loadTransformers } = await import('../src/search/embed/index.js');
+    const tf = await loadTransformers();
+    expect(tf.env.allowRemoteModels).toBe(false);
+    expect(tf.env.useFSCache).toBe(false);
+  });
+
   it('pull takes the hub from embedding-model-host and rejects bad model ids', async () => {
     const host = await closedPortUrl();
     await r.mem(['config', 'set', 'embedding-model-host', host, '--local']);

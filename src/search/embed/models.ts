@@ -141,7 +141,7 @@ export async function pullModel(
   } catch (x) {
     if (!existed) rmSync(dir, { recursive: true, force: true });
     const why = ctrl.signal.aborted
-      ? `no complete download within ${Math.round((opts.timeoutMs ?? 600_000) / 1000)} s`
+      ? `no complete download within ${+((opts.timeoutMs ?? 600_000) / 1000).toFixed(1)} s`
       : reason(x);
     throw err(
       'E_REMOTE',
