@@ -12,6 +12,17 @@ export const ID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 export const MIN_ABBREV = 12;
 
 let lastTime = -1;
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+/** 16 random bytes from a pooled buffer (one syscall per 256 ids, not one per id). */
+function random16(): Buffer {
+  if (poolAt + 16 > pool.length) {
+    pool = randomBytes(4096);
+    poolAt = 0;
+  }
+  poolAt += 16;
+  return pool.subarray(poolAt - 16, poolAt);
+}
 let lastRandom: number[] = [];
 
 function encodeTime(ms: number): string {
@@ -30,7 +41,7 @@ export function newId(now: number = Date.now()): string {
     // Same millisecond: stay ordered by raising an early random digit and
     // re-randomising the rest, so ids still differ near the front and
     // abbreviate short (a plain +1 would make them share 25 characters).
-    const bytes = randomBytes(16);
+    const bytes = random16();
     let pos = 1;
     while (pos >= 0 && lastRandom[pos] === 31) pos--;
     if (pos < 0) {
@@ -47,7 +58,7 @@ export function newId(now: number = Date.now()): string {
     }
   } else {
     lastTime = now;
-    const bytes = randomBytes(16);
+    const bytes = random16();
     lastRandom = Array.from({ length: 16 }, (_, i) => bytes[i] % 32);
   }
   return encodeTime(now) + lastRandom.map((d) => ALPHABET[d]).join('');

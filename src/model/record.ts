@@ -5,6 +5,7 @@
  */
 import { parseDocument, stringify } from 'yaml';
 import { err } from '../errors.js';
+import { isSimple, parseSimpleYaml, simpleLine } from './fastyaml.js';
 import { fanout, isId } from './id.js';
 
 export const TYPES = [
@@ -301,7 +302,18 @@ export function serializeRecord(r: MemoryRecord): string {
   for (const [k, v] of Object.entries(r.extra)) {
     if (!(KNOWN_KEYS as readonly string[]).includes(k) && v !== undefined) fm[k] = v;
   }
-  const yaml = stringify(fm, { lineWidth: 0, aliasDuplicateObjects: false, flowCollectionPadding: false });
+  // simple values go through the fast one-line writer; the rest (anchors, nested maps) through yaml
+  const lines: string[] = [];
+  let rest: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(fm)) {
+    if (isSimple(v)) lines.push(simpleLine(k, v));
+    else {
+      rest ??= {};
+      rest[k] = v;
+    }
+  }
+  let yaml = lines.length ? `${lines.join('\n')}\n` : '';
+  if (rest) yaml += stringify(rest, { lineWidth: 0, aliasDuplicateObjects: false, flowCollectionPadding: false });
   const body = r.body.endsWith('\n') || r.body === '' ? r.body : `${r.body}\n`;
   return `---\n${yaml}---\n${body}`;
 }
@@ -332,6 +344,8 @@ export function splitFrontmatter(text: string): { yaml: string; body: string } {
 
 export function parseYamlSafe(yaml: string): unknown {
   if (Buffer.byteLength(yaml) > LIMITS.frontmatterBytes) throw new RecordParseError('frontmatter too large');
+  const fast = parseSimpleYaml(yaml);
+  if (fast) return fast;
   const doc = parseDocument(yaml, { schema: 'core', uniqueKeys: true, prettyErrors: false, strict: true });
   if (doc.errors.length) throw new RecordParseError(`invalid YAML: ${doc.errors[0].message.split('\n')[0]}`);
   try {

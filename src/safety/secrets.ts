@@ -12,7 +12,7 @@ export interface SecretFinding {
   preview: string;
 }
 
-const RULES: Array<{ kind: string; re: RegExp; entropy?: number }> = [
+const RULES: Array<{ kind: string; re: RegExp; entropy?: number; hint?: RegExp }> = [
   { kind: 'private key block', re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g },
   { kind: 'AWS access key id', re: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g },
   {
@@ -31,6 +31,8 @@ const RULES: Array<{ kind: string; re: RegExp; entropy?: number }> = [
     kind: 'password or token assignment',
     re: /(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:password|passwd|pwd|secret|token|api_?key|access_?key|auth_?token|client_?secret)(?:[_-][A-Za-z0-9]+)*["']?\s*[:=]\s*["']?([^\s"'`,;]{8,})/gi,
     entropy: 3.0,
+    // cheap pre-check: the full pattern backtracks, so run it only where a keyword occurs
+    hint: /pass|pwd|secret|token|key/i,
   },
 ];
 
@@ -66,6 +68,7 @@ function mask(s: string): string {
 export function scanSecrets(text: string): SecretFinding[] {
   const out: SecretFinding[] = [];
   for (const rule of RULES) {
+    if (rule.hint && !rule.hint.test(text)) continue;
     rule.re.lastIndex = 0;
     for (let m = rule.re.exec(text); m; m = rule.re.exec(text)) {
       if (rule.entropy !== undefined) {
