@@ -451,3 +451,23 @@ describe('optional vectors', () => {
     }
   }, 20_000);
 });
+
+describe('vectors from the configured local model (real transformers.js pipeline, generated tiny model)', () => {
+  it('indexes vectors of the model lineage, uses them in search, and caches them under .git/mem/vectors', async () => {
+    const { writeTinyModel } = await import('../src/search/embed/tiny-model.js');
+    const r = await seeded();
+    const model = writeTinyModel(join(r.dir, '..', `tiny-model-${process.pid}`));
+    r.git('config', 'mem.embedding-provider', 'local');
+    r.git('config', 'mem.embedding-model-path', model.dir);
+    const done = await r.memJson(['reindex']);
+    expect(done).toMatchObject({ memories: 9, vectors: 9 });
+    expect(readStamp(await storeOf(r))?.lineage).toMatch(/^local\|/);
+    const hits = await r.memJson(['search', '--no-daemon', 'database pool connections']);
+    expect(hits.some((h: { why: string }) => /vector -?\d/.test(h.why))).toBe(true);
+    expect(existsSync(join(r.dir, '.git', 'mem', 'vectors'))).toBe(true);
+    // switching the provider off drops back to text only, with a rebuilt (text) index
+    r.git('config', 'mem.embedding-provider', 'none');
+    const text = await r.memJson(['search', '--no-daemon', 'pgbouncer']);
+    expect(text[0].why).not.toContain('vector');
+  }, 30_000);
+});

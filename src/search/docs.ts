@@ -31,7 +31,7 @@ export interface SearchDoc {
   tf: [TermFreq, TermFreq, TermFreq];
   /** field lengths in terms: title, body, tags */
   len: [number, number, number];
-  /** content hash for vector caching (sha1 of title + body) */
+  /** content hash of the embedded text (vector cache key) */
   hash: string;
   /** blob id of the record file this was built from */
   oid?: string;
@@ -49,8 +49,9 @@ export function embedText(r: Pick<MemoryRecord, 'title' | 'body' | 'tags'>): str
   return `${r.title}\n${r.tags.join(' ')}\n${r.body}`.slice(0, 4000);
 }
 
+/** Same key as the vector cache of src/search/embed (sha-256 of the text, 32 hex characters). */
 export function contentHash(text: string): string {
-  return createHash('sha1').update(text).digest('hex');
+  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
 }
 
 export function docFromRecord(r: MemoryRecord, oid?: string): SearchDoc {

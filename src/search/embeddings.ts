@@ -3,43 +3,32 @@
  * separately). Vectors are never required: no provider, a provider that
  * fails or one that is slow all mean text-only search, never an error.
  */
-import type { Settings } from '../gitstore/config.js';
+import type { ConfigLayer } from '../gitstore/config.js';
 
-export interface EmbeddingLineage {
-  provider: string;
-  model: string;
-  dimension: number;
-  normalize: boolean | string;
-  version?: string;
-}
+import type { EmbeddingLineage, EmbeddingProvider } from './embed/types.js';
 
-export interface EmbeddingProvider {
-  lineage: EmbeddingLineage;
-  embed(texts: string[], opts?: { signal?: AbortSignal }): Promise<number[][]>;
-}
+export type { EmbeddingLineage, EmbeddingProvider };
 
 export function lineageKey(l: EmbeddingLineage): string {
-  return JSON.stringify([l.provider, l.model, l.dimension, String(l.normalize), l.version ?? '']);
+  return [l.provider, l.model, String(l.dimension), l.normalize ? 'l2' : 'raw', l.version ?? ''].join('|');
 }
 
-type EmbedModule = { getEmbeddingProvider?: (settings: Settings) => Promise<EmbeddingProvider | null> };
-
 /**
- * The configured provider, or null (none configured, module absent, or it
- * failed to start). The module is loaded lazily: it pulls heavy libraries.
+ * The configured provider, or null (none configured, misconfigured, or it
+ * failed to start): search then runs on text alone. The providers module is
+ * loaded lazily; it is cheap, and the heavy libraries load on first embed().
  */
-export async function loadProvider(settings: Settings): Promise<EmbeddingProvider | null> {
-  if (String(settings['embed.provider'] ?? settings['embed-provider'] ?? '') === 'none') return null;
-  let mod: EmbedModule;
+export async function loadProvider(
+  settings: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+  origin?: Record<string, ConfigLayer>,
+  cwd?: string,
+): Promise<EmbeddingProvider | null> {
+  const raw = String(settings['embedding-provider'] ?? 'none').toLowerCase();
+  if (raw === 'none' || raw === '') return null;
   try {
-    // the path is computed so bundlers and type checks do not require the module to exist
-    const path = ['.', 'embed', 'index.js'].join('/');
-    mod = (await import(/* @vite-ignore */ path)) as EmbedModule;
-  } catch {
-    return null;
-  }
-  try {
-    return (await mod.getEmbeddingProvider?.(settings)) ?? null;
+    const mod = await import('./embed/index.js');
+    return (await mod.getEmbeddingProvider(settings, env, { origin, cwd })) ?? null;
   } catch {
     return null;
   }

@@ -55,13 +55,17 @@ export function providerFor(store: Store): Promise<EmbeddingProvider | null> {
   let p = providerMemo.get(store);
   if (!p) {
     p = (async () => {
-      let settings: Settings;
       try {
-        settings = (await resolveConfig(store.repo.env, store)).values;
+        const cfg = await resolveConfig(store.repo.env, store);
+        return await loadProvider(
+          cfg.values,
+          store.repo.env,
+          cfg.origin,
+          store.repo.workTree ?? store.repo.cwd,
+        );
       } catch {
         return null;
       }
-      return loadProvider(settings);
     })();
     providerMemo.set(store, p);
   }

@@ -16,8 +16,8 @@ import type { Store } from '../gitstore/store.js';
 import { idFromPath, type MemoryRecord, parseRecord, RecordParseError } from '../model/record.js';
 import type { SearchDoc } from './docs.js';
 import { embedText } from './docs.js';
-import { type EmbeddingProvider, embedSafe, lineageKey } from './embeddings.js';
-import { SearchIndex } from './engine.js';
+import { type EmbeddingProvider, lineageKey } from './embeddings.js';
+import { SearchIndex, unit } from './engine.js';
 
 export const INDEX_FORMAT = 3;
 /** Changes applied since the saved snapshot before it is rewritten. */
@@ -98,7 +98,7 @@ export async function openIndex(store: Store, opts: OpenOptions = {}): Promise<I
     const res = await bringToTip(store, st, tip);
     st.repo = store.repo;
     if (provider && provider !== st.provider) st.provider = provider;
-    if (st.provider) await embedMissing(st);
+    if (st.provider) await embedMissing(store, st);
     st.last.ms = performance.now() - t0;
     if (opts.persist !== false && (st.savedTip === null || st.pending >= RESAVE_AFTER || res === 'rebuild')) {
       if (st.tip) saveSnapshot(store, st);
@@ -268,12 +268,18 @@ async function addRecords(
   }
 }
 
-const EMBED_BATCH_TIMEOUT_MS = 3000;
+/** Time one open may spend embedding records that have no vector yet (the rest wait for the next open). */
+const EMBED_BUDGET_MS = 5000;
 const RETRY_PROVIDER_MS = 60_000;
 const providerFailedAt = new WeakMap<EmbeddingProvider, number>();
 
-/** Embeds records whose content hash has no vector of this lineage yet. Failures leave them text-only. */
-async function embedMissing(st: IndexState): Promise<void> {
+/**
+ * Gives every record a vector of the provider's lineage: from the index's own
+ * table, else from the shared vector cache (.git/mem/vectors, keyed by
+ * content hash and lineage), else by embedding it now within a time budget.
+ * Failures leave records text-only and back the provider off for a while.
+ */
+async function embedMissing(store: Store, st: IndexState): Promise<void> {
   const p = st.provider;
   if (!p || !st.lineage) return;
   const failed = providerFailedAt.get(p);
@@ -283,7 +289,7 @@ async function embedMissing(st: IndexState): Promise<void> {
     idx.vectors = { lineageKey: st.lineage, dim: p.lineage.dimension, byId: new Map(), byHash: new Map() };
   }
   const table = idx.vectors;
-  const missing: SearchDoc[] = [];
+  let missing: SearchDoc[] = [];
   for (const d of idx.docs.values()) {
     if (table.byId.has(d.id)) continue;
     const v = table.byHash.get(d.hash);
@@ -291,25 +297,51 @@ async function embedMissing(st: IndexState): Promise<void> {
     else missing.push(d);
   }
   if (!missing.length) return;
-  // bodies come from the Orama document store when present, else the title and tags
-  for (let i = 0; i < missing.length; i += 64) {
-    const part = missing.slice(i, i + 64);
-    const texts = part.map((d) => {
-      const stored = idx.orama.getByID(idx.db, d.id) as { body?: string } | undefined;
-      return embedText({ title: d.title, tags: d.tags, body: stored?.body ?? '' });
-    });
-    const vecs = await embedSafe(p, texts, EMBED_BATCH_TIMEOUT_MS);
-    if (!vecs) {
-      // a failing or slow provider: text search now, another try later
-      providerFailedAt.set(p, Date.now());
-      return;
+  const mod = await import('./embed/index.js');
+  const cache = mod.openVectorCache(store.repo, p);
+  const fromCache = cache.many(missing.map((d) => d.hash));
+  for (const d of missing) {
+    const v = fromCache.get(d.hash);
+    if (v && v.length === table.dim) {
+      const u = unit(v);
+      table.byId.set(d.id, u);
+      table.byHash.set(d.hash, u);
     }
-    part.forEach((d, j) => {
-      table.byId.set(d.id, vecs[j]);
-      table.byHash.set(d.hash, vecs[j]);
-    });
-    st.pending += part.length;
   }
+  missing = missing.filter((d) => !table.byId.has(d.id));
+  st.pending += 1;
+  if (!missing.length) return;
+  // texts: the Orama document store has the body unless the index was restored from disk
+  const bodies = new Map<string, string>();
+  const fromGit: SearchDoc[] = [];
+  for (const d of missing) {
+    const stored = idx.orama.getByID(idx.db, d.id) as { body?: string } | undefined;
+    if (stored?.body) bodies.set(d.id, stored.body);
+    else fromGit.push(d);
+  }
+  const blobs = await store.catFile.readMany(fromGit.map((d) => d.oid ?? '0'.repeat(40)));
+  fromGit.forEach((d, i) => {
+    const b = blobs[i];
+    if (!b) return;
+    try {
+      bodies.set(d.id, parseRecord(b.content.toString('utf8')).body);
+    } catch {}
+  });
+  const items = missing
+    .filter((d) => bodies.has(d.id))
+    .map((d) => ({
+      key: d.hash,
+      text: embedText({ title: d.title, tags: d.tags, body: bodies.get(d.id)! }),
+    }));
+  const res = await mod.embedMissing(p, cache, items, { timeoutMs: EMBED_BUDGET_MS });
+  for (const d of missing) {
+    const v = res.vectors.get(d.hash);
+    if (!v || v.length !== table.dim) continue;
+    const u = unit(v);
+    table.byId.set(d.id, u);
+    table.byHash.set(d.hash, u);
+  }
+  if (!res.complete) providerFailedAt.set(p, Date.now());
 }
 
 /** Writes the snapshot atomically (temp files, then renames; index.json last). */
