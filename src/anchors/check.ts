@@ -158,6 +158,17 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
       selected.push({ id, index, p: a.p, b: a.b, stale: !!a.s, incomplete: !!a.i || !a.b });
     });
   }
+  if (!selected.length) {
+    return {
+      target: targetName,
+      memoryCommit: tip,
+      recorded: false,
+      checked: 0,
+      results: [],
+      changes: [],
+      written: 0,
+    };
+  }
   const paths = [...new Set(selected.map((s) => s.p))];
   const tblobs = opts.worktree
     ? await worktreeBlobs(repo, paths)

@@ -1,0 +1,86 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeRepo, sh } from './helpers.js';
+
+// End to end: `git mem hooks install`, then a real `git commit` runs the chained
+// post-commit hook through bin/git-mem.js (built by `npm run build`).
+const SRC = [
+  'def alpha(x):',
+  '    y = x * 2',
+  '    return y + 1',
+  '',
+  '',
+  'def beta():',
+  "    return 'b'",
+  '',
+].join('\n');
+
+describe('post-commit hook', () => {
+  it('records verdicts for the files a commit touched and writes a note on the commit', async () => {
+    const r = makeRepo();
+    r.write('m.py', SRC);
+    r.write('other.txt', 'x\n');
+    r.commitAll('init');
+    await r.memJson(['init']);
+    const { id } = await r.memJson([
+      'add',
+      '--title',
+      'alpha doubles',
+      '--content',
+      'x',
+      '--anchor',
+      'm.py:1-3',
+    ]);
+    const inst = await r.memJson(['hooks', 'install']);
+    expect(inst[0]).toMatchObject({ hook: 'post-commit', action: 'installed' });
+    // a commit that does not touch anchored files: no note, no memory commit
+    const tip0 = r.git('rev-parse', 'refs/memory').trim();
+    r.write('other.txt', 'y\n');
+    r.commitAll('unrelated');
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip0);
+    expect(() => r.git('notes', '--ref=memory', 'show', 'HEAD')).toThrow();
+    // a commit that edits the anchored lines
+    r.write('m.py', SRC.replace('x * 2', 'x * 3'));
+    sh('git', ['add', '-A'], r.dir, r.env);
+    const out = sh('git', ['commit', '-q', '-m', 'edit alpha'], r.dir, r.env);
+    expect(out).toBe('');
+    const note = r
+      .git('notes', '--ref=memory', 'show', 'HEAD')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(note).toEqual([
+      expect.objectContaining({
+        id,
+        verdict: 'changed',
+        reason: expect.stringMatching(/anchored lines edited/),
+      }),
+    ]);
+    expect(r.git('log', '-1', '--notes=memory', '--format=%N')).toContain('"verdict":"changed"');
+    const shown = await r.memJson(['show', id]);
+    expect(shown.status).toBe('stale');
+    expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/^mem: post-commit/);
+  });
+
+  it('never blocks a commit: a broken store logs the error and prints one warning', async () => {
+    const r = makeRepo();
+    r.write('a.txt', 'a\n');
+    r.commitAll('init');
+    await r.memJson(['hooks', 'install']);
+    const blob = sh('git', ['hash-object', '-w', '--stdin'], r.dir, r.env, 'junk\n').trim();
+    r.git('update-ref', 'refs/memory', blob);
+    r.write('a.txt', 'b\n');
+    sh('git', ['add', '-A'], r.dir, r.env);
+    const res = sh('sh', ['-c', 'git commit -q -m change 2>&1; echo "exit=$?"'], r.dir, r.env);
+    expect(res).toMatch(/exit=0/);
+    expect(res).toMatch(
+      /git-mem: warning: post-commit staleness check failed: refs\/memory does not point at a commit/,
+    );
+    expect(res.trim().split('\n')).toHaveLength(2);
+    expect(r.git('log', '-1', '--format=%s').trim()).toBe('change');
+    const log = join(r.dir, '.git', 'mem', 'logs', 'post-commit.log');
+    expect(existsSync(log)).toBe(true);
+    expect(readFileSync(log, 'utf8')).toMatch(/does not point at a commit/);
+  });
+});
