@@ -323,7 +323,7 @@ describe('git mem mcp over stdio', () => {
     const one = await client.readResource({ uri: `memory://${ids.decision}` });
     expect(one.contents[0]).toMatchObject({ uri: `memory://${ids.decision}`, mimeType: 'text/markdown' });
     expect((one.contents[0] as { text: string }).text).toMatch(
-      /^---\nid: [0-9A-Z]{26}\ntype: decision\n[\s\S]*---\nChose Postgres/,
+      /^---\nid: "?[0-9A-Z]{26}"?\ntype: decision\n[\s\S]*---\nChose Postgres/,
     );
     await expect(client.readResource({ uri: 'memory://ZZZZZZZZZZZZ' })).rejects.toThrow(/no memory matches/);
   });
