@@ -127,6 +127,15 @@ describe('ollama provider (POST /api/embed)', () => {
     expect(srv.seen[1]).toMatchObject({ method: 'POST', url: '/api/embed', body: { model: 'tiny-embed' } });
     expect(srv.seen[1].headers['content-type']).toBe('application/json');
     expect(dot(v[0], v[1])).toBeGreaterThan(dot(v[0], v[2]));
+    // the size is probed once per process: a second provider for the same endpoint and model asks nothing
+    const n = srv.seen.length;
+    const again = await getEmbeddingProvider(
+      { 'embedding-provider': 'ollama', 'embedding-model': 'tiny-embed', 'embedding-url': srv.url },
+      {},
+      { strict: true },
+    );
+    expect(again!.lineage.dimension).toBe(8);
+    expect(srv.seen.length).toBe(n);
   });
 
   it('uses a known model size without a probe request and checks the size of replies', async () => {

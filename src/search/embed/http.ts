@@ -114,6 +114,10 @@ abstract class HttpProvider implements EmbeddingProvider {
     };
   }
 
+  get url(): string {
+    return this.opts.url;
+  }
+
   protected abstract request(texts: string[], signal?: AbortSignal): Promise<number[][]>;
 
   async embed(texts: string[], opts: EmbedOptions = {}): Promise<number[][]> {

@@ -191,15 +191,24 @@ function ollamaHost(env: NodeJS.ProcessEnv): string | undefined {
   }
 }
 
+/** Sizes learned by probing, per endpoint and model, for the life of the process (a daemon probes once). */
+const probed = new Map<string, number>();
+
 async function withDimension(
   p: OllamaProvider | OpenAIProvider,
   timeoutMs: number,
 ): Promise<EmbeddingProvider> {
   if (p.lineage.dimension > 0) return p;
+  const memo = `${p.lineage.provider}\0${p.url}\0${p.lineage.model}`;
+  const known = probed.get(memo);
+  if (known) {
+    p.lineage = { ...p.lineage, dimension: known };
+    return p;
+  }
   const ctrl = new AbortController();
   const t = setTimeout(() => ctrl.abort(), timeoutMs);
   try {
-    await p.probe(ctrl.signal);
+    probed.set(memo, await p.probe(ctrl.signal));
   } catch (e) {
     const why = ctrl.signal.aborted ? `no answer within ${timeoutMs} ms` : (e as Error).message;
     throw err(
