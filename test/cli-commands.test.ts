@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeRepo, runBin, runCli, tmpDir, type TestRepo } from './helpers.js';
+import { makeRepo, runBin, runCli, type TestRepo, tmpDir } from './helpers.js';
 
 const tip = (r: TestRepo) => r.git('rev-parse', '-q', '--verify', 'refs/memory').trim();
 
@@ -28,26 +28,81 @@ describe('errors: one line, a stable code, a non-zero exit, the store untouched'
     const before = tip(r);
     const cases: Array<{ args: string[]; code: number; msg: RegExp; json?: string; stdin?: string }> = [
       { args: ['add', '--content', 'no title'], code: 2, msg: /Missing required argument: title/ },
-      { args: ['add', '--title', 'T', '--content', 'x', '--type', 'bogus'], code: 2, msg: /unknown type "bogus"/, json: 'E_INVALID_ARG' },
-      { args: ['add', '--title', 'T', '--content', 'x', '--alias', 'Bad Alias'], code: 2, msg: /invalid alias/ },
-      { args: ['add', '--title', 'T', '--content', 'x', '--alias', 'keep/me'], code: 2, msg: /alias "keep\/me" is already used/, json: 'E_ALIAS_TAKEN' },
-      { args: ['add', '--title', 'T', '--content', 'aws AKIAIOSFODNN7EXAMPLE'], code: 2, msg: /AWS access key id in body at line 1, column 5/, json: 'E_SECRET' },
-      { args: ['add', '--title', 'T', '--content', 'x'.repeat(70000)], code: 2, msg: /over the 65536-byte limit/, json: 'E_TOO_LARGE' },
+      {
+        args: ['add', '--title', 'T', '--content', 'x', '--type', 'bogus'],
+        code: 2,
+        msg: /unknown type "bogus"/,
+        json: 'E_INVALID_ARG',
+      },
+      {
+        args: ['add', '--title', 'T', '--content', 'x', '--alias', 'Bad Alias'],
+        code: 2,
+        msg: /invalid alias/,
+      },
+      {
+        args: ['add', '--title', 'T', '--content', 'x', '--alias', 'keep/me'],
+        code: 2,
+        msg: /alias "keep\/me" is already used/,
+        json: 'E_ALIAS_TAKEN',
+      },
+      {
+        args: ['add', '--title', 'T', '--content', 'aws AKIAIOSFODNN7EXAMPLE'],
+        code: 2,
+        msg: /AWS access key id in body at line 1, column 5/,
+        json: 'E_SECRET',
+      },
+      {
+        args: ['add', '--title', 'T', '--content', 'x'.repeat(70000)],
+        code: 2,
+        msg: /over the 65536-byte limit/,
+        json: 'E_TOO_LARGE',
+      },
       { args: ['add', '--title', 'T', '--content', 'a\u0000b'], code: 2, msg: /binary/, json: 'E_BINARY' },
-      { args: ['add', '--title', 'T', '--content', 'x', '--expires', 'whenever'], code: 2, msg: /invalid date "whenever"/ },
-      { args: ['add', '--title', 'T', '--content', 'x', '--file', 'nope.md'], code: 2, msg: /pass either --content or --file/ },
+      {
+        args: ['add', '--title', 'T', '--content', 'x', '--expires', 'whenever'],
+        code: 2,
+        msg: /invalid date "whenever"/,
+      },
+      {
+        args: ['add', '--title', 'T', '--content', 'x', '--file', 'nope.md'],
+        code: 2,
+        msg: /pass either --content or --file/,
+      },
       { args: ['add', '--title', 'T'], code: 2, msg: /no content given/ },
-      { args: ['update', 'zzzz', '--title', 'x'], code: 3, msg: /no memory matches "zzzz"/, json: 'E_NOT_FOUND' },
+      {
+        args: ['update', 'zzzz', '--title', 'x'],
+        code: 3,
+        msg: /no memory matches "zzzz"/,
+        json: 'E_NOT_FOUND',
+      },
       { args: ['update', id, '--status', 'weird'], code: 2, msg: /unknown status "weird"/ },
-      { args: ['update', id, '--expires', '1d', '--clear-expiry'], code: 2, msg: /either --expires or --clear-expiry/ },
+      {
+        args: ['update', id, '--expires', '1d', '--clear-expiry'],
+        code: 2,
+        msg: /either --expires or --clear-expiry/,
+      },
       { args: ['rm', 'nothing/here'], code: 3, msg: /no memory matches/ },
       { args: ['mv', id, 'BAD ALIAS'], code: 2, msg: /invalid alias/ },
       { args: ['supersede', id, '--by', id], code: 2, msg: /cannot supersede itself/ },
-      { args: ['import', '--jsonl', '-'], code: 2, msg: /line 2: invalid JSON/, stdin: '{"title":"ok","body":"b"}\n{broken\n' },
-      { args: ['import', '--jsonl', '-'], code: 2, msg: /line 1: a title is required/, stdin: '{"body":"no title"}\n' },
+      {
+        args: ['import', '--jsonl', '-'],
+        code: 2,
+        msg: /line 2: invalid JSON/,
+        stdin: '{"title":"ok","body":"b"}\n{broken\n',
+      },
+      {
+        args: ['import', '--jsonl', '-'],
+        code: 2,
+        msg: /line 1: a title is required/,
+        stdin: '{"body":"no title"}\n',
+      },
       { args: ['import', '--jsonl', 'missing.jsonl'], code: 2, msg: /cannot read missing.jsonl/ },
       { args: ['config', 'set', 'Bad Key', '1'], code: 2, msg: /invalid config key/ },
-      { args: ['config', 'set', 'context-budget', 'lots', '--shared'], code: 2, msg: /context-budget must be a number/ },
+      {
+        args: ['config', 'set', 'context-budget', 'lots', '--shared'],
+        code: 2,
+        msg: /context-budget must be a number/,
+      },
       { args: ['show', id, '--at', 'no-such-thing'], code: 2, msg: /cannot resolve --at/ },
       { args: ['frobnicate'], code: 2, msg: /Unknown argument|Unknown command/ },
     ];
@@ -69,10 +124,29 @@ describe('errors: one line, a stable code, a non-zero exit, the store untouched'
     const r = makeRepo();
     const res = runBin(['show', 'abcd'], { cwd: r.dir, env: r.env });
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/^git-mem: error: no memory store in this repository yet \(run git mem init\)\n$/);
+    expect(res.stderr).toMatch(
+      /^git-mem: error: no memory store in this repository yet \(run git mem init\)\n$/,
+    );
     const help = runBin(['--help'], { cwd: r.dir, env: r.env });
     expect(help.code).toBe(0);
-    for (const c of ['init', 'add', 'show', 'list', 'update', 'rm', 'history', 'prune', 'import', 'export', 'stats', 'doctor', 'mv', 'supersede', 'config', 'rules']) {
+    for (const c of [
+      'init',
+      'add',
+      'show',
+      'list',
+      'update',
+      'rm',
+      'history',
+      'prune',
+      'import',
+      'export',
+      'stats',
+      'doctor',
+      'mv',
+      'supersede',
+      'config',
+      'rules',
+    ]) {
       expect(help.stdout).toContain(`git mem ${c}`);
     }
     const outside = runBin(['list'], { cwd: tmpDir(), env: r.env });
@@ -84,10 +158,28 @@ describe('errors: one line, a stable code, a non-zero exit, the store untouched'
 describe('commands', () => {
   it('update changes only what is passed; history shows every version; rm keeps a tombstone', async () => {
     const r = makeRepo();
-    const { id } = await r.memJson(['add', '--type', 'convention', '--title', 'Tabs', '--content', 'v1', '--tags', 'style', '--expires', '2999-01-01']);
+    const { id } = await r.memJson([
+      'add',
+      '--type',
+      'convention',
+      '--title',
+      'Tabs',
+      '--content',
+      'v1',
+      '--tags',
+      'style',
+      '--expires',
+      '2999-01-01',
+    ]);
     const u = await r.memJson(['update', id, '--title', 'Spaces', '--add-tag', 'fmt', '--clear-expiry']);
     expect(u.changed.sort()).toEqual(['expires', 'tags', 'title']);
-    expect(u).toMatchObject({ title: 'Spaces', tags: ['style', 'fmt'], expires: null, body: 'v1\n', clock: 2 });
+    expect(u).toMatchObject({
+      title: 'Spaces',
+      tags: ['style', 'fmt'],
+      expires: null,
+      body: 'v1\n',
+      clock: 2,
+    });
     const same = await r.memJson(['update', id, '--title', 'Spaces']);
     expect(same.changed).toEqual([]);
     expect(same.commit).toBeNull();
@@ -95,12 +187,19 @@ describe('commands', () => {
     expect(viaStdin.code).toBe(0);
     await r.memJson(['update', id, '--remove-tag', 'style', '--status', 'archived']);
     const hist = await r.memJson(['history', id]);
-    expect(hist.map((h: { record: { body: string } }) => h.record.body)).toEqual(['v2 from stdin\n', 'v2 from stdin\n', 'v1\n', 'v1\n']);
+    expect(hist.map((h: { record: { body: string } }) => h.record.body)).toEqual([
+      'v2 from stdin\n',
+      'v2 from stdin\n',
+      'v1\n',
+      'v1\n',
+    ]);
     expect(hist[0].author).toBe('Test User');
     await r.memJson(['rm', id, '--reason', 'obsolete']);
     const after = await r.memJson(['history', id]);
     expect(after[0].deleted).toBe(true);
-    expect(r.git('cat-file', '-p', `refs/memory:tombstones/${id.slice(-2)}/${id}.yaml`)).toMatch(/reason: obsolete/);
+    expect(r.git('cat-file', '-p', `refs/memory:tombstones/${id.slice(-2)}/${id}.yaml`)).toMatch(
+      /reason: obsolete/,
+    );
   });
 
   it('hides expired memories unless asked, and prune removes them in one commit', async () => {
@@ -119,10 +218,43 @@ describe('commands', () => {
 
   it('filters by type, tag, status and scope file; shows token estimates', async () => {
     const r = makeRepo();
-    await r.memJson(['add', '--type', 'rule', '--title', 'DB rule', '--content', 'use the pool', '--scope', 'packages/db/**', '--tags', 'db']);
-    await r.memJson(['add', '--type', 'decision', '--title', 'UI choice', '--content', 'react', '--tags', 'ui']);
-    await r.memJson(['add', '--type', 'decision', '--title', 'Pending', '--content', 'maybe', '--status', 'pending']);
-    const titles = async (args: string[]) => (await r.memJson(['list', ...args])).map((m: { title: string }) => m.title);
+    await r.memJson([
+      'add',
+      '--type',
+      'rule',
+      '--title',
+      'DB rule',
+      '--content',
+      'use the pool',
+      '--scope',
+      'packages/db/**',
+      '--tags',
+      'db',
+    ]);
+    await r.memJson([
+      'add',
+      '--type',
+      'decision',
+      '--title',
+      'UI choice',
+      '--content',
+      'react',
+      '--tags',
+      'ui',
+    ]);
+    await r.memJson([
+      'add',
+      '--type',
+      'decision',
+      '--title',
+      'Pending',
+      '--content',
+      'maybe',
+      '--status',
+      'pending',
+    ]);
+    const titles = async (args: string[]) =>
+      (await r.memJson(['list', ...args])).map((m: { title: string }) => m.title);
     expect(await titles(['--type', 'rule'])).toEqual(['DB rule']);
     expect(await titles(['--tag', 'ui'])).toEqual(['UI choice']);
     expect(await titles(['--status', 'pending'])).toEqual(['Pending']);
@@ -155,16 +287,39 @@ describe('commands', () => {
   it('imports JSON lines in one commit (foreign ids become aliases, unknown fields kept) and exports them back', async () => {
     const r = makeRepo();
     const lines = [
-      { id: 'm001', type: 'security', title: 'Scan deps', body: 'osv-scanner in CI', tags: ['ci'], source: 'x/y:z', custom_field: { a: 1 } },
-      { id: 'm002', type: 'known_fix', title: 'Pool fix', body: 'wait for pg', anchors: [{ path: 'packages/db/src/pool.ts', lines: [3, 9] }] },
+      {
+        id: 'm001',
+        type: 'security',
+        title: 'Scan deps',
+        body: 'osv-scanner in CI',
+        tags: ['ci'],
+        source: 'x/y:z',
+        custom_field: { a: 1 },
+      },
+      {
+        id: 'm002',
+        type: 'known_fix',
+        title: 'Pool fix',
+        body: 'wait for pg',
+        anchors: [{ path: 'packages/db/src/pool.ts', lines: [3, 9] }],
+      },
       { type: 'decision', title: 'No id', body: 'gets a new one' },
     ];
-    const res = await r.memJson(['import', '--jsonl', '-'], { stdin: lines.map((l) => JSON.stringify(l)).join('\n') });
+    const res = await r.memJson(['import', '--jsonl', '-'], {
+      stdin: lines.map((l) => JSON.stringify(l)).join('\n'),
+    });
     expect(res).toMatchObject({ imported: 3, added: 3, replaced: 0 });
     expect(r.git('rev-list', '--count', 'refs/memory').trim()).toBe('1');
     const m1 = await r.memJson(['show', 'm001']);
-    expect(m1).toMatchObject({ alias: 'm001', type: 'security', source: 'x/y:z', extra: { custom_field: { a: 1 } } });
-    expect((await r.memJson(['show', 'm002'])).anchors).toEqual([{ path: 'packages/db/src/pool.ts', lines: [3, 9] }]);
+    expect(m1).toMatchObject({
+      alias: 'm001',
+      type: 'security',
+      source: 'x/y:z',
+      extra: { custom_field: { a: 1 } },
+    });
+    expect((await r.memJson(['show', 'm002'])).anchors).toEqual([
+      { path: 'packages/db/src/pool.ts', lines: [3, 9] },
+    ]);
     const exported = (await r.mem(['export'])).stdout;
     const other = makeRepo();
     const again = await other.memJson(['import', '--jsonl', '-'], { stdin: exported });
@@ -179,7 +334,11 @@ describe('commands', () => {
     const r = makeRepo();
     await r.memJson(['add', '--title', 'Good', '--content', 'fine']);
     const badId = '01JBADBADBADBADBADBADBADBA';
-    plant(r, `memories/${badId.slice(-2)}/${badId}.md`, `---\nid: ${badId}\ntype: decision\ntitle: [unclosed\n---\nbody\n`);
+    plant(
+      r,
+      `memories/${badId.slice(-2)}/${badId}.md`,
+      `---\nid: ${badId}\ntype: decision\ntitle: [unclosed\n---\nbody\n`,
+    );
     const list = await r.mem(['list']);
     expect(list.code).toBe(0);
     expect(list.stdout).toContain('Good');
@@ -192,7 +351,8 @@ describe('commands', () => {
 
   it('layers config: defaults < global < shared < local', async () => {
     const r = makeRepo();
-    const get = async () => (await r.memJson(['config', 'get', 'context-budget'])) as { value: number; origin: string };
+    const get = async () =>
+      (await r.memJson(['config', 'get', 'context-budget'])) as { value: number; origin: string };
     expect(await get()).toMatchObject({ value: 2000, origin: 'default' });
     await r.memJson(['config', 'set', 'context-budget', '2500', '--global']);
     expect(await get()).toMatchObject({ value: 2500, origin: 'global' });
@@ -209,11 +369,62 @@ describe('commands', () => {
   it('prints the rules in force for a file, most specific first, project over global', async () => {
     const r = makeRepo();
     await r.memJson(['add', '--type', 'rule', '--title', 'Everywhere', '--content', 'be kind']);
-    await r.memJson(['add', '--type', 'rule', '--title', 'TS files', '--content', 'strict', '--scope', '**/*.ts']);
-    await r.memJson(['add', '--type', 'rule', '--title', 'DB package', '--content', 'use pool', '--scope', 'packages/db/**']);
-    await r.memJson(['add', '--type', 'rule', '--title', 'Web only', '--content', 'react', '--scope', 'apps/web/**']);
-    await r.memJson(['add', '--type', 'decision', '--title', 'Not a rule', '--content', 'x', '--scope', '**']);
-    await r.memJson(['add', '--global', '--type', 'rule', '--title', 'My TS habit', '--content', 'no any', '--scope', '**/*.ts']);
+    await r.memJson([
+      'add',
+      '--type',
+      'rule',
+      '--title',
+      'TS files',
+      '--content',
+      'strict',
+      '--scope',
+      '**/*.ts',
+    ]);
+    await r.memJson([
+      'add',
+      '--type',
+      'rule',
+      '--title',
+      'DB package',
+      '--content',
+      'use pool',
+      '--scope',
+      'packages/db/**',
+    ]);
+    await r.memJson([
+      'add',
+      '--type',
+      'rule',
+      '--title',
+      'Web only',
+      '--content',
+      'react',
+      '--scope',
+      'apps/web/**',
+    ]);
+    await r.memJson([
+      'add',
+      '--type',
+      'decision',
+      '--title',
+      'Not a rule',
+      '--content',
+      'x',
+      '--scope',
+      '**',
+    ]);
+    await r.memJson([
+      'add',
+      '--global',
+      '--type',
+      'rule',
+      '--title',
+      'My TS habit',
+      '--content',
+      'no any',
+      '--scope',
+      '**/*.ts',
+    ]);
     const rules = await r.memJson(['rules', '--file', 'packages/db/src/pool.ts']);
     expect(rules.map((x: { title: string; origin: string }) => `${x.title}@${x.origin}`)).toEqual([
       'DB package@project',
@@ -225,7 +436,9 @@ describe('commands', () => {
     r.write('packages/db/x.ts', '');
     const fromSub = await r.memJson(['rules', '--file', 'x.ts'], { cwd: sub });
     expect(fromSub[0].title).toBe('DB package');
-    expect((await r.memJson(['list', '--global'])).map((m: { title: string }) => m.title)).toEqual(['My TS habit']);
+    expect((await r.memJson(['list', '--global'])).map((m: { title: string }) => m.title)).toEqual([
+      'My TS habit',
+    ]);
     expect(existsSync(join(r.env.GIT_MEM_HOME!, 'store.git', 'HEAD'))).toBe(true);
   });
 

@@ -1,9 +1,13 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, ROOT, makeRepo } from './helpers.js';
+import { BIN, makeRepo, ROOT } from './helpers.js';
 
-function run(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+function run(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stderr: string }> {
   return new Promise((res) => {
     const c = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -17,11 +21,14 @@ describe('concurrent writers', () => {
     const r = makeRepo();
     await r.memJson(['init']);
     const worker = join(ROOT, 'test', 'fixtures', 'add-worker.mjs');
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => run([worker, '25', `w${i}`], r.dir, r.env)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => run([worker, '25', `w${i}`], r.dir, r.env)),
+    );
     for (const res of results) expect(res.code, res.stderr).toBe(0);
     const list = await r.memJson(['list']);
     expect(list.length).toBe(200);
-    for (let i = 0; i < 8; i++) expect(list.filter((m: { tags: string[] }) => m.tags.includes(`w${i}`)).length).toBe(25);
+    for (let i = 0; i < 8; i++)
+      expect(list.filter((m: { tags: string[] }) => m.tags.includes(`w${i}`)).length).toBe(25);
     expect(r.git('rev-list', '--count', 'refs/memory').trim()).toBe('201'); // init + 200 adds
     expect(r.git('rev-list', '--merges', 'refs/memory').trim()).toBe('');
     expect(r.git('rev-list', '--max-parents=0', 'refs/memory').trim().split('\n').length).toBe(1);
@@ -35,7 +42,11 @@ describe('concurrent writers', () => {
     let killedMidway = 0;
     for (let i = 0; i < 8; i++) {
       const before = r.git('rev-parse', 'refs/memory').trim();
-      const child = spawn(process.execPath, [BIN, 'add', '--title', `victim ${i}`, '--content', body], { cwd: r.dir, env: r.env, stdio: 'ignore' });
+      const child = spawn(process.execPath, [BIN, 'add', '--title', `victim ${i}`, '--content', body], {
+        cwd: r.dir,
+        env: r.env,
+        stdio: 'ignore',
+      });
       await new Promise((res) => setTimeout(res, 40 + i * 25));
       child.kill('SIGKILL');
       await new Promise((res) => child.on('close', res));
@@ -45,7 +56,9 @@ describe('concurrent writers', () => {
       expect(r.git('cat-file', '-t', after).trim()).toBe('commit');
       r.git('fsck', '--no-dangling', '--connectivity-only', 'refs/memory');
       const doctor = await r.mem(['doctor', '--json']);
-      const findings = JSON.parse(doctor.stdout).findings.filter((f: { level: string }) => f.level === 'error');
+      const findings = JSON.parse(doctor.stdout).findings.filter(
+        (f: { level: string }) => f.level === 'error',
+      );
       expect(findings).toEqual([]);
       const titles = (await r.memJson(['list'])).map((m: { title: string }) => m.title);
       expect(titles).toContain('before');

@@ -1,13 +1,67 @@
-import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { flowList, parseSimpleYaml, scalar } from '../src/model/fastyaml.js';
 
 const TRICKY = [
-  'plain words', 'true', 'False', 'yes', 'NO', 'on', 'null', '~', '', ' ', ' lead', 'trail ', '123', '-1.5', '1e3', '.5', '0x1F', '0o17',
-  '.inf', '-.Inf', '.nan', 'a: b', 'a:b', '#hash', 'x #y', '- item', '? key', '[x]', '{y}', 'a,b', '"quoted"', "'single'", 'back\\slash',
-  'tab\there', 'new\nline', 'ünïcødé ✓', '@at', '`tick`', '*star', '&amp', '!bang', '%pct', '|pipe', '>gt', 'https://x.y/z?q=1#f',
-  'packages/db/**', '**/*.ts', 'src/{a,b}.ts', 'C:\\path', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '2026-01-01', '2026-01-01T00:00:00.000Z',
-  'null ', 'y', 'n', '=', '<<', 'a  b', 'x\u2028y',
+  'plain words',
+  'true',
+  'False',
+  'yes',
+  'NO',
+  'on',
+  'null',
+  '~',
+  '',
+  ' ',
+  ' lead',
+  'trail ',
+  '123',
+  '-1.5',
+  '1e3',
+  '.5',
+  '0x1F',
+  '0o17',
+  '.inf',
+  '-.Inf',
+  '.nan',
+  'a: b',
+  'a:b',
+  '#hash',
+  'x #y',
+  '- item',
+  '? key',
+  '[x]',
+  '{y}',
+  'a,b',
+  '"quoted"',
+  "'single'",
+  'back\\slash',
+  'tab\there',
+  'new\nline',
+  'ünïcødé ✓',
+  '@at',
+  '`tick`',
+  '*star',
+  '&amp',
+  '!bang',
+  '%pct',
+  '|pipe',
+  '>gt',
+  'https://x.y/z?q=1#f',
+  'packages/db/**',
+  '**/*.ts',
+  'src/{a,b}.ts',
+  'C:\\path',
+  '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+  '2026-01-01',
+  '2026-01-01T00:00:00.000Z',
+  'null ',
+  'y',
+  'n',
+  '=',
+  '<<',
+  'a  b',
+  'x\u2028y',
 ];
 
 function rng(seed: number) {
@@ -48,7 +102,15 @@ describe('fast YAML subset', () => {
   });
 
   it('declines nested maps, anchors, block scalars and duplicate keys', () => {
-    for (const d of ['a:\n  b: 1\n', 'a: &x 1\nb: *x\n', 'a: |\n  text\n', 'a: 1\na: 2\n', 'a: {b: 1}\n', '- x\n', 'a: 1 # c\n']) {
+    for (const d of [
+      'a:\n  b: 1\n',
+      'a: &x 1\nb: *x\n',
+      'a: |\n  text\n',
+      'a: 1\na: 2\n',
+      'a: {b: 1}\n',
+      '- x\n',
+      'a: 1 # c\n',
+    ]) {
       expect(parseSimpleYaml(d)).toBeUndefined();
     }
   });

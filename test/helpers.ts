@@ -31,7 +31,10 @@ export function tmpDir(prefix = 'gm-'): string {
 export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const home = tmpDir('gm-home-');
   const gitconfig = join(home, '.gitconfig');
-  writeFileSync(gitconfig, '[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n');
+  writeFileSync(
+    gitconfig,
+    '[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n',
+  );
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: home,
@@ -53,7 +56,10 @@ export interface TestRepo {
   env: NodeJS.ProcessEnv;
   git: (...args: string[]) => string;
   /** Runs `git mem …` in-process. */
-  mem: (args: string[], opts?: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv }) => Promise<CliResult>;
+  mem: (
+    args: string[],
+    opts?: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv },
+  ) => Promise<CliResult>;
   /** Runs `git mem …` in-process and parses --json output; throws on a non-zero exit. */
   memJson: <T = any>(args: string[], opts?: { stdin?: string; cwd?: string }) => Promise<T>;
   write: (path: string, content: string) => void;
@@ -80,7 +86,12 @@ export function runBin(
   args: string[],
   opts: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string },
 ): CliResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: opts.env, input: opts.stdin ?? '', encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: opts.cwd,
+    env: opts.env,
+    input: opts.stdin ?? '',
+    encoding: 'utf8',
+  });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { abbreviate, fanout, isId, newId, normalizeIdInput } from '../src/model/id.js';
 import {
-  type MemoryRecord,
-  RecordParseError,
   estimateTokens,
+  type MemoryRecord,
   newRecord,
   parseDateInput,
   parseRecord,
+  RecordParseError,
   recordPath,
   serializeRecord,
   validateAlias,
@@ -80,7 +80,13 @@ describe('record format', () => {
   });
 
   it('validates on write: title, size, binary, type, alias', () => {
-    const base = { id: newId(), type: 'decision' as const, title: 'ok', body: 'b', now: new Date().toISOString() };
+    const base = {
+      id: newId(),
+      type: 'decision' as const,
+      title: 'ok',
+      body: 'b',
+      now: new Date().toISOString(),
+    };
     expect(() => newRecord({ ...base, title: ' ' })).toThrow(/title is required/);
     expect(() => newRecord({ ...base, title: 'a\nb' })).toThrow(/one line/);
     expect(() => newRecord({ ...base, body: 'x'.repeat(70 * 1024) })).toThrow(/over the 65536-byte limit/);
@@ -118,7 +124,10 @@ describe('secret scanning', () => {
     ['GitHub token', `token ghp_${'a1B2'.repeat(9)}`],
     ['GitLab token', 'glpat-abcdefghij1234567890'],
     ['Slack token', 'xoxb-123456789012-abcdefghij'],
-    ['JSON Web Token', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'],
+    [
+      'JSON Web Token',
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+    ],
     ['password or token assignment', 'DB_PASSWORD=Zx9!kQ2#vB7m'],
   ];
   for (const [kind, text] of cases) {
@@ -130,7 +139,9 @@ describe('secret scanning', () => {
     });
   }
   it('ignores placeholders and prose', () => {
-    expect(scanSecrets('password=changeme\ntoken: ${GITHUB_TOKEN}\nUse a token to authenticate.')).toEqual([]);
+    expect(scanSecrets('password=changeme\ntoken: ${GITHUB_TOKEN}\nUse a token to authenticate.')).toEqual(
+      [],
+    );
     expect(entropy('aaaa')).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, makeRepo, runCli, sh, type TestRepo, tmpDir } from './helpers.js';
@@ -32,7 +32,19 @@ describe('store invariants', () => {
     r.git('add', 'src/a.ts'); // staged, uncommitted
     r.write('notes.txt', 'untracked\n');
     const before = userState(r);
-    const { id } = await r.memJson(['add', '--title', 'A', '--content', 'body a', '--alias', 'x/a', '--type', 'rule', '--scope', 'src/**']);
+    const { id } = await r.memJson([
+      'add',
+      '--title',
+      'A',
+      '--content',
+      'body a',
+      '--alias',
+      'x/a',
+      '--type',
+      'rule',
+      '--scope',
+      'src/**',
+    ]);
     const { id: id2 } = await r.memJson(['add', '--title', 'B', '--content', 'body b']);
     const cmds = [
       ['init'],
@@ -79,31 +91,49 @@ describe('store invariants', () => {
     env.GIT_CONFIG_GLOBAL = join(tmpDir(), 'empty-gitconfig');
     const r = makeRepo({ env });
     const { id } = await r.memJson(['add', '--title', 'Anon', '--content', 'x']);
-    expect(r.git('log', '-1', '--format=%an <%ae>', 'refs/memory').trim()).toBe('git-mem <git-mem@localhost>');
+    expect(r.git('log', '-1', '--format=%an <%ae>', 'refs/memory').trim()).toBe(
+      'git-mem <git-mem@localhost>',
+    );
     expect((await r.memJson(['show', id])).author).toBe('git-mem <git-mem@localhost>');
   });
 
   it('works from a subdirectory, with GIT_DIR/GIT_WORK_TREE, and in linked worktrees (one shared store)', async () => {
     const r = makeRepo({ commit: true });
     r.write('a/b/c.txt', 'x\n');
-    const { id } = await r.memJson(['add', '--title', 'From subdir', '--content', 'x'], { cwd: join(r.dir, 'a', 'b') });
+    const { id } = await r.memJson(['add', '--title', 'From subdir', '--content', 'x'], {
+      cwd: join(r.dir, 'a', 'b'),
+    });
     const outside = tmpDir();
-    const viaEnv = await runCli(['list', '--json'], { cwd: outside, env: { ...r.env, GIT_DIR: join(r.dir, '.git'), GIT_WORK_TREE: r.dir } });
+    const viaEnv = await runCli(['list', '--json'], {
+      cwd: outside,
+      env: { ...r.env, GIT_DIR: join(r.dir, '.git'), GIT_WORK_TREE: r.dir },
+    });
     expect(viaEnv.code).toBe(0);
     expect(JSON.parse(viaEnv.stdout).map((x: { id: string }) => x.id)).toEqual([id]);
     const wt = join(tmpDir(), 'wt');
     r.git('worktree', 'add', '-q', wt);
-    const fromWt = await runCli(['add', '--title', 'From worktree', '--content', 'y', '--json'], { cwd: wt, env: r.env });
+    const fromWt = await runCli(['add', '--title', 'From worktree', '--content', 'y', '--json'], {
+      cwd: wt,
+      env: r.env,
+    });
     expect(fromWt.code).toBe(0);
     const all = await r.memJson(['list']);
     expect(all.map((x: { title: string }) => x.title).sort()).toEqual(['From subdir', 'From worktree']);
     expect(existsSync(join(r.dir, '.git', 'mem'))).toBe(true);
-    expect(readdirSync(join(r.dir, '.git', 'worktrees')).some((w) => existsSync(join(r.dir, '.git', 'worktrees', w, 'mem')))).toBe(false);
+    expect(
+      readdirSync(join(r.dir, '.git', 'worktrees')).some((w) =>
+        existsSync(join(r.dir, '.git', 'worktrees', w, 'mem')),
+      ),
+    ).toBe(false);
   });
 
   it('answers --at a memory commit, a code revision or a date', async () => {
     const r = makeRepo({ commit: true });
-    const env = { ...r.env, GIT_COMMITTER_DATE: '2026-01-01T10:00:00Z', GIT_AUTHOR_DATE: '2026-01-01T10:00:00Z' };
+    const env = {
+      ...r.env,
+      GIT_COMMITTER_DATE: '2026-01-01T10:00:00Z',
+      GIT_AUTHOR_DATE: '2026-01-01T10:00:00Z',
+    };
     // fast-import stamps commits with the wall clock; make the history deterministic with two real gaps
     const { id: a } = await r.memJson(['add', '--title', 'Old fact', '--content', 'v1']);
     const first = tip(r);
@@ -125,7 +155,9 @@ describe('store invariants', () => {
 describe('resolution', () => {
   it('resolves unique prefixes (any case) and aliases; ambiguous prefixes list the candidates', async () => {
     const r = makeRepo();
-    const lines = Array.from({ length: 3 }, (_, i) => JSON.stringify({ title: `T${i}`, body: 'b', type: 'decision' })).join('\n');
+    const lines = Array.from({ length: 3 }, (_, i) =>
+      JSON.stringify({ title: `T${i}`, body: 'b', type: 'decision' }),
+    ).join('\n');
     const imp = await r.memJson(['import', '--jsonl', '-'], { stdin: lines });
     const ids: string[] = imp.ids;
     // ids made together share a time prefix: their longest common prefix is ambiguous

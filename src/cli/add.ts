@@ -9,7 +9,12 @@ export default defineCommand({
   describe: 'add a memory (content from --content, --file or stdin)',
   builder: (y) =>
     y
-      .option('type', { alias: 't', type: 'string', default: 'decision', describe: 'memory type (decision, constraint, known_fix, rule, …)' })
+      .option('type', {
+        alias: 't',
+        type: 'string',
+        default: 'decision',
+        describe: 'memory type (decision, constraint, known_fix, rule, …)',
+      })
       .option('title', { type: 'string', demandOption: true, describe: 'one-line title' })
       .option('content', { alias: 'c', type: 'string', describe: 'the body text' })
       .option('file', { alias: 'f', type: 'string', describe: 'read the body from a file' })
@@ -20,8 +25,16 @@ export default defineCommand({
       .option('status', { type: 'string', describe: 'initial status (default active)' })
       .option('confidence', { type: 'number', describe: 'confidence 0..1' })
       .option('source', { type: 'string', describe: 'where this came from (URL, person, session)' })
-      .option('anchor', { type: 'string', array: true, describe: 'anchor to code: PATH[:START[-END]] (repeatable)' })
-      .option('symbol', { type: 'string', array: true, describe: 'anchor to a symbol: [PATH#]NAME (repeatable)' })
+      .option('anchor', {
+        type: 'string',
+        array: true,
+        describe: 'anchor to code: PATH[:START[-END]] (repeatable)',
+      })
+      .option('symbol', {
+        type: 'string',
+        array: true,
+        describe: 'anchor to a symbol: [PATH#]NAME (repeatable)',
+      })
       .option('global', { type: 'boolean', describe: 'add to the personal global store' })
       .option('allow-secret', { type: 'boolean', describe: 'store text even if it looks like a secret' })
       .option('force', { type: 'boolean', describe: 'add even if a likely duplicate exists' }),
@@ -50,7 +63,10 @@ export default defineCommand({
     const { record, commit } = await addMemory(store, input, hooks);
     emit(ctx, { id: record.id, commit, alias: record.alias ?? null }, () => {
       const notes = hooks.notes?.(record) ?? [];
-      return [`Added ${record.id.slice(0, 12)} ${record.type} "${record.title}" (${commit.slice(0, 12)})`, ...notes].join('\n');
+      return [
+        `Added ${record.id.slice(0, 12)} ${record.type} "${record.title}" (${commit.slice(0, 12)})`,
+        ...notes,
+      ].join('\n');
     });
   },
 });

@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { ensureFormat } from '../commands/memory.js';
 import { err } from '../errors.js';
 import {
   coerce,
@@ -10,7 +11,6 @@ import {
 } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
 import { SHARED_CONFIG_PATH } from '../gitstore/store.js';
-import { ensureFormat } from '../commands/memory.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 
@@ -30,12 +30,19 @@ export default defineCommand({
     if (layers > 1) throw err('E_INVALID_ARG', 'pass at most one of --global, --local, --shared');
     const action = String(a.action);
     const needsRepo = !a.global || action === 'list' || action === 'get';
-    const store = needsRepo ? await openStore(ctx).catch((e) => (a.global ? undefined : Promise.reject(e))) : undefined;
+    const store = needsRepo
+      ? await openStore(ctx).catch((e) => (a.global ? undefined : Promise.reject(e)))
+      : undefined;
     if (action === 'list' || action === 'get') {
       const res = await resolveConfig(ctx.env, store);
       if (action === 'list') {
-        emit(ctx, Object.entries(res.values).map(([key, value]) => ({ key, value, origin: res.origin[key] })), () =>
-          Object.entries(res.values).map(([k, v]) => `${k}=${v}  (${res.origin[k]})`).join('\n'),
+        emit(
+          ctx,
+          Object.entries(res.values).map(([key, value]) => ({ key, value, origin: res.origin[key] })),
+          () =>
+            Object.entries(res.values)
+              .map(([k, v]) => `${k}=${v}  (${res.origin[k]})`)
+              .join('\n'),
         );
         return;
       }
@@ -64,10 +71,15 @@ export default defineCommand({
         return { message: `mem: config ${action} ${key}`, value: true };
       });
     } else {
-      const args = value === undefined ? ['config', '--local', '--unset', `mem.${key}`] : ['config', '--local', `mem.${key}`, String(value)];
+      const args =
+        value === undefined
+          ? ['config', '--local', '--unset', `mem.${key}`]
+          : ['config', '--local', `mem.${key}`, String(value)];
       await git(args, { cwd: store!.repo.cwd, env: store!.repo.env, allowFail: value === undefined });
     }
     const where = a.global ? 'global' : a.shared ? 'shared' : 'local';
-    emit(ctx, { key, value: value ?? null, layer: where }, () => (value === undefined ? `unset ${key} (${where})` : `${key}=${value} (${where})`));
+    emit(ctx, { key, value: value ?? null, layer: where }, () =>
+      value === undefined ? `unset ${key} (${where})` : `${key}=${value} (${where})`,
+    );
   },
 });

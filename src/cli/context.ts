@@ -68,7 +68,8 @@ export function globalStoreDir(env: NodeJS.ProcessEnv): string {
 async function openGlobalStore(ctx: Ctx, create: boolean): Promise<Store> {
   const dir = globalStoreDir(ctx.env);
   if (!existsSync(join(dir, 'HEAD'))) {
-    if (!create) throw err('E_NOT_INITIALIZED', `no global store at ${dir}`, 'add one with git mem add --global');
+    if (!create)
+      throw err('E_NOT_INITIALIZED', `no global store at ${dir}`, 'add one with git mem add --global');
     mkdirSync(dir, { recursive: true });
     await git(['init', '-q', '--bare', dir], { cwd: dir, env: ctx.env });
   }
@@ -91,7 +92,9 @@ export async function openStore(ctx: Ctx, opts: { global?: boolean; create?: boo
     return track(ctx, new Store(await openRepo(ctx.cwd, ctx.env)));
   } catch (e) {
     if ((e as { code?: string }).code !== 'E_NOT_A_REPO') throw e;
-    const strict = ['true', 'yes', 'on', '1'].includes(String(readGlobalConfig(ctx.env)['strict-local'] ?? ctx.env.GIT_MEM_STRICT_LOCAL ?? '').toLowerCase());
+    const strict = ['true', 'yes', 'on', '1'].includes(
+      String(readGlobalConfig(ctx.env)['strict-local'] ?? ctx.env.GIT_MEM_STRICT_LOCAL ?? '').toLowerCase(),
+    );
     if (strict || !existsSync(join(globalStoreDir(ctx.env), 'HEAD'))) throw e;
     return openGlobalStore(ctx, false);
   }
@@ -139,12 +142,16 @@ export async function readContent(
     const s = await ctx.io.readStdin();
     if (s !== undefined && (s.length > 0 || !required)) return s;
   }
-  if (required) throw err('E_INVALID_ARG', 'no content given', 'pass --content "…", --file PATH, or pipe text on stdin');
+  if (required)
+    throw err('E_INVALID_ARG', 'no content given', 'pass --content "…", --file PATH, or pipe text on stdin');
   return undefined;
 }
 
 export function list(v: unknown): string[] {
   if (v === undefined || v === null) return [];
   const arr = Array.isArray(v) ? v : [v];
-  return arr.flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean);
+  return arr
+    .flatMap((x) => String(x).split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

@@ -21,7 +21,12 @@ export default defineCommand({
     const f: Finding[] = [];
     const tip = await store.tip();
     if (!tip) {
-      f.push({ level: 'error', check: 'ref', message: `${store.ref} does not exist`, fix: 'run git mem init' });
+      f.push({
+        level: 'error',
+        check: 'ref',
+        message: `${store.ref} does not exist`,
+        fix: 'run git mem init',
+      });
     } else {
       f.push({ level: 'ok', check: 'ref', message: `${store.ref} at ${tip.slice(0, 12)}` });
       const fmt = await store.readPath(tip, FORMAT_PATH);
@@ -29,9 +34,22 @@ export default defineCommand({
       try {
         version = Number((parse(fmt?.toString('utf8') ?? '') as { format?: number })?.format);
       } catch {}
-      if (!fmt) f.push({ level: 'error', check: 'format', message: 'FORMAT file missing', fix: 'run git mem init' });
-      else if (!(version >= 1)) f.push({ level: 'error', check: 'format', message: 'FORMAT file unreadable', fix: 'run git mem init after removing it' });
-      else if (version > FORMAT_VERSION) f.push({ level: 'error', check: 'format', message: `format ${version} is newer than this git-mem (${FORMAT_VERSION})`, fix: 'upgrade git-mem' });
+      if (!fmt)
+        f.push({ level: 'error', check: 'format', message: 'FORMAT file missing', fix: 'run git mem init' });
+      else if (!(version >= 1))
+        f.push({
+          level: 'error',
+          check: 'format',
+          message: 'FORMAT file unreadable',
+          fix: 'run git mem init after removing it',
+        });
+      else if (version > FORMAT_VERSION)
+        f.push({
+          level: 'error',
+          check: 'format',
+          message: `format ${version} is newer than this git-mem (${FORMAT_VERSION})`,
+          fix: 'upgrade git-mem',
+        });
       else f.push({ level: 'ok', check: 'format', message: `format ${version}` });
       const cat = await store.catalog();
       for (const b of cat.bad) {
@@ -42,21 +60,54 @@ export default defineCommand({
           fix: `inspect with git cat-file -p ${b.oid.slice(0, 12)}; fix with git mem rm ${idFromPath(b.path)?.slice(0, 12) ?? b.path} or re-add it`,
         });
       }
-      f.push({ level: cat.bad.length ? 'warn' : 'ok', check: 'records', message: `${cat.size} records parse, ${cat.bad.length} malformed` });
+      f.push({
+        level: cat.bad.length ? 'warn' : 'ok',
+        check: 'records',
+        message: `${cat.size} records parse, ${cat.bad.length} malformed`,
+      });
       const expired = [...cat.entries.values()].filter((e) => isExpired(e)).length;
-      if (expired) f.push({ level: 'warn', check: 'expiry', message: `${expired} expired record(s)`, fix: 'run git mem prune' });
+      if (expired)
+        f.push({
+          level: 'warn',
+          check: 'expiry',
+          message: `${expired} expired record(s)`,
+          fix: 'run git mem prune',
+        });
       const stray = await store.lsTree(tip);
-      const unknown = stray.filter((e) => !/^(memories|tombstones|anchors|attic|sessions)\//.test(e.path) && !['FORMAT', 'config.yaml'].includes(e.path));
-      if (unknown.length) f.push({ level: 'warn', check: 'tree', message: `${unknown.length} unexpected path(s), e.g. ${unknown[0].path}` });
+      const unknown = stray.filter(
+        (e) =>
+          !/^(memories|tombstones|anchors|attic|sessions)\//.test(e.path) &&
+          !['FORMAT', 'config.yaml'].includes(e.path),
+      );
+      if (unknown.length)
+        f.push({
+          level: 'warn',
+          check: 'tree',
+          message: `${unknown.length} unexpected path(s), e.g. ${unknown[0].path}`,
+        });
     }
-    const tmp = await git(['for-each-ref', '--format=%(refname)', 'refs/mem-tmp/'], { cwd: store.repo.cwd, env: store.repo.env, allowFail: true });
+    const tmp = await git(['for-each-ref', '--format=%(refname)', 'refs/mem-tmp/'], {
+      cwd: store.repo.cwd,
+      env: store.repo.env,
+      allowFail: true,
+    });
     const leftovers = tmp.stdout.toString().split('\n').filter(Boolean);
     if (leftovers.length) {
-      f.push({ level: 'warn', check: 'tmp-refs', message: `${leftovers.length} leftover temporary ref(s) from interrupted writes`, fix: `git update-ref -d ${leftovers[0]}` });
+      f.push({
+        level: 'warn',
+        check: 'tmp-refs',
+        message: `${leftovers.length} leftover temporary ref(s) from interrupted writes`,
+        fix: `git update-ref -d ${leftovers[0]}`,
+      });
     }
     const errors = f.filter((x) => x.level === 'error').length;
     emit(ctx, { ok: errors === 0, findings: f }, () =>
-      f.map((x) => `${x.level === 'ok' ? 'ok   ' : x.level === 'warn' ? 'warn ' : 'ERROR'} ${x.check}: ${x.message}${x.fix ? `\n      fix: ${x.fix}` : ''}`).join('\n'),
+      f
+        .map(
+          (x) =>
+            `${x.level === 'ok' ? 'ok   ' : x.level === 'warn' ? 'warn ' : 'ERROR'} ${x.check}: ${x.message}${x.fix ? `\n      fix: ${x.fix}` : ''}`,
+        )
+        .join('\n'),
     );
     return errors ? 1 : 0;
   },

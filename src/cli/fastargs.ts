@@ -61,7 +61,14 @@ export function fastParse(c: CommandDef, argv: string[]): Record<string, unknown
   }
   const opts = new Map(rec.options);
   opts.set('json', { type: 'boolean' });
-  const cfg: { boolean: string[]; string: string[]; number: string[]; array: string[]; alias: Record<string, string[]>; default: Record<string, unknown> } = {
+  const cfg: {
+    boolean: string[];
+    string: string[];
+    number: string[];
+    array: string[];
+    alias: Record<string, string[]>;
+    default: Record<string, unknown>;
+  } = {
     boolean: [],
     string: [],
     number: [],
@@ -88,7 +95,10 @@ export function fastParse(c: CommandDef, argv: string[]): Record<string, unknown
     }
     if (o.default !== undefined) cfg.default[name] = o.default;
   }
-  const parsed = parser.detailed(argv, { ...cfg, configuration: { "unknown-options-as-args": false } } as parser.Options);
+  const parsed = parser.detailed(argv, {
+    ...cfg,
+    configuration: { 'unknown-options-as-args': false },
+  } as parser.Options);
   if (parsed.error) return undefined;
   const a = parsed.argv as Record<string, unknown>;
   for (const k of Object.keys(a)) if (!known.has(k)) return undefined;
@@ -97,7 +107,8 @@ export function fastParse(c: CommandDef, argv: string[]): Record<string, unknown
     if (o.demandOption && (v === undefined || v === '')) return undefined;
     if (v !== undefined && o.choices && !o.choices.includes(v)) return undefined;
     if (v !== undefined && o.type === 'string' && !o.array && typeof v !== 'string') return undefined;
-    if (o.type === 'number' && v !== undefined && (typeof v !== 'number' || Number.isNaN(v))) return undefined;
+    if (o.type === 'number' && v !== undefined && (typeof v !== 'number' || Number.isNaN(v)))
+      return undefined;
   }
   // positionals from the command string: `show <ref>`, `list [category]`, `hook <name> [args..]`
   const words = (a._ as Array<string | number>).map(String);

@@ -1,7 +1,8 @@
 /** Human output: short, aligned, no colour unless a terminal asks for it. */
+
+import type { Catalog } from '../gitstore/store.js';
 import type { MemoryRecord, RecordSummary } from '../model/record.js';
 import { recordTokens } from '../model/record.js';
-import type { Catalog } from '../gitstore/store.js';
 
 export function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
@@ -33,10 +34,7 @@ export function summaryJSON(s: RecordSummary) {
 }
 
 export function recordText(r: MemoryRecord, cat?: Catalog): string {
-  const lines = [
-    `${cat ? cat.abbrev(r.id) : r.id}  ${r.type}  ${r.title}`,
-    `id:         ${r.id}`,
-  ];
+  const lines = [`${cat ? cat.abbrev(r.id) : r.id}  ${r.type}  ${r.title}`, `id:         ${r.id}`];
   if (r.alias) lines.push(`alias:      ${r.alias}`);
   lines.push(`status:     ${r.status}    confidence: ${r.confidence}    tokens: ~${recordTokens(r)}`);
   if (r.tags.length) lines.push(`tags:       ${r.tags.join(', ')}`);
@@ -46,7 +44,8 @@ export function recordText(r: MemoryRecord, cat?: Catalog): string {
   if (r.expires) lines.push(`expires:    ${r.expires}`);
   if (r.source) lines.push(`source:     ${r.source}`);
   for (const [k, v] of Object.entries(r.links)) {
-    if (Array.isArray(v) && v.length) lines.push(`${pad(`${k}:`, 11)} ${v.map((x) => (cat ? cat.abbrev(String(x)) : x)).join(', ')}`);
+    if (Array.isArray(v) && v.length)
+      lines.push(`${pad(`${k}:`, 11)} ${v.map((x) => (cat ? cat.abbrev(String(x)) : x)).join(', ')}`);
   }
   for (const a of r.anchors) {
     const range = a.lines ? `:${a.lines[0]}-${a.lines[1]}` : '';

@@ -17,7 +17,9 @@ export default defineCommand({
     await store.requireTip();
     if (!a.ref) {
       const log = (await store.log()).slice(0, a.limit ?? Number.POSITIVE_INFINITY);
-      emit(ctx, log, () => log.map((l) => `${l.commit.slice(0, 12)}  ${l.date}  ${l.author}  ${l.subject}`).join('\n'));
+      emit(ctx, log, () =>
+        log.map((l) => `${l.commit.slice(0, 12)}  ${l.date}  ${l.author}  ${l.subject}`).join('\n'),
+      );
       return;
     }
     let id: string;
@@ -27,7 +29,12 @@ export default defineCommand({
       // a deleted record still has a history: resolve against full ids / prefixes of tombstones
       const ref = String(a.ref).toUpperCase();
       const tip = await store.requireTip();
-      const tomb = (await store.lsTree(tip, 'tombstones')).map((t) => t.path.split('/').pop()!.replace(/\.yaml$/, ''));
+      const tomb = (await store.lsTree(tip, 'tombstones')).map((t) =>
+        t.path
+          .split('/')
+          .pop()!
+          .replace(/\.yaml$/, ''),
+      );
       const m = tomb.filter((t) => t.startsWith(ref));
       if (m.length !== 1) throw e;
       id = m[0];
@@ -39,7 +46,16 @@ export default defineCommand({
       return [...all.values()].sort((x, y) => (x.date < y.date ? 1 : x.date > y.date ? -1 : 0));
     });
     if (!entries.length) throw err('E_NOT_FOUND', `no history for ${a.ref}`);
-    const versions: Array<Record<string, unknown> & { commit: string; date: string; author: string; email: string; subject: string; deleted: boolean }> = [];
+    const versions: Array<
+      Record<string, unknown> & {
+        commit: string;
+        date: string;
+        author: string;
+        email: string;
+        subject: string;
+        deleted: boolean;
+      }
+    > = [];
     for (const l of entries.slice(0, a.limit ?? Number.POSITIVE_INFINITY)) {
       const buf = await store.readPath(l.commit, recordPath(id));
       let record = null;
@@ -52,7 +68,10 @@ export default defineCommand({
     }
     emit(ctx, versions, () =>
       versions
-        .map((v) => `${v.commit.slice(0, 12)}  ${v.date}  ${v.author} <${v.email}>\n    ${v.subject}${v.deleted ? '  (deleted)' : ''}`)
+        .map(
+          (v) =>
+            `${v.commit.slice(0, 12)}  ${v.date}  ${v.author} <${v.email}>\n    ${v.subject}${v.deleted ? '  (deleted)' : ''}`,
+        )
         .join('\n'),
     );
   },

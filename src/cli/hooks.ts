@@ -1,6 +1,6 @@
 import { err } from '../errors.js';
-import { installGitHook, uninstallGitHook } from '../hooks/git-hooks.js';
 import { openRepo } from '../gitstore/repo.js';
+import { installGitHook, uninstallGitHook } from '../hooks/git-hooks.js';
 import { defineCommand } from './command.js';
 import { emit } from './context.js';
 
@@ -19,12 +19,22 @@ export default defineCommand({
     const install = a.action === 'install';
     const wantPost = a['post-commit'] || (!a['pre-push'] && !a.claude);
     const changes: Array<Record<string, unknown>> = [];
-    if (wantPost) changes.push({ ...(install ? await installGitHook(repo, 'post-commit') : await uninstallGitHook(repo, 'post-commit')) });
-    if (a['pre-push']) changes.push({ ...(install ? await installGitHook(repo, 'pre-push') : await uninstallGitHook(repo, 'pre-push')) });
+    if (wantPost)
+      changes.push({
+        ...(install
+          ? await installGitHook(repo, 'post-commit')
+          : await uninstallGitHook(repo, 'post-commit')),
+      });
+    if (a['pre-push'])
+      changes.push({
+        ...(install ? await installGitHook(repo, 'pre-push') : await uninstallGitHook(repo, 'pre-push')),
+      });
     if (a.claude) {
       if (!repo.workTree) throw err('E_INVALID_ARG', 'agent hooks need a work tree', 'run inside a checkout');
       const mod = await import('../agents/claude-settings.js');
-      const c = install ? await mod.installClaudeHooks(repo.workTree, { local: !!a.local }) : await mod.uninstallClaudeHooks(repo.workTree, { local: !!a.local });
+      const c = install
+        ? await mod.installClaudeHooks(repo.workTree, { local: !!a.local })
+        : await mod.uninstallClaudeHooks(repo.workTree, { local: !!a.local });
       changes.push(c as Record<string, unknown>);
     }
     emit(ctx, changes, () => changes.map((c) => `${c.hook}: ${c.action} (${c.path})`).join('\n'));

@@ -17,8 +17,13 @@ export interface ListFilter {
 }
 
 /** Pure filter over catalog entries; sorted oldest first (ids are time-ordered). */
-export function filterEntries(entries: Iterable<CatalogEntry>, f: ListFilter, now = Date.now()): CatalogEntry[] {
-  for (const t of f.type ?? []) if (!isType(t)) throw err('E_INVALID_ARG', `unknown type "${t}"`, 'see git mem add --help for types');
+export function filterEntries(
+  entries: Iterable<CatalogEntry>,
+  f: ListFilter,
+  now = Date.now(),
+): CatalogEntry[] {
+  for (const t of f.type ?? [])
+    if (!isType(t)) throw err('E_INVALID_ARG', `unknown type "${t}"`, 'see git mem add --help for types');
   for (const s of f.status ?? []) if (!isStatus(s)) throw err('E_INVALID_ARG', `unknown status "${s}"`);
   const out: CatalogEntry[] = [];
   for (const e of entries) {
@@ -50,7 +55,10 @@ export default defineCommand({
       .option('type', { type: 'string', array: true, describe: 'only these types' })
       .option('tag', { type: 'string', array: true, describe: 'only memories with all these tags' })
       .option('status', { type: 'string', array: true, describe: 'only these statuses' })
-      .option('scope-file', { type: 'string', describe: 'only memories scoped to (or anchored at) this file' })
+      .option('scope-file', {
+        type: 'string',
+        describe: 'only memories scoped to (or anchored at) this file',
+      })
       .option('include-expired', { type: 'boolean', describe: 'also list expired memories' })
       .option('at', { type: 'string', describe: 'as the store was at a revision or date' })
       .option('global', { type: 'boolean', describe: 'list the personal global store' }),
@@ -58,7 +66,10 @@ export default defineCommand({
     const store = await openStore(ctx, { global: a.global });
     const at = a.at ? await store.resolveAt(a.at) : undefined;
     const cat = at ? await store.catalogAt(at, false) : await store.catalog();
-    const scopeFile = a['scope-file'] !== undefined ? await normalizeRepoPath(store, ctx, String(a['scope-file'])) : undefined;
+    const scopeFile =
+      a['scope-file'] !== undefined
+        ? await normalizeRepoPath(store, ctx, String(a['scope-file']))
+        : undefined;
     const rows = filterEntries(cat.entries.values(), {
       category: a.category,
       type: list(a.type),
@@ -69,9 +80,13 @@ export default defineCommand({
     });
     emit(ctx, rows.map(summaryJSON), () => {
       const lines = rows.map((r) => summaryLine(r, cat));
-      if (cat.bad.length) lines.push(`warning: ${cat.bad.length} malformed record(s) skipped; run git mem doctor`);
-      return lines.length ? lines.join('\n') : 'No memories. Add one with: git mem add --title "…" --content "…"';
+      if (cat.bad.length)
+        lines.push(`warning: ${cat.bad.length} malformed record(s) skipped; run git mem doctor`);
+      return lines.length
+        ? lines.join('\n')
+        : 'No memories. Add one with: git mem add --title "…" --content "…"';
     });
-    if (cat.bad.length && ctx.json) ctx.io.err(`git-mem: warning: ${cat.bad.length} malformed record(s) skipped; run git mem doctor\n`);
+    if (cat.bad.length && ctx.json)
+      ctx.io.err(`git-mem: warning: ${cat.bad.length} malformed record(s) skipped; run git mem doctor\n`);
   },
 });

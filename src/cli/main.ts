@@ -39,7 +39,9 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
   const { default: yargs } = await import('yargs');
   const y = yargs()
     .scriptName('git mem')
-    .usage('git mem <command> [options]\n\nGit-native memory for AI coding agents and the people who work with them.')
+    .usage(
+      'git mem <command> [options]\n\nGit-native memory for AI coding agents and the people who work with them.',
+    )
     .version(VERSION)
     .option('json', { type: 'boolean', describe: 'print one stable JSON document', global: true })
     .strictCommands()

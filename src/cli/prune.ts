@@ -6,7 +6,10 @@ import { summaryJSON } from './format.js';
 export default defineCommand({
   command: 'prune',
   describe: 'delete expired memories (tombstoned, in one commit)',
-  builder: (y) => y.option('dry-run', { type: 'boolean', describe: 'list what would be pruned' }).option('global', { type: 'boolean' }),
+  builder: (y) =>
+    y
+      .option('dry-run', { type: 'boolean', describe: 'list what would be pruned' })
+      .option('global', { type: 'boolean' }),
   async run(a, ctx) {
     const store = await openStore(ctx, { global: a.global });
     const r = await pruneExpired(store, Date.now(), a['dry-run']);

@@ -23,12 +23,30 @@ export default defineCommand({
       if (e.anchors.length) anchored++;
     }
     const commits = tip ? (await store.log()).length : 0;
-    const s = { records: cat.size, byType, byStatus, tokens, expired, anchored, malformed: cat.bad.length, commits, tip };
+    const s = {
+      records: cat.size,
+      byType,
+      byStatus,
+      tokens,
+      expired,
+      anchored,
+      malformed: cat.bad.length,
+      commits,
+      tip,
+    };
     emit(ctx, s, () =>
       [
         `${s.records} memories, ~${tokens} tokens, ${commits} commits on ${store.ref}${tip ? ` (${tip.slice(0, 12)})` : ''}`,
-        `by type:   ${Object.entries(byType).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`,
-        `by status: ${Object.entries(byStatus).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`,
+        `by type:   ${
+          Object.entries(byType)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ') || '-'
+        }`,
+        `by status: ${
+          Object.entries(byStatus)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ') || '-'
+        }`,
         `anchored ${anchored}, expired ${expired}, malformed ${cat.bad.length}`,
       ].join('\n'),
     );

@@ -40,9 +40,14 @@ export function recordsFromJsonl(text: string, author: string, opts: ImportOptio
     try {
       o = JSON.parse(raw);
     } catch (e) {
-      throw err('E_INVALID_ARG', `${where}: invalid JSON (${(e as Error).message})`, 'each line must be one JSON object');
+      throw err(
+        'E_INVALID_ARG',
+        `${where}: invalid JSON (${(e as Error).message})`,
+        'each line must be one JSON object',
+      );
     }
-    if (!o || typeof o !== 'object' || Array.isArray(o)) throw err('E_INVALID_ARG', `${where}: not a JSON object`);
+    if (!o || typeof o !== 'object' || Array.isArray(o))
+      throw err('E_INVALID_ARG', `${where}: not a JSON object`);
     try {
       const givenId = o.id == null ? undefined : String(o.id);
       const ours = givenId && isId(givenId.toUpperCase());
@@ -89,7 +94,8 @@ export function recordsFromJsonl(text: string, author: string, opts: ImportOptio
       out.push(r);
     } catch (e) {
       const ge = e as { code?: string; message: string; hint?: string };
-      if (ge.code) throw err((ge.code as 'E_INVALID_ARG') ?? 'E_INVALID_ARG', `${where}: ${ge.message}`, ge.hint);
+      if (ge.code)
+        throw err((ge.code as 'E_INVALID_ARG') ?? 'E_INVALID_ARG', `${where}: ${ge.message}`, ge.hint);
       throw e;
     }
   }
@@ -107,16 +113,24 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
       if (r.alias) {
         const owner = cat.aliases.get(r.alias);
         if (owner && owner !== r.id) {
-          throw err('E_ALIAS_TAKEN', `alias "${r.alias}" is already used by ${cat.abbrev(owner)}`, 'rename it in the file or git mem mv the existing one');
+          throw err(
+            'E_ALIAS_TAKEN',
+            `alias "${r.alias}" is already used by ${cat.abbrev(owner)}`,
+            'rename it in the file or git mem mv the existing one',
+          );
         }
       }
       if (cat.entries.has(r.id)) replaced++;
       else added++;
       tx.putRecord(r);
-      if (opts.onProgress && (i % 1000 === 0 || i === records.length - 1)) opts.onProgress(i + 1, records.length);
+      if (opts.onProgress && (i % 1000 === 0 || i === records.length - 1))
+        opts.onProgress(i + 1, records.length);
     }
     if (!records.length) return null;
-    return { message: `mem: import ${records.length} record${records.length === 1 ? '' : 's'} (${added} new, ${replaced} replaced)`, value: { added, replaced } };
+    return {
+      message: `mem: import ${records.length} record${records.length === 1 ? '' : 's'} (${added} new, ${replaced} replaced)`,
+      value: { added, replaced },
+    };
   });
   return { ...(res.value ?? { added: 0, replaced: 0 }), commit: res.commit };
 }

@@ -3,26 +3,27 @@
  * server and the agent hooks all call these. Each validates its input, builds
  * one change and commits it through Store.write (compare-and-swap, retried).
  */
+
+import { parse as parseYaml } from 'yaml';
 import { err } from '../errors.js';
-import { type Store, FORMAT_PATH, FORMAT_TEXT, FORMAT_VERSION, type Tx } from '../gitstore/store.js';
+import { FORMAT_PATH, FORMAT_TEXT, FORMAT_VERSION, type Store, type Tx } from '../gitstore/store.js';
 import { newId } from '../model/id.js';
 import {
   type Anchor,
-  type Links,
-  type MemoryRecord,
-  type MemoryType,
-  type Status,
   isExpired,
   isStatus,
   isType,
+  type Links,
+  type MemoryRecord,
+  type MemoryType,
   newRecord,
   normalizeTags,
   recordPath,
+  type Status,
   validateAlias,
   validateRecord,
 } from '../model/record.js';
 import { assertNoSecrets } from '../safety/secrets.js';
-import { parse as parseYaml } from 'yaml';
 
 export interface WriteOptions {
   /** Skip the secret scan (the user confirmed it is not a secret). */
@@ -69,9 +70,14 @@ export async function ensureFormat(tx: Tx): Promise<void> {
   try {
     version = Number((parseYaml(buf.toString('utf8')) as { format?: unknown })?.format);
   } catch {}
-  if (!(version >= 1)) throw err('E_FORMAT', 'refs/memory has an unreadable FORMAT file', 'run git mem doctor');
+  if (!(version >= 1))
+    throw err('E_FORMAT', 'refs/memory has an unreadable FORMAT file', 'run git mem doctor');
   if (version > FORMAT_VERSION) {
-    throw err('E_FORMAT', `refs/memory uses store format ${version}; this git-mem reads format ${FORMAT_VERSION}`, 'upgrade git-mem');
+    throw err(
+      'E_FORMAT',
+      `refs/memory uses store format ${version}; this git-mem reads format ${FORMAT_VERSION}`,
+      'upgrade git-mem',
+    );
   }
 }
 
@@ -87,7 +93,8 @@ function validateType(t: string): MemoryType {
 }
 
 function validateStatus(s: string): Status {
-  if (!isStatus(s)) throw err('E_INVALID_ARG', `unknown status "${s}"`, 'use pending, active, stale, superseded or archived');
+  if (!isStatus(s))
+    throw err('E_INVALID_ARG', `unknown status "${s}"`, 'use pending, active, stale, superseded or archived');
   return s;
 }
 
@@ -128,10 +135,15 @@ export async function addMemory(
       const cat = await tx.catalog();
       const owner = cat.aliases.get(alias);
       if (owner) {
-        throw err('E_ALIAS_TAKEN', `alias "${alias}" is already used by ${cat.abbrev(owner)}`, 'choose another alias or git mem mv the other one');
+        throw err(
+          'E_ALIAS_TAKEN',
+          `alias "${alias}" is already used by ${cat.abbrev(owner)}`,
+          'choose another alias or git mem mv the other one',
+        );
       }
     }
-    if (record.anchors.length && hooks.prepareAnchors) record.anchors = await hooks.prepareAnchors(tx, record.anchors);
+    if (record.anchors.length && hooks.prepareAnchors)
+      record.anchors = await hooks.prepareAnchors(tx, record.anchors);
     tx.putRecord(record);
     return { message: `mem: add ${id.slice(0, 12)} "${shortTitle(record.title)}"`, value: record };
   });
@@ -203,7 +215,8 @@ export async function updateMemory(
   assertNoSecrets({ title: patch.title, body: patch.body, source: patch.source }, patch.allowSecret);
   const res = await store.write(async (tx) => {
     const cat = await tx.catalog();
-    if (!tx.base) throw err('E_NOT_FOUND', `no memory matches "${ref}"`, 'the store is empty; add one with git mem add');
+    if (!tx.base)
+      throw err('E_NOT_FOUND', `no memory matches "${ref}"`, 'the store is empty; add one with git mem add');
     const id = cat.resolve(ref);
     const record = await tx.get(id);
     const changed = applyPatch(record, patch, new Date().toISOString());
@@ -211,15 +224,23 @@ export async function updateMemory(
     validateRecord(record);
     if (changed.includes('alias') && record.alias) {
       const owner = cat.aliases.get(record.alias);
-      if (owner && owner !== id) throw err('E_ALIAS_TAKEN', `alias "${record.alias}" is already used by ${cat.abbrev(owner)}`);
+      if (owner && owner !== id)
+        throw err('E_ALIAS_TAKEN', `alias "${record.alias}" is already used by ${cat.abbrev(owner)}`);
     }
     tx.putRecord(record);
-    return { message: `mem: update ${id.slice(0, 12)} "${shortTitle(record.title)}" (${changed.join(', ')})`, value: { record, changed } };
+    return {
+      message: `mem: update ${id.slice(0, 12)} "${shortTitle(record.title)}" (${changed.join(', ')})`,
+      value: { record, changed },
+    };
   });
   return { ...res.value!, commit: res.value!.changed.length ? res.commit : null };
 }
 
-export async function removeMemory(store: Store, ref: string, reason?: string): Promise<{ id: string; title: string; commit: string }> {
+export async function removeMemory(
+  store: Store,
+  ref: string,
+  reason?: string,
+): Promise<{ id: string; title: string; commit: string }> {
   const ident = await store.ident();
   const res = await store.write(async (tx) => {
     const cat = await tx.catalog();
@@ -268,7 +289,10 @@ export async function supersede(store: Store, oldRef: string, newRef: string) {
     }
     tx.putRecord(o);
     tx.putRecord(n);
-    return { message: `mem: supersede ${oldId.slice(0, 12)} by ${newId.slice(0, 12)}`, value: { old: o, new: n } };
+    return {
+      message: `mem: supersede ${oldId.slice(0, 12)} by ${newId.slice(0, 12)}`,
+      value: { old: o, new: n },
+    };
   });
   return { ...res.value!, commit: res.commit };
 }

@@ -21,12 +21,18 @@ export function globSpecificity(glob: string): number {
   return literal.length + (glob.includes('*') ? 0 : 1000);
 }
 
-export function matchScope(scope: string[], file: string | undefined): { matched: string | null; specificity: number } | null {
+export function matchScope(
+  scope: string[],
+  file: string | undefined,
+): { matched: string | null; specificity: number } | null {
   if (!scope.length) return { matched: null, specificity: 0 };
   if (file === undefined) return { matched: null, specificity: 0 };
   let best: { matched: string; specificity: number } | null = null;
   for (const g of scope) {
-    if (micromatch.isMatch(file, g, { dot: true }) || micromatch.isMatch(file, `${g.replace(/\/$/, '')}/**`, { dot: true })) {
+    if (
+      micromatch.isMatch(file, g, { dot: true }) ||
+      micromatch.isMatch(file, `${g.replace(/\/$/, '')}/**`, { dot: true })
+    ) {
       const s = globSpecificity(g);
       if (!best || s > best.specificity) best = { matched: g, specificity: s };
     }
@@ -47,7 +53,16 @@ async function rulesOf(store: Store, origin: 'project' | 'global', file?: string
   const blobs = await store.catFile.readMany(hits.map((h) => cat.entries.get(h.id)!.oid));
   return hits.map((h, i) => {
     const r = parseRecord(blobs[i]!.content.toString('utf8'), recordPath(h.id));
-    return { id: r.id, alias: r.alias ?? null, title: r.title, body: r.body, scope: r.scope, origin, matched: h.m.matched, specificity: h.m.specificity };
+    return {
+      id: r.id,
+      alias: r.alias ?? null,
+      title: r.title,
+      body: r.body,
+      scope: r.scope,
+      origin,
+      matched: h.m.matched,
+      specificity: h.m.specificity,
+    };
   });
 }
 
@@ -55,6 +70,9 @@ export async function rulesFor(store: Store, file?: string, global?: Store): Pro
   const project = await rulesOf(store, 'project', file);
   const personal = global ? await rulesOf(global, 'global', file) : [];
   return [...project, ...personal].sort(
-    (a, b) => b.specificity - a.specificity || (a.origin === b.origin ? 0 : a.origin === 'project' ? -1 : 1) || (a.id < b.id ? 1 : -1),
+    (a, b) =>
+      b.specificity - a.specificity ||
+      (a.origin === b.origin ? 0 : a.origin === 'project' ? -1 : 1) ||
+      (a.id < b.id ? 1 : -1),
   );
 }

@@ -33,7 +33,10 @@ export function saveCatalogCache(repo: Repo, ref: string, cat: Catalog): void {
   try {
     const file = cacheFile(repo, ref);
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ v: CACHE_VERSION, tip: cat.tip, entries: [...cat.entries.values()], bad: cat.bad }));
+    writeFileSync(
+      tmp,
+      JSON.stringify({ v: CACHE_VERSION, tip: cat.tip, entries: [...cat.entries.values()], bad: cat.bad }),
+    );
     renameSync(tmp, file);
   } catch {
     // a read-only .git is fine: the cache is only an optimisation

@@ -76,7 +76,11 @@ export function coerce(key: string, value: unknown): unknown {
 
 export function validateKey(key: string): void {
   if (!/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)*$/.test(key)) {
-    throw err('E_INVALID_ARG', `invalid config key "${key}"`, 'keys are lowercase words joined by - (e.g. context-budget)');
+    throw err(
+      'E_INVALID_ARG',
+      `invalid config key "${key}"`,
+      'keys are lowercase words joined by - (e.g. context-budget)',
+    );
   }
 }
 
@@ -86,7 +90,11 @@ function readYamlFile(file: string): Record<string, unknown> {
     const v = parse(readFileSync(file, 'utf8'), { maxAliasCount: 16 });
     return v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
   } catch (e) {
-    throw err('E_INVALID_ARG', `cannot parse ${file}: ${(e as Error).message.split('\n')[0]}`, 'fix or delete the file');
+    throw err(
+      'E_INVALID_ARG',
+      `cannot parse ${file}: ${(e as Error).message.split('\n')[0]}`,
+      'fix or delete the file',
+    );
   }
 }
 
@@ -100,7 +108,10 @@ export function writeGlobalConfig(env: NodeJS.ProcessEnv, values: Record<string,
   writeFileSync(file, stringify(values));
 }
 
-export async function readSharedConfig(store: Store, commit?: string | null): Promise<Record<string, unknown>> {
+export async function readSharedConfig(
+  store: Store,
+  commit?: string | null,
+): Promise<Record<string, unknown>> {
   const tip = commit === undefined ? await store.tip() : commit;
   const buf = await store.readPath(tip, SHARED_CONFIG_PATH);
   if (!buf) return {};

@@ -35,14 +35,24 @@ export function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv
 
 export function git(args: string[], opts: GitOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', args, {
+      cwd: opts.cwd,
+      env: gitEnv(opts.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const errs: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => errs.push(d));
-    child.on('error', (e) => reject(err('E_GIT', `cannot run git: ${e.message}`, 'install git and put it on PATH')));
+    child.on('error', (e) =>
+      reject(err('E_GIT', `cannot run git: ${e.message}`, 'install git and put it on PATH')),
+    );
     child.on('close', (code) => {
-      const res = { code: code ?? 128, stdout: Buffer.concat(out), stderr: Buffer.concat(errs).toString('utf8') };
+      const res = {
+        code: code ?? 128,
+        stdout: Buffer.concat(out),
+        stderr: Buffer.concat(errs).toString('utf8'),
+      };
       if (res.code !== 0 && !opts.allowFail) {
         const first = res.stderr.trim().split('\n').pop() || `exit ${res.code}`;
         reject(err('E_GIT', `git ${args[0]} failed: ${first}`, undefined, { args, stderr: res.stderr }));

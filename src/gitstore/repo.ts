@@ -21,12 +21,23 @@ export interface Repo {
 
 export async function openRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Repo> {
   const r = await git(
-    ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--is-bare-repository', '--show-toplevel'],
+    [
+      'rev-parse',
+      '--path-format=absolute',
+      '--git-dir',
+      '--git-common-dir',
+      '--is-bare-repository',
+      '--show-toplevel',
+    ],
     { cwd, env, allowFail: true },
   );
   const lines = r.stdout.toString('utf8').split('\n');
   if (lines.length < 3 || !lines[0]) {
-    throw err('E_NOT_A_REPO', `not a git repository: ${cwd}`, 'run git mem inside a git repository (or run git init)');
+    throw err(
+      'E_NOT_A_REPO',
+      `not a git repository: ${cwd}`,
+      'run git mem inside a git repository (or run git init)',
+    );
   }
   const bare = lines[2] === 'true';
   return {

@@ -5,25 +5,26 @@
  * the tip the change was built on. The user's HEAD, index and working tree are
  * never read or written.
  */
-import { randomBytes } from 'node:crypto';
+
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { stringify } from 'yaml';
 import { err } from '../errors.js';
+import { abbreviate, normalizeIdInput } from '../model/id.js';
 import {
+  idFromPath,
   type MemoryRecord,
+  parseRecord,
   RecordParseError,
   type RecordSummary,
-  idFromPath,
-  parseRecord,
   recordPath,
   serializeRecord,
   summarize,
   tombstonePath,
 } from '../model/record.js';
-import { abbreviate, normalizeIdInput } from '../model/id.js';
-import { CatFile, ZERO_OID, git, gitEnv, gitText } from './git.js';
-import type { Repo } from './repo.js';
 import { loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
-import { stringify } from 'yaml';
+import { CatFile, git, gitEnv, gitText, ZERO_OID } from './git.js';
+import type { Repo } from './repo.js';
 
 export const MEMORY_REF = 'refs/memory';
 export const FORMAT_PATH = 'FORMAT';
@@ -69,7 +70,9 @@ export class Catalog {
       const matches = this.prefixMatches(p);
       if (matches.length === 1) return matches[0];
       if (matches.length > 1) {
-        const shown = matches.slice(0, 10).map((id) => `${this.abbrev(id)} ${this.entries.get(id)?.title ?? ''}`);
+        const shown = matches
+          .slice(0, 10)
+          .map((id) => `${this.abbrev(id)} ${this.entries.get(id)?.title ?? ''}`);
         throw err(
           'E_AMBIGUOUS',
           `"${s}" is ambiguous: ${matches.length} memories match (${shown.join('; ')})`,
@@ -102,7 +105,10 @@ export interface TreeEntry {
   path: string;
 }
 
-type Change = { path: string; content: Buffer } | { path: string; oid: string } | { path: string; remove: true };
+type Change =
+  | { path: string; content: Buffer }
+  | { path: string; oid: string }
+  | { path: string; remove: true };
 
 /** A change being built against one base tip. Re-run from scratch if the ref moved meanwhile. */
 export class Tx {
@@ -123,7 +129,10 @@ export class Tx {
     this.put(recordPath(r.id), serializeRecord(r));
   }
   put(path: string, content: string | Buffer): void {
-    this.changes.set(path, { path, content: typeof content === 'string' ? Buffer.from(content, 'utf8') : content });
+    this.changes.set(path, {
+      path,
+      content: typeof content === 'string' ? Buffer.from(content, 'utf8') : content,
+    });
   }
   /** Adds an existing object (for example an anchored code blob) to the tree. */
   putOid(path: string, oid: string): void {
@@ -294,12 +303,20 @@ export class Store {
   }
 
   async hasCommit(oid: string): Promise<boolean> {
-    const r = await git(['cat-file', '-e', `${oid}^{commit}`], { cwd: this.repo.cwd, env: this.repo.env, allowFail: true });
+    const r = await git(['cat-file', '-e', `${oid}^{commit}`], {
+      cwd: this.repo.cwd,
+      env: this.repo.env,
+      allowFail: true,
+    });
     return r.code === 0;
   }
 
   /** Paths under `prefix` that differ between two commits; oid null = deleted. */
-  async diffPaths(from: string, to: string, prefix?: string): Promise<Array<{ path: string; oid: string | null; status: string }>> {
+  async diffPaths(
+    from: string,
+    to: string,
+    prefix?: string,
+  ): Promise<Array<{ path: string; oid: string | null; status: string }>> {
     const args = ['diff-tree', '-r', '-z', '--no-renames', from, to];
     if (prefix) args.push('--', prefix);
     const r = await git(args, { cwd: this.repo.cwd, env: this.repo.env });
@@ -375,17 +392,31 @@ export class Store {
       const backoff = Math.min(250, 5 * 2 ** Math.min(attempt, 6));
       await new Promise((r) => setTimeout(r, backoff / 2 + Math.random() * backoff));
     }
-    throw err('E_CONFLICT_RETRY', `refs/memory kept moving; gave up after ${MAX_ATTEMPTS} attempts`, 'try again');
+    throw err(
+      'E_CONFLICT_RETRY',
+      `refs/memory kept moving; gave up after ${MAX_ATTEMPTS} attempts`,
+      'try again',
+    );
   }
 
   /** Writes the objects and the commit with fast-import; returns the new commit id. */
-  async commitChanges(base: string | null, tx: Tx, message: string, ident: Ident, parents: string[] = []): Promise<string> {
+  async commitChanges(
+    base: string | null,
+    tx: Tx,
+    message: string,
+    ident: Ident,
+    parents: string[] = [],
+  ): Promise<string> {
     const tmpRef = `refs/mem-tmp/${process.pid}-${randomBytes(4).toString('hex')}`;
     const when = `${Math.floor(Date.now() / 1000)} +0000`;
     const chunks: Buffer[] = [];
     const msg = Buffer.from(message.endsWith('\n') ? message : `${message}\n`, 'utf8');
     const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
-    chunks.push(Buffer.from(`commit ${tmpRef}\nmark :1\nauthor ${who} ${when}\ncommitter ${who} ${when}\ndata ${msg.length}\n`));
+    chunks.push(
+      Buffer.from(
+        `commit ${tmpRef}\nmark :1\nauthor ${who} ${when}\ncommitter ${who} ${when}\ndata ${msg.length}\n`,
+      ),
+    );
     chunks.push(msg);
     chunks.push(Buffer.from('\n'));
     if (base) chunks.push(Buffer.from(`from ${base}\n`));
@@ -404,7 +435,8 @@ export class Store {
     chunks.push(Buffer.from('\nget-mark :1\ndone\n'));
     const out = await runFastImport(this.repo, Buffer.concat(chunks));
     const oid = out.trim().split('\n').pop() ?? '';
-    if (!/^[0-9a-f]{40}$/.test(oid)) throw err('E_GIT', `git fast-import returned no commit (${out.slice(0, 80)})`);
+    if (!/^[0-9a-f]{40}$/.test(oid))
+      throw err('E_GIT', `git fast-import returned no commit (${out.slice(0, 80)})`);
     this.pendingTmpRef = tmpRef;
     return oid;
   }
@@ -427,15 +459,23 @@ export class Store {
       this.catalogMemo.clear();
       return true;
     }
-    if (tmp) await git(['update-ref', '-d', tmp], { cwd: this.repo.cwd, env: this.repo.env, allowFail: true });
-    if (!/cannot lock ref|but expected|reference already exists|is at .* but expected|unable to resolve/i.test(r.stderr)) {
+    if (tmp)
+      await git(['update-ref', '-d', tmp], { cwd: this.repo.cwd, env: this.repo.env, allowFail: true });
+    if (
+      !/cannot lock ref|but expected|reference already exists|is at .* but expected|unable to resolve/i.test(
+        r.stderr,
+      )
+    ) {
       throw err('E_GIT', `cannot update ${this.ref}: ${r.stderr.trim().split('\n').pop()}`);
     }
     return false;
   }
 
   /** Commits of the store, newest first, optionally limited to one path. */
-  async log(path?: string, rev?: string): Promise<Array<{ commit: string; author: string; email: string; date: string; subject: string }>> {
+  async log(
+    path?: string,
+    rev?: string,
+  ): Promise<Array<{ commit: string; author: string; email: string; date: string; subject: string }>> {
     const args = ['log', '-z', '--format=%H%x1f%an%x1f%ae%x1f%aI%x1f%s', rev ?? this.ref];
     if (path) args.push('--', path);
     const r = await git(args, { cwd: this.repo.cwd, env: this.repo.env, allowFail: true });
@@ -465,11 +505,20 @@ export class Store {
     } else if (!Number.isNaN(Date.parse(at)) || /ago|yesterday|now/.test(at)) {
       date = at;
     } else {
-      throw err('E_REV', `cannot resolve --at "${at}"`, 'pass a commit, tag, branch or date (2026-01-31, "2 weeks ago")');
+      throw err(
+        'E_REV',
+        `cannot resolve --at "${at}"`,
+        'pass a commit, tag, branch or date (2026-01-31, "2 weeks ago")',
+      );
     }
     const r = await git(['rev-list', '-1', `--before=${date}`, tip], opts);
     const oid = r.stdout.toString().trim();
-    if (!oid) throw err('E_REV', `the memory store has no commit at or before ${at}`, 'pick a later revision or date');
+    if (!oid)
+      throw err(
+        'E_REV',
+        `the memory store has no commit at or before ${at}`,
+        'pick a later revision or date',
+      );
     return oid;
   }
 }
@@ -493,7 +542,13 @@ function runFastImport(repo: Repo, input: Buffer): Promise<string> {
     child.on('error', (e) => reject(err('E_GIT', `cannot run git fast-import: ${e.message}`)));
     child.on('close', (code) => {
       if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-      else reject(err('E_GIT', `git fast-import failed: ${Buffer.concat(errs).toString('utf8').trim().split('\n')[0]}`));
+      else
+        reject(
+          err(
+            'E_GIT',
+            `git fast-import failed: ${Buffer.concat(errs).toString('utf8').trim().split('\n')[0]}`,
+          ),
+        );
     });
     child.stdin.on('error', () => {});
     child.stdin.end(input);

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { gitText } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 
-export const MARKER = '# git-mem hook: installed by `git mem hooks install`; `git mem hooks uninstall` restores';
+export const MARKER =
+  '# git-mem hook: installed by `git mem hooks install`; `git mem hooks uninstall` restores';
 export type GitHookName = 'post-commit' | 'pre-push';
 
 export async function hooksDir(repo: Repo): Promise<string> {

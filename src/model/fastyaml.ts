@@ -16,7 +16,14 @@ const NUMBER = /^[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$|^0x[0-9a-fA
 
 /** A string as a YAML scalar: plain when that cannot be misread, else JSON-quoted. */
 export function scalar(s: string, inFlow = false): string {
-  if (s.length > 0 && s.length < 200 && PLAIN_SAFE.test(s) && !SPECIAL.test(s) && !NUMBER.test(s) && !(inFlow && /[,[\]{}]/.test(s))) {
+  if (
+    s.length > 0 &&
+    s.length < 200 &&
+    PLAIN_SAFE.test(s) &&
+    !SPECIAL.test(s) &&
+    !NUMBER.test(s) &&
+    !(inFlow && /[,[\]{}]/.test(s))
+  ) {
     return s;
   }
   return JSON.stringify(s);
@@ -28,7 +35,8 @@ export function flowList(xs: readonly string[]): string {
 
 /** Is this value expressible on one line by the fast writer? */
 export function isSimple(v: unknown): boolean {
-  if (typeof v === 'string') return !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u2028\u2029\ufeff]/.test(v);
+  if (typeof v === 'string')
+    return !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u2028\u2029\ufeff]/.test(v);
   if (typeof v === 'number') return Number.isFinite(v);
   if (typeof v === 'boolean') return true;
   if (Array.isArray(v)) return v.every((x) => typeof x === 'string' && isSimple(x));
@@ -105,7 +113,16 @@ export function parseSimpleYaml(text: string): Record<string, unknown> | undefin
       if (!list) return undefined;
       out[m[1]] = list;
     } else {
-      if (v.startsWith('{') || v.startsWith('&') || v.startsWith('*') || v.startsWith('!') || v.startsWith('|') || v.startsWith('>') || v.startsWith("'")) return undefined;
+      if (
+        v.startsWith('{') ||
+        v.startsWith('&') ||
+        v.startsWith('*') ||
+        v.startsWith('!') ||
+        v.startsWith('|') ||
+        v.startsWith('>') ||
+        v.startsWith("'")
+      )
+        return undefined;
       if (/ #/.test(v) && !v.startsWith('"')) return undefined;
       const p = parseScalar(v);
       if (!p.ok) return undefined;

@@ -74,7 +74,12 @@ export function normalizeIdInput(s: string): string {
 }
 
 export function looksLikeIdPrefix(s: string): boolean {
-  return s.length >= 4 && s.length <= ID_LENGTH && /^[0-9A-Za-z]+$/.test(s) && /^[0-9A-HJKMNP-TV-Z]+$/.test(normalizeIdInput(s));
+  return (
+    s.length >= 4 &&
+    s.length <= ID_LENGTH &&
+    /^[0-9A-Za-z]+$/.test(s) &&
+    /^[0-9A-HJKMNP-TV-Z]+$/.test(normalizeIdInput(s))
+  );
 }
 
 /** Time encoded in an id (ms since epoch). */

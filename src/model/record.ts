@@ -153,7 +153,8 @@ export function normalizeTags(tags: readonly string[]): string[] {
       if (!out.includes(tag)) out.push(tag);
     }
   }
-  if (out.length > LIMITS.tags) throw err('E_INVALID_ARG', `too many tags (${out.length})`, `keep at most ${LIMITS.tags}`);
+  if (out.length > LIMITS.tags)
+    throw err('E_INVALID_ARG', `too many tags (${out.length})`, `keep at most ${LIMITS.tags}`);
   return out;
 }
 
@@ -167,7 +168,11 @@ export function parseDateInput(input: string, now = new Date()): string {
   }
   const t = Date.parse(input);
   if (Number.isNaN(t)) {
-    throw err('E_INVALID_ARG', `invalid date "${input}"`, 'use an ISO date (2026-12-31) or a duration (30d, 12h, 2w)');
+    throw err(
+      'E_INVALID_ARG',
+      `invalid date "${input}"`,
+      'use an ISO date (2026-12-31) or a duration (30d, 12h, 2w)',
+    );
   }
   return new Date(t).toISOString();
 }
@@ -249,11 +254,16 @@ export function validateRecord(r: MemoryRecord): void {
     );
   }
   if (isBinaryText(r.body) || isBinaryText(r.title)) {
-    throw err('E_BINARY', 'content looks binary (NUL or control bytes)', 'store text only; reference binaries by path');
+    throw err(
+      'E_BINARY',
+      'content looks binary (NUL or control bytes)',
+      'store text only; reference binaries by path',
+    );
   }
   if (r.anchors.length > LIMITS.anchors) throw err('E_INVALID_ARG', `too many anchors (${r.anchors.length})`);
   if (r.alias) validateAlias(r.alias);
-  if (r.expires && Number.isNaN(Date.parse(r.expires))) throw err('E_INVALID_ARG', `invalid expiry "${r.expires}"`);
+  if (r.expires && Number.isNaN(Date.parse(r.expires)))
+    throw err('E_INVALID_ARG', `invalid expiry "${r.expires}"`);
 }
 
 export function isBinaryText(s: string): boolean {
@@ -313,7 +323,8 @@ export function serializeRecord(r: MemoryRecord): string {
     }
   }
   let yaml = lines.length ? `${lines.join('\n')}\n` : '';
-  if (rest) yaml += stringify(rest, { lineWidth: 0, aliasDuplicateObjects: false, flowCollectionPadding: false });
+  if (rest)
+    yaml += stringify(rest, { lineWidth: 0, aliasDuplicateObjects: false, flowCollectionPadding: false });
   const body = r.body.endsWith('\n') || r.body === '' ? r.body : `${r.body}\n`;
   return `---\n${yaml}---\n${body}`;
 }
@@ -329,7 +340,8 @@ export class RecordParseError extends Error {
 
 /** Splits frontmatter and body; throws RecordParseError on malformed input. */
 export function splitFrontmatter(text: string): { yaml: string; body: string } {
-  if (!text.startsWith('---\n') && !text.startsWith('---\r\n')) throw new RecordParseError('missing frontmatter');
+  if (!text.startsWith('---\n') && !text.startsWith('---\r\n'))
+    throw new RecordParseError('missing frontmatter');
   const start = text.indexOf('\n') + 1;
   const re = /^---\r?$/m;
   re.lastIndex = 0;
@@ -360,7 +372,8 @@ export function parseRecord(text: string, path?: string): MemoryRecord {
   try {
     const { yaml, body } = splitFrontmatter(text);
     const fm = parseYamlSafe(yaml);
-    if (!fm || typeof fm !== 'object' || Array.isArray(fm)) throw new RecordParseError('frontmatter is not a mapping');
+    if (!fm || typeof fm !== 'object' || Array.isArray(fm))
+      throw new RecordParseError('frontmatter is not a mapping');
     const o = fm as Record<string, unknown>;
     const id = String(o.id ?? '');
     if (!isId(id)) throw new RecordParseError(`invalid or missing id "${id}"`);
@@ -374,7 +387,9 @@ export function parseRecord(text: string, path?: string): MemoryRecord {
     const extra: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(o)) if (!(KNOWN_KEYS as readonly string[]).includes(k)) extra[k] = v;
     const anchors = Array.isArray(o.anchors)
-      ? (o.anchors.filter((a) => a && typeof a === 'object' && typeof (a as Anchor).path === 'string') as Anchor[])
+      ? (o.anchors.filter(
+          (a) => a && typeof a === 'object' && typeof (a as Anchor).path === 'string',
+        ) as Anchor[])
       : [];
     const conf = o.confidence == null ? 0.8 : Number(o.confidence);
     return {

@@ -23,7 +23,10 @@ const RULES: Array<{ kind: string; re: RegExp; entropy?: number; hint?: RegExp }
   { kind: 'GitHub token', re: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g },
   { kind: 'GitLab token', re: /\bglpat-[A-Za-z0-9_-]{20,}\b/g },
   { kind: 'Slack token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g },
-  { kind: 'Slack webhook', re: /https:\/\/hooks\.slack\.com\/services\/T[A-Za-z0-9_]+\/B[A-Za-z0-9_]+\/[A-Za-z0-9_]+/g },
+  {
+    kind: 'Slack webhook',
+    re: /https:\/\/hooks\.slack\.com\/services\/T[A-Za-z0-9_]+\/B[A-Za-z0-9_]+\/[A-Za-z0-9_]+/g,
+  },
   { kind: 'Stripe secret key', re: /\b[rs]k_live_[0-9A-Za-z]{20,}\b/g },
   { kind: 'OpenAI API key', re: /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{32,}\b/g },
   { kind: 'JSON Web Token', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
@@ -74,7 +77,8 @@ export function scanSecrets(text: string): SecretFinding[] {
       if (rule.entropy !== undefined) {
         const value = m[1] ?? '';
         // placeholders ("password=changeme", "${TOKEN}", "<token>") are not secrets
-        if (/^[<{$%]|^(?:x+|\*+|changeme|example|placeholder|redacted|dummy|secret|password)$/i.test(value)) continue;
+        if (/^[<{$%]|^(?:x+|\*+|changeme|example|placeholder|redacted|dummy|secret|password)$/i.test(value))
+          continue;
         if (entropy(value) < rule.entropy || !/\d/.test(value) || !/[A-Za-z]/.test(value)) continue;
       }
       const { line, column } = position(text, m.index);
