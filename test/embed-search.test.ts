@@ -1,0 +1,86 @@
+/**
+ * Embeddings as `git mem search` uses them: the local tiny model fills the
+ * vector cache under .git/mem/vectors, and a provider that never answers
+ * leaves search on text, with a normal answer.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { VectorCache } from '../src/search/embed/index.js';
+import { writeTinyModel } from '../src/search/embed/tiny-model.js';
+import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
+
+const servers: Server[] = [];
+afterAll(() => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
+
+async function seed(r: TestRepo): Promise<void> {
+  await r.memJson(['init']);
+  await r.memJson([
+    'add',
+    '--type',
+    'known_fix',
+    '--title',
+    'Postgres connection refused on CI',
+    '--content',
+    'The db test suite fails with ECONNREFUSED when the database container starts late; wait for the port.',
+  ]);
+  await r.memJson([
+    'add',
+    '--type',
+    'convention',
+    '--title',
+    'Tabs in CSS',
+    '--content',
+    'Stylesheets use tabs for indentation.',
+  ]);
+}
+
+describe('search with embeddings', () => {
+  it('embeds every memory once with the local model and keeps the vectors in .git/mem/vectors', async () => {
+    const r = makeRepo({ commit: true });
+    await seed(r);
+    const model = join(tmpDir('gm-tiny-'), 'tiny');
+    writeTinyModel(model);
+    await r.mem(['config', 'set', 'embedding-provider', 'local', '--local']);
+    await r.mem(['config', 'set', 'embedding-model-path', model, '--local']);
+    const hits = await r.memJson(['search', 'database connection refused', '--no-daemon']);
+    expect(hits[0].title).toBe('Postgres connection refused on CI');
+    const status = await r.memJson(['models', 'status']);
+    expect(status.cache).toEqual([expect.objectContaining({ count: 2, current: true })]);
+    expect(status.lineage).toMatchObject({ provider: 'local', dimension: 384 });
+    const dir = join(r.dir, '.git', 'mem', 'vectors');
+    expect(VectorCache.list(dir).map((c) => c.key)).toEqual([status.lineageKey]);
+  });
+
+  it('answers from text when the embedding server never replies', async () => {
+    const r = makeRepo({ commit: true });
+    await seed(r);
+    let requests = 0;
+    const server = createServer(() => {
+      requests++; // accept and never answer
+    });
+    servers.push(server);
+    await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const [k, v] of [
+      ['embedding-provider', 'ollama'],
+      ['embedding-model', 'stuck-model'],
+      ['embedding-url', url],
+      ['embedding-dimension', '8'],
+      ['embedding-timeout-ms', '200'],
+    ]) {
+      await r.mem(['config', 'set', k, v, '--local']);
+    }
+    const res = await r.mem(['search', 'ECONNREFUSED', '--no-daemon', '--json']);
+    expect(res.code).toBe(0);
+    const hits = JSON.parse(res.stdout);
+    expect(hits.map((h: { title: string }) => h.title)).toEqual(['Postgres connection refused on CI']);
+    expect(requests).toBeGreaterThan(0); // the provider was tried, and search did not wait for it
+  });
+});
