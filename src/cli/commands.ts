@@ -5,6 +5,9 @@ import check from './check.js';
 import reanchor from './reanchor.js';
 import stale from './stale.js';
 import config from './config.js';
+import conflicts from './conflicts.js';
+import resolve from './resolve.js';
+import mergeDriver from './merge-driver.js';
 import doctor from './doctor.js';
 import exportCmd from './export.js';
 import history from './history.js';
@@ -50,6 +53,9 @@ export const commands: CommandDef[] = [
   exportCmd,
   stats,
   doctor,
+  conflicts,
+  resolve,
+  mergeDriver,
   config,
   rules,
   mcp,

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { exportRecords } from '../commands/bulk.js';
 import { defineCommand } from './command.js';
-import { openStore } from './context.js';
+import { emit, openStore } from './context.js';
 
 export default defineCommand({
   command: 'export',
@@ -12,10 +12,17 @@ export default defineCommand({
       .option('jsonl', { type: 'boolean', default: true, describe: 'JSON lines (the default)' })
       .option('out', { alias: 'o', type: 'string', describe: 'write to a file instead of stdout' })
       .option('at', { type: 'string', describe: 'as the store was at a revision or date' })
+      .option('dir', { type: 'string', describe: 'write the store as files into this folder' })
       .option('global', { type: 'boolean' }),
   async run(a, ctx) {
     const store = await openStore(ctx, { global: a.global });
     const commit = a.at ? await store.resolveAt(a.at) : await store.requireTip();
+    if (a.dir !== undefined) {
+      const { exportDir } = await import('../merge/layout.js');
+      const r = await exportDir(store, commit, resolve(ctx.cwd, String(a.dir)));
+      const done = `${r.written} written, ${r.unchanged} unchanged, ${r.removed} removed`;
+      return emit(ctx, r, () => `Exported ${commit.slice(0, 12)} to ${a.dir}: ${done}`);
+    }
     const lines = await exportRecords(store, commit);
     const text = lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : '');
     if (a.out) {

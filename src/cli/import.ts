@@ -11,32 +11,62 @@ export default defineCommand({
   builder: (y) =>
     y
       .positional('file', { type: 'string', describe: 'same as --jsonl FILE' })
-      .option('jsonl', { type: 'string', describe: 'file of JSON lines {id?, type, title, body, tags?, anchors?, …}' })
+      .option('jsonl', {
+        type: 'string',
+        describe: 'file of JSON lines {id?, type, title, body, tags?, anchors?, …}',
+      })
+      .option('dir', { type: 'string', describe: 'make the store hold this folder' })
       .option('global', { type: 'boolean' })
       .option('allow-secret', { type: 'boolean' }),
   async run(a, ctx) {
+    if (a.dir !== undefined) {
+      const store = await openStore(ctx, { global: a.global, create: true });
+      const { importDir } = await import('../merge/layout.js');
+      const r = await importDir(store, resolve(ctx.cwd, String(a.dir)), { allowSecret: a['allow-secret'] });
+      const done = `${r.added} added, ${r.updated} updated, ${r.removed} removed`;
+      return emit(ctx, r, () => `Imported ${a.dir}: ${done} (${r.commit?.slice(0, 12) ?? 'nothing'})`);
+    }
     // `--jsonl -` reaches us as an empty --jsonl and a "-" positional
     const source = a.jsonl || a.file || (a.jsonl === '' ? '-' : undefined);
-    if (source === undefined) throw err('E_INVALID_ARG', 'nothing to import', 'pass --jsonl FILE (or --jsonl - for stdin)');
+    if (source === undefined)
+      throw err('E_INVALID_ARG', 'nothing to import', 'pass --jsonl FILE (or --jsonl - for stdin)');
     let text: string;
     if (source === '-') text = (await ctx.io.readStdin()) ?? '';
     else {
       try {
         text = readFileSync(resolve(ctx.cwd, String(source)), 'utf8');
       } catch (e) {
-        throw err('E_INVALID_ARG', `cannot read ${source}: ${(e as NodeJS.ErrnoException).code ?? e}`, 'check the path');
+        throw err(
+          'E_INVALID_ARG',
+          `cannot read ${source}: ${(e as NodeJS.ErrnoException).code ?? e}`,
+          'check the path',
+        );
       }
     }
     const store = await openStore(ctx, { global: a.global, create: true });
     const ident = await store.ident();
-    const records = recordsFromJsonl(text, `${ident.name} <${ident.email}>`, { allowSecret: a['allow-secret'] });
+    const records = recordsFromJsonl(text, `${ident.name} <${ident.email}>`, {
+      allowSecret: a['allow-secret'],
+    });
     const tty = ctx.io.isTTY && !ctx.json;
     const r = await importRecords(store, records, {
-      onProgress: tty ? (d, t) => ctx.io.err(`\rimporting ${d}/${t} ${'#'.repeat(Math.round((d / t) * 30)).padEnd(30, '.')}`) : undefined,
+      onProgress: tty
+        ? (d, t) =>
+            ctx.io.err(`\rimporting ${d}/${t} ${'#'.repeat(Math.round((d / t) * 30)).padEnd(30, '.')}`)
+        : undefined,
     });
     if (tty) ctx.io.err('\n');
-    emit(ctx, { imported: records.length, added: r.added, replaced: r.replaced, commit: r.commit, ids: records.map((x) => x.id) }, () =>
-      `Imported ${records.length} memories (${r.added} new, ${r.replaced} replaced) in ${r.commit?.slice(0, 12) ?? '(nothing)'}`,
+    emit(
+      ctx,
+      {
+        imported: records.length,
+        added: r.added,
+        replaced: r.replaced,
+        commit: r.commit,
+        ids: records.map((x) => x.id),
+      },
+      () =>
+        `Imported ${records.length} memories (${r.added} new, ${r.replaced} replaced) in ${r.commit?.slice(0, 12) ?? '(nothing)'}`,
     );
   },
 });

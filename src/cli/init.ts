@@ -8,16 +8,41 @@ export default defineCommand({
   builder: (y) =>
     y
       .option('global', { type: 'boolean', describe: 'initialise the personal global store' })
-      .option('remote-setup', { type: 'boolean', describe: 'also make git fetch bring the memory from the default remote' }),
+      .option('remote-setup', {
+        type: 'boolean',
+        describe: 'also make git fetch bring the memory from the default remote',
+      })
+      .option('merge-driver', {
+        type: 'boolean',
+        describe: 'register git mem merge-driver (for export --dir files)',
+      }),
   async run(a, ctx) {
     const store = await openStore(ctx, { global: a.global, create: true });
     const r = await initStore(store);
-    const rs = a.global ? {} : await (await import('../merge/remote.js')).initRemoteStep(store.repo, !!a['remote-setup']);
-    const remoteNote = rs.hint ? `\n${rs.hint}` : '';
-    emit(ctx, { created: r.created, ref: store.ref, commit: r.commit, gitDir: store.repo.commonDir, ...(rs.setup ? { remoteSetup: rs.setup } : {}) }, () =>
-      (r.created
-        ? `Initialized git-mem store on ${store.ref} (${r.commit.slice(0, 12)}) in ${store.repo.commonDir}\nNext: git mem add --type decision --title "…" --content "…"`
-        : `git-mem store already initialized on ${store.ref} (${r.commit.slice(0, 12)}); nothing to do`) + remoteNote,
+    const rs = a.global
+      ? {}
+      : await (await import('../merge/remote.js')).initRemoteStep(store.repo, !!a['remote-setup']);
+    const setup = a['merge-driver'] && !a.global ? await import('../merge/driver-setup.js') : undefined;
+    const md = setup ? await setup.registerMergeDriver(store.repo) : undefined;
+    const mdNote = md
+      ? `\nRegistered the merge driver (${md.config}); memory files marked in ${md.gitattributes}`
+      : '';
+    const remoteNote = (rs.hint ? `\n${rs.hint}` : '') + mdNote;
+    emit(
+      ctx,
+      {
+        created: r.created,
+        ref: store.ref,
+        commit: r.commit,
+        gitDir: store.repo.commonDir,
+        ...(rs.setup ? { remoteSetup: rs.setup } : {}),
+        ...(md ? { mergeDriver: md } : {}),
+      },
+      () =>
+        (r.created
+          ? `Initialized git-mem store on ${store.ref} (${r.commit.slice(0, 12)}) in ${store.repo.commonDir}\nNext: git mem add --type decision --title "…" --content "…"`
+          : `git-mem store already initialized on ${store.ref} (${r.commit.slice(0, 12)}); nothing to do`) +
+        remoteNote,
     );
   },
 });

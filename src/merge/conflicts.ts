@@ -1,0 +1,265 @@
+/**
+ * Records a merge flagged for review, and settling them: `git mem conflicts`
+ * and `git mem resolve`. A flagged record carries `conflict: {reasons, attic,
+ * alias?}` in its frontmatter; the versions it did not keep are whole record
+ * files under attic/<xx>/<id>/<hash>.md.
+ */
+import { err } from '../errors.js';
+import { git } from '../gitstore/git.js';
+import type { Store } from '../gitstore/store.js';
+import { type MemoryRecord, parseRecord, validateRecord } from '../model/record.js';
+import { assertNoSecrets } from '../safety/secrets.js';
+import { ATTIC_DIR, CONFLICT_KEY, type ConflictFlag, conflictOf, DELETION_KEY } from './engine.js';
+
+export interface AtticInfo {
+  path: string;
+  /** The 16-hex-digit name of the entry: what `resolve --take` accepts. */
+  hash: string;
+  reason?: string;
+  fields?: string[];
+  from?: string;
+  title?: string;
+  clock?: number;
+  body?: string;
+}
+
+export interface ConflictInfo {
+  id: string;
+  title: string;
+  alias?: string;
+  reasons: string[];
+  attic: AtticInfo[];
+  /** The alias this record lost to an older record (reason alias). */
+  lostAlias?: string;
+  /** The deletion that lost against a modification (reason delete). */
+  deletion?: Record<string, unknown>;
+}
+
+/** The attic versions stored for one record (flagged or not). */
+export async function atticOf(
+  store: Store,
+  commit: string,
+  id: string,
+  withBody = false,
+): Promise<AtticInfo[]> {
+  const dir = `${ATTIC_DIR}/${id.slice(-2)}/${id}`;
+  const entries = await store.lsTree(commit, dir);
+  return readAttic(
+    store,
+    entries.map((e) => ({ path: e.path, oid: e.oid })),
+    withBody,
+  );
+}
+
+async function readAttic(
+  store: Store,
+  entries: Array<{ path: string; oid?: string }>,
+  withBody: boolean,
+  commit?: string,
+) {
+  const blobs = await store.catFile.readMany(entries.map((e) => e.oid ?? `${commit}:${e.path}`));
+  const out: AtticInfo[] = [];
+  entries.forEach((e, i) => {
+    const hash = e.path.split('/').pop()!.replace(/\.md$/, '');
+    const info: AtticInfo = { path: e.path, hash };
+    const b = blobs[i];
+    if (b) {
+      try {
+        const r = parseRecord(b.content.toString('utf8'), e.path);
+        const meta = (r.extra.attic ?? {}) as Record<string, unknown>;
+        if (typeof meta.reason === 'string') info.reason = meta.reason;
+        if (Array.isArray(meta.fields)) info.fields = meta.fields.map(String);
+        if (typeof meta.from === 'string') info.from = meta.from;
+        info.title = r.title;
+        info.clock = r.clock;
+        if (withBody) info.body = r.body;
+      } catch {
+        info.reason = 'unreadable';
+      }
+    }
+    out.push(info);
+  });
+  return out;
+}
+
+function toInfo(r: MemoryRecord, flag: ConflictFlag, attic: AtticInfo[]): ConflictInfo {
+  const c: ConflictInfo = { id: r.id, title: r.title, reasons: flag.reasons, attic };
+  if (r.alias) c.alias = r.alias;
+  if (flag.alias) c.lostAlias = flag.alias;
+  const del = r.extra[DELETION_KEY];
+  if (del && typeof del === 'object') c.deletion = del as Record<string, unknown>;
+  return c;
+}
+
+/**
+ * Every record flagged for review at a commit. `git grep` finds the
+ * candidates (a top-level `conflict:` key) without parsing every record.
+ */
+export async function listConflicts(store: Store, commit?: string | null): Promise<ConflictInfo[]> {
+  const tip = commit === undefined ? await store.tip() : commit;
+  if (!tip) return [];
+  const r = await git(['grep', '-l', '-z', '-E', `^${CONFLICT_KEY}:`, tip, '--', 'memories'], {
+    cwd: store.repo.cwd,
+    env: store.repo.env,
+    allowFail: true,
+  });
+  if (r.code > 1) throw err('E_GIT', `git grep failed: ${r.stderr.trim().split('\n').pop()}`);
+  const paths = r.stdout
+    .toString('utf8')
+    .split('\0')
+    .filter(Boolean)
+    .map((p) => p.slice(tip.length + 1));
+  const blobs = await store.catFile.readMany(paths.map((p) => `${tip}:${p}`));
+  const out: ConflictInfo[] = [];
+  for (const [i, p] of paths.entries()) {
+    const b = blobs[i];
+    if (!b) continue;
+    let rec: MemoryRecord;
+    try {
+      rec = parseRecord(b.content.toString('utf8'), p);
+    } catch {
+      continue; // doctor reports malformed records
+    }
+    const flag = conflictOf(rec);
+    if (!flag) continue;
+    out.push(
+      toInfo(
+        rec,
+        flag,
+        await readAttic(
+          store,
+          flag.attic.map((path) => ({ path })),
+          false,
+          tip,
+        ),
+      ),
+    );
+  }
+  return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+export interface ResolveOptions {
+  /** ours = keep the version the record holds; theirs = the attic version (or the deletion); or an attic hash. */
+  take?: string;
+  /** New body for the record (the settled text). */
+  content?: string;
+  allowSecret?: boolean;
+  now?: Date;
+}
+
+export interface ResolveResult {
+  id: string;
+  action: 'kept' | 'took-attic' | 'deleted' | 'content';
+  commit: string | null;
+  removedAttic: string[];
+}
+
+/** Settles a flagged record in one commit: clears the flag and the attic entries it listed. */
+export async function resolveConflict(
+  store: Store,
+  ref: string,
+  opts: ResolveOptions = {},
+): Promise<ResolveResult> {
+  const take = opts.take ?? 'ours';
+  if (opts.content !== undefined && opts.take !== undefined) {
+    throw err('E_INVALID_ARG', 'pass either --take or --content, not both');
+  }
+  if (opts.content !== undefined) assertNoSecrets({ body: opts.content }, opts.allowSecret);
+  const ident = await store.ident();
+  const res = await store.write(async (tx) => {
+    if (!tx.base) throw err('E_NOT_FOUND', `no memory matches "${ref}"`, 'the store is empty');
+    const cat = await tx.catalog();
+    const id = cat.resolve(ref);
+    const rec = await tx.get(id);
+    const flag = conflictOf(rec);
+    if (!flag) {
+      throw err(
+        'E_INVALID_ARG',
+        `${cat.abbrev(id)} is not flagged for review`,
+        'see git mem conflicts for the records that are',
+      );
+    }
+    const now = (opts.now ?? new Date()).toISOString();
+    const attic = await readAttic(
+      tx.store,
+      flag.attic.map((path) => ({ path })),
+      true,
+      tx.base,
+    );
+    const clear = (r: MemoryRecord): MemoryRecord => {
+      const extra = { ...r.extra };
+      delete extra[CONFLICT_KEY];
+      delete extra[DELETION_KEY];
+      delete extra.attic;
+      return { ...r, extra, clock: Math.max(r.clock, rec.clock) + 1, updated: now };
+    };
+    let action: ResolveResult['action'] = 'kept';
+    let next: MemoryRecord | undefined = clear(rec);
+    if (opts.content !== undefined) {
+      next.body = opts.content;
+      action = 'content';
+    } else if (take === 'ours') {
+      action = 'kept';
+    } else {
+      let pick: AtticInfo | undefined;
+      if (take === 'theirs') {
+        if (!attic.length && flag.reasons.includes('delete')) {
+          next = undefined;
+          action = 'deleted';
+        } else if (attic.length === 1) pick = attic[0];
+        else if (!attic.length)
+          throw err(
+            'E_INVALID_ARG',
+            `${cat.abbrev(id)} has no other version to take`,
+            'use --take ours or --content',
+          );
+        else {
+          throw err(
+            'E_AMBIGUOUS',
+            `${cat.abbrev(id)} has ${attic.length} attic versions`,
+            `pick one: --take ${attic.map((a) => a.hash).join(' | --take ')}`,
+          );
+        }
+      } else {
+        pick = attic.find((a) => a.hash.startsWith(take.toLowerCase()));
+        if (!pick) {
+          throw err(
+            'E_INVALID_ARG',
+            `unknown --take "${take}"`,
+            `use ours, theirs${attic.length ? `, or ${attic.map((a) => a.hash).join(', ')}` : ''}`,
+          );
+        }
+      }
+      if (pick) {
+        const buf = await tx.store.readPath(tx.base, pick.path);
+        const other = parseRecord(buf!.toString('utf8'), pick.path);
+        next = clear({ ...other, id });
+        // an alias another record holds now stays where it is
+        if (next.alias && cat.aliases.get(next.alias) && cat.aliases.get(next.alias) !== id)
+          next.alias = rec.alias;
+        action = 'took-attic';
+      }
+    }
+    for (const a of flag.attic) tx.remove(a);
+    if (next) {
+      validateRecord(next);
+      tx.putRecord(next);
+    } else {
+      const del = (rec.extra[DELETION_KEY] ?? {}) as Record<string, unknown>;
+      tx.removeRecord(id, {
+        id,
+        deleted: now,
+        by: `${ident.name} <${ident.email}>`,
+        title: rec.title,
+        ...(rec.alias ? { alias: rec.alias } : {}),
+        clock: rec.clock + 1,
+        reason: typeof del.reason === 'string' ? del.reason : 'deletion taken on resolve',
+      });
+    }
+    return {
+      message: `mem: resolve ${id.slice(0, 12)} (${action})`,
+      value: { id, action, removedAttic: flag.attic },
+    };
+  });
+  return { ...res.value!, commit: res.commit };
+}

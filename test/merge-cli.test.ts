@@ -1,0 +1,296 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { addMemory, removeMemory, updateMemory } from '../src/commands/memory.js';
+import { mergeFiles } from '../src/merge/driver.js';
+import { mergeCommits } from '../src/merge/merge-commits.js';
+import { newId } from '../src/model/id.js';
+import { type MemoryRecord, parseRecord, recordPath, serializeRecord } from '../src/model/record.js';
+import { BIN, makeRepo, runCli, sh, type TestRepo } from './helpers.js';
+import { type Clone, clones, fetchTheirs } from './merge-helpers.js';
+
+const mem = (c: Clone, args: string[]) => runCli(args, { cwd: c.dir, env: c.env });
+const memJson = async (c: Clone, args: string[]) => {
+  const r = await mem(c, [...args, '--json']);
+  if (r.code !== 0) throw new Error(`git mem ${args.join(' ')}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+};
+
+/** a and b edit the same line of one record; a merges b's and moves refs/memory. */
+async function bodyConflict() {
+  const {
+    clones: [a, b],
+  } = await clones(2);
+  const r = await addMemory(a.store, {
+    type: 'decision',
+    title: 'Deploys',
+    body: 'deploy on friday\nrollback by script\n',
+  });
+  a.git('push', '-q', 'origin', 'refs/memory:refs/mem/memory');
+  b.git('fetch', '-q', 'origin', '+refs/mem/memory:refs/memory');
+  await updateMemory(a.store, r.record.id, { body: 'deploy on monday\nrollback by script\n' });
+  await updateMemory(b.store, r.record.id, { body: 'deploy on tuesday\nrollback by script\n' });
+  const aTip = (await a.store.tip())!;
+  const bTip = (await b.store.tip())!;
+  fetchTheirs(a, b.dir);
+  const m = await mergeCommits(a.store, aTip, bTip);
+  a.git('update-ref', 'refs/memory', m.commit!, aTip);
+  return { a, b, id: r.record.id, merge: m };
+}
+
+describe('git mem conflicts / resolve', () => {
+  it('lists a body conflict with its other version and settles it with --take theirs', async () => {
+    const { a, id, merge } = await bodyConflict();
+    expect(merge.conflicts).toEqual([id]);
+    const list = await memJson(a, ['conflicts']);
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ id, title: 'Deploys', reasons: ['body'] });
+    expect(list[0].attic).toHaveLength(1);
+    const human = await mem(a, ['conflicts']);
+    expect(human.stdout).toContain(id.slice(0, 12));
+    expect(human.stdout).toContain(list[0].attic[0].hash);
+    const kept = (await a.store.readRecord(await a.store.tip(), id)).body;
+    const other =
+      (await a.store.readRecord(await a.store.tip(), id)).body === 'deploy on monday\nrollback by script\n'
+        ? 'tuesday'
+        : 'monday';
+    const r = await memJson(a, ['resolve', id.slice(0, 12), '--take', 'theirs']);
+    expect(r).toMatchObject({ id, action: 'took-attic', removedAttic: [list[0].attic[0].path] });
+    const rec = await a.store.readRecord(await a.store.tip(), id);
+    expect(rec.body).toBe(`deploy on ${other}\nrollback by script\n`);
+    expect(rec.body).not.toBe(kept);
+    expect(rec.extra.conflict).toBeUndefined();
+    expect(rec.extra.attic).toBeUndefined();
+    expect(a.git('ls-tree', '-r', '--name-only', 'refs/memory')).not.toContain('attic/');
+    expect(await memJson(a, ['conflicts'])).toEqual([]);
+    // resolving again is refused, and writes nothing
+    const tip = await a.store.tip();
+    const again = await mem(a, ['resolve', id]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/not flagged for review/);
+    expect(await a.store.tip()).toBe(tip);
+  });
+
+  it('--content settles with new text; --take ours keeps the record as it is', async () => {
+    const { a, id } = await bodyConflict();
+    const r = await memJson(a, ['resolve', id, '--content', 'deploy on wednesday\n']);
+    expect(r.action).toBe('content');
+    const rec = await a.store.readRecord(await a.store.tip(), id);
+    expect(rec.body).toBe('deploy on wednesday\n');
+    expect(rec.extra.conflict).toBeUndefined();
+
+    const s2 = await bodyConflict();
+    const before = await s2.a.store.readRecord(await s2.a.store.tip(), s2.id);
+    await memJson(s2.a, ['resolve', s2.id, '--take', 'ours']);
+    const after = await s2.a.store.readRecord(await s2.a.store.tip(), s2.id);
+    expect(after.body).toBe(before.body);
+    expect(after.clock).toBe(before.clock + 1);
+    expect(after.extra.conflict).toBeUndefined();
+  });
+
+  it('a kept modification lists the attempted deletion; --take theirs applies it', async () => {
+    const {
+      clones: [a, b],
+    } = await clones(2);
+    const r = await addMemory(a.store, { type: 'decision', title: 'old way', body: 'x\n' });
+    a.git('push', '-q', 'origin', 'refs/memory:refs/mem/memory');
+    b.git('fetch', '-q', 'origin', '+refs/mem/memory:refs/memory');
+    await removeMemory(a.store, r.record.id, 'obsolete');
+    await updateMemory(b.store, r.record.id, { title: 'old way, still used' });
+    const aTip = (await a.store.tip())!;
+    fetchTheirs(a, b.dir);
+    const m = await mergeCommits(a.store, aTip, (await b.store.tip())!);
+    a.git('update-ref', 'refs/memory', m.commit!, aTip);
+    const list = await memJson(a, ['conflicts']);
+    expect(list[0]).toMatchObject({ id: r.record.id, reasons: ['delete'], deletion: { reason: 'obsolete' } });
+    expect((await mem(a, ['conflicts'])).stdout).toContain('deletion attempted');
+    await memJson(a, ['resolve', r.record.id, '--take', 'theirs']);
+    expect(await a.store.readPath(await a.store.tip(), recordPath(r.record.id))).toBeNull();
+    expect(a.git('ls-tree', '-r', '--name-only', 'refs/memory')).toContain(
+      `tombstones/${r.record.id.slice(-2)}/${r.record.id}.yaml`,
+    );
+  });
+
+  it('rejects an unknown --take with the choices', async () => {
+    const { a, id } = await bodyConflict();
+    const tip = await a.store.tip();
+    const r = await mem(a, ['resolve', id, '--take', 'nope']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown --take "nope".*ours, theirs/);
+    expect(await a.store.tip()).toBe(tip);
+  });
+});
+
+describe('git mem export --dir / import --dir', () => {
+  it('round-trips the store through files; edits, deletions and additions come back in one commit', async () => {
+    const r = makeRepo();
+    await r.memJson(['init']);
+    const one = await r.memJson(['add', '--type', 'decision', '--title', 'one', '--content', 'first\n']);
+    const two = await r.memJson(['add', '--type', 'decision', '--title', 'two', '--content', 'second\n']);
+    const three = await r.memJson([
+      'add',
+      '--type',
+      'convention',
+      '--title',
+      'three',
+      '--content',
+      'third\n',
+    ]);
+    await r.memJson(['rm', three.id]);
+    const out = join(r.dir, 'mem');
+    const ex = await r.memJson(['export', '--dir', 'mem']);
+    expect(ex.written).toBe(4); // FORMAT, two records, one tombstone
+    expect(existsSync(join(out, recordPath(one.id)))).toBe(true);
+    expect(existsSync(join(out, `tombstones/${three.id.slice(-2)}/${three.id}.yaml`))).toBe(true);
+    // an unchanged export rewrites nothing; an import of it changes nothing
+    expect((await r.memJson(['export', '--dir', 'mem'])).written).toBe(0);
+    const tip0 = r.git('rev-parse', 'refs/memory').trim();
+    const im0 = await r.memJson(['import', '--dir', 'mem']);
+    expect(im0).toMatchObject({ added: 0, updated: 0, removed: 0, commit: tip0 });
+    // edit one (clock unchanged by hand), delete two, add a new file copied from one
+    const p1 = join(out, recordPath(one.id));
+    writeFileSync(p1, readFileSync(p1, 'utf8').replace('first', 'first, edited'));
+    rmSync(join(out, recordPath(two.id)));
+    const fresh = newId();
+    mkdirSync(dirname(join(out, recordPath(fresh))), { recursive: true });
+    writeFileSync(
+      join(out, recordPath(fresh)),
+      readFileSync(p1, 'utf8').replace(one.id, fresh).replace('title: one', 'title: four'),
+    );
+    const im = await r.memJson(['import', '--dir', 'mem']);
+    expect(im).toMatchObject({ added: 1, updated: 1, removed: 1 });
+    const shown = await r.memJson(['show', one.id]);
+    expect(shown.body).toBe('first, edited\n');
+    expect(shown.clock).toBe(2);
+    expect((await r.memJson(['list'])).map((x: { title: string }) => x.title)).toEqual(['one', 'four']);
+    expect(r.git('ls-tree', '-r', '--name-only', 'refs/memory')).toContain(
+      `tombstones/${two.id.slice(-2)}/${two.id}.yaml`,
+    );
+    expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(
+      /import --dir \(1 added, 1 updated, 1 removed\)/,
+    );
+    // a re-export removes the stale file and writes the tombstone
+    const ex2 = await r.memJson(['export', '--dir', 'mem']);
+    expect(ex2.written).toBeGreaterThan(0);
+    expect(existsSync(join(out, `tombstones/${two.id.slice(-2)}/${two.id}.yaml`))).toBe(true);
+  });
+
+  it('refuses a folder with a malformed record, naming the file, and writes nothing', async () => {
+    const r = makeRepo();
+    await r.memJson(['init']);
+    const one = await r.memJson(['add', '--type', 'decision', '--title', 'one', '--content', 'first\n']);
+    await r.memJson(['export', '--dir', 'mem']);
+    writeFileSync(join(r.dir, 'mem', recordPath(one.id)), '---\ntitle: [\n---\n');
+    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const res = await r.mem(['import', '--dir', 'mem']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(recordPath(one.id));
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    const none = await r.mem(['import', '--dir', 'nowhere']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/not a directory/);
+  });
+});
+
+describe('git mem merge-driver', () => {
+  it('init --merge-driver registers the driver and the attributes once', async () => {
+    const r = makeRepo({ commit: true });
+    const j = await r.memJson(['init', '--merge-driver']);
+    expect(j.mergeDriver.config).toBe('merge.git-mem.driver=git mem merge-driver %O %A %B %P');
+    expect(r.git('config', 'merge.git-mem.driver').trim()).toBe('git mem merge-driver %O %A %B %P');
+    const attrs = readFileSync(join(r.dir, '.gitattributes'), 'utf8');
+    expect(attrs).toContain('**/memories/*/*.md merge=git-mem');
+    expect(attrs).toContain('**/tombstones/*/*.yaml merge=git-mem');
+    await r.memJson(['init', '--merge-driver']);
+    expect(readFileSync(join(r.dir, '.gitattributes'), 'utf8')).toBe(attrs);
+  });
+
+  it('merges exported memory files record by record inside a real git merge', async () => {
+    const r: TestRepo = makeRepo({ commit: true });
+    await r.memJson(['init', '--merge-driver']);
+    // the test runs the built binary directly instead of `git mem` on PATH
+    r.git('config', 'merge.git-mem.driver', `"${process.execPath}" "${BIN}" merge-driver %O %A %B %P`);
+    const a = await r.memJson([
+      'add',
+      '--type',
+      'decision',
+      '--title',
+      'shared',
+      '--content',
+      'l1\nl2\nl3\nl4\n',
+      '--tags',
+      'x',
+    ]);
+    const b = await r.memJson(['add', '--type', 'decision', '--title', 'clash', '--content', 'same line\n']);
+    await r.memJson(['export', '--dir', '.mem']);
+    r.commitAll('memory as files');
+    const pa = join(r.dir, '.mem', recordPath(a.id));
+    const pb = join(r.dir, '.mem', recordPath(b.id));
+    const edit = (p: string, f: (r: MemoryRecord) => void) => {
+      const rec = parseRecord(readFileSync(p, 'utf8'));
+      f(rec);
+      rec.clock += 1;
+      writeFileSync(p, serializeRecord(rec));
+    };
+    r.git('checkout', '-q', '-b', 'other');
+    edit(pa, (x) => {
+      x.body = x.body.replace('l4', 'l4 other');
+      x.tags.push('other');
+    });
+    r.commitAll('other edits');
+    r.git('checkout', '-q', 'main');
+    edit(pa, (x) => {
+      x.title = 'shared, renamed';
+      x.body = x.body.replace('l1', 'l1 main');
+    });
+    r.commitAll('main edits');
+    sh('git', ['merge', '-q', '--no-edit', 'other'], r.dir, r.env);
+    const merged = parseRecord(readFileSync(pa, 'utf8'));
+    expect(merged).toMatchObject({
+      title: 'shared, renamed',
+      body: 'l1 main\nl2\nl3\nl4 other\n',
+      tags: ['x', 'other'],
+      clock: 3,
+    });
+    // both sides edit the same line: git stops, the other version is in the attic, the record is flagged
+    r.git('checkout', '-q', '-b', 'other2');
+    edit(pb, (x) => {
+      x.body = 'other text\n';
+    });
+    r.commitAll('other2');
+    r.git('checkout', '-q', 'main');
+    edit(pb, (x) => {
+      x.body = 'main text\n';
+    });
+    r.commitAll('main2');
+    let failed = false;
+    try {
+      sh('git', ['merge', '-q', '--no-edit', 'other2'], r.dir, r.env);
+    } catch {
+      failed = true;
+    }
+    expect(failed).toBe(true);
+    const rec = parseRecord(readFileSync(pb, 'utf8'));
+    expect(rec.extra.conflict).toMatchObject({ reasons: ['body'] });
+    const atticPath = (rec.extra.conflict as { attic: string[] }).attic[0];
+    const other = parseRecord(readFileSync(join(r.dir, '.mem', atticPath), 'utf8'));
+    expect([rec.body, other.body].sort()).toEqual(['main text\n', 'other text\n']);
+    expect(readFileSync(pb, 'utf8')).not.toContain('<<<<<<<');
+  });
+
+  it('merges files in-process the same way whichever side is current', () => {
+    const base =
+      '---\nid: 01J00000000000000000000000\ntype: decision\ntitle: t\nstatus: active\ntags: []\nconfidence: 0.8\ncreated: x\nupdated: x\nclock: 1\n---\nbody\n';
+    const o = base.replace('title: t', 'title: ours').replace('clock: 1', 'clock: 2');
+    const t = base.replace('tags: []', 'tags: [b]').replace('clock: 1', 'clock: 2');
+    const path = 'mem/memories/00/01J00000000000000000000000.md';
+    const x = mergeFiles(base, o, t, path);
+    const y = mergeFiles(base, t, o, path);
+    expect(x.text).toBe(y.text);
+    expect(x.conflict).toBe(false);
+    expect(parseRecord(x.text!)).toMatchObject({ title: 'ours', tags: ['b'], clock: 3 });
+    const bad = mergeFiles(base, '---\nnot: [closed\n---\n', t, path);
+    expect(bad.conflict).toBe(true);
+    expect(bad.message).toContain('does not parse');
+  });
+});
