@@ -352,6 +352,26 @@ describe('openai-compatible provider (POST /v1/embeddings)', () => {
     expect(srv.seen[0].body.dimensions).toBe(4);
   });
 
+  it('does not follow redirects (the key must not travel to another host)', async () => {
+    const other = await fakeServer();
+    srv.handle((_q, res) => {
+      res.writeHead(307, { location: `${other.url}/v1/embeddings` });
+      res.end();
+    });
+    const p = await getEmbeddingProvider(
+      {
+        'embedding-provider': 'openai',
+        'embedding-model': 'tiny-3',
+        'embedding-url': srv.url,
+        'embedding-dimension': 6,
+      },
+      { GIT_MEM_OPENAI_API_KEY: KEY },
+      { strict: true },
+    );
+    expect(await embedWithFallback(p, ['a'], 2000)).toBeNull();
+    expect(other.seen).toHaveLength(0);
+  });
+
   it('falls back (null) on 401 without leaking the key into the message', async () => {
     const p = await getEmbeddingProvider(
       {

@@ -2,7 +2,7 @@
  * The local provider through the real transformers.js pipeline, on a tiny
  * BERT-type model generated at test setup (no model can be downloaded here).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -114,6 +114,20 @@ describe('local provider (transformers.js)', () => {
       { strict: true },
     );
     expect(p3!.lineage.version).toBe(`${provider.lineage.version}+2`);
+  });
+
+  it('falls back (null) when the weights are broken', async () => {
+    const broken = join(tmpDir('gm-broken-'), 'tiny-bert');
+    writeTinyModel(broken);
+    writeFileSync(join(broken, 'onnx', 'model.onnx'), 'not an onnx file');
+    const p = await getEmbeddingProvider(
+      { 'embedding-provider': 'local', 'embedding-model-path': broken },
+      {},
+      { strict: true },
+    );
+    const errors: unknown[] = [];
+    expect(await embedWithFallback(p, ['hello'], 10_000, (e) => errors.push(e))).toBeNull();
+    expect(errors).toHaveLength(1);
   });
 
   it('finds a model by id under the models directory', async () => {

@@ -34,6 +34,8 @@ async function postJson(
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
       body: JSON.stringify(body),
+      // embedding APIs do not redirect; following one could carry the API key elsewhere
+      redirect: 'error',
       signal,
     });
   } catch (e) {
