@@ -133,7 +133,10 @@ export async function pullModel(
     e.fetch = ((url: string | URL | Request, init?: RequestInit) =>
       baseFetch(url, {
         ...init,
-        signal: init?.signal ? AbortSignal.any([init.signal, ctrl.signal]) : ctrl.signal,
+        signal:
+          init?.signal && typeof AbortSignal.any === 'function'
+            ? AbortSignal.any([init.signal, ctrl.signal])
+            : ctrl.signal,
       })) as typeof fetch;
     opts.onProgress?.(`downloading ${model} from ${host}`);
     const p = await tf.pipeline('feature-extraction', model, { dtype: opts.dtype ?? 'fp32' });
