@@ -205,80 +205,130 @@ function entryText(e: CatalogEntry): string {
 }
 
 /**
- * Memories relevant to a prompt: a lexical first pass over the catalog (idf
- * weights from titles), then the bar on title + body: two distinctive
- * prompt words in the title covering ≥ 20 % of the prompt's weight, or three
- * anywhere covering ≥ 35 % with one in the title — or a file the prompt
- * names that the memory is anchored to.
+ * Memories relevant to a prompt. Candidates come from the search daemon when
+ * one is running (warm BM25 + vectors over bodies), else from a lexical pass
+ * over the catalog (idf weights from titles, tags, aliases and anchors).
+ * Then the bar, on title + body: two distinctive prompt words covering half
+ * the prompt's weight, or two in the title covering a fifth of it, or three
+ * covering 35 % with one in the title — or a file the prompt names that the
+ * memory is anchored to.
  */
 export async function relevantMemories(
   store: Store,
   prompt: string,
-  opts: { exclude?: Set<string>; limit?: number; now?: number } = {},
+  opts: { exclude?: Set<string>; limit?: number; now?: number; tip?: string } = {},
 ): Promise<Array<Scored & { record: MemoryRecord }>> {
   const now = opts.now ?? Date.now();
-  const cat = await store.catalog();
-  const all = [...cat.entries.values()].filter((e) => usable(e, now) && !opts.exclude?.has(e.id));
-  if (!all.length) return [];
   let q = [...new Set(tokens(prompt))].filter((t) => !WEAK.has(t)).slice(0, 48);
   if (!q.length) return [];
-  const qset = new Set(q);
-  const df = new Map<string, number>();
-  const entryTokens = new Map<string, Set<string>>();
-  for (const e of all) {
-    const t = new Set(tokens(entryText(e)).filter((x) => qset.has(x)));
-    entryTokens.set(e.id, t);
-    for (const x of t) df.set(x, (df.get(x) ?? 0) + 1);
+  const tip = opts.tip ?? (await store.tip());
+  if (!tip) return [];
+  const viaDaemon = await daemonCandidates(store, prompt);
+  let cands: Array<{ id: string; oid?: string; anchors: string[]; titleText: string; fileHit: boolean }>;
+  let idf: (t: string) => number;
+  if (viaDaemon) {
+    // the daemon ranked bodies already: weigh the prompt's words alike
+    idf = () => 1;
+    cands = viaDaemon
+      .filter((h) => !opts.exclude?.has(h.id))
+      .map((h) => ({ id: h.id, anchors: [], titleText: h.title.toLowerCase(), fileHit: false }));
+  } else {
+    const cat = await store.catalog();
+    const all: Array<{ e: CatalogEntry; text: string }> = [];
+    for (const e of cat.entries.values()) {
+      if (usable(e, now) && !opts.exclude?.has(e.id)) all.push({ e, text: entryText(e).toLowerCase() });
+    }
+    if (!all.length) return [];
+    // substring tests first (cheap, no allocation per memory); word matches are checked on the few candidates
+    const df = new Map<string, number>();
+    for (const t of q) {
+      let n = 0;
+      for (const x of all) if (x.text.includes(t)) n++;
+      df.set(t, n);
+    }
+    const N = all.length;
+    // words in more than a fifth of the titles say nothing
+    if (N >= 10) q = q.filter((t) => (df.get(t) ?? 0) / N <= 0.2);
+    idf = (t: string) => Math.log(1 + (N + 1) / ((df.get(t) ?? 0) + 0.5));
+    const paths = q.filter((t) => t.includes('/') || /\.[a-z]{1,5}$/.test(t));
+    cands = all
+      .map((x) => {
+        let s = 0;
+        for (const t of q) if (x.text.includes(t)) s += idf(t);
+        const fileHit = paths.some((p) =>
+          x.e.anchors.some((a) => a === p || a.endsWith(`/${p}`) || p.endsWith(a)),
+        );
+        return { x, s: s + (fileHit ? 5 : 0), fileHit };
+      })
+      .filter((c) => c.s > 0)
+      .sort((a, b) => b.s - a.s)
+      .slice(0, 30)
+      .map((c) => ({
+        id: c.x.e.id,
+        oid: c.x.e.oid,
+        anchors: c.x.e.anchors,
+        titleText: c.x.text,
+        fileHit: c.fileHit,
+      }));
   }
-  const N = all.length;
-  // words in more than a fifth of the titles say nothing
-  q = q.filter((t) => (df.get(t) ?? 0) / N <= 0.2 || N < 10);
-  const idf = (t: string) => Math.log(1 + (N + 1) / ((df.get(t) ?? 0) + 0.5));
+  if (!cands.length || !q.length) return [];
   const totalW = q.reduce((s, t) => s + idf(t), 0);
-  if (!totalW) return [];
-  const paths = q.filter((t) => t.includes('/') || /\.[a-z]{1,5}$/.test(t));
-  const first = all
-    .map((e) => {
-      const t = entryTokens.get(e.id)!;
-      let s = 0;
-      for (const x of q) if (t.has(x)) s += idf(x);
-      const fileHit = paths.some((p) =>
-        e.anchors.some((a) => a === p || a.endsWith(`/${p}`) || p.endsWith(a)),
-      );
-      return { e, s: s + (fileHit ? 5 : 0), fileHit };
-    })
-    .filter((x) => x.s > 0)
-    .sort((a, b) => b.s - a.s)
-    .slice(0, 30);
-  if (!first.length) return [];
-  const recs = await readRecords(
-    store,
-    first.map((x) => x.e),
-  );
-  const byId = new Map(recs.map((r) => [r.id, r]));
+  const blobs = await store.catFile.readMany(cands.map((c) => c.oid ?? `${tip}:${recordPath(c.id)}`));
   const out: Array<Scored & { record: MemoryRecord }> = [];
-  for (const { e, fileHit } of first) {
-    const r = byId.get(e.id);
-    if (!r) continue;
-    const D = new Set(tokens(`${r.title} ${r.tags.join(' ')} ${r.body}`));
-    const T = entryTokens.get(e.id)!;
+  cands.forEach((c, i) => {
+    const b = blobs[i];
+    if (!b) return;
+    let r: MemoryRecord;
+    try {
+      r = parseRecord(b.content.toString('utf8'), recordPath(c.id));
+    } catch {
+      return;
+    }
+    if (r.status !== 'active' || r.type === 'session' || r.type === 'rule' || isExpired(r, now)) return;
+    const T = new Set(
+      tokens(`${r.title} ${r.tags.join(' ')} ${r.alias ?? ''} ${r.anchors.map((a) => a.path).join(' ')}`),
+    );
+    const D = new Set(tokens(r.body));
     const matched = q.filter((t) => D.has(t) || T.has(t));
     const coverage = matched.reduce((s, t) => s + idf(t), 0) / totalW;
     const inTitle = matched.filter((t) => T.has(t)).length;
     const pass =
-      fileHit ||
+      c.fileHit ||
+      (matched.length >= 2 && coverage >= 0.5) ||
       (inTitle >= 2 && coverage >= 0.2) ||
       (matched.length >= 3 && coverage >= 0.35 && inTitle >= 1);
-    if (!pass) continue;
+    if (!pass) return;
     out.push({
       id: r.id,
-      score: coverage + 0.05 * inTitle + (fileHit ? 0.5 : 0) + (PRIORITY[r.type] ?? 3) / 100,
+      score: coverage + 0.05 * inTitle + (c.fileHit ? 0.5 : 0) + (PRIORITY[r.type] ?? 3) / 100,
       coverage,
       matched,
       record: r,
     });
-  }
+  });
   return out.sort((a, b) => b.score - a.score).slice(0, opts.limit ?? 5);
+}
+
+/** Hits from a search daemon that is already running (never starts one: a hook must not wait for it). */
+async function daemonCandidates(
+  store: Store,
+  prompt: string,
+): Promise<Array<{ id: string; title: string }> | undefined> {
+  if (['0', 'off', 'no', 'false'].includes(String(store.repo.env.GIT_MEM_DAEMON ?? '').toLowerCase()))
+    return undefined;
+  try {
+    const { socketPath, ask } = await import('../search/daemon-client.js');
+    const { existsSync } = await import('node:fs');
+    const path = socketPath(store);
+    if (!existsSync(path)) return undefined;
+    const reply = await ask(path, { op: 'search', q: { query: prompt.slice(0, 2000), limit: 20 } }, 1500);
+    if (!reply.ok || !Array.isArray(reply.result)) return undefined;
+    return (reply.result as Array<{ id?: unknown; title?: unknown }>)
+      .filter((h) => typeof h.id === 'string')
+      .map((h) => ({ id: String(h.id), title: String(h.title ?? '') }));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The UserPromptSubmit injection: empty when nothing clears the bar. */
@@ -289,7 +339,7 @@ export async function promptContext(
 ): Promise<Injection> {
   const tip = await store.tip();
   if (!tip || !prompt.trim()) return { text: '', ids: [] };
-  const hits = await relevantMemories(store, prompt, opts);
+  const hits = await relevantMemories(store, prompt, { ...opts, tip });
   if (!hits.length) return { text: '', ids: [] };
   const max = opts.maxChars ?? 6000;
   const per = Math.floor((max - 400) / hits.length);
