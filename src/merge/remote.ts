@@ -14,7 +14,7 @@
  * cannot recurse; credentials go through git's usual helpers.
  */
 import { err } from '../errors.js';
-import { type GitResult, git, gitText } from '../gitstore/git.js';
+import { type GitResult, git } from '../gitstore/git.js';
 import { memDir, type Repo } from '../gitstore/repo.js';
 import { MEMORY_REF } from '../gitstore/store.js';
 
@@ -43,21 +43,46 @@ const opts = (repo: Repo, extra: Partial<{ allowFail: boolean; env: NodeJS.Proce
   allowFail: extra.allowFail,
 });
 
+/** Remote names and URLs, and each branch's upstream remote, from one `git config` read. */
+async function remoteConfig(
+  repo: Repo,
+): Promise<{ urls: Map<string, string>; upstream: Map<string, string> }> {
+  const r = await git(
+    ['config', '-z', '--get-regexp', '^(remote\\..+\\.url|branch\\..+\\.remote)$'],
+    opts(repo, { allowFail: true }),
+  );
+  const urls = new Map<string, string>();
+  const upstream = new Map<string, string>();
+  for (const kv of r.stdout.toString('utf8').split('\0')) {
+    const nl = kv.indexOf('\n');
+    if (nl < 0) continue;
+    const key = kv.slice(0, nl);
+    const value = kv.slice(nl + 1);
+    const m = /^(remote|branch)\.(.+)\.(url|remote)$/.exec(key);
+    if (!m) continue;
+    if (m[1] === 'remote' && !urls.has(m[2])) urls.set(m[2], value);
+    if (m[1] === 'branch') upstream.set(m[2], value);
+  }
+  return { urls, upstream };
+}
+
 export async function listRemotes(repo: Repo): Promise<string[]> {
-  const out = await gitText(['remote'], opts(repo));
-  return out.split('\n').filter(Boolean);
+  return [...(await remoteConfig(repo)).urls.keys()];
+}
+
+async function pickDefault(
+  repo: Repo,
+  cfg: { urls: Map<string, string>; upstream: Map<string, string> },
+): Promise<string> {
+  const head = await git(['symbolic-ref', '-q', '--short', 'HEAD'], opts(repo, { allowFail: true }));
+  const branch = head.code === 0 ? head.stdout.toString().trim() : '';
+  const name = branch ? cfg.upstream.get(branch) : undefined;
+  return name && name !== '.' && cfg.urls.has(name) ? name : 'origin';
 }
 
 /** The current branch's upstream remote, else `origin`. */
 export async function defaultRemote(repo: Repo): Promise<string> {
-  const head = await git(['symbolic-ref', '-q', '--short', 'HEAD'], opts(repo, { allowFail: true }));
-  const branch = head.code === 0 ? head.stdout.toString().trim() : '';
-  if (branch) {
-    const r = await git(['config', '--get', `branch.${branch}.remote`], opts(repo, { allowFail: true }));
-    const name = r.stdout.toString().trim();
-    if (r.code === 0 && name && name !== '.' && (await listRemotes(repo)).includes(name)) return name;
-  }
-  return 'origin';
+  return pickDefault(repo, await remoteConfig(repo));
 }
 
 export interface RemoteInfo {
@@ -67,9 +92,11 @@ export interface RemoteInfo {
 
 /** Resolves a remote name (default: upstream's, else origin); one clear error when it does not exist. */
 export async function resolveRemote(repo: Repo, name?: string): Promise<RemoteInfo> {
-  const remote = name?.trim() || (await defaultRemote(repo));
-  const remotes = await listRemotes(repo);
-  if (!remotes.includes(remote)) {
+  const cfg = await remoteConfig(repo);
+  const remote = name?.trim() || (await pickDefault(repo, cfg));
+  const url = cfg.urls.get(remote);
+  if (url === undefined) {
+    const remotes = [...cfg.urls.keys()];
     const known = remotes.length ? `known remotes: ${remotes.join(', ')}` : 'this repository has no remotes';
     throw err(
       'E_REMOTE',
@@ -77,7 +104,6 @@ export async function resolveRemote(repo: Repo, name?: string): Promise<RemoteIn
       remotes.length ? `name one: git mem sync ${remotes[0]}` : `add one: git remote add ${remote} URL`,
     );
   }
-  const url = await gitText(['remote', 'get-url', remote], opts(repo));
   return { name: remote, url };
 }
 

@@ -157,7 +157,7 @@ export async function validateIncoming(store: Store, ours: string | null, theirs
       const last = await git(['log', '-1', '--format=%H', theirs, '--', path], { cwd, env, allowFail: true });
       const commit = last.stdout.toString().trim() || theirs;
       throw err(
-        'E_INVALID_RECORD',
+        'E_MERGE',
         `the remote memory holds a malformed record ${path} (commit ${commit.slice(0, 12)}): ${problem}`,
         'nothing was merged; fix or remove that record where it was written and sync again',
         { path, commit },
