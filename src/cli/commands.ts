@@ -2,6 +2,7 @@
 import type { CommandDef } from './command.js';
 import add from './add.js';
 import check from './check.js';
+import ci from './ci.js';
 import reanchor from './reanchor.js';
 import stale from './stale.js';
 import config from './config.js';
@@ -67,6 +68,7 @@ export const commands: CommandDef[] = [
   check,
   stale,
   reanchor,
+  ci,
   models,
   sync,
   pull,
