@@ -24,6 +24,7 @@ import rm from './rm.js';
 import mcp from './mcp.js';
 import rules from './rules.js';
 import search from './search.js';
+import daemon from './daemon.js';
 import reindex from './reindex.js';
 import contextPack from './context-pack.js';
 import show from './show.js';
@@ -61,6 +62,7 @@ export const commands: CommandDef[] = [
   rules,
   mcp,
   search,
+  daemon,
   reindex,
   contextPack,
   hooks,

@@ -1,21 +1,236 @@
 /**
- * Client side of the query daemon (filled in by the daemon module): returns
- * undefined when no daemon answers, and the caller searches in-process.
+ * Client side of the query daemon: a long-lived `git mem daemon run` process
+ * that keeps the search index of one store in memory and answers on a Unix
+ * socket in .git/mem/search/<ref>/. One-shot CLI calls use it when it runs,
+ * start it on demand for a store big enough to be worth it, and fall back to
+ * searching in-process on any problem. The daemon brings its index to the
+ * ref's tip before every answer, so it never serves a stale result.
+ *
+ * Deliberately light: no Orama, no index code is imported here.
  */
+import { spawn } from 'node:child_process';
+import { existsSync, statSync, unlinkSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 
 export interface DaemonRequest {
-  op: 'search' | 'context';
-  q: unknown;
+  op: 'search' | 'context' | 'ping' | 'stop';
+  q?: unknown;
 }
 
-export async function queryViaDaemon(
-  _store: Store,
-  _req: DaemonRequest,
-  _env: NodeJS.ProcessEnv,
-): Promise<unknown | undefined> {
+export interface DaemonReply {
+  ok: boolean;
+  result?: unknown;
+  error?: { code: string; message: string; hint?: string; data?: Record<string, unknown> };
+  /** build of the daemon (a daemon of another build is replaced) */
+  build?: string;
+  pid?: number;
+  tip?: string | null;
+  memories?: number;
+  uptimeMs?: number;
+}
+
+/** Snapshots bigger than this (bytes) make a one-shot search start the daemon (about 1–2k memories). */
+export const AUTO_START_BYTES = 2 * 1024 * 1024;
+/** Unix socket paths are limited to ~107 bytes; longer ones mean no daemon (search runs in-process). */
+const MAX_SOCKET_PATH = 100;
+
+export function daemonDir(store: Store): string {
+  return memDir(store.repo, 'search', store.ref.replace(/[^A-Za-z0-9]+/g, '_'));
+}
+
+export function socketPath(store: Store): string {
+  return join(daemonDir(store), 'daemon.sock');
+}
+
+/** Identifies this build of git-mem: the bundle (or source file) and its modification time. */
+export function buildId(): string {
+  const self = fileURLToPath(import.meta.url);
+  try {
+    return `${self}@${statSync(self).mtimeMs}`;
+  } catch {
+    return self;
+  }
+}
+
+/** The launcher script (bin/git-mem.js) of this installation. */
+export function binPath(): string | undefined {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    const p = join(dir, 'bin', 'git-mem.js');
+    if (existsSync(p)) return p;
+    dir = dirname(dir);
+  }
   return undefined;
 }
 
-/** Asks a running daemon to exit (reindex does this so it never serves a dropped index). */
-export async function stopDaemon(_store: Store): Promise<void> {}
+/** One request, one reply (newline-delimited JSON); rejects on connection errors or timeout. */
+export function ask(path: string, req: DaemonRequest, timeoutMs = 30_000): Promise<DaemonReply> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(path);
+    let buf = '';
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new Error('daemon timed out'));
+    }, timeoutMs);
+    sock.setEncoding('utf8');
+    sock.on('connect', () => sock.write(`${JSON.stringify(req)}\n`));
+    sock.on('data', (d: string) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        sock.end();
+        try {
+          resolve(JSON.parse(buf.slice(0, nl)) as DaemonReply);
+        } catch (e) {
+          reject(e);
+        }
+      }
+    });
+    sock.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    sock.on('close', () => {
+      clearTimeout(timer);
+      if (!buf.includes('\n')) reject(new Error('daemon closed the connection'));
+    });
+  });
+}
+
+function mode(env: NodeJS.ProcessEnv): 'auto' | 'on' | 'off' {
+  const v = String(env.GIT_MEM_DAEMON ?? 'auto').toLowerCase();
+  if (['0', 'off', 'no', 'false'].includes(v)) return 'off';
+  if (['1', 'on', 'yes', 'true'].includes(v)) return 'on';
+  return 'auto';
+}
+
+/** Whether a one-shot search should start a daemon for this store. */
+function worthStarting(store: Store, env: NodeJS.ProcessEnv): boolean {
+  const m = mode(env);
+  if (m === 'on') return true;
+  if (m === 'off') return false;
+  try {
+    return statSync(join(daemonDir(store), 'index.json')).size >= AUTO_START_BYTES;
+  } catch {
+    return false;
+  }
+}
+
+/** Pings the daemon; undefined when none answers (a dead socket file is removed). */
+export async function pingDaemon(store: Store): Promise<DaemonReply | undefined> {
+  const path = socketPath(store);
+  if (!existsSync(path)) return undefined;
+  try {
+    const r = await ask(path, { op: 'ping' }, 2000);
+    return r.ok ? r : undefined;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ECONNREFUSED' || code === 'ENOENT') {
+      try {
+        unlinkSync(path);
+      } catch {}
+    }
+    return undefined;
+  }
+}
+
+/** Starts a daemon in the background and waits until it answers (or gives up after `waitMs`). */
+export async function startDaemon(
+  store: Store,
+  env: NodeJS.ProcessEnv,
+  waitMs = 15_000,
+): Promise<DaemonReply | undefined> {
+  const path = socketPath(store);
+  if (path.length > MAX_SOCKET_PATH) return undefined;
+  const bin = binPath();
+  if (!bin) return undefined;
+  const child = spawn(
+    process.execPath,
+    [bin, 'daemon', 'run', ...(store.ref === 'refs/memory' ? [] : ['--ref', store.ref])],
+    {
+      cwd: store.repo.cwd,
+      env: { ...env, GIT_MEM_DAEMON: 'off' },
+      detached: true,
+      stdio: 'ignore',
+    },
+  );
+  child.on('error', () => {});
+  child.unref();
+  const until = Date.now() + waitMs;
+  let delay = 20;
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(200, delay * 2);
+    const r = await pingDaemon(store);
+    if (r) return r;
+  }
+  return undefined;
+}
+
+/**
+ * Runs a request through the daemon: the running one, or one started now when
+ * the store is big enough. Undefined means "do it in-process". Errors the daemon
+ * reports for the request itself (bad input) are rethrown as they are.
+ */
+export async function queryViaDaemon(
+  store: Store,
+  req: DaemonRequest,
+  env: NodeJS.ProcessEnv,
+): Promise<unknown | undefined> {
+  if (mode(env) === 'off') return undefined;
+  const path = socketPath(store);
+  if (path.length > MAX_SOCKET_PATH) return undefined;
+  let alive = existsSync(path);
+  if (!alive && !worthStarting(store, env)) return undefined;
+  let reply: DaemonReply | undefined;
+  try {
+    reply = await ask(path, req);
+  } catch {
+    alive = false;
+  }
+  if (reply?.ok && reply.build !== buildId()) {
+    // a daemon of another git-mem build: replace it
+    await stopDaemon(store);
+    reply = undefined;
+    alive = false;
+  }
+  if (!reply) {
+    if (alive || !worthStarting(store, env)) return undefined;
+    try {
+      if (existsSync(path)) unlinkSync(path);
+    } catch {}
+    if (!(await startDaemon(store, env))) return undefined;
+    try {
+      reply = await ask(path, req);
+    } catch {
+      return undefined;
+    }
+  }
+  if (reply.ok) return reply.result;
+  if (reply.error?.code && reply.error.code !== 'E_INTERNAL') {
+    const { GitMemError } = await import('../errors.js');
+    throw new GitMemError(reply.error.code as never, reply.error.message, reply.error.hint, reply.error.data);
+  }
+  return undefined;
+}
+
+/** Asks a running daemon to exit and waits for its socket to go. */
+export async function stopDaemon(store: Store): Promise<boolean> {
+  const path = socketPath(store);
+  if (!existsSync(path)) return false;
+  try {
+    await ask(path, { op: 'stop' }, 5000);
+  } catch {
+    try {
+      unlinkSync(path);
+    } catch {}
+    return false;
+  }
+  for (let i = 0; i < 50 && existsSync(path); i++) await new Promise((r) => setTimeout(r, 20));
+  return true;
+}

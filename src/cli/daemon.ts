@@ -1,0 +1,80 @@
+import { err } from '../errors.js';
+import { Store } from '../gitstore/store.js';
+import { defineCommand } from './command.js';
+import { emit, openStore } from './context.js';
+
+export default defineCommand({
+  command: 'daemon <action>',
+  describe:
+    'the query daemon: keeps the search index in memory and answers search/context on a Unix socket in .git/mem (start|stop|status|run)',
+  builder: (y) =>
+    y
+      .positional('action', {
+        type: 'string',
+        choices: ['start', 'stop', 'status', 'run'],
+        describe: 'run = in the foreground',
+      })
+      .option('idle', { type: 'number', describe: 'seconds without requests before it exits (default 600)' })
+      .option('ref', { type: 'string', hidden: true }),
+  async run(a, ctx) {
+    const base = await openStore(ctx);
+    const store = a.ref ? new Store(base.repo, String(a.ref)) : base;
+    if (store !== base) ctx.stores.push(store);
+    const client = await import('../search/daemon-client.js');
+    switch (a.action) {
+      case 'status': {
+        const r = await client.pingDaemon(store);
+        const value = r
+          ? {
+              running: true,
+              pid: r.pid,
+              tip: r.tip,
+              memories: r.memories,
+              uptimeMs: r.uptimeMs,
+              socket: client.socketPath(store),
+            }
+          : { running: false, socket: client.socketPath(store) };
+        emit(ctx, value, () =>
+          r
+            ? `daemon ${r.pid} serving ${r.memories} memories at ${String(r.tip).slice(0, 12)} (up ${Math.round((r.uptimeMs ?? 0) / 1000)} s)`
+            : 'no daemon running',
+        );
+        return;
+      }
+      case 'stop': {
+        const stopped = await client.stopDaemon(store);
+        emit(ctx, { stopped }, () => (stopped ? 'daemon stopped' : 'no daemon running'));
+        return;
+      }
+      case 'start': {
+        const r = (await client.pingDaemon(store)) ?? (await client.startDaemon(store, ctx.env));
+        if (!r) throw err('E_IO', 'the daemon did not start', 'run git mem daemon run to see why');
+        emit(
+          ctx,
+          { running: true, pid: r.pid, tip: r.tip, memories: r.memories },
+          () => `daemon ${r.pid} serving ${r.memories} memories`,
+        );
+        return;
+      }
+      case 'run': {
+        const { serve } = await import('../search/daemon.js');
+        const idleMs =
+          a.idle !== undefined ? Number(a.idle) * 1000 : Number(ctx.env.GIT_MEM_DAEMON_IDLE_MS) || undefined;
+        let h: Awaited<ReturnType<typeof serve>>;
+        try {
+          h = await serve(store, { idleMs, log: (s) => ctx.io.err(`${s}\n`) });
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') return 0; // another daemon serves this store
+          throw e;
+        }
+        const onSignal = () => h.stop();
+        process.once('SIGTERM', onSignal);
+        process.once('SIGINT', onSignal);
+        await h.done;
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+        return 0;
+      }
+    }
+  },
+});

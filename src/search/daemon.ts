@@ -1,0 +1,170 @@
+/**
+ * The query daemon (server side): keeps one store's search index in memory
+ * and answers search and context requests on a Unix socket in
+ * .git/mem/search/<ref>/daemon.sock. Every request first brings the index to
+ * the ref's current tip (openIndex reads the tip and applies the tree diff),
+ * so an answer never reflects an older store. Requests run one at a time.
+ * Exits after an idle period (GIT_MEM_DAEMON_IDLE_MS, default 10 minutes),
+ * saving the index snapshot if it moved.
+ */
+import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { isGitMemError } from '../errors.js';
+import type { Store } from '../gitstore/store.js';
+import { ask, buildId, type DaemonReply, type DaemonRequest, socketPath } from './daemon-client.js';
+import {
+  buildContextPack,
+  type ContextOptions,
+  providerFor,
+  type SearchQuery,
+  searchMemories,
+} from './index.js';
+import { openIndex, saveSnapshot } from './store-index.js';
+
+export const DEFAULT_IDLE_MS = 10 * 60 * 1000;
+
+export interface DaemonHandle {
+  server: Server;
+  path: string;
+  done: Promise<void>;
+  stop: () => void;
+}
+
+/** Starts serving; resolves once listening. Rejects with E_DAEMON_RUNNING semantics (code 'EADDRINUSE') if another daemon answers. */
+export async function serve(
+  store: Store,
+  opts: { idleMs?: number; log?: (s: string) => void } = {},
+): Promise<DaemonHandle> {
+  const path = socketPath(store);
+  const idleMs = opts.idleMs ?? DEFAULT_IDLE_MS;
+  const started = Date.now();
+  const build = buildId();
+  // load the index before accepting connections (the git helpers start first, see openIndex)
+  const provider = await providerFor(store);
+  let st = await openIndex(store, { provider });
+  let queue: Promise<unknown> = Promise.resolve();
+  let idle: NodeJS.Timeout | undefined;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((r) => {
+    resolveDone = r;
+  });
+
+  const server = createServer((sock) => {
+    sock.setEncoding('utf8');
+    let buf = '';
+    sock.on('data', (d: string) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl < 0) {
+        if (buf.length > 1 << 20) sock.destroy();
+        return;
+      }
+      const line = buf.slice(0, nl);
+      buf = '';
+      armIdle();
+      queue = queue.then(async () => {
+        const reply = await handle(line);
+        if (!sock.destroyed) sock.end(`${JSON.stringify(reply)}\n`);
+      });
+    });
+    sock.on('error', () => {});
+  });
+
+  async function handle(line: string): Promise<DaemonReply> {
+    let req: DaemonRequest;
+    try {
+      req = JSON.parse(line) as DaemonRequest;
+    } catch {
+      return { ok: false, error: { code: 'E_INVALID_ARG', message: 'bad request' }, build };
+    }
+    try {
+      switch (req.op) {
+        case 'ping':
+          st = await openIndex(store, { provider });
+          return {
+            ok: true,
+            build,
+            pid: process.pid,
+            tip: st.tip,
+            memories: st.index.size,
+            uptimeMs: Date.now() - started,
+          };
+        case 'stop':
+          setImmediate(stop);
+          return { ok: true, build, pid: process.pid };
+        case 'search':
+          return { ok: true, build, result: await searchMemories(store, req.q as SearchQuery, { provider }) };
+        case 'context':
+          return {
+            ok: true,
+            build,
+            result: await buildContextPack(store, req.q as ContextOptions, { provider }),
+          };
+        default:
+          return {
+            ok: false,
+            error: { code: 'E_INVALID_ARG', message: `unknown op ${String((req as { op?: unknown }).op)}` },
+            build,
+          };
+      }
+    } catch (e) {
+      if (isGitMemError(e))
+        return { ok: false, error: { code: e.code, message: e.message, hint: e.hint, data: e.data }, build };
+      opts.log?.(`daemon: ${(e as Error).stack ?? e}`);
+      return { ok: false, error: { code: 'E_INTERNAL', message: String((e as Error).message ?? e) }, build };
+    }
+  }
+
+  function armIdle(): void {
+    if (idle) clearTimeout(idle);
+    idle = setTimeout(stop, idleMs);
+    idle.unref?.();
+  }
+
+  let stopped = false;
+  function stop(): void {
+    if (stopped) return;
+    stopped = true;
+    if (idle) clearTimeout(idle);
+    server.close();
+    try {
+      unlinkSync(path);
+    } catch {}
+    queue.finally(async () => {
+      try {
+        st = await openIndex(store, { provider, persist: false });
+        if (st.pending > 0 || st.savedTip !== st.tip) saveSnapshot(store, st);
+      } catch {}
+      resolveDone();
+    });
+  }
+
+  await listen(server, path);
+  try {
+    chmodSync(path, 0o600);
+  } catch {}
+  armIdle();
+  return { server, path, done, stop };
+}
+
+function listen(server: Server, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const tryListen = (retry: boolean) => {
+      server.once('error', async (e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EADDRINUSE' || !retry) return reject(e);
+        // a socket file is there: another daemon, or a dead one's leftover
+        try {
+          await ask(path, { op: 'ping' }, 2000);
+          reject(e); // alive: leave it serving
+        } catch {
+          try {
+            if (existsSync(path)) unlinkSync(path);
+          } catch {}
+          tryListen(false);
+        }
+      });
+      server.listen(path, () => resolve());
+    };
+    tryListen(true);
+  });
+}

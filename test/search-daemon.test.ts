@@ -1,0 +1,120 @@
+/**
+ * The query daemon as real processes (needs the bundle: npm run build).
+ * It answers on a Unix socket in .git/mem, applies a changed tip before
+ * answering, exits when idle, and the CLI falls back to in-process search
+ * when there is none.
+ */
+import { existsSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openRepo } from '../src/gitstore/repo.js';
+import { Store } from '../src/gitstore/store.js';
+import { queryViaDaemon, socketPath } from '../src/search/daemon-client.js';
+import { makeRepo, runBinAsync } from './helpers.js';
+
+const pids: number[] = [];
+afterAll(() => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {}
+  }
+});
+
+function out(r: { code: number; stdout: string; stderr: string }) {
+  try {
+    return JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`exit ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${r.stderr}`);
+  }
+}
+
+async function waitFor(cond: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await cond()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return cond();
+}
+
+describe('query daemon', () => {
+  it('serves search and context from memory and never answers from an old tip', async () => {
+    const r = makeRepo({ commit: true });
+    const env = { ...r.env, GIT_MEM_DAEMON: 'on' };
+    const bin = (args: string[]) => runBinAsync(args, { cwd: r.dir, env });
+    await r.memJson([
+      'add',
+      '--type',
+      'decision',
+      '--title',
+      'Pooling through pgbouncer',
+      '--content',
+      'Transaction mode.',
+    ]);
+    const started = await bin(['daemon', 'start', '--json']);
+    expect(started.code).toBe(0);
+    const info = out(started);
+    pids.push(info.pid);
+    expect(info).toMatchObject({ running: true, memories: 1 });
+    const store = new Store(await openRepo(r.dir, r.env));
+    try {
+      expect(existsSync(socketPath(store))).toBe(true);
+      const hits = out(await bin(['search', '--json', 'pgbouncer']));
+      expect(hits.map((h: { title: string }) => h.title)).toEqual(['Pooling through pgbouncer']);
+      // the store moves on (another process): the next answer includes the change
+      await r.memJson([
+        'add',
+        '--type',
+        'known_fix',
+        '--title',
+        'Websocket reconnect storms',
+        '--content',
+        'Reconnect with jitter.',
+      ]);
+      const ws = out(await bin(['search', '--json', 'websocket', 'jitter']));
+      expect(ws.map((h: { title: string }) => h.title)).toEqual(['Websocket reconnect storms']);
+      const pack = out(await bin(['context', '--format', 'json', '--query', 'websocket']));
+      expect(pack.items.map((i: { title: string }) => i.title)).toContain('Websocket reconnect storms');
+      // bad input is reported by the daemon as the CLI would
+      const bad = await bin(['search', '--type', 'nope', 'x']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('unknown type "nope"');
+      const status = out(await bin(['daemon', 'status', '--json']));
+      expect(status).toMatchObject({ running: true, pid: info.pid, memories: 2 });
+      expect((await bin(['daemon', 'stop'])).code).toBe(0);
+      expect(await waitFor(() => !existsSync(socketPath(store)), 3000)).toBe(true);
+      expect(out(await bin(['daemon', 'status', '--json'])).running).toBe(false);
+      // with no daemon (and a small store) the CLI answers in-process and starts none
+      expect(await queryViaDaemon(store, { op: 'search', q: { query: 'pgbouncer' } }, r.env)).toBeUndefined();
+      const off = await runBinAsync(['search', '--json', 'pgbouncer'], { cwd: r.dir, env: r.env });
+      expect(out(off)[0].title).toBe('Pooling through pgbouncer');
+      expect(existsSync(socketPath(store))).toBe(false);
+    } finally {
+      store.close();
+    }
+  }, 30_000);
+
+  it('exits by itself when idle and removes its socket', async () => {
+    const r = makeRepo({ commit: true });
+    await r.memJson(['add', '--title', 'Something', '--content', 'x']);
+    const env = { ...r.env, GIT_MEM_DAEMON_IDLE_MS: '400' };
+    const s = await runBinAsync(['daemon', 'start', '--json'], { cwd: r.dir, env });
+    const { pid } = out(s);
+    pids.push(pid);
+    const store = new Store(await openRepo(r.dir, r.env));
+    try {
+      const gone = await waitFor(() => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      }, 8000);
+      expect(gone).toBe(true);
+      expect(existsSync(socketPath(store))).toBe(false);
+    } finally {
+      store.close();
+    }
+  }, 20_000);
+});
