@@ -149,6 +149,10 @@ describe('replaying a recorded Claude Code session', () => {
     expect(first).toContain(ids.relevant.slice(0, 12));
     expect(first).not.toContain('Use ESM imports');
     expect(first).not.toContain('deploy script');
+    // a memory given for a prompt counts as used; the session-start pack does not
+    const usage = readFileSync(join(repo.dir, '.git', 'mem', 'usage.log'), 'utf8');
+    expect(usage).toContain(ids.relevant);
+    expect(usage).not.toContain(ids.convention);
     // the correction, the marker and "thanks" match nothing new (the relevant one was already given)
     for (const p of prompts.slice(1)) expect(p.stdout).toBe('');
   });

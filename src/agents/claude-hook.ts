@@ -106,8 +106,20 @@ function readIds(paths: SessionPaths): Set<string> {
   }
 }
 
-function noteInjected(paths: SessionPaths, ids: string[]): void {
-  if (ids.length) appendFileSync(paths.injected, `${ids.join('\n')}\n`);
+async function noteInjected(
+  store: Store,
+  paths: SessionPaths,
+  ids: string[],
+  countUse: boolean,
+): Promise<void> {
+  if (!ids.length) return;
+  appendFileSync(paths.injected, `${ids.join('\n')}\n`);
+  if (!countUse) return;
+  try {
+    // a memory given for a prompt counts as used (importance from usage, seed 000); the start pack does not
+    const { recordUse } = await import('../search/usage.js');
+    recordUse(store.repo, ids);
+  } catch {}
 }
 
 export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> {
@@ -155,7 +167,7 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
           try {
             const inj = await sessionStartContext(store, { currentSession: session, global });
             print(ctx, 'SessionStart', inj.text);
-            noteInjected(paths, inj.ids);
+            await noteInjected(store, paths, inj.ids, false);
           } finally {
             global?.close();
           }
@@ -176,7 +188,7 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
           const { promptContext } = await import('./inject.js');
           const inj = await promptContext(store, p.prompt as string, { exclude: readIds(paths) });
           print(ctx, 'UserPromptSubmit', inj.text);
-          noteInjected(paths, inj.ids);
+          await noteInjected(store, paths, inj.ids, true);
         });
         return 0;
       case 'Stop':
