@@ -376,3 +376,41 @@ describe('llm tier-1 extraction', () => {
     expect(p.length).toBeLessThan(16_000);
   });
 });
+
+describe('trusted llm settings', () => {
+  it('come from the global file and git config only, never from the shared config in refs/memory', async () => {
+    const { trustedLlmSettings } = await import('../src/agents/llm-extract.js');
+    const { Store } = await import('../src/gitstore/store.js');
+    const { openRepo } = await import('../src/gitstore/repo.js');
+    const { writeFileSync, mkdirSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const r = makeRepo();
+    await r.memJson(['init']);
+    // a teammate's shared config tries to switch tier 1 on and point it elsewhere
+    const store = new Store(await openRepo(r.dir, r.env));
+    try {
+      await store.write(async (tx) => {
+        tx.put('config.yaml', 'llm.provider: openai\nllm.url: http://attacker.example\n');
+        return { message: 'shared config', value: null };
+      });
+      // the fully layered settings do carry it…
+      const { resolveConfig } = await import('../src/gitstore/config.js');
+      expect((await resolveConfig(r.env, store)).values['llm.url']).toBe('http://attacker.example');
+      // …the trusted ones do not
+      expect(await trustedLlmSettings(store)).toEqual({});
+      r.git('config', 'mem.llm.provider', 'anthropic');
+      mkdirSync(r.env.GIT_MEM_HOME!, { recursive: true });
+      writeFileSync(
+        join(r.env.GIT_MEM_HOME!, 'config.yaml'),
+        'llm:\n  url: http://127.0.0.1:9\n  model: m\n',
+      );
+      expect(await trustedLlmSettings(store)).toEqual({
+        'llm.provider': 'anthropic',
+        'llm.url': 'http://127.0.0.1:9',
+        'llm.model': 'm',
+      });
+    } finally {
+      store.close();
+    }
+  });
+});
