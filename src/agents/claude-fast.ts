@@ -5,8 +5,9 @@
  * the agent little more than starting node. Built as its own entry point
  * (dist/claude-fast.js) and importing node built-ins only.
  *
- * Anything else (other events, no repository, unparsable input) falls
- * through to the full CLI with the stdin already read.
+ * Other events go straight to the hook handler (claude-hook.ts) without the
+ * CLI's command table and argument parser; with extra arguments or
+ * GIT_MEM_NO_FAST_HOOK set, everything falls through to the full CLI.
  */
 import { appendEvent, compactEvent, findCommonDir, logLine, sessionPaths, TOOL_EVENTS } from './events.js';
 
@@ -39,6 +40,15 @@ function passOn(text: string | undefined): FastResult {
   };
 }
 
+/** Any other event: the hook handler itself, without loading the CLI's commands and argument parser. */
+async function slowPath(text: string | undefined): Promise<FastResult> {
+  const { io } = passOn(text) as { io: FastIO };
+  const { runClaudeHook } = await import('./claude-hook.js');
+  return {
+    code: await runClaudeHook({ io, cwd: process.cwd(), env: process.env, json: false, stores: [] }, []),
+  };
+}
+
 export async function fastHook(argv: string[]): Promise<FastResult> {
   if (argv.length !== 2 || process.env.GIT_MEM_NO_FAST_HOOK) return passOn(await readAll());
   const text = await readAll();
@@ -46,7 +56,7 @@ export async function fastHook(argv: string[]): Promise<FastResult> {
   try {
     p = JSON.parse(text ?? '');
   } catch {
-    return passOn(text);
+    return slowPath(text);
   }
   if (
     !p ||
@@ -55,11 +65,11 @@ export async function fastHook(argv: string[]): Promise<FastResult> {
     typeof p.session_id !== 'string' ||
     !p.session_id
   ) {
-    return passOn(text);
+    return slowPath(text);
   }
   const common =
     findCommonDir(process.cwd()) ?? (typeof p.cwd === 'string' ? findCommonDir(p.cwd) : undefined);
-  if (!common) return passOn(text);
+  if (!common) return slowPath(text);
   try {
     const paths = sessionPaths(common, p.session_id);
     const trigger = appendEvent(paths, compactEvent(p));
