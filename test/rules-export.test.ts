@@ -155,7 +155,7 @@ describe('rules export', () => {
       ].join('\n'),
     );
     const pnpm = read(r, '.cursor/rules/git-mem-use-pnpm-not-npm.mdc');
-    expect(pnpm).toContain('globs: \nalwaysApply: true\n');
+    expect(pnpm).toContain('description: Use pnpm, not npm\nglobs:\nalwaysApply: true\n');
     // a title with ": " is quoted so the frontmatter stays valid YAML
     expect(read(r, '.cursor/rules/git-mem-migrations-never-edit-an-applied-one.mdc')).toContain(
       'description: "Migrations: never edit an applied one"\nglobs: db/migrations/**\n',
@@ -273,10 +273,21 @@ describe('rules export', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toContain('[project db/migrations/**] Migrations: never edit an applied one');
     expect(human.stdout).not.toContain('[global]');
-    await r.memJson(['add', '--global', '--type', 'rule', '--title', 'Personal: short answers', '--content', 'Be brief.']);
+    await r.memJson([
+      'add',
+      '--global',
+      '--type',
+      'rule',
+      '--title',
+      'Personal: short answers',
+      '--content',
+      'Be brief.',
+    ]);
     const withGlobal = await r.mem(['rules', '--file', 'db/migrations/001.sql']);
     expect(withGlobal.stdout).toContain('[global] Personal: short answers');
-    expect((await r.mem(['rules', '--file', 'db/migrations/001.sql', '--no-global'])).stdout).not.toContain('Personal');
+    expect((await r.mem(['rules', '--file', 'db/migrations/001.sql', '--no-global'])).stdout).not.toContain(
+      'Personal',
+    );
   });
 });
 

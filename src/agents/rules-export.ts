@@ -159,7 +159,7 @@ export function cursorFrontmatter(r: ExportRule): string {
   return [
     '---',
     `description: ${scalar(r.title)}`,
-    `globs: ${globs}`,
+    globs ? `globs: ${globs}` : 'globs:',
     `alwaysApply: ${r.scope.length === 0}`,
     '---',
   ].join('\n');
