@@ -579,4 +579,75 @@ describe('session retention and context limits', () => {
   });
 });
 
-void writeFileSync;
+describe('tier 1 at session end', () => {
+  it('asks the configured OpenAI-compatible endpoint once per session and gates its proposals like tier 0', async () => {
+    const { createServer } = await import('node:http');
+    const requests: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        requests.push(`${req.method} ${req.url}`);
+        const memories = [
+          {
+            type: 'decision',
+            title: 'Invoices are rounded half-even',
+            body: 'Finance requires banker rounding on invoice totals.',
+            confidence: 0.8,
+          },
+          { type: 'convention', title: 'Build succeeded', body: 'ok' },
+        ];
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            id: 'x',
+            object: 'chat.completion',
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: JSON.stringify({ memories }) },
+                finish_reason: 'stop',
+              },
+            ],
+          }),
+        );
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const repo = makeRepo();
+      const env = {
+        ...repo.env,
+        GIT_MEM_HOOK_INLINE: '1',
+        GIT_MEM_LLM_PROVIDER: 'openai',
+        GIT_MEM_LLM_URL: `http://127.0.0.1:${port}`,
+        GIT_MEM_LLM_MODEL: 'tiny',
+      };
+      const base = { session_id: 'llm-1', transcript_path: '/t', cwd: repo.dir };
+      const send = (p: Record<string, unknown>) =>
+        repo.mem(['hook', 'claude-code'], { stdin: JSON.stringify({ ...base, ...p }), env });
+      await send({
+        hook_event_name: 'UserPromptSubmit',
+        prompt: 'Round the invoice totals like finance wants',
+      });
+      await send({
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Edit',
+        tool_input: { file_path: `${repo.dir}/inv.ts`, old_string: 'a', new_string: 'b' },
+        tool_response: {},
+        tool_use_id: 't1',
+      });
+      await send({ hook_event_name: 'Stop', stop_hook_active: false });
+      expect(requests).toEqual([]); // not at every turn
+      await send({ hook_event_name: 'SessionEnd', reason: 'other' });
+      expect(requests).toHaveLength(1);
+      const pending = await repo.memJson(['review']);
+      expect(pending.map((p: { title: string; method: string }) => [p.method, p.title])).toEqual([
+        ['tier1:llm', 'Invoices are rounded half-even'],
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+});

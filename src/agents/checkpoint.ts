@@ -178,7 +178,8 @@ export async function runCheckpoint(
       const candidates: Proposal[] = extractTier0(events, { since: ckpt.total, root, commits }).sort(
         (a, b) => (b.confidence ?? 0) - (a.confidence ?? 0) || a.at - b.at,
       );
-      if (opts.final) candidates.push(...(await tier1(store, events, root)));
+      // tier 1 (an LLM call) once per session, not at every Stop of every turn
+      if (opts.final && trigger !== 'stop') candidates.push(...(await tier1(store, events, root)));
       let verdicts: GateVerdict[] = [];
       if (candidates.length) {
         verdicts = await gateProposalsDetailed(store, candidates, {
