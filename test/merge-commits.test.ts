@@ -238,3 +238,62 @@ describe('mergeCommits (two clones of one remote)', () => {
     expect(mA.conflicts).toEqual([r.record.id]);
   });
 });
+
+describe('mergeCommits: histories and tombstones', () => {
+  it('merges two histories with no common commit as additions on both sides, the same both ways', async () => {
+    const {
+      clones: [a, b],
+    } = await clones(2);
+    // b starts its own history instead of the fetched one
+    b.git('update-ref', '-d', 'refs/memory');
+    const ra = await addMemory(a.store, { type: 'decision', title: 'from a', body: 'a\n' });
+    const rb = await addMemory(b.store, { type: 'decision', title: 'from b', body: 'b\n' });
+    const aTip = (await a.store.tip())!;
+    const bTip = (await b.store.tip())!;
+    fetchTheirs(a, b.dir);
+    fetchTheirs(b, a.dir);
+    expect(() => a.git('merge-base', aTip, bTip)).toThrow(); // no common commit
+    const mA = await mergeCommits(a.store, aTip, bTip);
+    const mB = await mergeCommits(b.store, bTip, aTip);
+    expect(treeOf(a, mA.commit!)).toBe(treeOf(b, mB.commit!));
+    expect((await a.store.catalogAt(mA.commit)).size).toBe(2);
+    expect(mA.stats.added).toBe(1);
+    void ra;
+    void rb;
+  });
+
+  it('collects tombstones older than tombstone-ttl-days (shared config), by the later commit date', async () => {
+    const {
+      clones: [a, b],
+    } = await clones(2);
+    const old = await addMemory(a.store, { type: 'decision', title: 'old', body: 'o\n' });
+    const fresh = await addMemory(a.store, { type: 'decision', title: 'fresh', body: 'f\n' });
+    await a.store.write(async (tx) => {
+      tx.put('config.yaml', 'tombstone-ttl-days: 5\n');
+      return { message: 'config', value: null };
+    });
+    a.git('push', '-q', 'origin', 'refs/memory:refs/mem/memory');
+    b.git('fetch', '-q', 'origin', '+refs/mem/memory:refs/memory');
+    await a.store.write(async (tx) => {
+      tx.removeRecord(old.record.id, {
+        id: old.record.id,
+        deleted: new Date(Date.now() - 10 * 864e5).toISOString(),
+        clock: 2,
+      });
+      tx.removeRecord(fresh.record.id, { id: fresh.record.id, deleted: new Date().toISOString(), clock: 2 });
+      return { message: 'rm both', value: null };
+    });
+    await addMemory(b.store, { type: 'decision', title: 'b', body: 'b\n' });
+    const aTip = (await a.store.tip())!;
+    const bTip = (await b.store.tip())!;
+    fetchTheirs(a, b.dir);
+    fetchTheirs(b, a.dir);
+    const mA = await mergeCommits(a.store, aTip, bTip);
+    const mB = await mergeCommits(b.store, bTip, aTip);
+    expect(treeOf(a, mA.commit!)).toBe(treeOf(b, mB.commit!));
+    const files = a.git('ls-tree', '-r', '--name-only', mA.commit!);
+    expect(files).not.toContain(`${old.record.id}.yaml`);
+    expect(files).toContain(`${fresh.record.id}.yaml`);
+    expect(files).not.toContain(recordPath(old.record.id));
+  });
+});

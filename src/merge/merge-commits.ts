@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { parse as parseYaml, stringify } from 'yaml';
 import { err } from '../errors.js';
 import { git, gitEnv } from '../gitstore/git.js';
-import { SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';
+import { SHARED_CONFIG_PATH, type Store, type TreeEntry } from '../gitstore/store.js';
 import {
   idFromPath,
   type MemoryRecord,
@@ -149,6 +149,11 @@ export async function mergeCommits(
   // several bases (criss-cross merges): any one will do, since merged trees are
   // deterministic; take the smallest id so both sides pick the same
   const base = bases[0] ?? null;
+  // started now, used at the end: the tombstones of ours and the two commit dates (for their collection)
+  const tombList = store.lsTree(ours, 'tombstones');
+  const dates = commitTimes(store, [ours, theirs]);
+  tombList.catch(() => {});
+  dates.catch(() => {});
   const [dO, dT] = await Promise.all([changedPaths(store, base, ours), changedPaths(store, base, theirs)]);
 
   // group record and tombstone paths by id; everything else merges per path
@@ -331,7 +336,7 @@ export async function mergeCommits(
   }
 
   // collect old tombstones (by the later of the two commit dates, so both sides agree)
-  await collectTombstones(store, ours, theirs, changes, config);
+  await collectTombstones(store, ours, await tombList, Math.max(...(await dates)), changes, config);
 
   stats.conflicted = conflicts.length;
   conflicts.sort();
@@ -371,15 +376,23 @@ async function mergeConfig(store: Store, base: string | null, oOid: string, tOid
   return { value: out, text: stringify(out) };
 }
 
-async function commitTime(store: Store, commit: string): Promise<number> {
-  const r = await git(['show', '-s', '--format=%ct', commit], { cwd: store.repo.cwd, env: store.repo.env });
-  return Number(r.stdout.toString().trim()) * 1000;
+async function commitTimes(store: Store, commits: string[]): Promise<number[]> {
+  const r = await git(['show', '-s', '--format=%ct', ...commits], {
+    cwd: store.repo.cwd,
+    env: store.repo.env,
+  });
+  return r.stdout
+    .toString()
+    .trim()
+    .split('\n')
+    .map((l) => Number(l) * 1000);
 }
 
 async function collectTombstones(
   store: Store,
   ours: string,
-  theirs: string,
+  oursTombs: TreeEntry[],
+  now: number,
   changes: Map<string, { oid: string } | { text: string } | { remove: true }>,
   config: Record<string, unknown> | undefined,
 ): Promise<void> {
@@ -397,9 +410,8 @@ async function collectTombstones(
   const raw = cfg?.[TOMBSTONE_TTL_KEY];
   const ttl = raw === undefined || raw === null ? DEFAULT_TOMBSTONE_TTL_DAYS : Number(raw);
   if (!(ttl > 0)) return;
-  const now = Math.max(await commitTime(store, ours), await commitTime(store, theirs));
   const present = new Map<string, string | { text: string }>();
-  for (const e of await store.lsTree(ours, 'tombstones')) present.set(e.path, e.oid);
+  for (const e of oursTombs) present.set(e.path, e.oid);
   for (const [path, c] of changes) {
     if (!path.startsWith('tombstones/')) continue;
     if ('remove' in c) present.delete(path);
