@@ -62,19 +62,23 @@ beforeAll(async () => {
       'Chose Postgres for JSONB columns and partial indexes.',
     ])
   ).id;
+  // a memory anchored to code that then changes: `git mem check` flags it stale with a reason
   ids.stale = (
     await r.memJson([
       'add',
       '--type',
       'known_fix',
-      '--status',
-      'stale',
+      '--anchor',
+      'src/db/pool.ts:1',
       '--title',
       'Pool exhaustion fix',
       '--content',
       'Raise the pool size to 20 in src/db/pool.ts.',
     ])
   ).id;
+  r.write('src/db/pool.ts', 'export const pool = 20;\n');
+  r.commitAll('bigger pool');
+  await r.memJson(['check']);
   ids.pending = (
     await r.memJson([
       'add',
@@ -198,8 +202,9 @@ describe('git mem mcp over stdio', () => {
     expect(rules[0].matched).toBe('src/db/**');
     const other = await callJson<Array<{ id: string }>>('rules', { file: 'README.md' });
     expect(other.map((x) => x.id)).toEqual([ids.always]);
-    const stale = await callJson<Array<{ id: string; title: string }>>('stale');
+    const stale = await callJson<Array<{ id: string; title: string; reasons: string[] }>>('stale');
     expect(stale.map((s) => s.id)).toEqual([ids.stale]);
+    expect(stale[0].reasons.join('\n')).toMatch(/src\/db\/pool\.ts:1-1: changed/);
     const sessions = await callJson<Array<{ id: string; summary: string }>>('sessions');
     expect(sessions.map((s) => s.id)).toEqual([ids.session]);
     expect(sessions[0].summary).toContain('src/db/pool.ts (+3 -1)');

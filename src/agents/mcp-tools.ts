@@ -572,7 +572,8 @@ async function doStale(env: McpEnv, a: Json): Promise<ToolResult> {
       title: r.title,
       updated: r.updated,
       anchors: r.anchors,
-      ...(r.extra.stale !== undefined ? { stale: r.extra.stale } : {}),
+      // why it went stale, as the anchors check recorded it (edited range, deleted file, removed symbol…)
+      reasons: Array.isArray(r.extra.stale_reasons) ? r.extra.stale_reasons : [],
     })),
   );
 }
