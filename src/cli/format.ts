@@ -2,7 +2,7 @@
 
 import type { Catalog } from '../gitstore/store.js';
 import type { MemoryRecord, RecordSummary } from '../model/record.js';
-import { recordTokens } from '../model/record.js';
+import { recordTokens, summaryToJSON } from '../model/record.js';
 
 export function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
@@ -15,23 +15,8 @@ export function summaryLine(s: RecordSummary, cat?: Catalog): string {
   return `${id}  ${pad(s.type, 14)} ${s.title}${alias}${flags}  ~${s.tokens}t`;
 }
 
-export function summaryJSON(s: RecordSummary) {
-  return {
-    id: s.id,
-    alias: s.alias ?? null,
-    type: s.type,
-    title: s.title,
-    status: s.status,
-    tags: s.tags,
-    scope: s.scope,
-    confidence: s.confidence,
-    created: s.created,
-    updated: s.updated,
-    expires: s.expires ?? null,
-    tokens: s.tokens,
-    anchors: s.anchors,
-  };
-}
+/** The stable JSON shape of one summary (an element of `list --json`). */
+export const summaryJSON = summaryToJSON;
 
 export function recordText(r: MemoryRecord, cat?: Catalog): string {
   const lines = [`${cat ? cat.abbrev(r.id) : r.id}  ${r.type}  ${r.title}`, `id:         ${r.id}`];

@@ -17,15 +17,22 @@ export interface ListFilter {
 }
 
 /** Pure filter over catalog entries; sorted oldest first (ids are time-ordered). */
-export function filterEntries(
-  entries: Iterable<CatalogEntry>,
+type Filterable = Pick<CatalogEntry, 'id' | 'tags' | 'alias' | 'expires'> & {
+  type: string;
+  status: string;
+  scope?: string[];
+  anchors?: string[];
+};
+
+export function filterEntries<T extends Filterable>(
+  entries: Iterable<T>,
   f: ListFilter,
   now = Date.now(),
-): CatalogEntry[] {
+): T[] {
   for (const t of f.type ?? [])
     if (!isType(t)) throw err('E_INVALID_ARG', `unknown type "${t}"`, 'see git mem add --help for types');
   for (const s of f.status ?? []) if (!isStatus(s)) throw err('E_INVALID_ARG', `unknown status "${s}"`);
-  const out: CatalogEntry[] = [];
+  const out: T[] = [];
   for (const e of entries) {
     if (!f.includeExpired && isExpired(e, now)) continue;
     if (f.type?.length && !f.type.includes(e.type)) continue;
@@ -37,8 +44,9 @@ export function filterEntries(
     }
     if (f.scopeFile !== undefined) {
       const p = f.scopeFile;
-      if (e.scope.length && !micromatch.isMatch(p, e.scope, { dot: true })) continue;
-      if (!e.scope.length && !e.anchors.some((a) => a === p)) continue;
+      const scope = e.scope ?? [];
+      if (scope.length && !micromatch.isMatch(p, scope, { dot: true })) continue;
+      if (!scope.length && !(e.anchors ?? []).some((a) => a === p)) continue;
     }
     out.push(e);
   }
@@ -70,14 +78,23 @@ export default defineCommand({
       a['scope-file'] !== undefined
         ? await normalizeRepoPath(store, ctx, String(a['scope-file']))
         : undefined;
-    const rows = filterEntries(cat.entries.values(), {
+    const filter = {
       category: a.category,
       type: list(a.type),
       tag: list(a.tag),
       status: list(a.status),
       scopeFile,
       includeExpired: a['include-expired'],
-    });
+    };
+    if (ctx.json && scopeFile === undefined) {
+      // fast path: filter on the catalog rows and print the cached JSON of each summary as is
+      const hits = filterEntries(cat.rows.values(), filter);
+      ctx.io.out(hits.length ? `[\n${hits.map((h) => cat.lines.get(h.id)).join(',\n')}\n]\n` : '[]\n');
+      if (cat.bad.length)
+        ctx.io.err(`git-mem: warning: ${cat.bad.length} malformed record(s) skipped; run git mem doctor\n`);
+      return;
+    }
+    const rows = filterEntries(cat.entries.values(), filter);
     emit(ctx, rows.map(summaryJSON), () => {
       const lines = rows.map((r) => summaryLine(r, cat));
       if (cat.bad.length)

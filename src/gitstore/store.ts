@@ -8,6 +8,8 @@
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { err } from '../errors.js';
 import { abbreviate, normalizeIdInput } from '../model/id.js';
@@ -20,6 +22,7 @@ import {
   recordPath,
   serializeRecord,
   summarize,
+  summaryToJSON,
   tombstonePath,
 } from '../model/record.js';
 import { loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
@@ -41,20 +44,67 @@ export interface BadRecord {
   error: string;
 }
 
-/** Parsed summaries of every record at one commit (derived data, cached under .git/mem/). */
+/** The few fields resolution and cheap filters need, kept unparsed-JSON-free. */
+export interface CatalogRow {
+  id: string;
+  oid: string;
+  alias?: string;
+  type: string;
+  status: string;
+  expires?: string;
+  tags: string[];
+}
+
+/**
+ * Summaries of every record at one commit (derived data, cached under
+ * .git/mem/). Rows (id, oid, alias, type, status, expiry, tags) are always in
+ * memory; each record's full summary is kept as its JSON text and parsed only
+ * when `entries` is first read, so resolving an id or printing `list --json`
+ * never parses 10k objects.
+ */
 export class Catalog {
   readonly sortedIds: string[];
   readonly aliases = new Map<string, string>();
+  private parsed?: Map<string, CatalogEntry>;
   constructor(
     readonly tip: string | null,
-    readonly entries: Map<string, CatalogEntry>,
+    readonly rows: Map<string, CatalogRow>,
+    /** id → the record summary as compact JSON (the `list --json` element) */
+    readonly lines: Map<string, string>,
     readonly bad: BadRecord[],
   ) {
-    this.sortedIds = [...entries.keys()].sort();
-    for (const e of entries.values()) if (e.alias) this.aliases.set(e.alias, e.id);
+    this.sortedIds = [...rows.keys()].sort();
+    for (const r of rows.values()) if (r.alias) this.aliases.set(r.alias, r.id);
+  }
+  static fromEntries(tip: string | null, entries: Iterable<CatalogEntry>, bad: BadRecord[]): Catalog {
+    const rows = new Map<string, CatalogRow>();
+    const lines = new Map<string, string>();
+    for (const e of entries) {
+      rows.set(e.id, rowOf(e));
+      lines.set(e.id, JSON.stringify(summaryToJSON(e)));
+    }
+    return new Catalog(tip, rows, lines, bad);
+  }
+  /** Full summaries (parsed on first use). */
+  get entries(): Map<string, CatalogEntry> {
+    if (!this.parsed) {
+      const m = new Map<string, CatalogEntry>();
+      for (const id of this.sortedIds) {
+        const j = JSON.parse(this.lines.get(id)!);
+        const e: CatalogEntry = { ...j, oid: this.rows.get(id)!.oid };
+        if (j.alias == null) delete e.alias;
+        if (j.expires == null) delete e.expires;
+        m.set(id, e);
+      }
+      this.parsed = m;
+    }
+    return this.parsed;
   }
   get size(): number {
-    return this.entries.size;
+    return this.rows.size;
+  }
+  oidOf(id: string): string | undefined {
+    return this.rows.get(id)?.oid;
   }
   abbrev(id: string): string {
     return abbreviate(id, this.sortedIds);
@@ -70,9 +120,10 @@ export class Catalog {
       const matches = this.prefixMatches(p);
       if (matches.length === 1) return matches[0];
       if (matches.length > 1) {
-        const shown = matches
-          .slice(0, 10)
-          .map((id) => `${this.abbrev(id)} ${this.entries.get(id)?.title ?? ''}`);
+        const shown = matches.slice(0, 10).map((id) => {
+          const title = (JSON.parse(this.lines.get(id) ?? '{}') as { title?: string }).title ?? '';
+          return `${this.abbrev(id)} ${title}`;
+        });
         throw err(
           'E_AMBIGUOUS',
           `"${s}" is ambiguous: ${matches.length} memories match (${shown.join('; ')})`,
@@ -96,6 +147,13 @@ export class Catalog {
     for (let i = lo; i < ids.length && ids[i].startsWith(prefix); i++) out.push(ids[i]);
     return out;
   }
+}
+
+function rowOf(e: CatalogEntry): CatalogRow {
+  const r: CatalogRow = { id: e.id, oid: e.oid, type: e.type, status: e.status, tags: e.tags };
+  if (e.alias) r.alias = e.alias;
+  if (e.expires) r.expires = e.expires;
+  return r;
 }
 
 export interface TreeEntry {
@@ -180,6 +238,8 @@ export class Store {
   }
 
   async tip(): Promise<string | null> {
+    const fast = readRefFast(this.repo.commonDir, this.ref);
+    if (fast !== undefined) return fast;
     const r = await git(['rev-parse', '-q', '--verify', `${this.ref}^{commit}`], {
       cwd: this.repo.cwd,
       env: this.repo.env,
@@ -260,18 +320,21 @@ export class Store {
   }
 
   private async buildCatalog(commit: string | null, useCache: boolean): Promise<Catalog> {
-    if (!commit) return new Catalog(null, new Map(), []);
+    if (!commit) return new Catalog(null, new Map(), new Map(), []);
     const cached = useCache ? loadCatalogCache(this.repo, this.ref) : undefined;
-    if (cached && cached.tip === commit) return new Catalog(commit, cached.entries, cached.bad);
-    let entries: Map<string, CatalogEntry>;
+    if (cached && cached.tip === commit) return cached;
+    let rows: Map<string, CatalogRow>;
+    let lines: Map<string, string>;
     let bad: BadRecord[];
     let changed: Array<{ path: string; oid: string | null }>;
     if (cached?.tip && (await this.hasCommit(cached.tip))) {
-      entries = cached.entries;
+      rows = new Map(cached.rows);
+      lines = new Map(cached.lines);
       bad = cached.bad;
       changed = await this.diffPaths(cached.tip, commit, 'memories');
     } else {
-      entries = new Map();
+      rows = new Map();
+      lines = new Map();
       bad = [];
       changed = (await this.lsTree(commit, 'memories')).map((e) => ({ path: e.path, oid: e.oid }));
     }
@@ -281,8 +344,10 @@ export class Store {
       const id = idFromPath(c.path);
       badByPath.delete(c.path);
       if (!id) continue;
-      if (c.oid === null) entries.delete(id);
-      else toRead.push({ path: c.path, oid: c.oid, id });
+      if (c.oid === null) {
+        rows.delete(id);
+        lines.delete(id);
+      } else toRead.push({ path: c.path, oid: c.oid, id });
     }
     const blobs = await this.catFile.readMany(toRead.map((t) => t.oid));
     toRead.forEach((t, i) => {
@@ -291,13 +356,16 @@ export class Store {
         if (!blob) throw new RecordParseError('blob missing');
         const r = parseRecord(blob.content.toString('utf8'), t.path);
         if (r.id !== t.id) throw new RecordParseError(`id ${r.id} does not match its path`);
-        entries.set(t.id, { ...summarize(r), oid: t.oid });
+        const e: CatalogEntry = { ...summarize(r), oid: t.oid };
+        rows.set(t.id, rowOf(e));
+        lines.set(t.id, JSON.stringify(summaryToJSON(e)));
       } catch (e) {
-        entries.delete(t.id);
+        rows.delete(t.id);
+        lines.delete(t.id);
         badByPath.set(t.path, { path: t.path, oid: t.oid, error: (e as Error).message });
       }
     });
-    const cat = new Catalog(commit, entries, [...badByPath.values()]);
+    const cat = new Catalog(commit, rows, lines, [...badByPath.values()]);
     if (useCache) saveCatalogCache(this.repo, this.ref, cat);
     return cat;
   }
@@ -339,9 +407,9 @@ export class Store {
     const commit = at === undefined ? await this.requireTip() : at;
     const catalog = await this.catalogAt(commit, at === undefined);
     const id = catalog.resolve(input);
-    const e = catalog.entries.get(id)!;
-    const blob = await this.readBlob(e.oid);
-    if (!blob) throw err('E_NOT_FOUND', `object ${e.oid} for ${id} is missing`, 'run git mem doctor');
+    const oid = catalog.oidOf(id)!;
+    const blob = await this.readBlob(oid);
+    if (!blob) throw err('E_NOT_FOUND', `object ${oid} for ${id} is missing`, 'run git mem doctor');
     return { record: this.parse(blob.toString('utf8'), recordPath(id), commit), catalog };
   }
 
@@ -520,6 +588,36 @@ export class Store {
         'pick a later revision or date',
       );
     return oid;
+  }
+}
+
+/**
+ * Reads a ref straight from the files backend (a loose ref, else packed-refs)
+ * to save a git process on every command. undefined = "ask git" (symbolic
+ * refs, the reftable backend, anything unexpected); null = no such ref.
+ * Git writes both files by atomic rename, so a read never sees half a write.
+ */
+export function readRefFast(commonDir: string, ref: string): string | null | undefined {
+  try {
+    if (existsSync(join(commonDir, 'reftable'))) return undefined;
+    try {
+      const loose = readFileSync(join(commonDir, ref), 'utf8').trim();
+      return /^[0-9a-f]{40}$/.test(loose) ? loose : undefined;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+    }
+    let packed: string;
+    try {
+      packed = readFileSync(join(commonDir, 'packed-refs'), 'utf8');
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
+    }
+    const at = packed.indexOf(` ${ref}\n`);
+    if (at < 40) return null;
+    const oid = packed.slice(at - 40, at);
+    return /^[0-9a-f]{40}$/.test(oid) && (at === 40 || packed[at - 41] === '\n') ? oid : undefined;
+  } catch {
+    return undefined;
   }
 }
 

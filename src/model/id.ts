@@ -35,32 +35,26 @@ function encodeTime(ms: number): string {
   return out;
 }
 
-/** A new id; monotonic within one process even inside the same millisecond. */
+/**
+ * A new id, ordered within this process. Inside one millisecond the first
+ * random character is raised and the rest re-drawn, so ids still differ near
+ * the front and abbreviate short (a plain +1, as in ULID's monotonic mode,
+ * would make a bulk import's ids share 25 characters); after 32 ids in one
+ * millisecond the clock is borrowed forward by 1 ms, never backwards.
+ */
 export function newId(now: number = Date.now()): string {
-  if (now === lastTime) {
-    // Same millisecond: stay ordered by raising an early random digit and
-    // re-randomising the rest, so ids still differ near the front and
-    // abbreviate short (a plain +1 would make them share 25 characters).
-    const bytes = random16();
-    let pos = 1;
-    while (pos >= 0 && lastRandom[pos] === 31) pos--;
-    if (pos < 0) {
-      for (let i = lastRandom.length - 1; i >= 0; i--) {
-        if (lastRandom[i] < 31) {
-          lastRandom[i]++;
-          break;
-        }
-        lastRandom[i] = 0;
-      }
-    } else {
-      lastRandom[pos]++;
-      for (let i = pos + 1; i < lastRandom.length; i++) lastRandom[i] = bytes[i] % 32;
+  const bytes = random16();
+  if (now <= lastTime) {
+    if (lastRandom[0] < 31) {
+      lastRandom[0]++;
+      for (let i = 1; i < 16; i++) lastRandom[i] = bytes[i] % 32;
+      return encodeTime(lastTime) + lastRandom.map((d) => ALPHABET[d]).join('');
     }
-  } else {
-    lastTime = now;
-    const bytes = random16();
-    lastRandom = Array.from({ length: 16 }, (_, i) => bytes[i] % 32);
+    now = lastTime + 1;
   }
+  lastTime = now;
+  // the first random digit starts low so that a burst has room to stay ordered
+  lastRandom = Array.from({ length: 16 }, (_, i) => (i === 0 ? bytes[0] % 8 : bytes[i] % 32));
   return encodeTime(now) + lastRandom.map((d) => ALPHABET[d]).join('');
 }
 

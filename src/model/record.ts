@@ -454,6 +454,25 @@ export function summarize(r: MemoryRecord): RecordSummary {
   return s;
 }
 
+/** The stable JSON shape of one summary (an element of `list --json`). */
+export function summaryToJSON(s: RecordSummary) {
+  return {
+    id: s.id,
+    alias: s.alias ?? null,
+    type: s.type,
+    title: s.title,
+    status: s.status,
+    tags: s.tags,
+    scope: s.scope,
+    confidence: s.confidence,
+    created: s.created,
+    updated: s.updated,
+    expires: s.expires ?? null,
+    tokens: s.tokens,
+    anchors: s.anchors,
+  };
+}
+
 /** The stable JSON shape of one record (`show --json`). */
 export function recordToJSON(r: MemoryRecord): Record<string, unknown> {
   return {
