@@ -297,3 +297,42 @@ describe('mergeCommits: histories and tombstones', () => {
     expect(files).not.toContain(recordPath(old.record.id));
   });
 });
+
+describe('mergeCommits: criss-cross merges', () => {
+  it('merges against a virtual base: edits both sides already share are not conflicts', async () => {
+    const {
+      clones: [a, b],
+    } = await clones(2);
+    const r = await addMemory(a.store, { type: 'decision', title: 't0', body: 'l1\nl2\nl3\n', tags: ['x'] });
+    a.git('push', '-q', 'origin', 'refs/memory:refs/mem/memory');
+    b.git('fetch', '-q', 'origin', '+refs/mem/memory:refs/memory');
+    const id = r.record.id;
+    await updateMemory(a.store, id, { title: 't1' });
+    await updateMemory(b.store, id, { body: 'l1\nl2 b\nl3\n' });
+    const a1 = (await a.store.tip())!;
+    const b1 = (await b.store.tip())!;
+    fetchTheirs(a, b.dir);
+    fetchTheirs(b, a.dir);
+    // both merge at once: two merge commits with the same tree, neither containing the other
+    const mA = await mergeCommits(a.store, a1, b1);
+    const mB = await mergeCommits(b.store, b1, a1);
+    a.git('update-ref', 'refs/memory', mA.commit!);
+    b.git('update-ref', 'refs/memory', mB.commit!);
+    // and go on editing the same record
+    await updateMemory(a.store, id, { title: 't2' });
+    await updateMemory(b.store, id, { body: 'l1\nl2 b\nl3 b\n', addTags: ['y'] });
+    const a2 = (await a.store.tip())!;
+    const b2 = (await b.store.tip())!;
+    fetchTheirs(a, b.dir);
+    fetchTheirs(b, a.dir);
+    expect(a.git('merge-base', '--all', a2, b2).trim().split('\n')).toHaveLength(2);
+    const m2A = await mergeCommits(a.store, a2, b2);
+    const m2B = await mergeCommits(b.store, b2, a2);
+    expect(treeOf(a, m2A.commit!)).toBe(treeOf(b, m2B.commit!));
+    const rec = await a.store.readRecord(m2A.commit, id);
+    expect(rec).toMatchObject({ title: 't2', body: 'l1\nl2 b\nl3 b\n', tags: ['x', 'y'] });
+    expect(rec.extra.conflict).toBeUndefined();
+    expect(a.git('ls-tree', '-r', '--name-only', m2A.commit!)).not.toContain('attic/');
+    expect(m2A.conflicts).toEqual([]);
+  });
+});

@@ -146,9 +146,10 @@ export async function mergeCommits(
   const bases = await mergeBases(store, ours, theirs);
   if (bases.includes(theirs)) return ff(ours);
   if (bases.includes(ours)) return ff(theirs);
-  // several bases (criss-cross merges): any one will do, since merged trees are
-  // deterministic; take the smallest id so both sides pick the same
-  const base = bases[0] ?? null;
+  // several bases (criss-cross merges, common when many clones sync): merge
+  // them into a virtual base first, as git's recursive strategy does, so
+  // changes both sides already share are not seen as both-sided edits
+  const base = bases.length > 1 ? await virtualBase(store, bases) : (bases[0] ?? null);
   // started now, used at the end: the tombstones of ours and the two commit dates (for their collection)
   const tombList = store.lsTree(ours, 'tombstones');
   const dates = commitTimes(store, [ours, theirs]);
@@ -346,6 +347,16 @@ export async function mergeCommits(
       `added ${stats.added}, updated ${stats.updated}, removed ${stats.removed}, merged ${stats.merged}, conflicted ${stats.conflicted}\n`;
   const commit = await writeMergeCommit(store, ours, theirs, changes, message, opts.now ?? new Date());
   return { commit, fastForward: false, conflicts, stats };
+}
+
+/** Folds several merge bases (in sorted order, so both sides build the same tree) into one commit. */
+async function virtualBase(store: Store, bases: string[]): Promise<string> {
+  let v = bases[0];
+  for (const b of bases.slice(1)) {
+    const r = await mergeCommits(store, v, b, { message: 'mem: virtual merge base', now: new Date(0) });
+    v = r.commit!;
+  }
+  return v;
 }
 
 /** Key-by-key three-way merge of config.yaml; a key both sides set differently goes to the greater value. */
