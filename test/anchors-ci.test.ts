@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { buildSarif, type CiReport, formatGithub } from '../src/anchors/ci-format.js';
 import { makeRepo } from './helpers.js';

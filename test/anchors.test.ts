@@ -332,3 +332,42 @@ describe('git mem check', () => {
     expect(await r.memJson(['stale'])).toEqual([]);
   });
 });
+
+describe('git mem check: scopes', () => {
+  it('--worktree reports against uncommitted edits and records nothing; --since limits to changed files', async () => {
+    const r = await setup();
+    r.write('src/other.ts', 'export const k = 1;\nexport const j = 2;\n');
+    r.commitAll('other');
+    const a = await r.memJson(['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']);
+    const b = await r.memJson(['add', '--title', 'k', '--content', 'x', '--anchor', 'src/other.ts:1']);
+    const tip = r.git('rev-parse', 'refs/memory').trim();
+    r.write('src/m.ts', SRC.replace('x * 2', 'x * 5'));
+    const wt = await r.memJson(['check', '--worktree']);
+    expect(wt.target).toBe('worktree');
+    expect(wt.results).toEqual([expect.objectContaining({ id: a.id, status: 'changed' })]);
+    expect(wt.counts).toMatchObject({ fresh: 1, changed: 1 });
+    expect(wt.recorded).toBe(false);
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    // committed: --since the previous commit only checks src/m.ts's anchor
+    r.commitAll('edit m');
+    r.write('src/other.ts', 'export const k = 100;\nexport const j = 2;\n');
+    const since = await r.memJson(['check', '--since', 'HEAD~1', '--dry-run']);
+    expect(since.checked).toBe(1);
+    expect(since.results[0]).toMatchObject({ id: a.id, status: 'changed' });
+    const one = await r.memJson(['check', b.id, '--dry-run']);
+    expect(one).toMatchObject({ checked: 1, counts: { fresh: 1 } });
+    const bad = await r.mem(['check', '--since', 'no-such-rev']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/cannot resolve --since "no-such-rev"/);
+  });
+});
+
+describe('relocate: common lines', () => {
+  it('takes the copy of a common line that its distinctive context surrounds, not the one the diff aligned', () => {
+    const block = (n: string) => [`function ${n}() {`, `  const ${n}1 = ${n}(1);`, `  const ${n}2 = ${n}(2);`, '  return a + b;', '}', ''];
+    const old = [...block('p'), ...block('q'), ...block('r')];
+    const shuffled = [...block('r'), ...block('q'), ...block('p')];
+    const r = reloc(old, shuffled, 4, 4); // p's return line
+    expect([r.start, r.end]).toEqual([16, 16]);
+  });
+});

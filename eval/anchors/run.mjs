@@ -206,6 +206,21 @@ const CASES = {
       f.blocks.splice(int(r, i), 0, { ...src, lines: [...src.lines], id: 'twin' });
     });
   },
+  common_line_reordered(r, lang) {
+    // a one-line anchor on a line that every function shares, then the functions are reordered
+    const c = simple(r, lang, (f) => {
+      for (let i = f.blocks.length - 1; i > 0; i--) {
+        const j = int(r, i + 1);
+        [f.blocks[i], f.blocks[j]] = [f.blocks[j], f.blocks[i]];
+      }
+    });
+    const f = c.files0[c.anchor.path];
+    for (const b of f.blocks) b.lines[b.lines.length - (f.lang === 'py' ? 1 : 2)] = f.lang === 'py' ? '    return a + b' : '  return a + b;';
+    const blk = f.blocks.find((b) => b.id === c.anchor.id);
+    const k = blk.lines.length - (f.lang === 'py' ? 1 : 2);
+    c.anchor.sub = [k, k];
+    return c;
+  },
   move_across_files(r, lang) {
     const a = file(r, lang, 6, 'a');
     const b = file(r, lang, 4, 'b');

@@ -121,6 +121,26 @@ export function contextScore(
   return score;
 }
 
+/** Context agreement counting only distinctive lines (blank lines, braces and the like prove nothing). */
+export function distinctiveContext(
+  lines: readonly string[],
+  c: { start: number; end: number },
+  before: readonly string[] = [],
+  after: readonly string[] = [],
+): { hit: number; total: number } {
+  let hit = 0;
+  let total = 0;
+  const check = (want: string, got: string | undefined) => {
+    const w = normLine(want);
+    if (w.replace(/[^A-Za-z0-9_]/g, '').length < 3) return;
+    total++;
+    if (got !== undefined && normLine(got) === w) hit++;
+  };
+  for (let i = 0; i < before.length; i++) check(before[i], lines[c.start - 1 - before.length + i]);
+  for (let i = 0; i < after.length; i++) check(after[i], lines[c.end + i]);
+  return { hit, total };
+}
+
 export function relocate(inp: RelocInput): RelocResult {
   const { oldLines, newLines, start, end } = inp;
   if (start < 1 || end > oldLines.length || end < start) {
@@ -137,6 +157,25 @@ export function relocate(inp: RelocInput): RelocResult {
   if (mapped.intact) {
     const g = gate(newLines.slice(mapped.start - 1, mapped.end), inp.hash, inp.wshash);
     if (g) {
+      // the diff may align a common text (a `return x;`) with another copy of it: when another
+      // copy is clearly better surrounded by the anchor's distinctive context, take that one
+      const here = distinctiveContext(newLines, mapped, inp.before, inp.after);
+      if (here.hit < here.total) {
+        const others = findCandidates(newLines, oldLines.slice(start - 1, end), inp.hash, inp.wshash)
+          .filter((c) => c.start !== mapped.start)
+          .map((c) => ({ c, s: distinctiveContext(newLines, c, inp.before, inp.after).hit }))
+          .sort((x, y) => y.s - x.s);
+        if (others.length && others[0].s > here.hit && others[0].s >= 2) {
+          const c = others[0].c;
+          return {
+            kind: 'found',
+            start: c.start,
+            end: c.end,
+            confidence: others.length > 1 && others[1].s === others[0].s ? 0.6 : 0.85,
+            reason: `text found at lines ${c.start}-${c.end} (the copy whose context matches)`,
+          };
+        }
+      }
       const shift = mapped.start - start;
       return {
         kind: 'intact',
@@ -152,13 +191,15 @@ export function relocate(inp: RelocInput): RelocResult {
   }
   const needle = oldLines.slice(start - 1, end);
   let cands = findCandidates(newLines, needle, inp.hash, inp.wshash);
-  // reject copies that already existed elsewhere before the change: the anchored copy is another one
+  // reject copies that already existed elsewhere before the change (the anchored copy is another
+  // one, maybe edited) unless the anchor's distinctive context surrounds them clearly
   cands = cands.filter((c) => {
     for (let j = c.start; j <= c.end; j++) {
       const o = d.newToOld[j];
       if (!o || (o >= start && o <= end)) return true;
     }
-    return false;
+    const ctx = distinctiveContext(newLines, c, inp.before, inp.after);
+    return ctx.hit >= 2 && ctx.hit * 3 >= ctx.total * 2;
   });
   if (!cands.length) {
     return {
