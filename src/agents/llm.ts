@@ -18,6 +18,8 @@
  *   llm.timeout      milliseconds, default 15000 (GIT_MEM_LLM_TIMEOUT)
  *   llm.max-tokens   reply budget, default 1024
  */
+import { readGlobalConfig, readLocalConfig } from '../gitstore/config.js';
+import type { Store } from '../gitstore/store.js';
 import type { MemoryType } from '../model/record.js';
 import { scanSecrets } from '../safety/secrets.js';
 import type { Proposal } from './proposal.js';
@@ -370,4 +372,31 @@ export async function llmExtract(
       (e as Error)?.name === 'AbortError' ? 'timeout' : `request failed: ${(e as Error)?.message ?? e}`;
     return null;
   }
+}
+
+/**
+ * Trust: the `llm.*` settings decide where session events are sent. The shared
+ * config travels inside refs/memory, so anyone who can push memory could point
+ * it at their own server. This reads only the layers this machine's user
+ * controls (the global file and `git config mem.*`); pass its result to
+ * llmExtract rather than the fully layered settings.
+ */
+export async function trustedLlmSettings(store: Store): Promise<Record<string, unknown>> {
+  let global: Record<string, unknown> = {};
+  let local: Record<string, unknown> = {};
+  try {
+    global = readGlobalConfig(store.repo.env);
+  } catch {}
+  try {
+    local = await readLocalConfig(store.repo);
+  } catch {}
+  const out: Record<string, unknown> = {};
+  for (const layer of [global, local]) {
+    for (const [k, v] of Object.entries(layer)) {
+      if (k === 'llm' && v && typeof v === 'object' && !Array.isArray(v)) {
+        for (const [kk, vv] of Object.entries(v as Record<string, unknown>)) out[`llm.${kk}`] = vv;
+      } else if (k.startsWith('llm.')) out[k] = v;
+    }
+  }
+  return out;
 }
