@@ -22,6 +22,7 @@ import {
 import { openIndex, saveSnapshot } from './store-index.js';
 
 export const DEFAULT_IDLE_MS = 10 * 60 * 1000;
+const WATCH_MS = 2000;
 
 export interface DaemonHandle {
   server: Server;
@@ -144,6 +145,12 @@ export async function serve(
     chmodSync(path, 0o600);
   } catch {}
   armIdle();
+  // the socket removed (or the repository deleted, as with temporary test repos): nobody can reach us
+  const watch = setInterval(() => {
+    if (!existsSync(path)) stop();
+  }, WATCH_MS);
+  watch.unref?.();
+  done.finally(() => clearInterval(watch));
   return { server, path, done, stop };
 }
 

@@ -55,6 +55,21 @@ interface Snapshot {
   dim?: number;
 }
 
+/**
+ * The ref's tip, asked of the long-lived `git cat-file --batch` helper (a ref
+ * name resolves fresh on every request): no process spawn per query, which
+ * matters in a daemon holding a big index (spawning slows down as RSS grows).
+ * Starting the helper here also puts it up before a big index is loaded.
+ */
+export async function currentTip(store: Store): Promise<string | null> {
+  try {
+    const o = await store.catFile.read(store.ref);
+    if (o && o.type === 'commit') return o.oid;
+    if (!o) return null;
+  } catch {}
+  return store.tip();
+}
+
 /** In-process memo: the MCP server and the daemon keep one index per store. */
 const live = new Map<string, Promise<IndexState>>();
 
@@ -81,8 +96,7 @@ export async function openIndex(store: Store, opts: OpenOptions = {}): Promise<I
   const p = (async () => {
     const t0 = performance.now();
     // start the git helpers before a big index is in memory (spawning gets slower as RSS grows)
-    const tip = await store.tip();
-    if (tip) await store.catFile.read(tip);
+    const tip = await currentTip(store);
     const provider = opts.provider === undefined ? null : opts.provider;
     const lineage = provider ? lineageKey(provider.lineage) : null;
     let st: IndexState | undefined;
