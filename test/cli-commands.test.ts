@@ -454,3 +454,33 @@ describe('commands', () => {
     expect(strict.stderr).toMatch(/not a git repository/);
   });
 });
+
+describe('settings that change behaviour', () => {
+  it('secret-scan: block refuses, warn stores with a warning, off skips; output: json/yaml from the global file', async () => {
+    const r = makeRepo();
+    // distinct texts each time, so the duplicate warning does not interfere
+    const secret = (n: string) => [
+      'add',
+      '--title',
+      `Creds ${n}`,
+      '--content',
+      `${n} key AKIAIOSFODNN7EXAMPLE`,
+    ];
+    expect((await r.mem(secret('one'))).code).toBe(2);
+    await r.memJson(['config', 'set', 'secret-scan', 'warn', '--local']);
+    const warned = await r.mem(secret('two'));
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/warning: likely secret \(AWS access key id\) in body at line 1/);
+    await r.memJson(['config', 'set', 'secret-scan', 'off', '--shared']);
+    await r.memJson(['config', 'unset', 'secret-scan', '--local']);
+    const off = await r.mem(secret('three alpha beta gamma'));
+    expect(off.code).toBe(0);
+    expect(off.stderr).toBe('');
+    await r.memJson(['config', 'set', 'output', 'json', '--global']);
+    const list = await r.mem(['list']);
+    expect(JSON.parse(list.stdout).length).toBe(2);
+    await r.memJson(['config', 'set', 'output', 'yaml', '--global']);
+    const y = await r.mem(['stats']);
+    expect(y.stdout).toMatch(/^records: 2$/m);
+  });
+});

@@ -1,7 +1,7 @@
 import { addMemory } from '../commands/memory.js';
 import { parseDateInput } from '../model/record.js';
 import { defineCommand } from './command.js';
-import { emit, list, openStore, readContent } from './context.js';
+import { emit, list, openStore, readContent, secretPolicy } from './context.js';
 import { addHooks } from './hooks-registry.js';
 
 export default defineCommand({
@@ -54,7 +54,11 @@ export default defineCommand({
       confidence: a.confidence,
       source: a.source,
       anchors: hooks.anchors,
-      allowSecret: a['allow-secret'],
+      allowSecret: await secretPolicy(ctx, store, a['allow-secret'], {
+        title: a.title,
+        body,
+        source: a.source,
+      }),
     };
     if (hooks.beforeAdd) {
       const stop = await hooks.beforeAdd(input);

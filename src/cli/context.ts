@@ -5,8 +5,9 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { stringify as yamlStringify } from 'yaml';
 import { err } from '../errors.js';
-import { gitMemHome, readGlobalConfig } from '../gitstore/config.js';
+import { gitMemHome, readGlobalConfig, resolveConfig, type Settings } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
 import { openRepo } from '../gitstore/repo.js';
 import { Store } from '../gitstore/store.js';
@@ -25,7 +26,56 @@ export interface Ctx {
   cwd: string;
   env: NodeJS.ProcessEnv;
   json: boolean;
+  /** yaml output (the `output: yaml` setting); json wins when --json is given */
+  yaml?: boolean;
   stores: Store[];
+  settings?: Promise<Settings>;
+}
+
+/** The layered settings for this command (memoised; needs the store for the shared and local layers). */
+export function settingsFor(ctx: Ctx, store?: Store): Promise<Settings> {
+  ctx.settings ??= resolveConfig(ctx.env, store).then((r) => r.values);
+  return ctx.settings;
+}
+
+/**
+ * The secret-scan policy: `block` refuses (unless --allow-secret), `warn`
+ * stores and says so on stderr, `off` skips the scan. Returns allowSecret.
+ */
+export async function secretPolicy(
+  ctx: Ctx,
+  store: Store,
+  flag: unknown,
+  fields: Record<string, string | undefined>,
+): Promise<boolean> {
+  if (flag) return true;
+  const policy = String((await settingsFor(ctx, store))['secret-scan'] ?? 'block');
+  if (policy === 'off') return true;
+  if (policy === 'warn') {
+    const { scanSecrets } = await import('../safety/secrets.js');
+    for (const [field, text] of Object.entries(fields)) {
+      const f = text ? scanSecrets(text)[0] : undefined;
+      if (f)
+        ctx.io.err(
+          `git-mem: warning: likely secret (${f.kind}) in ${field} at line ${f.line}, column ${f.column}; stored because secret-scan is warn\n`,
+        );
+    }
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Output format from the cheap layers (GIT_MEM_OUTPUT, then the global file):
+ * read before any command runs, so it costs no git process. `--json` wins.
+ */
+export function outputFormat(env: NodeJS.ProcessEnv): string {
+  if (env.GIT_MEM_OUTPUT) return env.GIT_MEM_OUTPUT;
+  try {
+    return String(readGlobalConfig(env).output ?? 'human');
+  } catch {
+    return 'human';
+  }
 }
 
 export function processIO(): IO {
@@ -113,6 +163,7 @@ export function printJSON(ctx: Ctx, value: unknown): void {
 /** Prints JSON in --json mode, else the human text. */
 export function emit(ctx: Ctx, value: unknown, human: () => string): void {
   if (ctx.json) printJSON(ctx, value);
+  else if (ctx.yaml) ctx.io.out(yamlStringify(JSON.parse(JSON.stringify(value ?? null))));
   else {
     const text = human();
     if (text) ctx.io.out(text.endsWith('\n') ? text : `${text}\n`);

@@ -4,7 +4,7 @@
  */
 import { GitMemError, isGitMemError } from '../errors.js';
 import { commands } from './commands.js';
-import { type Ctx, type IO, processIO } from './context.js';
+import { type Ctx, type IO, outputFormat, processIO } from './context.js';
 import { fastParse } from './fastargs.js';
 
 export const VERSION = '0.1.0';
@@ -17,8 +17,17 @@ export interface MainOptions {
 class UsageError extends Error {}
 
 export async function main(argv: string[], io: IO = processIO(), opts: MainOptions = {}): Promise<number> {
-  const json = argv.includes('--json');
-  const ctx: Ctx = { io, cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env, json, stores: [] };
+  const env = opts.env ?? process.env;
+  const format = argv.includes('--json') ? 'json' : outputFormat(env);
+  const json = format === 'json';
+  const ctx: Ctx = {
+    io,
+    cwd: opts.cwd ?? process.cwd(),
+    env,
+    json,
+    yaml: format === 'yaml',
+    stores: [],
+  };
   let exitCode = 0;
   // fast path: a well-formed command skips loading yargs (see fastargs.ts)
   const name = argv[0];

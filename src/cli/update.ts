@@ -1,7 +1,7 @@
 import { updateMemory } from '../commands/memory.js';
 import { parseDateInput, recordToJSON } from '../model/record.js';
 import { defineCommand } from './command.js';
-import { emit, list, openStore, readContent } from './context.js';
+import { emit, list, openStore, readContent, secretPolicy } from './context.js';
 
 export default defineCommand({
   command: 'update <ref>',
@@ -46,7 +46,11 @@ export default defineCommand({
       source: a.source,
       expires: a.expires ? parseDateInput(a.expires) : undefined,
       clearExpiry: a['clear-expiry'],
-      allowSecret: a['allow-secret'],
+      allowSecret: await secretPolicy(ctx, store, a['allow-secret'], {
+        title: a.title,
+        body,
+        source: a.source,
+      }),
     });
     emit(ctx, { ...recordToJSON(r.record), changed: r.changed, commit: r.commit }, () =>
       r.changed.length
