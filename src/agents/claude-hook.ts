@@ -171,6 +171,7 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
           } finally {
             global?.close();
           }
+          await warmSearchDaemon(ctx, store);
           const { bufferedSessions } = await import('./checkpoint.js');
           if (
             bufferedSessions(common!).some(
@@ -209,6 +210,32 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
     logLine(common, `claude-code ${event}: ${(e as Error)?.message ?? e}`);
     return 0;
   }
+}
+
+/**
+ * Starts the search daemon in the background (never waiting for it) when the
+ * store is big enough that search keeps an index snapshot worth serving warm,
+ * so the session's prompts get body-aware relevance without a cold index load.
+ */
+async function warmSearchDaemon(ctx: Ctx, store: Store): Promise<void> {
+  if (['0', 'off', 'no', 'false'].includes(String(ctx.env.GIT_MEM_DAEMON ?? '').toLowerCase())) return;
+  try {
+    const d = await import('../search/daemon-client.js');
+    const { statSync } = await import('node:fs');
+    const sock = d.socketPath(store);
+    if (existsSync(sock) || sock.length > 100) return;
+    if (statSync(join(d.daemonDir(store), 'index.json')).size < d.AUTO_START_BYTES) return;
+    const bin = d.binPath() ?? binPath();
+    if (!bin) return;
+    const child = spawn(process.execPath, [bin, 'daemon', 'run'], {
+      cwd: ctx.cwd,
+      env: { ...ctx.env, GIT_MEM_DAEMON: 'off' },
+      detached: true,
+      stdio: 'ignore',
+    });
+    child.on('error', () => {});
+    child.unref();
+  } catch {}
 }
 
 async function withStore(ctx: Ctx, fn: (store: Store) => Promise<void>): Promise<void> {

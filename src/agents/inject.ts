@@ -200,10 +200,6 @@ export interface Scored {
   matched: string[];
 }
 
-function entryText(e: CatalogEntry): string {
-  return `${e.title} ${e.tags.join(' ')} ${e.alias ?? ''} ${e.anchors.join(' ')} ${e.scope.join(' ')}`;
-}
-
 /**
  * Memories relevant to a prompt. Candidates come from the search daemon when
  * one is running (warm BM25 + vectors over bodies), else from a lexical pass
@@ -234,42 +230,71 @@ export async function relevantMemories(
       .map((h) => ({ id: h.id, anchors: [], titleText: h.title.toLowerCase(), fileHit: false }));
   } else {
     const cat = await store.catalog();
-    const all: Array<{ e: CatalogEntry; text: string }> = [];
-    for (const e of cat.entries.values()) {
-      if (usable(e, now) && !opts.exclude?.has(e.id)) all.push({ e, text: entryText(e).toLowerCase() });
+    // rows filter cheaply; the summaries stay unparsed JSON text, searched as one lower-case string
+    const ids: string[] = [];
+    const oids: string[] = [];
+    const starts: number[] = [];
+    const parts: string[] = [];
+    let at = 0;
+    for (const row of cat.rows.values()) {
+      if (
+        row.status !== 'active' ||
+        row.type === 'session' ||
+        row.type === 'rule' ||
+        opts.exclude?.has(row.id)
+      )
+        continue;
+      if (row.expires && Date.parse(row.expires) <= now) continue;
+      const line = cat.lines.get(row.id) ?? '';
+      ids.push(row.id);
+      oids.push(row.oid);
+      starts.push(at);
+      parts.push(line);
+      at += line.length + 1;
     }
-    if (!all.length) return [];
-    // substring tests first (cheap, no allocation per memory); word matches are checked on the few candidates
-    const df = new Map<string, number>();
+    const N = ids.length;
+    if (!N) return [];
+    const big = parts.join('\n').toLowerCase();
+    const entryAt = (pos: number) => {
+      let lo = 0;
+      let hi = N - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid] <= pos) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo;
+    };
+    // which summaries hold each prompt word (substring: word matches are checked on the few candidates)
+    const hits = new Map<string, Set<number>>();
     for (const t of q) {
-      let n = 0;
-      for (const x of all) if (x.text.includes(t)) n++;
-      df.set(t, n);
+      const set = new Set<number>();
+      for (let pos = big.indexOf(t); pos >= 0; pos = big.indexOf(t, pos + t.length)) {
+        const e = entryAt(pos);
+        set.add(e);
+        if (e + 1 < N) pos = Math.max(pos, starts[e + 1] - t.length);
+      }
+      hits.set(t, set);
     }
-    const N = all.length;
-    // words in more than a fifth of the titles say nothing
-    if (N >= 10) q = q.filter((t) => (df.get(t) ?? 0) / N <= 0.2);
-    idf = (t: string) => Math.log(1 + (N + 1) / ((df.get(t) ?? 0) + 0.5));
+    // words in more than a fifth of the summaries say nothing
+    if (N >= 10) q = q.filter((t) => hits.get(t)!.size / N <= 0.2);
+    idf = (t: string) => Math.log(1 + (N + 1) / ((hits.get(t)?.size ?? 0) + 0.5));
+    const score = new Map<number, number>();
+    for (const t of q) for (const e of hits.get(t)!) score.set(e, (score.get(e) ?? 0) + idf(t));
     const paths = q.filter((t) => t.includes('/') || /\.[a-z]{1,5}$/.test(t));
-    cands = all
-      .map((x) => {
-        let s = 0;
-        for (const t of q) if (x.text.includes(t)) s += idf(t);
-        const fileHit = paths.some((p) =>
-          x.e.anchors.some((a) => a === p || a.endsWith(`/${p}`) || p.endsWith(a)),
-        );
-        return { x, s: s + (fileHit ? 5 : 0), fileHit };
-      })
-      .filter((c) => c.s > 0)
-      .sort((a, b) => b.s - a.s)
+    cands = [...score]
+      .sort((x, y) => y[1] - x[1])
       .slice(0, 30)
-      .map((c) => ({
-        id: c.x.e.id,
-        oid: c.x.e.oid,
-        anchors: c.x.e.anchors,
-        titleText: c.x.text,
-        fileHit: c.fileHit,
-      }));
+      .map(([e]) => {
+        let anchors: string[] = [];
+        try {
+          anchors = (JSON.parse(cat.lines.get(ids[e]) ?? '{}').anchors ?? []).map(String);
+        } catch {}
+        const fileHit = paths.some((p) =>
+          anchors.some((a) => a === p || a.endsWith(`/${p}`) || p.endsWith(a)),
+        );
+        return { id: ids[e], oid: oids[e], anchors, titleText: '', fileHit };
+      });
   }
   if (!cands.length || !q.length) return [];
   const totalW = q.reduce((s, t) => s + idf(t), 0);
