@@ -20,11 +20,11 @@ writeFileSync(join(repo, 'README.md'), '# bench\n');
 execFileSync('git', ['add', '-A'], opts);
 execFileSync('git', ['commit', '-qm', 'init'], opts);
 
-function hook(payload) {
+function hook(payload, extraEnv = {}) {
   const input = JSON.stringify(payload);
   let stdout = '';
   const ms = timeMs(() => {
-    const r = spawnSync(process.execPath, [BIN, 'hook', 'claude-code'], { ...opts, input, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [BIN, 'hook', 'claude-code'], { ...opts, env: { ...env, ...extraEnv }, input, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`hook exited ${r.status}: ${r.stderr}`);
     stdout = r.stdout;
   });
@@ -94,7 +94,8 @@ if (hasSharedGen()) {
     spawnSync(process.execPath, [BIN, 'daemon', 'stop'], { ...opts, stdio: 'ignore' });
   } else daemonNote = `daemon did not start (${(started.stderr || '').trim().split('\n').pop()})`;
   const starts = [];
-  for (let i = 0; i < 5; i++) starts.push(hook({ ...base, session_id: `bench-s${i}`, hook_event_name: 'SessionStart', source: 'startup' }).ms);
+  // (GIT_MEM_DAEMON=off: measure the pack alone, without starting the search daemon in the background)
+  for (let i = 0; i < 5; i++) starts.push(hook({ ...base, session_id: `bench-s${i}`, hook_event_name: 'SessionStart', source: 'startup' }, { GIT_MEM_DAEMON: 'off' }).ms);
   startMs = median(starts);
 }
 
@@ -121,4 +122,5 @@ if (promptRows.length) {
 out.push('');
 out.push(`Runs: ${RUNS} per figure (BENCH_RUNS), ${N} memories (BENCH_N). Every tenth PostToolUse also starts a detached checkpoint (its spawn is inside the figure).`);
 console.log(out.join('\n'));
+spawnSync(process.execPath, [BIN, 'daemon', 'stop'], { ...opts, stdio: 'ignore' });
 rmSync(dir, { recursive: true, force: true });
