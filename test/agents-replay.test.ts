@@ -282,5 +282,17 @@ describe('replaying a recorded Claude Code session', () => {
       env: { ...repo.env, GIT_MEM_HOOK_INLINE: '1' },
     });
     expect(context(c.stdout, 'SessionStart')).toContain('Run npm test before every commit');
+    // after compaction the agent may be given again what it was given before
+    const lines = readFileSync(FIXTURE, 'utf8').split('\n');
+    const prompt = lines[1].replaceAll('{{CWD}}', repo.dir);
+    const env = { ...repo.env, GIT_MEM_HOOK_INLINE: '1' };
+    expect((await repo.mem(['hook', 'claude-code'], { stdin: prompt, env })).stdout).toBe('');
+    const compactOwn = JSON.parse(lines[0].replaceAll('{{CWD}}', repo.dir));
+    compactOwn.source = 'compact';
+    await repo.mem(['hook', 'claude-code'], { stdin: JSON.stringify(compactOwn), env });
+    const again = await repo.mem(['hook', 'claude-code'], { stdin: prompt, env });
+    expect(context(again.stdout, 'UserPromptSubmit')).toContain(
+      'sum() in src/sum.js must accept negative numbers',
+    );
   });
 });

@@ -267,6 +267,27 @@ export function bufferedSessions(
   return out.sort((a, b) => b.mtimeMs - a.mtimeMs);
 }
 
+/** Cheap test (no event file read): is there a session to finish or a buffer to delete? */
+export function needsRecovery(
+  commonDir: string,
+  currentSession: string | undefined,
+  now = Date.now(),
+  idleMs = 30 * 60_000,
+  keepDays = 14,
+): boolean {
+  for (const s of bufferedSessions(commonDir)) {
+    if (s.session === currentSession) continue;
+    const paths = sessionPaths(commonDir, s.session);
+    const age = now - s.mtimeMs;
+    if (s.ended && age > 10_000) return true;
+    const total = readJson<{ total: number }>(paths.state, { total: 0 }).total;
+    const done = readJson<CkptState>(paths.ckpt, emptyCkpt()).summaryTotal ?? 0;
+    if (age > keepDays * 86_400_000) return true;
+    if (age > idleMs && done < total) return true;
+  }
+  return false;
+}
+
 /**
  * Recovery at session start: a session whose end was never written (the
  * detached finaliser died, or the agent never sent SessionEnd and has been

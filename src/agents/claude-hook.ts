@@ -161,6 +161,8 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
       }
       case 'SessionStart':
         appendEvent(paths, ev, false);
+        // after compaction or /clear the agent no longer holds what it was given: it may be given again
+        if (ev.source === 'compact' || ev.source === 'clear') writeFileSync(paths.injected, '');
         await withStore(ctx, async (store) => {
           const { sessionStartContext } = await import('./inject.js');
           const global = await globalStore(ctx);
@@ -172,12 +174,8 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
             global?.close();
           }
           await warmSearchDaemon(ctx, store);
-          const { bufferedSessions } = await import('./checkpoint.js');
-          if (
-            bufferedSessions(common!).some(
-              (s) => s.session !== session && (s.ended || Date.now() - s.mtimeMs > 30 * 60_000),
-            )
-          ) {
+          const { needsRecovery } = await import('./checkpoint.js');
+          if (needsRecovery(common!, session)) {
             await handOff(ctx, store, session, { recover: true });
           }
         });
