@@ -161,7 +161,7 @@ describe('Orama trap: persistence', () => {
       rec('Null confidence', 'numbers and nulls survive', { tags: ['db', 'json'] }),
     ];
     for (const r of rs) idx.put(r);
-    const raw = idx.saveRaw();
+    const raw = await idx.saveRaw();
     const text = JSON.stringify(raw);
     expect(text).not.toContain('exponential backoff'); // bodies stay in git
     const again = await SearchIndex.restore(
@@ -177,5 +177,48 @@ describe('Orama trap: persistence', () => {
     expect(again.textCandidates('backoff')).toEqual([]);
     expect(again.size).toBe(2);
     expect(again.stats().df.get('backoff')).toBeUndefined();
+  });
+});
+
+describe('lazy Orama', () => {
+  it('a one-shot index scans term statistics with the same answers as Orama, and queued changes reach Orama when it loads', async () => {
+    const idx = await SearchIndex.create();
+    const rs = [
+      rec('Pool exhaustion', 'the pg pool runs out of connections', {
+        anchors: [{ path: 'packages/db/src/pool.ts' }],
+        type: 'known_fix',
+      }),
+      rec('Retry policy', 'retries use exponential backoff', { type: 'decision' }),
+      rec('Pool sizing', 'ten connections per pod', { type: 'decision', tags: ['db'] }),
+    ];
+    for (const r of rs) idx.put(r);
+    const raw = JSON.parse(JSON.stringify(await idx.saveRaw()));
+    const lazy = SearchIndex.fromData(JSON.parse(JSON.stringify(idx.data())), () => raw);
+    expect(lazy.oramaLoaded).toBe(false);
+    const qs: Array<[string, Record<string, unknown>]> = [
+      ['pool', {}],
+      ['connections backoff', {}],
+      ['pool', { type: { in: ['decision'] } }],
+      ['nothing', {}],
+    ];
+    for (const [q, where] of qs)
+      expect(lazy.textCandidates(q, where).sort()).toEqual(idx.textCandidates(q, where).sort());
+    expect(lazy.anchoredUnder(['packages/db'])).toEqual(idx.anchoredUnder(['packages/db']));
+    expect(lazy.stats()).toEqual(idx.stats());
+    // changes while Orama is not loaded are queued, then applied
+    const added = rec('Websocket reconnect', 'jitter on reconnect');
+    lazy.put(added);
+    lazy.remove(rs[1].id, rs[1].body);
+    expect(lazy.textCandidates('jitter')).toEqual([added.id]);
+    expect(lazy.storedBody(added.id)).toBe('jitter on reconnect');
+    await lazy.ensureOrama();
+    expect(lazy.oramaLoaded).toBe(true);
+    expect(lazy.textCandidates('jitter')).toEqual([added.id]);
+    expect(lazy.textCandidates('backoff')).toEqual([]);
+    // no saved Orama data: it is built from the bodies (read from git in the store)
+    const bodies = new Map(rs.map((r) => [r.id, r.body]));
+    const rebuilt = SearchIndex.fromData(idx.data(), undefined, async () => bodies);
+    await rebuilt.ensureOrama();
+    expect(rebuilt.textCandidates('connections').sort()).toEqual(idx.textCandidates('connections').sort());
   });
 });

@@ -42,7 +42,8 @@ export async function serve(
   const build = buildId();
   // load the index before accepting connections (the git helpers start first, see openIndex)
   const provider = await providerFor(store);
-  let st = await openIndex(store, { provider });
+  // a long-lived process pays once for Orama's inverted index, then answers from it
+  let st = await openIndex(store, { provider, orama: true });
   let queue: Promise<unknown> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
   let resolveDone!: () => void;
@@ -81,7 +82,7 @@ export async function serve(
     try {
       switch (req.op) {
         case 'ping':
-          st = await openIndex(store, { provider });
+          st = await openIndex(store, { provider, orama: true });
           return {
             ok: true,
             build,
@@ -134,7 +135,7 @@ export async function serve(
     queue.finally(async () => {
       try {
         st = await openIndex(store, { provider, persist: false });
-        if (st.pending > 0 || st.savedTip !== st.tip) saveSnapshot(store, st);
+        if (st.pending > 0 || st.savedTip !== st.tip) await saveSnapshot(store, st);
       } catch {}
       resolveDone();
     });

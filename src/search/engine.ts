@@ -77,25 +77,112 @@ export interface VectorTable {
   byHash: Map<string, Float32Array>;
 }
 
+type PendingOp = { op: 'put'; doc: SearchDoc; body: string } | { op: 'remove'; id: string; body?: string };
+
+/** What a snapshot holds besides the Orama data. */
+export interface IndexData {
+  docs: SearchDoc[];
+  df: Array<[string, number]>;
+  lenSum: [number, number, number];
+}
+
+/**
+ * The index. Our own part (documents with term statistics) is always in
+ * memory; the Orama database is loaded only when something needs it: a
+ * long-lived process (daemon, MCP server) calls ensureOrama() once, while a
+ * one-shot CLI call answers by scanning the term statistics, which is much
+ * cheaper than restoring Orama's structures (the fast path for small stores).
+ * Changes made while Orama is not loaded are queued and applied when it is.
+ */
 export class SearchIndex {
   readonly docs = new Map<string, SearchDoc>();
   readonly df = new Map<string, number>();
   private lenSum: [number, number, number] = [0, 0, 0];
   vectors?: VectorTable;
+  private mod?: OramaModule;
+  private db?: AnyOrama;
+  private pending: PendingOp[] = [];
+  /** Orama data saved with the snapshot (loaded on demand), or undefined to build from bodies */
+  private rawLoader?: () => unknown;
+  /** bodies for building Orama when no saved data exists (read from git) */
+  private bodyReader?: (docs: SearchDoc[]) => Promise<Map<string, string>>;
+  /** generation of the Orama data on disk this index matches (undefined once changed) */
+  oramaGen?: string;
 
-  private constructor(
-    readonly orama: OramaModule,
-    readonly db: AnyOrama,
-  ) {}
+  private constructor() {}
 
+  /** An empty index with Orama loaded (used for builds from scratch). */
   static async create(): Promise<SearchIndex> {
+    const idx = new SearchIndex();
+    await idx.ensureOrama();
+    return idx;
+  }
+
+  /** An index from a snapshot; Orama's part loads on first need through `rawLoader`. */
+  static fromData(
+    data: IndexData,
+    rawLoader: (() => unknown) | undefined,
+    bodyReader?: (docs: SearchDoc[]) => Promise<Map<string, string>>,
+    oramaGen?: string,
+  ): SearchIndex {
+    const idx = new SearchIndex();
+    for (const d of data.docs) idx.docs.set(d.id, d);
+    for (const [t, n] of data.df) idx.df.set(t, n);
+    idx.lenSum = [...data.lenSum];
+    idx.rawLoader = rawLoader;
+    idx.bodyReader = bodyReader;
+    idx.oramaGen = oramaGen;
+    return idx;
+  }
+
+  /** Restores from Orama's raw data and documents (recomputing statistics). */
+  static async restore(raw: unknown, docs: SearchDoc[]): Promise<SearchIndex> {
+    const idx = new SearchIndex();
+    for (const d of docs) {
+      idx.docs.set(d.id, d);
+      idx.account(d, 1);
+    }
+    idx.rawLoader = () => raw;
+    await idx.ensureOrama();
+    return idx;
+  }
+
+  get oramaLoaded(): boolean {
+    return this.db !== undefined;
+  }
+
+  /** Loads Orama (saved data, or a build from the records' bodies) and applies queued changes. */
+  async ensureOrama(): Promise<void> {
+    if (this.db) return;
     const o = await loadOrama();
     const db = o.create({
       schema: SCHEMA,
       sort: { enabled: false },
       components: { tokenizer: oramaTokenizer() },
     });
-    return new SearchIndex(o, db);
+    let raw: unknown;
+    try {
+      raw = this.rawLoader?.();
+    } catch {
+      raw = undefined;
+    }
+    this.mod = o;
+    this.db = db;
+    if (raw) {
+      o.load(db, raw as never);
+    } else if (this.docs.size) {
+      // no usable saved data: index every current document (bodies from git); queued changes are already in docs
+      const docs = [...this.docs.values()];
+      const bodies = this.bodyReader ? await this.bodyReader(docs) : new Map<string, string>();
+      for (const d of docs) this.oramaInsert(d, bodies.get(d.id) ?? '');
+      this.pending = [];
+    }
+    for (const op of this.pending) {
+      if (op.op === 'put') this.oramaInsert(op.doc, op.body);
+      else this.oramaRemove(op.id, op.body);
+    }
+    this.pending = [];
+    this.rawLoader = undefined;
   }
 
   get size(): number {
@@ -109,6 +196,10 @@ export class SearchIndex {
       df: this.df,
       avg: [this.lenSum[0] / n, this.lenSum[1] / n, this.lenSum[2] / n],
     };
+  }
+
+  data(): IndexData {
+    return { docs: [...this.docs.values()], df: [...this.df], lenSum: [...this.lenSum] };
   }
 
   private account(d: SearchDoc, sign: 1 | -1): void {
@@ -130,8 +221,16 @@ export class SearchIndex {
 
   putDoc(doc: SearchDoc, body: string): void {
     if (this.docs.has(doc.id)) this.remove(doc.id);
+    if (this.db) this.oramaInsert(doc, body);
+    else this.pending.push({ op: 'put', doc, body });
+    this.docs.set(doc.id, doc);
+    this.account(doc, 1);
+    this.oramaGen = undefined;
+  }
+
+  private oramaInsert(doc: SearchDoc, body: string): void {
     // Orama keeps the object it is given: hand it a fresh one, never ours
-    this.orama.insert(this.db, {
+    this.mod!.insert(this.db, {
       id: doc.id,
       title: doc.title,
       body,
@@ -141,8 +240,14 @@ export class SearchIndex {
       tagset: [...doc.tags],
       paths: pathKeys(doc.paths),
     });
-    this.docs.set(doc.id, doc);
-    this.account(doc, 1);
+  }
+
+  private oramaRemove(id: string, oldBody?: string): void {
+    if (oldBody !== undefined) {
+      const stored = this.mod!.getByID(this.db, id) as { body?: string } | undefined;
+      if (stored && !stored.body) stored.body = oldBody;
+    }
+    this.mod!.remove(this.db, id);
   }
 
   /**
@@ -152,50 +257,88 @@ export class SearchIndex {
   remove(id: string, oldBody?: string): boolean {
     const d = this.docs.get(id);
     if (!d) return false;
-    if (oldBody !== undefined) {
-      const stored = this.orama.getByID(this.db, id) as { body?: string } | undefined;
-      if (stored && !stored.body) stored.body = oldBody;
-    }
-    this.orama.remove(this.db, id);
+    if (this.db) this.oramaRemove(id, oldBody);
+    else this.pending.push({ op: 'remove', id, body: oldBody });
     this.docs.delete(id);
     this.account(d, -1);
     this.vectors?.byId.delete(id);
+    this.oramaGen = undefined;
     return true;
   }
 
+  /** The body Orama holds for a record ('' when restored from disk or not loaded). */
+  storedBody(id: string): string {
+    if (!this.db) {
+      for (let i = this.pending.length - 1; i >= 0; i--) {
+        const op = this.pending[i];
+        if (op.op === 'put' && op.doc.id === id) return op.body;
+      }
+      return '';
+    }
+    return ((this.mod!.getByID(this.db, id) as { body?: string } | undefined)?.body ?? '') as string;
+  }
+
   /**
-   * Ids of documents matching any query term (Orama full text), optionally
-   * restricted by enum filters. `limit` bounds the candidate set.
+   * Ids of documents matching any query term, optionally restricted by enum
+   * filters (`type`/`status` {in|eq}, `paths`/`tagset` {containsAny}). With
+   * Orama loaded it answers (at most `limit`); otherwise the term statistics
+   * are scanned (every match).
    */
   textCandidates(query: string, where: Record<string, unknown> = {}, limit = 1000): string[] {
-    if (!terms(query).length) return [];
-    const res = this.orama.search(this.db, {
-      term: query,
-      properties: ['title', 'body', 'tags'],
-      threshold: 1,
-      limit,
-      where: Object.keys(where).length ? where : undefined,
-      boost: { title: 2, tags: 1.5 },
-    }) as { hits: Array<{ id: string }> };
-    return res.hits.map((h) => h.id);
+    const qterms = [...new Set(terms(query))];
+    if (!qterms.length) return [];
+    if (this.db) {
+      const res = this.mod!.search(this.db, {
+        term: query,
+        properties: ['title', 'body', 'tags'],
+        threshold: 1,
+        limit,
+        where: Object.keys(where).length ? where : undefined,
+        boost: { title: 2, tags: 1.5 },
+      }) as { hits: Array<{ id: string }> };
+      return res.hits.map((h) => h.id);
+    }
+    const out: string[] = [];
+    for (const d of this.docs.values()) {
+      let hit = false;
+      for (const t of qterms) {
+        if (d.tf[0][t] || d.tf[1][t] || d.tf[2][t]) {
+          hit = true;
+          break;
+        }
+      }
+      if (hit && matchesWhere(d, where)) out.push(d.id);
+    }
+    return out;
   }
 
   /** Ids of documents anchored at or under any of the given paths (the `paths` enum). */
   anchoredUnder(paths: string[], limit = 1000): string[] {
     if (!paths.length) return [];
-    const res = this.orama.search(this.db, { term: '', where: { paths: { containsAny: paths } }, limit }) as {
-      hits: Array<{ id: string }>;
-    };
-    return res.hits.map((h) => h.id);
+    if (this.db) {
+      const res = this.mod!.search(this.db, {
+        term: '',
+        where: { paths: { containsAny: paths } },
+        limit,
+      }) as {
+        hits: Array<{ id: string }>;
+      };
+      return res.hits.map((h) => h.id);
+    }
+    const want = new Set(paths);
+    const out: string[] = [];
+    for (const d of this.docs.values()) if (pathKeys(d.paths).some((k) => want.has(k))) out.push(d.id);
+    return out;
   }
 
   /**
    * Raw Orama data for the on-disk cache, made compact: no bodies in the
    * document store (they are in git), no Orama term frequencies (we score
-   * with our own), no vectors (they are never in Orama).
+   * with our own), no vectors (they are never in Orama). Loads Orama first.
    */
-  saveRaw(): unknown {
-    const raw = this.orama.save(this.db) as {
+  async saveRaw(): Promise<unknown> {
+    await this.ensureOrama();
+    const raw = this.mod!.save(this.db) as {
       docs: { docs: Record<string, Record<string, unknown>> };
       index: { frequencies: Record<string, unknown> };
     };
@@ -205,16 +348,25 @@ export class SearchIndex {
     for (const k of Object.keys(raw.index.frequencies)) frequencies[k] = {};
     return { ...raw, docs: { ...raw.docs, docs }, index: { ...raw.index, frequencies } };
   }
+}
 
-  static async restore(raw: unknown, docs: SearchDoc[]): Promise<SearchIndex> {
-    const idx = await SearchIndex.create();
-    idx.orama.load(idx.db, raw as never);
-    for (const d of docs) {
-      idx.docs.set(d.id, d);
-      idx.account(d, 1);
-    }
-    return idx;
+/** The enum filters of textCandidates, applied to a document (scan path). */
+export function matchesWhere(d: SearchDoc, where: Record<string, unknown>): boolean {
+  for (const [k, cond] of Object.entries(where)) {
+    const c = cond as { in?: string[]; eq?: string; nin?: string[]; containsAny?: string[] };
+    let v: string | string[];
+    if (k === 'type') v = d.type;
+    else if (k === 'status') v = d.superseded && d.status === 'active' ? 'superseded' : d.status;
+    else if (k === 'tagset') v = d.tags;
+    else if (k === 'paths') v = pathKeys(d.paths);
+    else continue;
+    if (typeof v === 'string') {
+      if (c.in && !c.in.includes(v)) return false;
+      if (c.nin?.includes(v)) return false;
+      if (c.eq !== undefined && c.eq !== v) return false;
+    } else if (c.containsAny && !c.containsAny.some((x) => (v as string[]).includes(x))) return false;
   }
+  return true;
 }
 
 /** Cosine similarity of unit vectors (dot product). */

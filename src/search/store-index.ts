@@ -9,7 +9,16 @@
  * A long-lived process (MCP server, query daemon) keeps the index in memory
  * and applies the diff to the new tip before every query.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { memDir, type Repo } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
@@ -17,9 +26,9 @@ import { idFromPath, type MemoryRecord, parseRecord, RecordParseError } from '..
 import type { SearchDoc } from './docs.js';
 import { embedText } from './docs.js';
 import { type EmbeddingProvider, lineageKey } from './embeddings.js';
-import { SearchIndex, unit } from './engine.js';
+import { type IndexData, SearchIndex, unit } from './engine.js';
 
-export const INDEX_FORMAT = 3;
+export const INDEX_FORMAT = 4;
 /** Changes applied since the saved snapshot before it is rewritten. */
 export const RESAVE_AFTER = 64;
 
@@ -47,8 +56,10 @@ interface Snapshot {
   format: number;
   tip: string;
   lineage: string | null;
-  docs: SearchDoc[];
-  orama: unknown;
+  /** our documents and statistics (always loaded) */
+  data: IndexData;
+  /** generation of orama-<gen>.json holding Orama's raw data (loaded on demand) */
+  oramaGen: string | null;
   /** vector table: ids in the order of vectors.f32 */
   vecIds?: string[];
   vecHashes?: string[];
@@ -87,6 +98,8 @@ export interface OpenOptions {
   persist?: boolean;
   /** ignore any snapshot and the in-memory copy */
   rebuild?: boolean;
+  /** load Orama's inverted index (long-lived processes); one-shot calls scan the term statistics */
+  orama?: boolean;
 }
 
 /** The index at the store's tip, from memory, disk or git (in that order of preference). */
@@ -111,11 +124,12 @@ export async function openIndex(store: Store, opts: OpenOptions = {}): Promise<I
     if (!st) st = await loadSnapshot(store, lineage, provider, opts.rebuild);
     const res = await bringToTip(store, st, tip);
     st.repo = store.repo;
+    if (opts.orama) await st.index.ensureOrama();
     if (provider && provider !== st.provider) st.provider = provider;
     if (st.provider) await embedMissing(store, st);
     st.last.ms = performance.now() - t0;
     if (opts.persist !== false && (st.savedTip === null || st.pending >= RESAVE_AFTER || res === 'rebuild')) {
-      if (st.tip) saveSnapshot(store, st);
+      if (st.tip) await saveSnapshot(store, st);
     }
     return st;
   })();
@@ -139,9 +153,17 @@ async function loadSnapshot(
         snap.format === INDEX_FORMAT &&
         snap.lineage === lineage &&
         typeof snap.tip === 'string' &&
+        snap.data &&
         (await store.hasCommit(snap.tip))
       ) {
-        const index = await SearchIndex.restore(snap.orama, snap.docs);
+        const gen = snap.oramaGen;
+        const rawFile = gen ? join(dir, `orama-${gen}.json`) : undefined;
+        const index = SearchIndex.fromData(
+          snap.data,
+          rawFile ? () => JSON.parse(readFileSync(rawFile, 'utf8')) : undefined,
+          (docs) => readBodies(store, docs),
+          gen ?? undefined,
+        );
         if (lineage && snap.vecIds && snap.dim) loadVectors(index, dir, snap, lineage);
         return {
           index,
@@ -329,8 +351,8 @@ async function embedMissing(store: Store, st: IndexState): Promise<void> {
   const bodies = new Map<string, string>();
   const fromGit: SearchDoc[] = [];
   for (const d of missing) {
-    const stored = idx.orama.getByID(idx.db, d.id) as { body?: string } | undefined;
-    if (stored?.body) bodies.set(d.id, stored.body);
+    const stored = idx.storedBody(d.id);
+    if (stored) bodies.set(d.id, stored);
     else fromGit.push(d);
   }
   const blobs = await store.catFile.readMany(fromGit.map((d) => d.oid ?? '0'.repeat(40)));
@@ -358,20 +380,31 @@ async function embedMissing(store: Store, st: IndexState): Promise<void> {
   if (!res.complete) providerFailedAt.set(p, Date.now());
 }
 
-/** Writes the snapshot atomically (temp files, then renames; index.json last). */
-export function saveSnapshot(store: Store, st: IndexState): void {
+/**
+ * Writes the snapshot atomically: Orama's data to a new orama-<gen>.json
+ * (unless the one on disk still matches), vectors, then index.json by rename;
+ * older Orama files are removed afterwards.
+ */
+export async function saveSnapshot(store: Store, st: IndexState): Promise<void> {
   if (!st.tip) return;
   try {
     const dir = indexDir(store);
     mkdirSync(dir, { recursive: true });
+    const tmpSuffix = `.${process.pid}.${Date.now()}.tmp`;
+    let gen = st.index.oramaGen;
+    if (!gen || !existsSync(join(dir, `orama-${gen}.json`))) {
+      gen = `${Date.now().toString(36)}${process.pid.toString(36)}`;
+      const raw = await st.index.saveRaw();
+      writeFileSync(join(dir, `orama-${gen}.json${tmpSuffix}`), JSON.stringify(raw));
+      renameSync(join(dir, `orama-${gen}.json${tmpSuffix}`), join(dir, `orama-${gen}.json`));
+    }
     const snap: Snapshot = {
       format: INDEX_FORMAT,
       tip: st.tip,
       lineage: st.lineage,
-      docs: [...st.index.docs.values()],
-      orama: st.index.saveRaw(),
+      data: st.index.data(),
+      oramaGen: gen,
     };
-    const tmpSuffix = `.${process.pid}.${Date.now()}.tmp`;
     const v = st.index.vectors;
     if (st.lineage && v && v.lineageKey === st.lineage && v.byId.size) {
       const ids = [...v.byId.keys()].filter((id) => st.index.docs.has(id));
@@ -388,11 +421,32 @@ export function saveSnapshot(store: Store, st: IndexState): void {
     }
     writeFileSync(join(dir, `index.json${tmpSuffix}`), JSON.stringify(snap));
     renameSync(join(dir, `index.json${tmpSuffix}`), join(dir, 'index.json'));
+    st.index.oramaGen = gen;
     st.savedTip = st.tip;
     st.pending = 0;
+    for (const f of readdirSync(dir)) {
+      if (/^orama-.*\.json$/.test(f) && f !== `orama-${gen}.json`) {
+        try {
+          unlinkSync(join(dir, f));
+        } catch {}
+      }
+    }
   } catch {
     // a read-only .git only costs speed: the index is derived data
   }
+}
+
+async function readBodies(store: Store, docs: SearchDoc[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const blobs = await store.catFile.readMany(docs.map((d) => d.oid ?? '0'.repeat(40)));
+  docs.forEach((d, i) => {
+    const b = blobs[i];
+    if (!b) return;
+    try {
+      out.set(d.id, parseRecord(b.content.toString('utf8')).body);
+    } catch {}
+  });
+  return out;
 }
 
 /** Deletes the cache (memory and disk). */
@@ -407,7 +461,7 @@ export function readStamp(
 ): { tip: string; format: number; lineage: string | null; docs: number } | null {
   try {
     const snap = JSON.parse(readFileSync(join(indexDir(store), 'index.json'), 'utf8')) as Snapshot;
-    return { tip: snap.tip, format: snap.format, lineage: snap.lineage, docs: snap.docs.length };
+    return { tip: snap.tip, format: snap.format, lineage: snap.lineage, docs: snap.data?.docs.length ?? 0 };
   } catch {
     return null;
   }
