@@ -1,5 +1,5 @@
 /** Pieces of the agents capability: the gate, tier-0 rules, summaries, strategies, settings, review. */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mergeHooks, removeHooks } from '../src/agents/claude-settings.js';

@@ -10,6 +10,9 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
+// biome-ignore lint/suspicious/noExplicitAny: hook payloads are untyped JSON from the agent
+type Json = any;
+
 /** One buffered event (a compact, clipped copy of a hook payload). */
 export interface AgentEvent {
   /** ISO time the hook ran. */
@@ -180,7 +183,7 @@ function lineCount(s: unknown): number {
 }
 
 /** Files changed by an edit tool, with added/removed line counts. */
-export function editedFiles(tool: string | undefined, input: any, response: any): AgentEvent['files'] {
+export function editedFiles(tool: string | undefined, input: Json, response: Json): AgentEvent['files'] {
   if (!isEditTool(tool) || !input || typeof input !== 'object') return undefined;
   const path = String(input.file_path ?? input.path ?? input.notebook_path ?? response?.filePath ?? '');
   if (!path) return undefined;
@@ -225,7 +228,7 @@ export function editedFiles(tool: string | undefined, input: any, response: any)
 export function exitCodeOf(
   event: string,
   tool: string | undefined,
-  response: any,
+  response: Json,
   error: unknown,
 ): number | undefined {
   if (!isShellTool(tool)) return undefined;
@@ -242,7 +245,7 @@ export function exitCodeOf(
 }
 
 /** Turns a hook payload into the compact event we buffer. Throws on a payload that is not an object. */
-export function compactEvent(p: Record<string, any>, now = new Date()): AgentEvent {
+export function compactEvent(p: Record<string, Json>, now = new Date()): AgentEvent {
   const event = String(p.hook_event_name);
   const ev: AgentEvent = { ts: now.toISOString(), event, session: String(p.session_id) };
   if (typeof p.cwd === 'string') ev.cwd = p.cwd;
