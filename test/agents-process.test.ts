@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeRepo, runBin, type TestRepo } from './helpers.js';
+import { makeRepo, ROOT, runBin, type TestRepo } from './helpers.js';
 
 async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
   const end = Date.now() + ms;
@@ -26,6 +26,55 @@ function hook(repo: TestRepo, payload: Record<string, unknown>) {
 }
 
 describe('hook processes', () => {
+  it('replays the recorded session with one real process per event and ends with the same summary and proposals', async () => {
+    const repo = makeRepo();
+    repo.write(
+      'src/sum.js',
+      'export function sum(values) {\n  let total = 0;\n  for (const v of values) total = total - v;\n  return total;\n}\n',
+    );
+    repo.commitAll('initial');
+    const lines = readFileSync(join(ROOT, 'test', 'fixtures', 'claude-session', 'session.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
+    for (const raw of lines) {
+      let line = raw.replaceAll('{{CWD}}', repo.dir).replaceAll('{{HOME}}', String(repo.env.HOME));
+      if (line.includes('{{HEAD_SHORT}}')) {
+        repo.write(
+          'src/sum.js',
+          'export function sum(values) {\n  return values.reduce((total, v) => total + v, 0);\n}\n',
+        );
+        repo.git(
+          'commit',
+          '-qam',
+          'Fix sum() for negative numbers',
+          '-m',
+          'Decision: sum() uses Array.prototype.reduce; no lodash in src/',
+        );
+        line = line.replaceAll('{{HEAD_SHORT}}', repo.git('rev-parse', '--short', 'HEAD').trim());
+      }
+      const r = runBin(['hook', 'claude-code'], { cwd: repo.dir, env: repo.env, stdin: line });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+    }
+    const dir = join(repo.dir, '.git', 'mem', 'events');
+    const session = '7f3c2a91-5b6e-4d0a-9c1f-2e8b4a6d0c13';
+    // the detached finaliser of SessionEnd is done when its marker is gone
+    await until(() =>
+      existsSync(join(dir, `${session}.end`)) || existsSync(join(dir, `${session}.lock`)) ? undefined : true,
+    );
+    const shown = await repo.memJson(['sessions', 'show', session]);
+    expect(shown.body).toContain('- `npm test` (exit 1 → 0) ×2');
+    expect(shown.body).toContain('## Outcome\n- completed: 1 of 1 errors fixed');
+    const pending = await repo.memJson(['review']);
+    expect(pending.map((p: { method: string }) => p.method).sort()).toEqual([
+      'tier0:correction',
+      'tier0:error_fix',
+      'tier0:marker',
+      'tier0:trailer',
+    ]);
+    expect(existsSync(join(repo.dir, '.git', 'mem', 'logs', 'hooks.log'))).toBe(false);
+  });
+
   it('buffers tool events in the fast path and checkpoints in a detached process when a failing command passes', async () => {
     const repo = makeRepo({ commit: true });
     const base = { session_id: 'proc-1', transcript_path: '/tmp/t.jsonl', cwd: repo.dir };
