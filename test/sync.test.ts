@@ -1,12 +1,24 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMemory } from '../src/commands/memory.js';
+import { openRepo } from '../src/gitstore/repo.js';
+import { Store } from '../src/gitstore/store.js';
 import { BIN, makeRepo, ROOT, runBinAsync, sh } from './helpers.js';
 import { allText, bareRemote, clone, tipOf, treeOf } from './sync-helpers.js';
 
-async function add(r: ReturnType<typeof clone>, title: string, extra: string[] = []): Promise<string> {
-  const out = await r.memJson(['add', '--title', title, '--content', `${title} body\n`, ...extra]);
-  return out.id;
+const stores = new Map<string, Store>();
+afterAll(() => {
+  for (const s of stores.values()) s.close();
+});
+/** Adds through the core library: the adds are set-up here, the CLI under test is sync. */
+async function add(r: ReturnType<typeof clone>, title: string): Promise<string> {
+  let s = stores.get(r.dir);
+  if (!s) {
+    s = new Store(await openRepo(r.dir, r.env));
+    stores.set(r.dir, s);
+  }
+  return (await addMemory(s, { type: 'decision', title, body: `${title} body\n` })).record.id;
 }
 
 describe('git mem sync between clones', () => {
@@ -82,6 +94,20 @@ describe('git mem sync between clones', () => {
     expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(tipOf(a));
     expect((await b.memJson(['push'])).pushed).toBe(true);
     expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(tipOf(b));
+  });
+
+  it('two syncs at once in one repository both succeed and lose nothing', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    const b = clone(remote.url);
+    const idB = await add(b, 'remote side');
+    await b.memJson(['sync']);
+    const idA = await add(a, 'local side');
+    const [r1, r2] = await Promise.all([a.mem(['sync', '--json']), a.mem(['sync', '--json'])]);
+    expect([r1.code, r2.code]).toEqual([0, 0]);
+    await b.memJson(['sync']);
+    expect(tipOf(b)).toBe(tipOf(a));
+    expect((await b.memJson(['list'])).map((x: { id: string }) => x.id).sort()).toEqual([idA, idB].sort());
   });
 
   it('uses the branch upstream remote by default', async () => {

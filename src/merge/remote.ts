@@ -226,8 +226,16 @@ export async function fetchMemory(repo: Repo, remote: RemoteInfo, interactive = 
     remote.name,
     ...fetchRefspecs(remote.name),
   ];
-  const r = await git(args, opts(repo, { allowFail: true, env: transportEnv(repo, interactive) }));
-  if (r.code !== 0) throw transportError('fetch from', remote, r);
+  for (let attempt = 1; ; attempt++) {
+    const r = await git(args, opts(repo, { allowFail: true, env: transportEnv(repo, interactive) }));
+    if (r.code === 0) break;
+    // another sync in this repository (a hook, an agent) holds the tracking ref's lock: wait a moment
+    if (attempt < 6 && /cannot lock ref|Unable to create '.*\.lock'/i.test(r.stderr)) {
+      await new Promise((res) => setTimeout(res, 40 * attempt + Math.random() * 60));
+      continue;
+    }
+    throw transportError('fetch from', remote, r);
+  }
   return readTracking(repo, remote.name);
 }
 
