@@ -425,3 +425,28 @@ describe('mcp tools in-process on a repository without a store yet', () => {
     }
   });
 });
+
+describe('mcp.add-status', () => {
+  it('sends additions through review when set to pending', async () => {
+    const { mcpEnv } = await import('../src/agents/mcp.js');
+    const { callTool } = await import('../src/agents/mcp-tools.js');
+    const { bufferIO } = await import('../src/cli/context.js');
+    const repo = makeRepo();
+    repo.git('config', 'mem.mcp.add-status', 'pending');
+    const ctx = { io: bufferIO(), cwd: repo.dir, env: repo.env, json: false, stores: [] };
+    const env = await mcpEnv(ctx);
+    try {
+      const res = await callTool(env, 'add', { type: 'decision', title: 'Agent idea', body: 'Try X.' });
+      expect(JSON.parse(res.content[0].text).status).toBe('pending');
+      const explicit = await callTool(env, 'add', {
+        type: 'decision',
+        title: 'Agent fact',
+        body: 'Y.',
+        status: 'active',
+      });
+      expect(JSON.parse(explicit.content[0].text).status).toBe('active');
+    } finally {
+      for (const s of ctx.stores as Array<{ close(): void }>) s.close();
+    }
+  });
+});

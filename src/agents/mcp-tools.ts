@@ -117,7 +117,12 @@ export const TOOLS: ToolDef[] = [
           'Code the memory is about: PATH, PATH:LINE or PATH:START-END. It is flagged stale when that code changes.',
         ),
         alias: str('Optional path-like name, e.g. standards/ts/errors.'),
-        status: str('active (default) or pending (wait for review).', { enum: ['active', 'pending'] }),
+        status: str(
+          'active or pending (wait for human review); default from the mcp.add-status setting, else active.',
+          {
+            enum: ['active', 'pending'],
+          },
+        ),
         confidence: {
           type: 'number',
           minimum: 0,
@@ -319,6 +324,8 @@ export interface McpEnv {
   }>;
   /** Text the add hooks printed (duplicate warnings), read after beforeAdd stops an add. */
   addOutput?: () => string;
+  /** Status of memories added without one: `active`, or `pending` to send agents' additions through review (setting mcp.add-status). */
+  addStatus?: 'active' | 'pending';
 }
 
 const text = (t: string): ToolResult => ({ content: [{ type: 'text', text: t }] });
@@ -502,7 +509,7 @@ async function doAdd(env: McpEnv, a: Json): Promise<ToolResult> {
     tags: (a.tags as string[] | undefined) ?? [],
     scope: (a.scope as string[] | undefined) ?? [],
     alias: a.alias as string | undefined,
-    status: (a.status as string | undefined) ?? 'active',
+    status: (a.status as string | undefined) ?? env.addStatus ?? 'active',
     confidence: a.confidence as number | undefined,
     source: (a.source as string | undefined) ?? 'mcp',
     expires: a.expires ? parseDateInput(String(a.expires)) : undefined,

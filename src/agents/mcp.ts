@@ -8,6 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import { bufferIO, type Ctx, maybeGlobalStore, openStore } from '../cli/context.js';
 import { addHooks } from '../cli/hooks-registry.js';
 import { isGitMemError } from '../errors.js';
+import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import {
   callTool,
@@ -53,7 +54,15 @@ export async function mcpEnv(ctx: Ctx): Promise<McpEnv> {
   const global = g ? fastTip(g) : undefined;
   // `add` resolves anchors and checks duplicates exactly as `git mem add` does; what those hooks print is captured
   let io = bufferIO();
+  let addStatus: 'active' | 'pending' = 'active';
+  try {
+    const v = String((await resolveConfig(ctx.env, store)).values['mcp.add-status'] ?? 'active');
+    if (v === 'pending') addStatus = 'pending';
+  } catch {
+    // an unreadable config must not stop the server; adds stay active
+  }
   return {
+    addStatus,
     store,
     global,
     cwd: ctx.cwd,

@@ -6,8 +6,8 @@ export default defineCommand({
     'serve the memory to MCP clients over stdio (tools: search, context, add, get, update, delete, rules, stale, sessions, review)',
   async run(_a, ctx) {
     // the MCP SDK and the server load only here, so other commands never pay for them
-    const [{ serveMcp }, { VERSION }] = await Promise.all([import('../agents/mcp.js'), import('./main.js')]);
-    await serveMcp(ctx, { version: VERSION });
+    const { serveMcp } = await import('../agents/mcp.js');
+    await serveMcp(ctx);
     return 0;
   },
 });
