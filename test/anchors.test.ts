@@ -255,6 +255,10 @@ describe('git mem check', () => {
     expect(shown.extra.stale_reasons[0]).toMatch(/src\/m.ts:2-5: changed: anchored lines edited/);
     const stale = await r.memJson(['stale']);
     expect(stale.map((s: { id: string }) => s.id)).toEqual([id]);
+    // checked again with the file as it was judged: still stale, decided from the index, nothing recorded
+    const again = await r.memJson(['check']);
+    expect(again.recorded).toBe(false);
+    expect(again.results[0]).toMatchObject({ status: 'changed', reason: expect.stringMatching(/unchanged since the last check/) });
     r.write('src/m.ts', `// new top\n${SRC}`);
     r.commitAll('restore (and shift)');
     const back = await r.memJson(['check']);

@@ -30,3 +30,32 @@ export async function addAnchored(store: Store, title: string, anchor: string, s
 export async function check(store: Store, opts: CheckOptions = {}) {
   return runCheck(store, opts);
 }
+
+/**
+ * Bulk set-up for the benchmark: completes many anchor specs with one preparer and writes all the
+ * records (and the anchored blob entries) in one memory commit.
+ */
+export async function bulkAnchored(store: Store, items: Array<{ title: string; anchors: string[] }>): Promise<number> {
+  const { AnchorPreparer, anchorBlobPath } = await import('../../src/anchors/prepare.js');
+  const { newRecord } = await import('../../src/model/record.js');
+  const { newId } = await import('../../src/model/id.js');
+  const prep = new AnchorPreparer(store, { cwd: store.repo.workTree!, repoRelative: true });
+  const records = [];
+  const blobs = new Set<string>();
+  const now = new Date().toISOString();
+  for (const it of items) {
+    const anchors = [];
+    for (const a of it.anchors) {
+      const full = await prep.complete(parseAnchorSpec(a));
+      blobs.add(full.blob!);
+      anchors.push(full);
+    }
+    records.push(newRecord({ id: newId(), type: 'decision', title: it.title, body: it.title, now, anchors }));
+  }
+  await store.write(async (tx) => {
+    for (const r of records) tx.putRecord(r);
+    for (const b of blobs) tx.putOid(anchorBlobPath(b), b);
+    return { message: `bench: ${records.length} anchored memories`, value: records.length };
+  });
+  return records.length;
+}

@@ -18,16 +18,15 @@ import type { Store } from '../gitstore/store.js';
 import { type Anchor, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
 import { diffLines } from './diff.js';
 import {
-  commitExists,
   readBlobs,
   renameDiff,
-  revParse,
+  revParseVia,
   type TreeChange,
   touchedPaths,
   treeBlobs,
   worktreeBlobs,
 } from './gitio.js';
-import { type AnchorIndex, anchorIndex, indexRecord, saveIndex } from './index-cache.js';
+import { type AnchorIndex, anchorIndex, type IndexedAnchor, indexRecord, saveIndex } from './index-cache.js';
 import { AnchorPreparer, anchorBlobPath } from './prepare.js';
 import { contextScore, findCandidates, relocate } from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
@@ -108,6 +107,8 @@ interface Outcome {
   current?: Current;
   /** The completed anchor (imports). */
   completed?: FullAnchor;
+  /** Target blob at the base path ("" = absent) the verdict was given at. */
+  blob?: string;
 }
 
 export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<CheckReport> {
@@ -119,7 +120,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   let target: string | null = null;
   if (!opts.worktree) {
     const rev = opts.target ?? 'HEAD';
-    target = await revParse(repo, rev);
+    target = await revParseVia(store, rev);
     if (!target)
       throw err(
         'E_REV',
@@ -131,16 +132,17 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   const idx = await anchorIndex(store, tip);
   let pathFilter: Set<string> | undefined = opts.paths ? new Set(opts.paths) : undefined;
   if (opts.since) {
-    const from = await revParse(repo, opts.since);
+    const from = await revParseVia(store, opts.since);
     if (!from) throw err('E_REV', `cannot resolve --since "${opts.since}"`, 'pass a commit, branch or tag');
-    const head = target ?? (await revParse(repo, 'HEAD'));
+    const head = target ?? (await revParseVia(store, 'HEAD'));
     const touched = head ? await touchedPaths(repo, from, head) : [];
     if (opts.worktree) touched.push(...(await worktreeBlobs(repo)).keys());
     pathFilter = new Set([...(pathFilter ?? []), ...touched]);
   }
   const idFilter = opts.ids ? new Set(opts.ids) : undefined;
-  const cat = await store.catalogAt(tip);
-  const title = (id: string) => cat.entries.get(id)?.title ?? '';
+  // titles of fast-path results come from the catalog; skipped for large --all runs (not printed)
+  let cat: Awaited<ReturnType<Store['catalogAt']>> | undefined;
+  const title = (id: string) => cat?.entries.get(id)?.title ?? '';
 
   // 1. select anchors and look up the target blob of every anchored path
   const selected: Array<{
@@ -150,12 +152,13 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     b: string | null;
     stale: boolean;
     incomplete: boolean;
+    a: IndexedAnchor;
   }> = [];
   for (const [id, rec] of idx.records) {
     if (idFilter && !idFilter.has(id)) continue;
     rec.anchors.forEach((a, index) => {
       if (pathFilter && !pathFilter.has(a.p)) return;
-      selected.push({ id, index, p: a.p, b: a.b, stale: !!a.s, incomplete: !!a.i || !a.b });
+      selected.push({ id, index, p: a.p, b: a.b, stale: !!a.s, incomplete: !!a.i || !a.b, a });
     });
   }
   if (!selected.length) {
@@ -174,6 +177,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     ? await worktreeBlobs(repo, paths)
     : await treeBlobs(repo, target!, !pathFilter && paths.length > 2000 ? undefined : paths);
 
+  if (selected.length <= 5000) cat = await store.catalogAt(tip);
   const results: AnchorResult[] = [];
   const work: Work[] = [];
   for (const s of selected) {
@@ -195,6 +199,24 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
         },
         stale: false,
       });
+    } else if (!opts.worktree && s.stale && s.a.sb !== undefined && (tblobs.get(s.p) ?? '') === s.a.sb) {
+      // stale and the file is as it was when judged stale: still stale, nothing to read or write
+      results.push({
+        id: s.id,
+        title: title(s.id),
+        index: s.index,
+        anchor: { path: s.p },
+        verdict: {
+          status: (s.a.v ?? 'changed') as VerdictStatus,
+          reason: `${s.a.r ?? 'stale'} (unchanged since the last check)`,
+          confidence: 1,
+          from: { path: s.p },
+          to: null,
+          commit: targetName,
+          checked: now,
+        },
+        stale: true,
+      });
     } else work.push({ id: s.id, index: s.index });
   }
 
@@ -214,6 +236,10 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     const a = rec?.anchors[w.index];
     if (!rec || !a) continue;
     const o = await ctx.judge(a);
+    if (!opts.worktree && isComplete(a)) {
+      const b = baseOf(a as FullAnchor);
+      if (b) o.blob = tblobs.get(b.path) ?? '';
+    }
     if (!outcomes.has(w.id)) outcomes.set(w.id, new Map());
     outcomes.get(w.id)!.set(w.index, o);
   }
@@ -326,7 +352,7 @@ function rebase(cur: MemoryRecord, ours: MemoryRecord): MemoryRecord | null {
 
 function verdictOf(o: Outcome, before: FullAnchor, commit: string, now: string): Verdict {
   const base = isComplete(before) ? baseOf(before) : null;
-  return {
+  const v: Verdict = {
     status: o.status,
     reason: o.reason,
     confidence: round(o.confidence),
@@ -335,6 +361,8 @@ function verdictOf(o: Outcome, before: FullAnchor, commit: string, now: string):
     commit,
     checked: now,
   };
+  if (o.blob !== undefined && STALE_VERDICTS.has(o.status) && commit !== 'worktree') v.blob = o.blob;
+  return v;
 }
 
 function loc(path: string, lines?: [number, number]): Loc {
@@ -466,7 +494,7 @@ class CheckContext {
     if (!p) {
       p = (async () => {
         if (commit === this.target) return [];
-        if (!(await commitExists(this.store.repo, commit))) return [];
+        if (!(await this.store.catFile.read(`${commit}^{commit}`))) return [];
         return renameDiff(this.store.repo, commit, this.target);
       })();
       this.diffs.set(commit, p);

@@ -45,7 +45,10 @@ export function where(i: CiItem): Loc {
 const short = (id: string) => id.slice(0, 12);
 
 function message(i: CiItem): string {
-  const moved = i.to && locString(i.to) !== locString(i.from) ? ` (now ${locString(i.to)})` : '';
+  const moved =
+    i.to && locString(i.to) !== locString(i.from) && !i.reason.includes(locString(i.to))
+      ? ` (now ${locString(i.to)})`
+      : '';
   return `Memory ${short(i.id)} "${i.title}" is ${i.status}: ${i.reason}${moved}. Anchored at ${locString(i.from)}.`;
 }
 

@@ -20,6 +20,13 @@ export async function revParse(repo: Repo, rev: string): Promise<string | null> 
   return r.code === 0 ? r.stdout.toString().trim() : null;
 }
 
+/** Resolves a revision through the store's running `cat-file --batch` (no process spawned). */
+export async function revParseVia(store: Store, rev: string): Promise<string | null> {
+  if (/\s/.test(rev) || rev.startsWith('-')) return revParse(store.repo, rev);
+  const o = await store.catFile.read(`${rev}^{commit}`);
+  return o && o.type === 'commit' ? o.oid : null;
+}
+
 export async function commitExists(repo: Repo, oid: string): Promise<boolean> {
   const r = await git(['cat-file', '-e', `${oid}^{commit}`], {
     cwd: repo.cwd,

@@ -12,7 +12,7 @@ import type { Store } from '../gitstore/store.js';
 import { idFromPath, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
 import { baseOf, type FullAnchor, isComplete, STALE_VERDICTS } from './types.js';
 
-const VERSION = 2;
+const VERSION = 3;
 
 export interface IndexedAnchor {
   /** base path / blob / commit (null: unknown) */
@@ -25,6 +25,10 @@ export interface IndexedAnchor {
   i?: 1;
   /** the last verdict made the memory stale */
   s?: 1;
+  /** stale verdict given at this target blob of the base path ("" = absent), with its status and reason */
+  sb?: string;
+  v?: string;
+  r?: string;
 }
 
 export interface IndexedRecord {
@@ -51,8 +55,15 @@ export function indexRecord(r: MemoryRecord, oid: string): IndexedRecord {
       if (!b) return { p: a.path, b: null, c: null, i: 1 } as IndexedAnchor;
       const x: IndexedAnchor = { p: b.path, b: b.blob, c: b.commit };
       if (b.detached) x.d = 1;
-      const v = (a as FullAnchor).verdict?.status;
-      if (v && STALE_VERDICTS.has(v)) x.s = 1;
+      const vd = (a as FullAnchor).verdict;
+      if (vd && STALE_VERDICTS.has(vd.status)) {
+        x.s = 1;
+        if (typeof vd.blob === 'string' && (!vd.to || vd.to.path === b.path)) {
+          x.sb = vd.blob;
+          x.v = vd.status;
+          x.r = vd.reason;
+        }
+      }
       return x;
     }),
   };

@@ -64,10 +64,12 @@ export async function postCommit(store: Store): Promise<string | undefined> {
       throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
     return undefined; // no memory store here: nothing to check
   }
-  const { revParse, touchedPaths } = await import('./gitio.js');
-  const head = await revParse(repo, 'HEAD');
+  const tipObj = await store.catFile.read(tip);
+  if (!tipObj || tipObj.type !== 'commit') throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
+  const { revParseVia, touchedPaths } = await import('./gitio.js');
+  const head = await revParseVia(store, 'HEAD');
   if (!head) return undefined;
-  const parent = await revParse(repo, 'HEAD^');
+  const parent = await revParseVia(store, 'HEAD^');
   const touched = await touchedPaths(repo, parent, head);
   if (!touched.length) return undefined;
   const { runCheck } = await import('./check.js');

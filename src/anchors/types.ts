@@ -55,6 +55,8 @@ export interface Verdict {
   /** The code commit checked against ("worktree" for --worktree). */
   commit: string;
   checked: string;
+  /** Blob at the anchor's base path when a stale verdict was given ("" = no file): unchanged → still stale, no need to look again. */
+  blob?: string;
 }
 
 export interface FullAnchor extends Anchor {

@@ -1,0 +1,185 @@
+#!/usr/bin/env node
+// Anchors benchmark: a generated repository of FILES files and COMMITS commits
+// (fast-import), N anchored memories, 1 % of the anchored files changed in one
+// commit (half shifted, half edited); then
+//   * `git mem check --all --dry-run` (the CLI, a real process), cold (index build) and warm medians,
+//     beside floors measured in the same run: `git mem --version` and `git ls-tree -r HEAD`;
+//   * the post-commit hook: a commit touching 10 anchored files, with and without the hook, interleaved.
+// Sizes: BENCH_ANCHORS=10000,100000 BENCH_FILES=20000 BENCH_COMMITS=5000 (env) — defaults as in the issue.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { BIN, ROOT, fmt, median, scratchRepo, timeMs } from './lib.mjs';
+
+const FILES = Number(process.env.BENCH_FILES ?? 20000);
+const COMMITS = Number(process.env.BENCH_COMMITS ?? 5000);
+const SIZES = (process.env.BENCH_ANCHORS ?? '10000,100000').split(',').map(Number);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const HOOK_RUNS = Number(process.env.BENCH_HOOK_RUNS ?? 9);
+
+const outDir = join(ROOT, 'node_modules', '.cache', 'git-mem-eval');
+mkdirSync(outDir, { recursive: true });
+await build({
+  entryPoints: [join(ROOT, 'eval', 'anchors', 'harness.ts')],
+  outfile: join(outDir, 'harness.mjs'),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+  external: ['web-tree-sitter', 'tree-sitter-wasms'],
+  banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
+});
+const H = await import(join(outDir, 'harness.mjs'));
+
+let seed = 12345;
+const rnd = () => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return seed / 0x7fffffff;
+};
+const int = (n) => Math.floor(rnd() * n);
+const fileText = (i, v) => {
+  const lines = [`// file ${i} v${v}`, `import { dep${i % 97} } from './dep';`, ''];
+  for (let f = 0; f < 5; f++) {
+    lines.push(`export function f${i}_${f}(a: number) {`);
+    for (let k = 0; k < 5; k++) lines.push(`  const v${k} = dep${i % 97}(a, ${i * 31 + f * 7 + k});`);
+    lines.push(`  return v0 + v4 + ${f};`, '}', '');
+  }
+  return `${lines.join('\n')}\n`;
+};
+const pathOf = (i) => `src/m${String(i % 200).padStart(3, '0')}/f${i}.ts`;
+
+function makeRepo() {
+  const t0 = Date.now();
+  const s = scratchRepo('gm-bench-anchors-');
+  const chunks = [];
+  const now = 1700000000;
+  const commit = (n, files) => {
+    const msg = `commit ${n}`;
+    chunks.push(`commit refs/heads/main\ncommitter Bench <bench@example.com> ${now + n} +0000\ndata ${msg.length}\n${msg}\n`);
+    for (const [p, text] of files) chunks.push(`M 100644 inline ${p}\ndata ${Buffer.byteLength(text)}\n${text}\n`);
+  };
+  const version = new Map();
+  commit(1, Array.from({ length: FILES }, (_, i) => [pathOf(i), fileText(i, 0)]));
+  for (let n = 2; n <= COMMITS; n++) {
+    const files = [];
+    for (let k = 0; k < 1 + int(3); k++) {
+      const i = int(FILES);
+      const v = (version.get(i) ?? 0) + 1;
+      version.set(i, v);
+      files.push([pathOf(i), fileText(i, v)]);
+    }
+    commit(n, files);
+  }
+  execFileSync('git', ['fast-import', '--quiet'], { cwd: s.repo, env: s.env, input: chunks.join(''), maxBuffer: 1 << 30 });
+  execFileSync('git', ['reset', '-q', '--hard', 'main'], { cwd: s.repo, env: s.env });
+  execFileSync('git', ['gc', '-q'], { cwd: s.repo, env: s.env });
+  return { ...s, version, ms: Date.now() - t0 };
+}
+
+const git = (s, ...a) => execFileSync('git', a, { cwd: s.repo, env: s.env, encoding: 'utf8', maxBuffer: 1 << 28 });
+const mem = (s, ...a) => spawnSync(process.execPath, [BIN, ...a], { cwd: s.repo, env: s.env, encoding: 'utf8', maxBuffer: 1 << 28 });
+
+/** Anchors: memory j anchors one function (8 lines) of a file; up to 5 anchors per file, spread over the files. */
+function specs(n) {
+  const perFile = Math.min(5, Math.max(1, Math.ceil(n / FILES)));
+  const items = [];
+  const filesUsed = Math.ceil(n / perFile);
+  const stride = Math.max(1, Math.floor(FILES / filesUsed));
+  for (let j = 0; j < n; j++) {
+    const file = (Math.floor(j / perFile) * stride) % FILES;
+    const f = j % perFile;
+    const start = 4 + f * 9;
+    items.push({ title: `memory ${j}`, anchors: [`${pathOf(file)}:${start}-${start + 7}`], file });
+  }
+  return items;
+}
+
+/** Changes 1 % of the anchored files in one commit: half get two lines inserted on top (moved), half an edit in the first function (changed). */
+function changeOnePercent(s, files, tag) {
+  const list = [...files];
+  const k = Math.max(1, Math.round(list.length / 100));
+  for (let x = 0; x < k; x++) {
+    const i = list[int(list.length)];
+    const p = join(s.repo, pathOf(i));
+    let text = readFileSync(p, 'utf8');
+    if (x % 2) text = text.replace(`${i * 31 + 0 + 0});`, `${i * 31 + 0 + 0} + 1); // ${tag}`);
+    else text = `// ${tag} a\n// ${tag} b\n${text}`;
+    writeFileSync(p, text);
+  }
+  git(s, 'commit', '-q', '-am', `change 1% (${tag})`);
+  return k;
+}
+
+const lines = ['## anchors', ''];
+const r = makeRepo();
+lines.push(`Repository: ${FILES} files (${(FILES * 48) / 1000}k lines of TypeScript), ${COMMITS} commits, made with git fast-import in ${(r.ms / 1000).toFixed(1)} s. CLI runs are real processes (\`node bin/git-mem.js\`), medians of ${RUNS}.`, '');
+const verFloor = median(Array.from({ length: RUNS }, () => timeMs(() => mem(r, '--version'))));
+const lsFloor = median(Array.from({ length: RUNS }, () => timeMs(() => git(r, 'ls-tree', '-r', 'HEAD'))));
+lines.push(`Floors: \`git mem --version\` ${fmt(verFloor)} ms (node start + bundle); \`git ls-tree -r HEAD\` (${FILES} entries) ${fmt(lsFloor)} ms.`, '');
+lines.push('| anchors | memories | changed files | set-up | cold check (index build) | warm `check --all --dry-run` | ratio to `--version` | verdicts | recorded check |', '|---:|---:|---:|---:|---:|---:|---:|---|---:|');
+mem(r, 'init');
+let total = 0;
+const anchoredFiles = new Set();
+for (const n of SIZES) {
+  const add = n - total;
+  const items = specs(n).slice(total);
+  const store = await H.openStore(r.repo, r.env);
+  const tSet = Date.now();
+  // memories are added in chunks of 5000 (one memory commit each)
+  for (let i = 0; i < items.length; i += 5000) await H.bulkAnchored(store, items.slice(i, i + 5000));
+  store.close();
+  for (const it of items) anchoredFiles.add(it.file);
+  total = n;
+  const setup = Date.now() - tSet;
+  const changed = changeOnePercent(r, anchoredFiles, `n${n}`);
+  const cold = timeMs(() => mem(r, 'check', '--all', '--dry-run', '--json'));
+  const warm = [];
+  let counts = {};
+  for (let i = 0; i < RUNS; i++) {
+    let out;
+    warm.push(timeMs(() => (out = mem(r, 'check', '--all', '--dry-run', '--json'))));
+    counts = JSON.parse(out.stdout).counts;
+  }
+  const recorded = timeMs(() => mem(r, 'check', '--all'));
+  const verdicts = Object.entries(counts)
+    .filter(([, v]) => v)
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ');
+  lines.push(`| ${n} | ${n} | ${changed} | ${(setup / 1000).toFixed(1)} s | ${fmt(cold)} ms | **${fmt(median(warm))} ms** | ${(median(warm) / verFloor).toFixed(1)}× | ${verdicts} | ${fmt(recorded)} ms |`);
+  void add;
+}
+lines.push('', 'Goals: 10k anchors < 1 s, 100k anchors < 5 s (warm column). The cold run parses every record once to build the anchor index under .git/mem/cache/; later runs read the index and parse only the records whose files changed.', '');
+
+// ---------------------------------------------------------------- post-commit hook
+const hookTimes = [];
+const plainTimes = [];
+const touch = [...anchoredFiles].slice(0, 10);
+let v = 0;
+const commit10 = () => {
+  v++;
+  for (const i of touch) {
+    const p = join(r.repo, pathOf(i));
+    writeFileSync(p, `// hook bench ${v}\n${readFileSync(p, 'utf8')}`);
+  }
+  git(r, 'add', '-A');
+  return timeMs(() => git(r, 'commit', '-q', '-m', `hook bench ${v}`));
+};
+for (let i = 0; i < HOOK_RUNS; i++) {
+  mem(r, 'hooks', 'uninstall');
+  plainTimes.push(commit10());
+  mem(r, 'hooks', 'install');
+  hookTimes.push(commit10());
+}
+const notes = git(r, 'notes', '--ref=memory', 'list').trim().split('\n').filter(Boolean).length;
+const ph = median(hookTimes);
+const pp = median(plainTimes);
+lines.push(`Post-commit hook, a commit touching 10 anchored files with ${total} anchored memories (each such commit moves 10 anchors: a memory commit and a note), ${HOOK_RUNS} commits each, interleaved:`, '');
+lines.push('| commit without hook (p50) | with hook (p50) | added (p50) | ratio | notes written |', '|---:|---:|---:|---:|---:|');
+lines.push(`| ${fmt(pp)} ms | ${fmt(ph)} ms | **${fmt(ph - pp)} ms** | ${(ph / pp).toFixed(1)}× | ${notes} |`);
+lines.push('', `Goal: added p50 < 100 ms. A Node process alone costs ${fmt(verFloor)} ms here (\`git mem --version\`).`);
+
+if (process.env.BENCH_KEEP) process.stderr.write(`kept ${r.repo}\n`);
+else rmSync(r.dir, { recursive: true, force: true });
+process.stdout.write(`${lines.join('\n')}\n`);
