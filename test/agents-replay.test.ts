@@ -200,7 +200,9 @@ describe('replaying a recorded Claude Code session', () => {
     expect(fix.body).toContain('After that `npm test` passed.');
     const corr = byMethod['tier0:correction'];
     expect(corr.type).toBe('constraint');
-    expect(corr.title).toBe("don't add lodash for this");
+    expect(corr.title).toBe(
+      "don't add lodash for this; use a plain Array.prototype.reduce instead, we keep src/ free of runtime dependencies",
+    );
     expect(corr.body).toContain('Use a plain Array.prototype.reduce instead');
     expect(corr.body).toContain('the agent had just edited src/sum.js');
     const marker = byMethod['tier0:marker'];
@@ -243,7 +245,7 @@ describe('replaying a recorded Claude Code session', () => {
       /## Errors\n- `npm test`: AssertionError \[ERR_ASSERTION\]: Expected values to be strictly equal: — fixed by changing src\/sum\.js/,
     );
     expect(body).toContain(
-      '## Decisions and corrections\n- User correction: "No, don\'t add lodash for this."',
+      '## Decisions and corrections\n- User correction: "No, don\'t add lodash for this. Use a plain Array.prototype.reduce instead, we keep src/ free of runtime dependencies."',
     );
     expect(body).toContain(
       '- Asked to remember: "tests run with npm test (node --test runner), never with jest"',

@@ -184,7 +184,13 @@ function promptRules(events: AgentEvent[], opts: Tier0Options): Candidate[] {
       const type = /\b(never|don'?t|do not|must|always|stop)\b/i.test(corr) ? 'constraint' : 'preference';
       out.push({
         type,
-        title: clip(corr.replace(/^(no|nope|actually|wait)\s*[,.!:;-]*\s*/i, '').replace(/[.!]+$/, ''), 120),
+        title: clip(
+          corr
+            .replace(/^(no|nope|actually|wait)\s*[,.!:;-]*\s*/i, '')
+            .replace(/[.!]+\s+(\S)/g, (_m, c: string) => `; ${c.toLowerCase()}`)
+            .replace(/[.!]+$/, ''),
+          120,
+        ),
         body: `${clip(ev.prompt, 600)}${ctx ? `\n\n(User correction; ${ctx}.)` : '\n\n(User correction.)'}`,
         tags: ['correction'],
         source: 'tier0:correction',

@@ -73,8 +73,8 @@ export function errorTextOf(ev: AgentEvent): string {
 export const CORRECTION_PATTERNS: RegExp[] = [
   /\b(?:no|nope)\s*[,.!;:-]?\s+(?:don'?t|do not|never|stop|not|that'?s not|it'?s not|we don'?t)\b/i,
   /\b(?:don'?t|do not|never)\s+(?:ever\s+)?(?:use|call|add|run|edit|touch|commit|modify|change|put|write|import|mock|push|delete|remove|install)\b/i,
-  /\buse\s+[^.?!\n]{1,60}?\s+instead\b/i,
-  /\binstead of\s+[^.?!\n]{1,60}/i,
+  /\buse\s+[^?!\n]{1,60}?\s+instead\b/i,
+  /\binstead of\s+[^?!\n]{1,60}/i,
   /^\s*(?:actually|wait)\s*[,:]\s/i,
   /\bthat'?s (?:wrong|not right|incorrect)\b/i,
   /\bstop\s+(?:using|doing|adding|calling)\b/i,
@@ -82,29 +82,20 @@ export const CORRECTION_PATTERNS: RegExp[] = [
 
 export const MARKER_RE = /\bremember(?:\s+that)?\s*[:\-–]\s*(.+)|\bremember\s+that\s+(.+)/i;
 
-/** The sentence of a prompt that carries a correction, or undefined. */
+/** The sentences of a prompt that carry a correction ("No, don't X. Use Y instead."), or undefined. */
 export function correctionOf(prompt: string): string | undefined {
-  for (const re of CORRECTION_PATTERNS) {
-    const m = re.exec(prompt);
-    if (!m) continue;
-    // the sentence around the match
-    const start = Math.max(
-      prompt.lastIndexOf('\n', m.index),
-      ...['. ', '! ', '? '].map((s) => prompt.lastIndexOf(s, m.index)),
-    );
-    const from = start < 0 ? 0 : start + 1;
-    const endRel = prompt.slice(m.index + m[0].length).search(/[.!?](\s|$)|\n/);
-    const to = endRel < 0 ? prompt.length : m.index + m[0].length + endRel + 1;
-    let s = prompt.slice(from, to).trim();
-    // a correction that starts with "no," often continues in the next sentence ("No. Use X instead.")
-    if (s.length < 25)
-      s = prompt
-        .slice(from, Math.min(prompt.length, from + 200))
-        .split('\n')[0]
-        .trim();
-    return s;
-  }
-  return undefined;
+  const sentences = prompt
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((x) => x.trim())
+    .filter(Boolean);
+  const hit = (x: string) => CORRECTION_PATTERNS.some((re) => re.test(x));
+  const i = sentences.findIndex(hit);
+  if (i < 0) return undefined;
+  let out = sentences[i];
+  // a correction often continues in the next sentence ("No, not lodash. Use reduce instead.")
+  if (i + 1 < sentences.length && (hit(sentences[i + 1]) || out.length < 25))
+    out = `${out} ${sentences[i + 1]}`;
+  return out;
 }
 
 export function markerOf(prompt: string): string | undefined {
