@@ -2,9 +2,11 @@
 // Thin launcher: the CLI is bundled into dist/ by `npm run build` so that a
 // one-shot command loads one file, and heavy libraries are imported lazily.
 const argv = process.argv.slice(2);
-// Agent tool events (`hook claude-code` on PostToolUse) take a fast path that
-// buffers the event without loading the CLI; anything else falls through.
-const fast = argv[0] === 'hook' && argv[1] === 'claude-code' ? await (await import('../dist/claude-fast.js')).fastHook(argv) : undefined;
+// `hook claude-code` (the agent hooks) takes a fast path that does not load the
+// CLI: tool events are only appended to the local buffer. A hook never fails
+// the agent: an error there ends the process with 0.
+const fastMod = argv[0] === 'hook' && argv[1] === 'claude-code' ? await import('../dist/claude-fast.js').catch(() => undefined) : undefined;
+const fast = fastMod ? await fastMod.fastHook(argv).catch(() => ({ code: 0 })) : undefined;
 if (fast && 'code' in fast) process.exitCode = fast.code;
 else (await import('../dist/cli.js')).main(argv, fast?.io).then(
   (code) => {
