@@ -84,3 +84,31 @@ describe('post-commit hook', () => {
     expect(readFileSync(log, 'utf8')).toMatch(/does not point at a commit/);
   });
 });
+
+describe('post-commit hook with core.hooksPath and an existing hook', () => {
+  it('chains the existing hook, still notes the commit, and uninstall restores the original', async () => {
+    const r = makeRepo();
+    r.write('m.py', SRC);
+    r.commitAll('init');
+    await r.memJson(['init']);
+    const { id } = await r.memJson(['add', '--title', 'beta', '--content', 'x', '--symbol', 'm.py#beta']);
+    r.git('config', 'core.hooksPath', '.githooks');
+    const mine = '#!/bin/sh\necho ran >> "$(git rev-parse --show-toplevel)/.hook-ran"\n';
+    r.write('.githooks/post-commit', mine);
+    sh('chmod', ['+x', '.githooks/post-commit'], r.dir, r.env);
+    const inst = await r.memJson(['hooks', 'install']);
+    expect(inst[0]).toMatchObject({ action: 'chained', path: join(r.dir, '.githooks', 'post-commit') });
+    r.write('m.py', SRC.replace('def beta', 'def beta_renamed'));
+    r.commitAll('rename beta');
+    expect(readFileSync(join(r.dir, '.hook-ran'), 'utf8')).toBe('ran\n');
+    const note = JSON.parse(r.git('notes', '--ref=memory', 'show', 'HEAD').trim());
+    expect(note).toMatchObject({
+      id,
+      verdict: 'symbol_renamed',
+      reason: 'symbol beta renamed to beta_renamed',
+    });
+    const un = await r.memJson(['hooks', 'uninstall']);
+    expect(un[0]).toMatchObject({ action: 'restored' });
+    expect(readFileSync(join(r.dir, '.githooks', 'post-commit'), 'utf8')).toBe(mine);
+  });
+});

@@ -59,6 +59,8 @@ export interface CheckOptions {
   now?: Date;
   /** Commit message subject prefix (default "mem: check"). */
   label?: string;
+  /** Fill the titles of fast-path results from the catalog (costs a catalog load). */
+  titles?: boolean;
 }
 
 export interface AnchorResult {
@@ -177,7 +179,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     ? await worktreeBlobs(repo, paths)
     : await treeBlobs(repo, target!, !pathFilter && paths.length > 2000 ? undefined : paths);
 
-  if (selected.length <= 5000) cat = await store.catalogAt(tip);
+  if (opts.titles) cat = await store.catalogAt(tip);
   const results: AnchorResult[] = [];
   const work: Work[] = [];
   for (const s of selected) {

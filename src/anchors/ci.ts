@@ -39,7 +39,7 @@ export async function runCi(store: Store, opts: CiOptions): Promise<CiReport> {
   const touched = r.stdout.toString('utf8').split('\0').filter(Boolean);
   const failOn = opts.failOn ?? 'stale';
   if (!touched.length || !(await store.tip())) return { base, head, items: [], failOn, failed: false };
-  const rep = await runCheck(store, { target: head, paths: touched, dryRun: true });
+  const rep = await runCheck(store, { target: head, paths: touched, dryRun: true, titles: true });
   const cat = await store.catalog();
   const items: CiItem[] = rep.results.map((x) => ({
     id: x.id,

@@ -65,7 +65,8 @@ export async function postCommit(store: Store): Promise<string | undefined> {
     return undefined; // no memory store here: nothing to check
   }
   const tipObj = await store.catFile.read(tip);
-  if (!tipObj || tipObj.type !== 'commit') throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
+  if (!tipObj || tipObj.type !== 'commit')
+    throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
   const { revParseVia, touchedPaths } = await import('./gitio.js');
   const head = await revParseVia(store, 'HEAD');
   if (!head) return undefined;

@@ -86,6 +86,7 @@ export default defineCommand({
       since: a.since,
       ids,
       dryRun: !!a['dry-run'],
+      titles: !!a.verbose,
     });
     emit(ctx, reportJSON(rep, !!a.verbose), () => {
       const counts = countVerdicts(rep.results);
