@@ -325,7 +325,7 @@ export interface McpEnv {
   /** Text the add hooks printed (duplicate warnings), read after beforeAdd stops an add. */
   addOutput?: () => string;
   /** Status of memories added without one: `active`, or `pending` to send agents' additions through review (setting mcp.add-status). */
-  addStatus?: 'active' | 'pending';
+  addStatus?: () => Promise<'active' | 'pending'>;
 }
 
 const text = (t: string): ToolResult => ({ content: [{ type: 'text', text: t }] });
@@ -509,7 +509,7 @@ async function doAdd(env: McpEnv, a: Json): Promise<ToolResult> {
     tags: (a.tags as string[] | undefined) ?? [],
     scope: (a.scope as string[] | undefined) ?? [],
     alias: a.alias as string | undefined,
-    status: (a.status as string | undefined) ?? env.addStatus ?? 'active',
+    status: (a.status as string | undefined) ?? (env.addStatus ? await env.addStatus() : 'active'),
     confidence: a.confidence as number | undefined,
     source: (a.source as string | undefined) ?? 'mcp',
     expires: a.expires ? parseDateInput(String(a.expires)) : undefined,

@@ -54,15 +54,18 @@ export async function mcpEnv(ctx: Ctx): Promise<McpEnv> {
   const global = g ? fastTip(g) : undefined;
   // `add` resolves anchors and checks duplicates exactly as `git mem add` does; what those hooks print is captured
   let io = bufferIO();
-  let addStatus: 'active' | 'pending' = 'active';
-  try {
-    const v = String((await resolveConfig(ctx.env, store)).values['mcp.add-status'] ?? 'active');
-    if (v === 'pending') addStatus = 'pending';
-  } catch {
-    // an unreadable config must not stop the server; adds stay active
-  }
   return {
-    addStatus,
+    addStatus: async () => {
+      // read at each add (cheap next to the commit), so a changed setting applies without a restart
+      try {
+        return String((await resolveConfig(ctx.env, store)).values['mcp.add-status'] ?? 'active') ===
+          'pending'
+          ? 'pending'
+          : 'active';
+      } catch {
+        return 'active'; // an unreadable config must not stop an add
+      }
+    },
     store,
     global,
     cwd: ctx.cwd,
