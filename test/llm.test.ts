@@ -136,10 +136,17 @@ describe('llm tier-1 extraction', () => {
     expect(env).toMatchObject({ provider: 'anthropic', endpoint: 'http://y/v1/messages' });
     expect(
       llmConfig(
-        { 'llm.provider': 'anthropic', 'llm.url': 'http://y', 'llm.api-key-env': 'MY_KEY' },
-        { MY_KEY: 'z' },
+        { 'llm.provider': 'anthropic', 'llm.url': 'http://y', 'llm.api-key-env': 'MY_API_KEY' },
+        { MY_API_KEY: 'z' },
       )?.apiKey,
     ).toBe('z');
+    // a setting cannot make it send some other secret as the key
+    expect(
+      llmConfig(
+        { 'llm.provider': 'openai', 'llm.url': 'http://y', 'llm.api-key-env': 'GITHUB_TOKEN' },
+        { GITHUB_TOKEN: 'ghp_x' },
+      )?.apiKey,
+    ).toBeUndefined();
   });
 
   it('speaks the OpenAI chat-completions format and parses the facts', async () => {

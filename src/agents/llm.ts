@@ -13,7 +13,7 @@
  *   llm.provider     openai | anthropic | off   (GIT_MEM_LLM_PROVIDER)
  *   llm.url          base URL or full endpoint   (GIT_MEM_LLM_URL)
  *   llm.model        model name                  (GIT_MEM_LLM_MODEL)
- *   llm.api-key-env  NAME of the env var holding the key (default OPENAI_API_KEY / ANTHROPIC_API_KEY);
+ *   llm.api-key-env  NAME of the env var holding the key, ending in _API_KEY (default OPENAI_API_KEY / ANTHROPIC_API_KEY);
  *                    the key itself never goes into config, which may be shared through refs/memory
  *   llm.timeout      milliseconds, default 15000 (GIT_MEM_LLM_TIMEOUT)
  *   llm.max-tokens   reply budget, default 1024
@@ -113,7 +113,9 @@ export function llmConfig(
   const url = str(env.GIT_MEM_LLM_URL) ?? str(setting(settings, 'url')) ?? DEFAULT_URLS[provider];
   if (!/^https?:\/\//i.test(url)) return null;
   const model = str(env.GIT_MEM_LLM_MODEL) ?? str(setting(settings, 'model')) ?? DEFAULT_MODELS[provider];
-  const keyEnv = str(setting(settings, 'api-key-env')) ?? DEFAULT_KEY_ENV[provider];
+  // only variables named like an API key: a setting must not be able to send GITHUB_TOKEN or cloud credentials to an endpoint
+  const named = str(setting(settings, 'api-key-env'));
+  const keyEnv = named && /^[A-Z][A-Z0-9_]*_API_KEY$/.test(named) ? named : DEFAULT_KEY_ENV[provider];
   const apiKey = str(env.GIT_MEM_LLM_API_KEY) ?? str(env[keyEnv]);
   const t = Number(str(env.GIT_MEM_LLM_TIMEOUT) ?? setting(settings, 'timeout') ?? DEFAULT_TIMEOUT);
   const m = Number(setting(settings, 'max-tokens') ?? 1024);
