@@ -212,6 +212,15 @@ describe('mergeCommits (two clones of one remote)', () => {
     expect(e.message).toContain(recordPath(bad.record.id));
     expect(e.message).toContain(bTip.slice(0, 12));
     expect(a.git('for-each-ref').trim()).toBe(before);
+    // the same record on the ours side (the catalog of the tip knows it is bad) stops the merge too
+    await b.store.catalog();
+    fetchTheirs(b, a.dir);
+    const beforeB = b.git('for-each-ref').trim();
+    const e2 = await mergeCommits(b.store, bTip, aTip).catch((x) => x);
+    expect(e2.code).toBe('E_MERGE');
+    expect(e2.message).toContain(recordPath(bad.record.id));
+    expect(e2.message).toContain(bTip.slice(0, 12));
+    expect(b.git('for-each-ref').trim()).toBe(beforeB);
     void r;
   });
 

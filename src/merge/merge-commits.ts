@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { parse as parseYaml, stringify } from 'yaml';
 import { err } from '../errors.js';
+import { loadCatalogCache } from '../gitstore/catalog-cache.js';
 import { git, gitEnv } from '../gitstore/git.js';
 import { SHARED_CONFIG_PATH, type Store, type TreeEntry } from '../gitstore/store.js';
 import {
@@ -173,6 +174,16 @@ export async function mergeCommits(
   for (const p of dO.keys()) note(p, 'o');
   for (const p of dT.keys()) note(p, 't');
 
+  // records ours alone changed were parsed already if the catalog of ours is cached (the usual
+  // case for the tip of refs/memory): trust it instead of parsing them again
+  const cached = loadCatalogCache(store.repo, store.ref);
+  const oursCat = cached?.tip === ours ? cached : undefined;
+  const badOurs = new Map((oursCat?.bad ?? []).map((b) => [b.path, b]));
+  const knownGood = (id: string): boolean => {
+    const c = dO.get(recordPath(id));
+    return !!c?.oid && oursCat?.rows.get(id)?.oid === c.oid;
+  };
+
   // read every blob we need in one batch
   const reads: string[] = [];
   const want = new Map<string, number>();
@@ -186,7 +197,7 @@ export async function mergeCommits(
     for (const path of [recordPath(id), tombstonePath(id)]) {
       const o = dO.get(path);
       const t = dT.get(path);
-      if (o?.oid) need(o.oid);
+      if (o?.oid && !(sides.t === false && path === recordPath(id) && knownGood(id))) need(o.oid);
       if (t?.oid) need(t.oid);
       if (sides.o && sides.t && base) need(`${base}:${path}`);
     }
@@ -207,11 +218,12 @@ export async function mergeCommits(
     tombOid?: string;
   }
   /** `full`: also the paths this side left as in the base (read only for ids both sides changed). */
-  const load = (id: string, side: 'b' | 'o' | 't', full = true): SideState => {
+  const load = (id: string, side: 'b' | 'o' | 't', full = true, skipRec = false): SideState => {
     const s: SideState = { state: {} };
     const commit = side === 'o' ? ours : side === 't' ? theirs : base!;
     const d = side === 'o' ? dO : side === 't' ? dT : undefined;
     for (const kind of ['rec', 'tomb'] as const) {
+      if (kind === 'rec' && skipRec) continue;
       const path = kind === 'rec' ? recordPath(id) : tombstonePath(id);
       let v: { text: string; oid: string } | null;
       const c = d?.get(path);
@@ -244,6 +256,7 @@ export async function mergeCommits(
   const stats = zeroStats();
   const conflicts: string[] = [];
   const finalRecords = new Map<string, MemoryRecord>();
+  const aliasOf = new Map<string, string | undefined>();
   const recordOnOurs = new Map<string, boolean>();
   const labels = { ours, theirs };
 
@@ -253,6 +266,14 @@ export async function mergeCommits(
     const tp = tombstonePath(id);
     if (!sides.t) {
       // ours alone changed it: keep ours, but refuse to spread a malformed record
+      if (knownGood(id)) {
+        aliasOf.set(id, oursCat!.rows.get(id)!.alias);
+        recordOnOurs.set(id, true);
+        if (dO.has(tp)) load(id, 'o', false, true);
+        continue;
+      }
+      const bad = badOurs.get(rp);
+      if (bad && bad.oid === dO.get(rp)?.oid) throw malformed(rp, ours, new Error(bad.error));
       const o = load(id, 'o', false);
       if (o.state.rec) finalRecords.set(id, o.state.rec);
       recordOnOurs.set(id, !!o.state.rec);
@@ -306,11 +327,25 @@ export async function mergeCommits(
   }
 
   // two records may now claim one alias
-  const clashed = resolveAliasClashes(finalRecords);
-  for (const id of clashed) {
-    changes.set(recordPath(id), { text: serializeRecord(finalRecords.get(id)!) });
-    if (!conflicts.includes(id)) conflicts.push(id);
-    if (recordOnOurs.get(id)) stats.updated++;
+  for (const [id, r] of finalRecords) aliasOf.set(id, r.alias);
+  const byAlias = new Map<string, string[]>();
+  for (const [id, a] of aliasOf) if (a) byAlias.set(a, [...(byAlias.get(a) ?? []), id]);
+  const involved = [...byAlias.values()].filter((xs) => xs.length > 1).flat();
+  if (involved.length) {
+    const subset = new Map<string, MemoryRecord>();
+    for (const id of involved) {
+      let rec = finalRecords.get(id);
+      if (!rec) {
+        const buf = await store.readPath(ours, recordPath(id));
+        rec = store.parse(buf!.toString('utf8'), recordPath(id), ours);
+      }
+      subset.set(id, rec);
+    }
+    for (const id of resolveAliasClashes(subset)) {
+      changes.set(recordPath(id), { text: serializeRecord(subset.get(id)!) });
+      if (!conflicts.includes(id)) conflicts.push(id);
+      if (recordOnOurs.get(id)) stats.updated++;
+    }
   }
 
   // other files (FORMAT, config.yaml, attic entries, anchored blobs…): per path
