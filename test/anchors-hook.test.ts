@@ -61,6 +61,12 @@ describe('post-commit hook', () => {
     const shown = await r.memJson(['show', id]);
     expect(shown.status).toBe('stale');
     expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/^mem: post-commit/);
+    // a later commit touching the file elsewhere: the memory is still stale, but that is not news
+    const tip1 = r.git('rev-parse', 'refs/memory').trim();
+    r.write('m.py', `${SRC.replace('x * 2', 'x * 3')}\n# appended\n`);
+    r.commitAll('append');
+    expect(() => r.git('notes', '--ref=memory', 'show', 'HEAD')).toThrow();
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip1);
   });
 
   it('never blocks a commit: a broken store logs the error and prints one warning', async () => {

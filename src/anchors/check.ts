@@ -64,6 +64,8 @@ export interface CheckOptions {
 }
 
 export interface AnchorResult {
+  /** The verdict is news: a new location, a new stale verdict or reason, or a restoration (what gets recorded). */
+  news?: boolean;
   id: string;
   title: string;
   index: number;
@@ -264,6 +266,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
         anchor: fa,
         verdict: verdictOf(o, rec.anchors[i] as FullAnchor, targetName, now),
         stale: STALE_VERDICTS.has(o.status),
+        news: next.newVerdicts.has(i),
       });
       if (o.completed?.blob) newBlobs.add(o.completed.blob);
       if (o.current?.blob && !opts.worktree) newBlobs.add(o.current.blob);
@@ -393,8 +396,9 @@ export function applyOutcomes(
   commit: string,
   now: string,
   persistLocation: boolean,
-): { record: MemoryRecord; changed: boolean } {
+): { record: MemoryRecord; changed: boolean; newVerdicts: Set<number> } {
   const anchors: Anchor[] = rec.anchors.map((a) => ({ ...a }));
+  const newVerdicts = new Set<number>();
   let touched = false;
   for (const [i, o] of byIndex) {
     const before = rec.anchors[i] as FullAnchor;
@@ -430,11 +434,12 @@ export function applyOutcomes(
           JSON.stringify(prevV.to) !== JSON.stringify(o.to))) ||
       (!nowStale && prevStale);
     if (needVerdict) {
+      newVerdicts.add(i);
       a.verdict = verdictOf(o, before, commit, now);
       touched = true;
     }
   }
-  if (!touched) return { record: rec, changed: false };
+  if (!touched) return { record: rec, changed: false, newVerdicts };
   const next = structuredClone(rec);
   const probe: MemoryRecord = { ...next, anchors };
   const reasons = staleReasons(probe);
@@ -448,7 +453,7 @@ export function applyOutcomes(
     extra.stale_reasons = undefined;
   }
   applyPatch(next, { anchors, status, extra }, now);
-  return { record: next, changed: true };
+  return { record: next, changed: true, newVerdicts };
 }
 
 /** Per-run state: target blobs, cached blob contents, one rename diff per anchor commit. */

@@ -65,7 +65,7 @@ export async function postCommit(store: Store): Promise<string | undefined> {
     return undefined; // no memory store here: nothing to check
   }
   const tipObj = await store.catFile.read(tip);
-  if (!tipObj || tipObj.type !== 'commit')
+  if (tipObj?.type !== 'commit')
     throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
   const { revParseVia, touchedPaths } = await import('./gitio.js');
   const head = await revParseVia(store, 'HEAD');
@@ -75,9 +75,8 @@ export async function postCommit(store: Store): Promise<string | undefined> {
   if (!touched.length) return undefined;
   const { runCheck } = await import('./check.js');
   const rep = await runCheck(store, { target: head, paths: touched, label: 'mem: post-commit' });
-  const changed = new Set(rep.changes.map((c) => c.id));
   const lines: NoteLine[] = rep.results
-    .filter((r) => r.verdict.status !== 'fresh' || changed.has(r.id))
+    .filter((r) => r.news)
     .map((r) => ({
       id: r.id,
       verdict: r.verdict.status,
