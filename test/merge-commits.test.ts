@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { addMemory, removeMemory, updateMemory } from '../src/commands/memory.js';
 import { isGitMemError } from '../src/errors.js';
 import type { EntryState } from '../src/merge/engine.js';
-import { mergeCommits, parseTombstone } from '../src/merge/merge-commits.js';
+import {
+  collectExpiredTombstones,
+  mergeCommits,
+  parseTombstone,
+  tombstoneExpired,
+} from '../src/merge/merge-commits.js';
 import { newId } from '../src/model/id.js';
 import { newRecord, parseRecord, recordPath, serializeRecord } from '../src/model/record.js';
 import { type Clone, clones, fetchTheirs, treeOf } from './merge-helpers.js';
@@ -304,6 +309,33 @@ describe('mergeCommits: histories and tombstones', () => {
     expect(files).not.toContain(`${old.record.id}.yaml`);
     expect(files).toContain(`${fresh.record.id}.yaml`);
     expect(files).not.toContain(recordPath(old.record.id));
+  });
+});
+
+describe('tombstone collection without a merge', () => {
+  it('collectExpiredTombstones drops only tombstones past the TTL, in one commit', async () => {
+    const {
+      clones: [a],
+    } = await clones(1);
+    const x = await addMemory(a.store, { type: 'decision', title: 'x', body: 'x\n' });
+    const y = await addMemory(a.store, { type: 'decision', title: 'y', body: 'y\n' });
+    await removeMemory(a.store, x.record.id);
+    await removeMemory(a.store, y.record.id);
+    const later = Date.now() + 91 * 864e5;
+    const tip = await a.store.tip();
+    expect(await collectExpiredTombstones(a.store, Date.now())).toEqual({ ids: [], commit: tip });
+    const r = await collectExpiredTombstones(a.store, later);
+    expect(r.ids.sort()).toEqual([x.record.id, y.record.id].sort());
+    expect(a.git('ls-tree', '-r', '--name-only', 'refs/memory')).not.toContain('tombstones/');
+    expect(a.git('rev-list', '--count', `${tip}..refs/memory`).trim()).toBe('1');
+  });
+
+  it('reads the deletion date quoted, unquoted or through YAML', () => {
+    const now = Date.parse('2026-06-01T00:00:00Z');
+    expect(tombstoneExpired('id: X\ndeleted: 2026-01-01T00:00:00.000Z\n', 'X', now, 90)).toBe(true);
+    expect(tombstoneExpired('deleted: "2026-05-30T00:00:00Z"\n', 'X', now, 90)).toBe(false);
+    expect(tombstoneExpired('{deleted: 2026-01-01}\n', 'X', now, 90)).toBe(true);
+    expect(tombstoneExpired('not: [valid\n', 'X', now, 90)).toBe(false);
   });
 });
 

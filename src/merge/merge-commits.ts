@@ -453,8 +453,7 @@ async function collectTombstones(
       cfg = {};
     }
   }
-  const raw = cfg?.[TOMBSTONE_TTL_KEY];
-  const ttl = raw === undefined || raw === null ? DEFAULT_TOMBSTONE_TTL_DAYS : Number(raw);
+  const ttl = tombstoneTtl(cfg);
   if (!(ttl > 0)) return;
   const present = new Map<string, string | { text: string }>();
   for (const e of oursTombs) present.set(e.path, e.oid);
@@ -475,15 +474,64 @@ async function collectTombstones(
     const textV = typeof v === 'string' ? byOid.get(v) : v.text;
     if (!textV) continue;
     const id = TOMB_RE.exec(path)?.[1];
-    if (!id) continue;
-    let t: Tombstone;
-    try {
-      t = parseTombstone(textV, id);
-    } catch {
-      continue; // a malformed tombstone nobody touched is left alone
-    }
-    if (expiredTombstone(t, now, ttl)) changes.set(path, { remove: true });
+    if (id && tombstoneExpired(textV, id, now, ttl)) changes.set(path, { remove: true });
   }
+}
+
+/**
+ * Whether a tombstone file is past the TTL. Reads the `deleted:` line
+ * directly (a merge looks at every tombstone, and YAML parsing thousands of
+ * them would dominate it); anything unusual goes through the YAML parser.
+ */
+export function tombstoneExpired(text: string, id: string, now: number, ttlDays: number): boolean {
+  const m = /^deleted: ["']?([0-9][0-9T:.+Z-]*)["']?$/m.exec(text);
+  if (m) return expiredTombstone({ id, deleted: m[1] }, now, ttlDays);
+  try {
+    return expiredTombstone(parseTombstone(text, id), now, ttlDays);
+  } catch {
+    return false; // a malformed tombstone nobody touched is left alone
+  }
+}
+
+/** The TTL of tombstones from a shared config mapping (days; 0 or less keeps them). */
+export function tombstoneTtl(cfg: Record<string, unknown> | undefined): number {
+  const raw = cfg?.[TOMBSTONE_TTL_KEY];
+  return raw === undefined || raw === null ? DEFAULT_TOMBSTONE_TTL_DAYS : Number(raw);
+}
+
+/**
+ * Drops tombstones older than the shared `tombstone-ttl-days` from the store
+ * in one commit (merges do the same on their own; this is for a store that
+ * never merges). Returns the ids collected.
+ */
+export async function collectExpiredTombstones(
+  store: Store,
+  now = Date.now(),
+): Promise<{ ids: string[]; commit: string | null }> {
+  const res = await store.write(async (tx) => {
+    if (!tx.base) return null;
+    const cfgBuf = await tx.store.readPath(tx.base, SHARED_CONFIG_PATH);
+    let cfg: Record<string, unknown> = {};
+    try {
+      cfg = cfgBuf ? ((parseYaml(cfgBuf.toString('utf8')) as Record<string, unknown>) ?? {}) : {};
+    } catch {}
+    const ttl = tombstoneTtl(cfg);
+    if (!(ttl > 0)) return null;
+    const tombs = await tx.store.lsTree(tx.base, 'tombstones');
+    const blobs = await tx.store.catFile.readMany(tombs.map((e) => e.oid));
+    const ids: string[] = [];
+    tombs.forEach((e, i) => {
+      const id = TOMB_RE.exec(e.path)?.[1];
+      const b = blobs[i];
+      if (id && b && tombstoneExpired(b.content.toString('utf8'), id, now, ttl)) {
+        tx.remove(e.path);
+        ids.push(id);
+      }
+    });
+    if (!ids.length) return null;
+    return { message: `mem: collect ${ids.length} tombstones older than ${ttl} days`, value: ids };
+  });
+  return { ids: res.value ?? [], commit: res.commit };
 }
 
 /** Writes the merge commit with fast-import on top of `ours`; no ref is left behind. */
