@@ -6,7 +6,6 @@
  * node built-ins only, finds the git dir without spawning git, and does a
  * handful of small file operations per event.
  */
-import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
@@ -71,7 +70,16 @@ export function isEditTool(name: string | undefined): boolean {
 
 /** The common git dir for a working directory, found by walking up (honours GIT_DIR). */
 export function findCommonDir(start: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return locateRepo(start, env)?.commonDir;
+}
+
+/** git dir, common dir and work tree of a directory, without running git (undefined when unsure). */
+export function locateRepo(
+  start: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { gitDir: string; commonDir: string; workTree?: string } | undefined {
   let gitDir: string | undefined;
+  let workTree: string | undefined;
   if (env.GIT_DIR) gitDir = resolve(start, env.GIT_DIR);
   else {
     let d = resolve(start);
@@ -83,12 +91,14 @@ export function findCommonDir(start: string, env: NodeJS.ProcessEnv = process.en
       } catch {}
       if (st?.isDirectory()) {
         gitDir = dotgit;
+        workTree = d;
         break;
       }
       if (st?.isFile()) {
         const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotgit, 'utf8'));
         if (!m) return undefined;
         gitDir = isAbsolute(m[1]) ? m[1] : resolve(d, m[1]);
+        workTree = d;
         break;
       }
       const up = dirname(d);
@@ -97,22 +107,36 @@ export function findCommonDir(start: string, env: NodeJS.ProcessEnv = process.en
     }
   }
   if (!existsSync(join(gitDir, 'HEAD'))) return undefined;
+  let commonDir = gitDir;
   try {
     const c = readFileSync(join(gitDir, 'commondir'), 'utf8').trim();
-    return isAbsolute(c) ? c : resolve(gitDir, c);
-  } catch {
-    return gitDir;
-  }
+    commonDir = isAbsolute(c) ? c : resolve(gitDir, c);
+  } catch {}
+  return { gitDir, commonDir, workTree };
 }
 
 export function eventsDir(commonDir: string): string {
   return join(commonDir, 'mem', 'events');
 }
 
+/** 128 bits of FNV-1a (four seeds): enough to name a file, and node:crypto costs ~10 ms to load. */
+function fnvHex(s: string): string {
+  let out = '';
+  for (const seed of [0x811c9dc5, 0x01000193, 0x9e3779b9, 0x85ebca6b]) {
+    let h = seed >>> 0;
+    for (let i = 0; i < s.length; i++) {
+      h ^= s.charCodeAt(i);
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    out += h.toString(16).padStart(8, '0');
+  }
+  return out;
+}
+
 /** A file-name-safe form of a session id (a hash when the id is unusual). */
 export function sessionFileName(sessionId: string): string {
   if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(sessionId)) return sessionId;
-  return `s-${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}`;
+  return `s-${fnvHex(sessionId)}`;
 }
 
 export interface SessionPaths {
