@@ -230,6 +230,36 @@ describe('the index cache', () => {
     }
   });
 
+  it('a long-lived process (Orama, postings) ranks exactly like a one-shot one (term scan)', async () => {
+    const r = await seeded();
+    const store = await storeOf(r);
+    try {
+      const queries = [
+        { query: 'why does the suite fail with ECONNREFUSED on CI', file: 'packages/db/src/pool.ts' },
+        { query: 'pgbouncer pooling', includeStale: true },
+        { query: 'ECONNREFUSED', types: ['known_fix'] },
+        { query: 'session flaky', tags: [] },
+      ];
+      const scan = [];
+      await openIndex(store, { provider: null }); // builds and saves the snapshot
+      forgetIndex(store);
+      const st = await openIndex(store, { provider: null }); // a one-shot process: from the snapshot
+      expect(st.index.oramaLoaded).toBe(false);
+      for (const q of queries) scan.push(await searchMemories(store, q, { provider: null, recordUsage: false }));
+      const st2 = await openIndex(store, { provider: null, orama: true });
+      expect(st2.index.oramaLoaded).toBe(true);
+      for (let i = 0; i < queries.length; i++) {
+        expect(await searchMemories(store, queries[i], { provider: null, recordUsage: false })).toEqual(scan[i]);
+      }
+      // and it stays in step with changes made elsewhere
+      await r.memJson(['add', '--type', 'known_fix', '--title', 'ECONNREFUSED from the worker', '--content', 'Redis was not ready.']);
+      const after = await searchMemories(store, { query: 'ECONNREFUSED worker' }, { provider: null, recordUsage: false });
+      expect(after[0].title).toBe('ECONNREFUSED from the worker');
+    } finally {
+      store.close();
+    }
+  });
+
   it('git mem reindex rebuilds from refs/memory and reports the stamp', async () => {
     const r = await seeded();
     const st = await r.memJson(['reindex', '--status']);

@@ -5,7 +5,7 @@
  */
 import { rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
-import { resolveConfig, type Settings } from '../gitstore/config.js';
+import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import { isType, parseRecord, recordPath } from '../model/record.js';
 import type { SearchDoc } from './docs.js';
@@ -111,7 +111,7 @@ export async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions
   const qterms = [...new Set(terms(query))];
   const where: Record<string, unknown> = {};
   if (q.types?.length) where.type = { in: q.types };
-  const ids = new Set<string>(idx.textCandidates(query, where, 1000));
+  const ids = new Set<string>(idx.textCandidates(query, where, (opts.params ?? DEFAULT_PARAMS).preK));
   if (file) {
     const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
     const keys = [file, dir, packageOf(file)].filter(Boolean);
@@ -153,12 +153,9 @@ export async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions
     }
   }
   const usage = opts.usage ?? (st.repo ? usageCounts(st.repo) : undefined);
-  const ranked = rank(
-    cands,
-    idx.stats(),
-    { qterms, file, now, usage, vector },
-    opts.params ?? DEFAULT_PARAMS,
-  );
+  const params = opts.params ?? DEFAULT_PARAMS;
+  const text = idx.textScores(qterms, params);
+  const ranked = rank(cands, idx.stats(), { qterms, file, now, usage, vector, text }, params);
   const relevant =
     query || file
       ? ranked.filter((r) => r.why.some((w) => /^(text|vector|anchored|scope|tag )/.test(w)))

@@ -36,6 +36,8 @@ export interface RankParams {
   /** multiplier for stale / pending memories */
   stale: number;
   pending: number;
+  /** candidates fully scored at most (the rest are cut by text score first) */
+  preK: number;
 }
 
 export const DEFAULT_PARAMS: RankParams = {
@@ -53,6 +55,7 @@ export const DEFAULT_PARAMS: RankParams = {
   wUsage: 0.03,
   stale: 0.6,
   pending: 0.85,
+  preK: 300,
 };
 
 /** Type priority (seed 004: constraints first, then decisions and known fixes). */
@@ -71,6 +74,32 @@ export const TYPE_PRIORITY: Record<string, number> = {
   strategy: 0.4,
   session: 0.2,
 };
+
+/** BM25F score only (no allocation), with the query's idf values precomputed: the hot loop over many candidates. */
+export function bm25Score(
+  doc: SearchDoc,
+  qterms: readonly string[],
+  idf: readonly number[],
+  avg: readonly number[],
+  p: RankParams,
+): number {
+  let score = 0;
+  for (let i = 0; i < qterms.length; i++) {
+    const t = qterms[i];
+    let tfw = 0;
+    for (let f = 0; f < 3; f++) {
+      const tf = doc.tf[f][t];
+      if (tf) tfw += (p.w[f] * tf) / (1 - p.b[f] + (p.b[f] * doc.len[f]) / (avg[f] || 1));
+    }
+    if (tfw > 0) score += (idf[i] * tfw * (p.k1 + 1)) / (tfw + p.k1);
+  }
+  return score;
+}
+
+export function idfOf(t: string, stats: CorpusStats): number {
+  const df = stats.df.get(t) ?? 0;
+  return Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
+}
 
 export function bm25f(
   doc: SearchDoc,
@@ -142,6 +171,8 @@ export interface RankInput {
   usage?: Map<string, number>;
   /** cosine similarity per candidate, when vectors of a matching lineage exist */
   vector?: Map<string, number>;
+  /** text scores computed by the index (postings), else computed here */
+  text?: Map<string, { score: number; matched: string[] }>;
 }
 
 export interface Ranked {
@@ -159,8 +190,28 @@ export function rank(
   input: RankInput,
   p: RankParams = DEFAULT_PARAMS,
 ): Ranked[] {
+  // a large candidate set is cut to the best text matches plus whatever the file or vectors vouch for
+  const given = input.text;
   const text = new Map<string, { score: number; matched: string[] }>();
-  for (const d of cands) text.set(d.id, bm25f(d, input.qterms, stats, p));
+  if (cands.length > p.preK) {
+    const idf = input.qterms.map((t) => idfOf(t, stats));
+    const scores = new Float64Array(cands.length);
+    for (let i = 0; i < cands.length; i++) {
+      scores[i] = given
+        ? (given.get(cands[i].id)?.score ?? 0)
+        : bm25Score(cands[i], input.qterms, idf, stats.avg, p);
+    }
+    const order = Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a]);
+    const keep = new Set<SearchDoc>();
+    for (const i of order.slice(0, p.preK)) keep.add(cands[i]);
+    for (const d of cands) {
+      if (keep.has(d)) continue;
+      if (input.vector?.has(d.id) || (input.file && fileProximity(d, input.file).score > 0)) keep.add(d);
+    }
+    cands = [...keep];
+  }
+  for (const d of cands)
+    text.set(d.id, given ? (given.get(d.id) ?? { score: 0, matched: [] }) : bm25f(d, input.qterms, stats, p));
   // rank lists
   const byText = cands
     .filter((d) => text.get(d.id)!.score > 0)
