@@ -46,6 +46,10 @@ function sideState(op: Op, base: MemoryRecord, s: Side): EntryState {
 
 describe('merge engine: the table of operation pairs on the same record', () => {
   const table = expected();
+  it('the table covers exactly the operations', () => {
+    expect([...new Set([...table.keys()].map((k) => k.split('/')[0]))]).toEqual(OPS.map((o) => o.code));
+    expect(table.size).toBe(OPS.length ** 2);
+  });
   for (const x of OPS) {
     for (const y of OPS) {
       it(`${x.code} (A) × ${y.code} (B)`, () => {

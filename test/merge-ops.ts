@@ -61,6 +61,11 @@ export const OPS: Op[] = [
     has: (r, s) => r.expires === (s === 'A' ? '2030-01-01T00:00:00.000Z' : '2031-01-01T00:00:00.000Z'),
   },
   {
+    code: 'so',
+    apply: (r, s) => (r.source = `source-${lower(s)}`),
+    has: (r, s) => r.source === `source-${lower(s)}`,
+  },
+  {
     code: 'tg',
     apply: (r, s) => r.tags.push(`tag-${lower(s)}`),
     has: (r, s) => r.tags.includes(`tag-${lower(s)}`),
@@ -122,23 +127,24 @@ export function applyOp(op: Op, r: MemoryRecord, s: Side): MemoryRecord {
  * is kept and the deletion recorded (flagged); D = deleted (tombstone).
  */
 export const TABLE = `
-    ti b1 b5 ty st co ex tg tr sc an ar li al xt rm
-ti  W  B  B  B  B  B  B  B  B  B  B  B  B  B  B  K
-b1  B  C  B  B  B  B  B  B  B  B  B  B  B  B  B  K
-b5  B  B  C  B  B  B  B  B  B  B  B  B  B  B  B  K
-ty  B  B  B  W  B  B  B  B  B  B  B  B  B  B  B  K
-st  B  B  B  B  W  B  B  B  B  B  B  B  B  B  B  K
-co  B  B  B  B  B  W  B  B  B  B  B  B  B  B  B  K
-ex  B  B  B  B  B  B  W  B  B  B  B  B  B  B  B  K
-tg  B  B  B  B  B  B  B  B  B  B  B  B  B  B  B  K
-tr  B  B  B  B  B  B  B  B  B  B  B  B  B  B  B  K
-sc  B  B  B  B  B  B  B  B  B  B  B  B  B  B  B  K
-an  B  B  B  B  B  B  B  B  B  B  B  B  B  B  B  K
-ar  B  B  B  B  B  B  B  B  B  B  B  B  B  B  B  K
-li  B  B  B  B  B  B  B  B  B  B  B  B  B  B  B  K
-al  B  B  B  B  B  B  B  B  B  B  B  B  B  W  B  K
-xt  B  B  B  B  B  B  B  B  B  B  B  B  B  B  W  K
-rm  K  K  K  K  K  K  K  K  K  K  K  K  K  K  K  D
+    ti  b1  b5  ty  st  co  ex  so  tg  tr  sc  an  ar  li  al  xt  rm
+ti  W   B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   K
+b1  B   C   B   B   B   B   B   B   B   B   B   B   B   B   B   B   K
+b5  B   B   C   B   B   B   B   B   B   B   B   B   B   B   B   B   K
+ty  B   B   B   W   B   B   B   B   B   B   B   B   B   B   B   B   K
+st  B   B   B   B   W   B   B   B   B   B   B   B   B   B   B   B   K
+co  B   B   B   B   B   W   B   B   B   B   B   B   B   B   B   B   K
+ex  B   B   B   B   B   B   W   B   B   B   B   B   B   B   B   B   K
+so  B   B   B   B   B   B   B   W   B   B   B   B   B   B   B   B   K
+tg  B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   K
+tr  B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   K
+sc  B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   K
+an  B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   K
+ar  B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   K
+li  B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   K
+al  B   B   B   B   B   B   B   B   B   B   B   B   B   B   W   B   K
+xt  B   B   B   B   B   B   B   B   B   B   B   B   B   B   B   W   K
+rm  K   K   K   K   K   K   K   K   K   K   K   K   K   K   K   K   D
 `;
 
 export function expected(): Map<string, string> {
