@@ -245,3 +245,37 @@ describe('the pre-push hook', () => {
     expect(r.stderr).toMatch(/origin refused the memory push: refs\/mem\/memory/);
   });
 });
+
+describe('sync pure parts', () => {
+  it('backs off exponentially with jitter, bounded', async () => {
+    const { backoffMs } = await import('../src/merge/sync.js');
+    expect(backoffMs(1, () => 0)).toBe(25);
+    expect(backoffMs(1, () => 1)).toBe(75);
+    expect(backoffMs(3, () => 0.5)).toBe(200);
+    expect(backoffMs(30, () => 1)).toBe(3000);
+    expect(backoffMs(30, () => 0)).toBe(1000);
+  });
+
+  it('knows when a user push already carries the memory refs', async () => {
+    const { pushesMemoryRefs } = await import('../src/merge/pre-push-hook.js');
+    const z = '0'.repeat(40);
+    expect(pushesMemoryRefs(`refs/heads/main ${z} refs/heads/main ${z}\n`)).toBe(false);
+    expect(pushesMemoryRefs(`refs/memory ${z} refs/mem/memory ${z}\n`)).toBe(true);
+    expect(
+      pushesMemoryRefs(
+        `refs/heads/x ${z} refs/heads/x ${z}\nrefs/notes/memory ${z} refs/notes/memory ${z}\n`,
+      ),
+    ).toBe(true);
+    expect(pushesMemoryRefs('')).toBe(false);
+  });
+
+  it('uses glob refspecs that map the remote refs into the tracking refs', async () => {
+    const { fetchRefspecs, trackingRef, notesTrackingRef } = await import('../src/merge/remote.js');
+    expect(fetchRefspecs('up')).toEqual([
+      '+refs/mem/*:refs/mem-remotes/up/*',
+      '+refs/notes/memory*:refs/notes/mem-remotes/up/memory*',
+    ]);
+    expect(trackingRef('up')).toBe('refs/mem-remotes/up/memory');
+    expect(notesTrackingRef('up')).toBe('refs/notes/mem-remotes/up/memory');
+  });
+});
