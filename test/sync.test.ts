@@ -184,6 +184,11 @@ describe('git mem sync between clones', () => {
     const j = await b.memJson(['init', '--remote-setup']);
     expect(j.remoteSetup).toMatchObject({ remote: 'origin' });
     expect(b.git('config', '--get-all', 'remote.origin.fetch')).toContain('refs/mem-remotes/origin');
+    // no remote yet: init still succeeds and says what to do
+    const lone = makeRepo();
+    const r2 = await lone.mem(['init', '--remote-setup']);
+    expect(r2.code).toBe(0);
+    expect(r2.stdout).toMatch(/No remote "origin" to set up yet: git remote add origin URL/);
   });
 });
 

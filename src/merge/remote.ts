@@ -327,7 +327,13 @@ export async function initRemoteStep(
 ): Promise<{ setup?: { remote: string; added: string[]; present: string[] }; hint?: string }> {
   const remotes = await listRemotes(repo).catch(() => [] as string[]);
   if (doSetup) {
-    const remote = await resolveRemote(repo);
+    const name = await defaultRemote(repo);
+    if (!remotes.includes(name)) {
+      return {
+        hint: `No remote "${name}" to set up yet: git remote add ${name} URL, then git mem remote setup ${name}`,
+      };
+    }
+    const remote = await resolveRemote(repo, name);
     const setup = await setupRemote(repo, remote.name);
     return {
       setup,
