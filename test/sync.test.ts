@@ -41,6 +41,7 @@ describe('git mem sync between clones', () => {
     expect((await b.memJson(['sync'])).action).toBe('ahead');
     const s3 = await a.memJson(['sync']);
     expect(s3).toMatchObject({ action: 'merged', pushed: true });
+    expect(Object.keys(s3.timings)).toEqual(['fetch', 'merge', 'push']);
     const merge = tipOf(a)!;
     expect(a.git('rev-list', '--parents', '-n', '1', merge).trim().split(' ')).toHaveLength(3);
     const s4 = await b.memJson(['sync']);

@@ -87,6 +87,8 @@ export interface PullResult {
 }
 
 export interface SyncResult extends PullResult {
+  /** Milliseconds spent fetching, merging (memory and notes) and pushing, over all attempts. */
+  timings: { fetch: number; merge: number; push: number };
   pushed: boolean;
   pushedNotes: boolean;
   attempts: number;
@@ -279,11 +281,16 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
   const sleep = opts.sleep ?? defaultSleep;
   let first: PullResult | undefined;
   const conflicts = new Set<string>();
+  const timings = { fetch: 0, merge: 0, push: 0 };
   for (let attempt = 1; attempt <= retries + 1; attempt++) {
+    let t = performance.now();
     const fetched = await fetchMemory(store.repo, remote, opts.interactive);
+    timings.fetch += performance.now() - t;
+    t = performance.now();
     const res = await integrate(store, remote, fetched.memory, opts, attempt);
     for (const c of res.conflicts) conflicts.add(c);
     const notes = await mergeNotes(store.repo, fetched.notes, await store.ident());
+    timings.merge += performance.now() - t;
     const pr: PullResult = {
       remote: remote.name,
       url: remote.url,
@@ -303,9 +310,16 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
       pushed,
       pushedNotes,
       attempts: attempt,
+      timings: {
+        fetch: Math.round(timings.fetch),
+        merge: Math.round(timings.merge),
+        push: Math.round(timings.push),
+      },
     });
     if (!refs.length) return summary(false, false);
+    t = performance.now();
     const pushed = await pushRefs(store.repo, remote, refs, opts.interactive);
+    timings.push += performance.now() - t;
     if (pushed.ok) {
       return summary(
         refs.some((x) => x.src === 'refs/memory'),
