@@ -268,11 +268,14 @@ export class SearchIndex {
   textScores(
     qterms: readonly string[],
     p: { k1: number; w: readonly number[]; b: readonly number[] },
+    qw?: readonly number[],
   ): Map<string, { score: number; matched: string[] }> | undefined {
     if (!this.postings) return undefined;
     const st = this.stats();
     const out = new Map<string, { score: number; matched: string[] }>();
-    for (const t of qterms) {
+    for (let i = 0; i < qterms.length; i++) {
+      const t = qterms[i];
+      const weight = qw ? qw[i] : 1;
       const m = this.postings.get(t);
       if (!m) continue;
       const df = this.df.get(t) ?? 0;
@@ -282,7 +285,7 @@ export class SearchIndex {
         for (let f = 0; f < 3; f++)
           if (c[f]) tfw += (p.w[f] * c[f]) / (1 - p.b[f] + (p.b[f] * d.len[f]) / (st.avg[f] || 1));
         if (tfw <= 0) continue;
-        const add = (idf * tfw * (p.k1 + 1)) / (tfw + p.k1);
+        const add = (weight * idf * tfw * (p.k1 + 1)) / (tfw + p.k1);
         const cur = out.get(d.id);
         if (cur) {
           cur.score += add;
@@ -402,6 +405,24 @@ export class SearchIndex {
       if (hit && matchesWhere(d, where)) out.push(d.id);
     }
     return out;
+  }
+
+  /** Ids of documents containing any of these (already analysed) terms: postings, else a scan. */
+  termCandidates(qterms: readonly string[]): string[] {
+    const seen = new Set<SearchDoc>();
+    if (this.postings) {
+      for (const t of qterms) for (const d of this.postings.get(t)?.keys() ?? []) seen.add(d);
+    } else {
+      for (const d of this.docs.values()) {
+        for (const t of qterms) {
+          if (d.tf[0][t] || d.tf[1][t] || d.tf[2][t]) {
+            seen.add(d);
+            break;
+          }
+        }
+      }
+    }
+    return [...seen].map((d) => d.id);
   }
 
   /** Ids of documents anchored at or under any of the given paths (the `paths` enum). */

@@ -12,7 +12,15 @@ import type { SearchDoc } from './docs.js';
 import { type EmbeddingProvider, embedSafe, loadProvider } from './embeddings.js';
 import { dot } from './engine.js';
 import { assemblePack, type Pack, type PackCandidate } from './pack.js';
-import { DEFAULT_PARAMS, fileProximity, type Ranked, type RankParams, rank, searchable } from './rank.js';
+import {
+  DEFAULT_PARAMS,
+  expansionTerms,
+  fileProximity,
+  type Ranked,
+  type RankParams,
+  rank,
+  searchable,
+} from './rank.js';
 import { type IndexState, openIndex } from './store-index.js';
 import { normalizePath, packageOf, pathWords, terms } from './text.js';
 import { recordUse, usageCounts } from './usage.js';
@@ -154,8 +162,40 @@ export async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions
   }
   const usage = opts.usage ?? (st.repo ? usageCounts(st.repo) : undefined);
   const params = opts.params ?? DEFAULT_PARAMS;
-  const text = idx.textScores(qterms, params);
-  const ranked = rank(cands, idx.stats(), { qterms, file, now, usage, vector, text }, params);
+  const stats = idx.stats();
+  let ranked = rank(
+    cands,
+    stats,
+    { qterms, file, now, usage, vector, text: idx.textScores(qterms, params) },
+    params,
+  );
+  // (sentence-like queries only: a one- or two-word lookup means exactly those words)
+  if (params.prfDocs > 0 && qterms.length >= 3) {
+    // pseudo-relevance feedback: words of the best text matches find memories phrased differently
+    const top = ranked
+      .filter((r) => r.why.some((w) => w.startsWith('text')))
+      .slice(0, params.prfDocs)
+      .map((r) => r.doc);
+    const exp = expansionTerms(top, qterms, stats, params.prfTerms);
+    if (exp.length) {
+      const have = new Set(cands.map((d) => d.id));
+      for (const id of idx.termCandidates(exp)) {
+        const d = idx.docs.get(id);
+        if (!d || have.has(id) || !searchable(d, !!q.includeStale, now)) continue;
+        if (q.types?.length && !q.types.includes(d.type)) continue;
+        if (tags.length && !tags.every((t) => d.tags.includes(t))) continue;
+        cands.push(d);
+      }
+      const all = [...qterms, ...exp];
+      const qweights = [...qterms.map(() => 1), ...exp.map(() => params.prfWeight)];
+      ranked = rank(
+        cands,
+        stats,
+        { qterms: all, qweights, file, now, usage, vector, text: idx.textScores(all, params, qweights) },
+        params,
+      );
+    }
+  }
   const relevant =
     query || file
       ? ranked.filter((r) => r.why.some((w) => /^(text|vector|anchored|scope|tag )/.test(w)))

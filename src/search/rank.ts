@@ -38,6 +38,10 @@ export interface RankParams {
   pending: number;
   /** candidates fully scored at most (the rest are cut by text score first) */
   preK: number;
+  /** pseudo-relevance feedback: expand the query with the top terms of the best documents (0 = off) */
+  prfDocs: number;
+  prfTerms: number;
+  prfWeight: number;
 }
 
 export const DEFAULT_PARAMS: RankParams = {
@@ -56,7 +60,40 @@ export const DEFAULT_PARAMS: RankParams = {
   stale: 0.6,
   pending: 0.85,
   preK: 300,
+  prfDocs: 3,
+  prfTerms: 8,
+  prfWeight: 0.3,
 };
+
+/**
+ * Expansion terms (pseudo-relevance feedback, RM-style): terms weighted by
+ * their share in the best documents times their idf, excluding the query's.
+ */
+export function expansionTerms(
+  top: SearchDoc[],
+  qterms: readonly string[],
+  stats: CorpusStats,
+  n: number,
+): string[] {
+  const q = new Set(qterms);
+  const w = new Map<string, number>();
+  for (const d of top) {
+    const len = d.len[0] + d.len[1] + d.len[2] || 1;
+    for (let f = 0; f < 3; f++) {
+      for (const t in d.tf[f]) {
+        if (q.has(t) || t.length < 3 || /^\d+$/.test(t)) continue;
+        const df = stats.df.get(t) ?? 0;
+        if (df < 2) continue; // a word no other memory has cannot find anything new
+        const idf = Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
+        w.set(t, (w.get(t) ?? 0) + (d.tf[f][t] / len) * idf);
+      }
+    }
+  }
+  return [...w]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, n)
+    .map(([t]) => t);
+}
 
 /** Type priority (seed 004: constraints first, then decisions and known fixes). */
 export const TYPE_PRIORITY: Record<string, number> = {
@@ -82,6 +119,7 @@ export function bm25Score(
   idf: readonly number[],
   avg: readonly number[],
   p: RankParams,
+  qw?: readonly number[],
 ): number {
   let score = 0;
   for (let i = 0; i < qterms.length; i++) {
@@ -91,7 +129,7 @@ export function bm25Score(
       const tf = doc.tf[f][t];
       if (tf) tfw += (p.w[f] * tf) / (1 - p.b[f] + (p.b[f] * doc.len[f]) / (avg[f] || 1));
     }
-    if (tfw > 0) score += (idf[i] * tfw * (p.k1 + 1)) / (tfw + p.k1);
+    if (tfw > 0) score += ((qw ? qw[i] : 1) * idf[i] * tfw * (p.k1 + 1)) / (tfw + p.k1);
   }
   return score;
 }
@@ -106,10 +144,12 @@ export function bm25f(
   qterms: readonly string[],
   stats: CorpusStats,
   p: RankParams,
+  qw?: readonly number[],
 ): { score: number; matched: string[] } {
   let score = 0;
   const matched: string[] = [];
-  for (const t of qterms) {
+  for (let i = 0; i < qterms.length; i++) {
+    const t = qterms[i];
     let tfw = 0;
     for (let f = 0; f < 3; f++) {
       const tf = doc.tf[f][t];
@@ -120,7 +160,7 @@ export function bm25f(
     if (tfw <= 0) continue;
     const df = stats.df.get(t) ?? 0;
     const idf = Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
-    score += (idf * tfw * (p.k1 + 1)) / (tfw + p.k1);
+    score += ((qw ? qw[i] : 1) * idf * tfw * (p.k1 + 1)) / (tfw + p.k1);
     matched.push(t);
   }
   return { score, matched };
@@ -171,6 +211,8 @@ export interface RankInput {
   usage?: Map<string, number>;
   /** cosine similarity per candidate, when vectors of a matching lineage exist */
   vector?: Map<string, number>;
+  /** weight of each query term (default 1; expansion terms weigh less) */
+  qweights?: number[];
   /** text scores computed by the index (postings), else computed here */
   text?: Map<string, { score: number; matched: string[] }>;
 }
@@ -199,7 +241,7 @@ export function rank(
     for (let i = 0; i < cands.length; i++) {
       scores[i] = given
         ? (given.get(cands[i].id)?.score ?? 0)
-        : bm25Score(cands[i], input.qterms, idf, stats.avg, p);
+        : bm25Score(cands[i], input.qterms, idf, stats.avg, p, input.qweights);
     }
     const order = Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a]);
     const keep = new Set<SearchDoc>();
@@ -211,7 +253,12 @@ export function rank(
     cands = [...keep];
   }
   for (const d of cands)
-    text.set(d.id, given ? (given.get(d.id) ?? { score: 0, matched: [] }) : bm25f(d, input.qterms, stats, p));
+    text.set(
+      d.id,
+      given
+        ? (given.get(d.id) ?? { score: 0, matched: [] })
+        : bm25f(d, input.qterms, stats, p, input.qweights),
+    );
   // rank lists
   const byText = cands
     .filter((d) => text.get(d.id)!.score > 0)
