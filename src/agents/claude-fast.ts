@@ -9,6 +9,7 @@
  * CLI's command table and argument parser; with extra arguments or
  * GIT_MEM_NO_FAST_HOOK set, everything falls through to the full CLI.
  */
+import { fstatSync, readFileSync } from 'node:fs';
 import { appendEvent, compactEvent, findCommonDir, logLine, sessionPaths, TOOL_EVENTS } from './events.js';
 
 export interface FastIO {
@@ -21,11 +22,20 @@ export interface FastIO {
 
 export type FastResult = { code: number } | { io: FastIO };
 
+/** All of stdin, read synchronously from fd 0 (cheaper than instantiating process.stdin); undefined on a terminal. */
 async function readAll(): Promise<string | undefined> {
-  if (process.stdin.isTTY) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  try {
+    if (fstatSync(0).isCharacterDevice()) return undefined;
+    return readFileSync(0, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EAGAIN') {
+      // a non-blocking pipe: fall back to the stream
+      const chunks: Buffer[] = [];
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    }
+    return '';
+  }
 }
 
 function passOn(text: string | undefined): FastResult {
