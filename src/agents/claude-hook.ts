@@ -185,7 +185,7 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
         appendEvent(paths, ev, false);
         if (typeof p.prompt !== 'string' || !p.prompt.trim()) return 0;
         await withStore(ctx, async (store) => {
-          const { promptContext } = await import('./inject.js');
+          const { promptContext } = await import('./relevance.js');
           const inj = await promptContext(store, p.prompt as string, { exclude: readIds(paths) });
           print(ctx, 'UserPromptSubmit', inj.text);
           await noteInjected(store, paths, inj.ids, true);
