@@ -215,3 +215,27 @@ describe('duplicates and usage', () => {
     expect(u.has('garbage')).toBe(false);
   });
 });
+
+describe('postings', () => {
+  it('scores like BM25F over the documents, skips removed ones, and finds the k-th largest score', async () => {
+    const { Postings } = await import('../src/search/postings.js');
+    const { kthLargest } = await import('../src/search/index.js');
+    const { bm25f } = await import('../src/search/rank.js');
+    const a = doc('Pool sizing', 'pool pool connections');
+    const b = doc('Retry policy', 'backoff for the pool');
+    const c = doc('Unrelated', 'nothing here');
+    const st = statsOf([a, b, c]);
+    const p = new Postings([a, b, c]);
+    const q = terms('pool connections');
+    const idf = q.map((t) => Math.log(1 + (st.n - (st.df.get(t) ?? 0) + 0.5) / ((st.df.get(t) ?? 0) + 0.5)));
+    const r = p.score(q, idf, st.avg, DEFAULT_PARAMS);
+    expect(r.docs.map((d) => d.id).sort()).toEqual([a.id, b.id].sort());
+    for (let i = 0; i < r.docs.length; i++)
+      expect(r.scores[i]).toBeCloseTo(bm25f(r.docs[i], q, st, DEFAULT_PARAMS).score, 9);
+    p.remove(a.id);
+    expect(p.docsWith(q).map((d) => d.id)).toEqual([b.id]);
+    expect(p.score(q, idf, st.avg, DEFAULT_PARAMS).docs.map((d) => d.id)).toEqual([b.id]);
+    const xs = [5, 1, 9, 3, 9, 7];
+    expect([1, 2, 3, 6].map((k) => kthLargest(xs, k))).toEqual([9, 9, 7, 1]);
+  });
+});

@@ -19,6 +19,7 @@
  */
 import type { MemoryRecord } from '../model/record.js';
 import { docFromRecord, type SearchDoc } from './docs.js';
+import { Postings } from './postings.js';
 import type { CorpusStats } from './rank.js';
 import { terms } from './text.js';
 
@@ -112,7 +113,7 @@ export class SearchIndex {
   /** generation of the Orama data on disk this index matches (undefined once changed) */
   oramaGen?: string;
   /** term → documents containing it, with the term's count per field (built for long-lived processes, with Orama) */
-  private postings?: Map<string, Map<SearchDoc, [number, number, number]>>;
+  private postings?: Postings;
 
   private constructor() {}
 
@@ -210,52 +211,21 @@ export class SearchIndex {
 
   private account(d: SearchDoc, sign: 1 | -1): void {
     for (let f = 0; f < 3; f++) this.lenSum[f] += sign * d.len[f];
+    if (this.postings) {
+      if (sign > 0) this.postings.add(d);
+      else this.postings.remove(d.id);
+    }
     const seen = new Set<string>([...Object.keys(d.tf[0]), ...Object.keys(d.tf[1]), ...Object.keys(d.tf[2])]);
     for (const t of seen) {
       const v = (this.df.get(t) ?? 0) + sign;
       if (v > 0) this.df.set(t, v);
       else this.df.delete(t);
-      if (this.postings) {
-        let m = this.postings.get(t);
-        if (sign > 0) {
-          if (!m) {
-            m = new Map();
-            this.postings.set(t, m);
-          }
-          m.set(d, [d.tf[0][t] ?? 0, d.tf[1][t] ?? 0, d.tf[2][t] ?? 0]);
-        } else if (m) {
-          m.delete(d);
-          if (!m.size) this.postings.delete(t);
-        }
-      }
     }
   }
 
-  /** Builds the term → documents map (once; maintained on every change after). */
-  private ensurePostings(): Map<string, Map<SearchDoc, [number, number, number]>> {
-    if (!this.postings) {
-      const m = new Map<string, Map<SearchDoc, [number, number, number]>>();
-      for (const d of this.docs.values()) {
-        for (let f = 0; f < 3; f++) {
-          const tf = d.tf[f];
-          for (const t in tf) {
-            let p = m.get(t);
-            if (!p) {
-              p = new Map();
-              m.set(t, p);
-            }
-            const c = p.get(d);
-            if (c) c[f] = tf[t];
-            else {
-              const fresh: [number, number, number] = [0, 0, 0];
-              fresh[f] = tf[t];
-              p.set(d, fresh);
-            }
-          }
-        }
-      }
-      this.postings = m;
-    }
+  /** Builds the postings (once; maintained on every change after). */
+  private ensurePostings(): Postings {
+    this.postings ??= new Postings(this.docs.values());
     return this.postings;
   }
 
@@ -269,31 +239,14 @@ export class SearchIndex {
     qterms: readonly string[],
     p: { k1: number; w: readonly number[]; b: readonly number[] },
     qw?: readonly number[],
-  ): Map<string, { score: number; matched: string[] }> | undefined {
+  ): { docs: SearchDoc[]; scores: number[] } | undefined {
     if (!this.postings) return undefined;
     const st = this.stats();
-    const out = new Map<string, { score: number; matched: string[] }>();
-    for (let i = 0; i < qterms.length; i++) {
-      const t = qterms[i];
-      const weight = qw ? qw[i] : 1;
-      const m = this.postings.get(t);
-      if (!m) continue;
+    const idf = qterms.map((t) => {
       const df = this.df.get(t) ?? 0;
-      const idf = Math.log(1 + (st.n - df + 0.5) / (df + 0.5));
-      for (const [d, c] of m) {
-        let tfw = 0;
-        for (let f = 0; f < 3; f++)
-          if (c[f]) tfw += (p.w[f] * c[f]) / (1 - p.b[f] + (p.b[f] * d.len[f]) / (st.avg[f] || 1));
-        if (tfw <= 0) continue;
-        const add = (weight * idf * tfw * (p.k1 + 1)) / (tfw + p.k1);
-        const cur = out.get(d.id);
-        if (cur) {
-          cur.score += add;
-          cur.matched.push(t);
-        } else out.set(d.id, { score: add, matched: [t] });
-      }
-    }
-    return out;
+      return Math.log(1 + (st.n - df + 0.5) / (df + 0.5));
+    });
+    return this.postings.score(qterms, idf, st.avg, p, qw);
   }
 
   /** Adds or replaces a record. */
@@ -374,8 +327,7 @@ export class SearchIndex {
     // Orama's radix lookup merges a word's documents with Array.includes, quadratic in
     // the word's document count (~80 ms for a word in 8k of 10k records): Orama answers
     // for selective words; a query with a common word goes through our postings
-    const selective = qterms.every((t) => (this.df.get(t) ?? 0) <= ORAMA_MAX_DF);
-    if (this.db && selective) {
+    if (this.db && this.selective(qterms)) {
       const res = this.mod!.search(this.db, {
         term: query,
         properties: ['title', 'body', 'tags'],
@@ -387,10 +339,8 @@ export class SearchIndex {
       return res.hits.map((h) => h.id);
     }
     if (this.postings) {
-      const seen = new Set<SearchDoc>();
-      for (const t of qterms) for (const d of this.postings.get(t)?.keys() ?? []) seen.add(d);
       const out: string[] = [];
-      for (const d of seen) if (matchesWhere(d, where)) out.push(d.id);
+      for (const d of this.postings.docsWith(qterms)) if (matchesWhere(d, where)) out.push(d.id);
       return out;
     }
     const out: string[] = [];
@@ -407,11 +357,21 @@ export class SearchIndex {
     return out;
   }
 
+  /** Whether Orama should answer for these terms (every one in at most ORAMA_MAX_DF documents). */
+  selective(qterms: readonly string[]): boolean {
+    return qterms.every((t) => (this.df.get(t) ?? 0) <= ORAMA_MAX_DF);
+  }
+
+  /** Whether postings are built (long-lived processes). */
+  get hasPostings(): boolean {
+    return this.postings !== undefined;
+  }
+
   /** Ids of documents containing any of these (already analysed) terms: postings, else a scan. */
   termCandidates(qterms: readonly string[]): string[] {
     const seen = new Set<SearchDoc>();
     if (this.postings) {
-      for (const t of qterms) for (const d of this.postings.get(t)?.keys() ?? []) seen.add(d);
+      for (const d of this.postings.docsWith(qterms)) seen.add(d);
     } else {
       for (const d of this.docs.values()) {
         for (const t of qterms) {

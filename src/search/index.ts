@@ -119,7 +119,37 @@ export async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions
   const qterms = [...new Set(terms(query))];
   const where: Record<string, unknown> = {};
   if (q.types?.length) where.type = { in: q.types };
-  const ids = new Set<string>(idx.textCandidates(query, where, (opts.params ?? DEFAULT_PARAMS).preK));
+  const params = opts.params ?? DEFAULT_PARAMS;
+  // long-lived processes score from postings; Orama finds candidates for selective words
+  const tags = (q.tags ?? []).map((t) => t.toLowerCase());
+  const allowed = (d: SearchDoc) =>
+    searchable(d, !!q.includeStale, now) &&
+    !(q.types?.length && !q.types.includes(d.type)) &&
+    !(tags.length && !tags.every((t) => d.tags.includes(t)));
+  const scored = idx.textScores(qterms, params);
+  let textMap: Map<SearchDoc, number> | undefined;
+  let ids: Set<string>;
+  if (scored && !idx.selective(qterms)) {
+    // common words: the best text matches by postings score (filters first, then the cut)
+    const docs: SearchDoc[] = [];
+    const scores: number[] = [];
+    for (let i = 0; i < scored.docs.length; i++) {
+      if (!allowed(scored.docs[i])) continue;
+      docs.push(scored.docs[i]);
+      scores.push(scored.scores[i]);
+    }
+    const min = docs.length > params.preK ? kthLargest(scores, params.preK) : Number.NEGATIVE_INFINITY;
+    ids = new Set();
+    textMap = new Map();
+    for (let i = 0; i < docs.length; i++) {
+      if (scores[i] < min) continue;
+      ids.add(docs[i].id);
+      textMap.set(docs[i], scores[i]);
+    }
+  } else {
+    if (scored) textMap = new Map(scored.docs.map((d, i) => [d, scored.scores[i]]));
+    ids = new Set<string>(idx.textCandidates(query, where, params.preK));
+  }
   if (file) {
     const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
     const keys = [file, dir, packageOf(file)].filter(Boolean);
@@ -142,7 +172,6 @@ export async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions
       for (const [id] of vector) ids.add(id);
     }
   }
-  const tags = (q.tags ?? []).map((t) => t.toLowerCase());
   const cands: SearchDoc[] = [];
   for (const id of ids) {
     const d = idx.docs.get(id);
@@ -161,14 +190,8 @@ export async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions
     }
   }
   const usage = opts.usage ?? (st.repo ? usageCounts(st.repo) : undefined);
-  const params = opts.params ?? DEFAULT_PARAMS;
   const stats = idx.stats();
-  let ranked = rank(
-    cands,
-    stats,
-    { qterms, file, now, usage, vector, text: idx.textScores(qterms, params) },
-    params,
-  );
+  let ranked = rank(cands, stats, { qterms, file, now, usage, vector, text: textMap }, params);
   // (sentence-like queries only: a one- or two-word lookup means exactly those words)
   if (params.prfDocs > 0 && qterms.length >= 3) {
     // pseudo-relevance feedback: words of the best text matches find memories phrased differently
@@ -188,12 +211,9 @@ export async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions
       }
       const all = [...qterms, ...exp];
       const qweights = [...qterms.map(() => 1), ...exp.map(() => params.prfWeight)];
-      ranked = rank(
-        cands,
-        stats,
-        { qterms: all, qweights, file, now, usage, vector, text: idx.textScores(all, params, qweights) },
-        params,
-      );
+      const sc = idx.textScores(all, params, qweights);
+      const text = sc ? new Map(sc.docs.map((d, i) => [d, sc.scores[i]])) : undefined;
+      ranked = rank(cands, stats, { qterms: all, qweights, file, now, usage, vector, text }, params);
     }
   }
   const relevant =
@@ -201,6 +221,34 @@ export async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions
       ? ranked.filter((r) => r.why.some((w) => /^(text|vector|anchored|scope|tag )/.test(w)))
       : ranked;
   return relevant;
+}
+
+/** The k-th largest value (quickselect on a copy). */
+export function kthLargest(xs: readonly number[], k: number): number {
+  const a = Float64Array.from(xs);
+  let lo = 0;
+  let hi = a.length - 1;
+  const want = k - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] > pivot) i++;
+      while (a[j] < pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (want <= j) hi = j;
+    else if (want >= i) lo = i;
+    else break;
+  }
+  return a[want];
 }
 
 export function hitOf(r: Ranked): SearchHit {

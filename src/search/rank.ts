@@ -213,8 +213,8 @@ export interface RankInput {
   vector?: Map<string, number>;
   /** weight of each query term (default 1; expansion terms weigh less) */
   qweights?: number[];
-  /** text scores computed by the index (postings), else computed here */
-  text?: Map<string, { score: number; matched: string[] }>;
+  /** text scores computed by the index (postings), used to cut a large candidate set */
+  text?: Map<SearchDoc, number>;
 }
 
 export interface Ranked {
@@ -240,7 +240,7 @@ export function rank(
     const scores = new Float64Array(cands.length);
     for (let i = 0; i < cands.length; i++) {
       scores[i] = given
-        ? (given.get(cands[i].id)?.score ?? 0)
+        ? (given.get(cands[i]) ?? 0)
         : bm25Score(cands[i], input.qterms, idf, stats.avg, p, input.qweights);
     }
     const order = Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a]);
@@ -252,13 +252,7 @@ export function rank(
     }
     cands = [...keep];
   }
-  for (const d of cands)
-    text.set(
-      d.id,
-      given
-        ? (given.get(d.id) ?? { score: 0, matched: [] })
-        : bm25f(d, input.qterms, stats, p, input.qweights),
-    );
+  for (const d of cands) text.set(d.id, bm25f(d, input.qterms, stats, p, input.qweights));
   // rank lists
   const byText = cands
     .filter((d) => text.get(d.id)!.score > 0)
