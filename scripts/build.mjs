@@ -11,8 +11,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = `${root}dist.new-${process.pid}`;
 const old = `${root}dist.old-${process.pid}`;
 await build({
-  // claude-fast: the agent tool-event hook, run before (and instead of) the CLI bundle
-  entryPoints: { cli: 'src/cli/main.ts', 'claude-fast': 'src/agents/claude-fast.ts' },
+  // claude-hook: the agent hook handler, also loaded directly by dist/claude-fast.js (below)
+  entryPoints: { cli: 'src/cli/main.ts', 'claude-hook': 'src/agents/claude-hook.ts' },
   absWorkingDir: root,
   outdir: tmp,
   bundle: true,
@@ -38,6 +38,20 @@ await build({
   banner: {
     js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);",
   },
+});
+// The agent hook's fast path (run by bin/ before the CLI): one self-contained
+// file of node built-ins only, so a PostToolUse event loads a single small module.
+await build({
+  entryPoints: { 'claude-fast': 'src/agents/claude-fast.ts' },
+  absWorkingDir: root,
+  outdir: tmp,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  minify: true,
 });
 if (existsSync(`${root}dist`)) renameSync(`${root}dist`, old);
 renameSync(tmp, `${root}dist`);

@@ -53,7 +53,9 @@ function passOn(text: string | undefined): FastResult {
 /** Any other event: the hook handler itself, without loading the CLI's commands and argument parser. */
 async function slowPath(text: string | undefined): Promise<FastResult> {
   const { io } = passOn(text) as { io: FastIO };
-  const { runClaudeHook } = await import('./claude-hook.js');
+  // the CLI build's claude-hook entry (a runtime path, so this file's own build does not pull it in)
+  const url = new URL('./claude-hook.js', import.meta.url).href;
+  const { runClaudeHook } = (await import(url)) as typeof import('./claude-hook.js');
   return {
     code: await runClaudeHook({ io, cwd: process.cwd(), env: process.env, json: false, stores: [] }, []),
   };
