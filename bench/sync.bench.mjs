@@ -156,7 +156,6 @@ const out = [
   `| \`git fetch\` + \`git push\` of the same refs (floor) | ${fmt(fl)} | 1.00 |`,
   `| merge alone, in-process (\`mergeCommits\`) | ${fmt(m)} | ${(m / fl).toFixed(2)} |`,
   `| \`git mem sync\` (process start, fetch, merge, CAS, push) | ${fmt(s)} | ${(s / fl).toFixed(2)} |`,
-  '',
   `| … of which fetch / merge (memory + notes) / push, inside the process | ${last?.timings ? `${last.timings.fetch} / ${last.timings.merge} / ${last.timings.push}` : '–'} | |`,
   '',
   `Sync result (last run): action \`${last?.action}\`, ${last?.conflicts?.length ?? 0} records flagged for review, pushed ${last?.pushed}, ${last?.attempts} attempt(s). Goal ${s <= 2000 ? 'met' : 'NOT met'} (${fmt(s)} ms).`,
