@@ -7,7 +7,7 @@ import { create, insert, search } from '@orama/orama';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../src/model/id.js';
 import { newRecord } from '../src/model/record.js';
-import { dot, SCHEMA, SearchIndex, TOKEN_END, unit } from '../src/search/engine.js';
+import { dot, ORAMA_MAX_DF, SCHEMA, SearchIndex, TOKEN_END, unit } from '../src/search/engine.js';
 import { DEFAULT_PARAMS, rank } from '../src/search/rank.js';
 
 function rec(title: string, body: string, extra: Partial<Parameters<typeof newRecord>[0]> = {}) {
@@ -220,5 +220,27 @@ describe('lazy Orama', () => {
     const rebuilt = SearchIndex.fromData(idx.data(), undefined, async () => bodies);
     await rebuilt.ensureOrama();
     expect(rebuilt.textCandidates('connections').sort()).toEqual(idx.textCandidates('connections').sort());
+  });
+});
+
+describe('Orama trap: a common word is quadratic to look up', () => {
+  it("raw Orama merges a word's documents with Array.includes; words in many memories go through our postings", async () => {
+    const { readFileSync } = await import('node:fs');
+    const { createRequire } = await import('node:module');
+    const radix = createRequire(import.meta.url)
+      .resolve('@orama/orama')
+      .replace(/index\.js$/, 'trees/radix.js');
+    expect(readFileSync(radix, 'utf8')).toContain('docs.includes(docID)');
+    const idx = await SearchIndex.create();
+    const n = ORAMA_MAX_DF + 20;
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++)
+      ids.push(idx.put(rec(`Common note ${i}`, i % 2 ? 'shared words' : 'shared rare')).id);
+    expect(idx.selective(['share'])).toBe(false);
+    expect(idx.selective(['rare'])).toBe(true);
+    await idx.ensureOrama();
+    expect(idx.hasPostings).toBe(true);
+    expect(idx.textCandidates('shared').sort()).toEqual([...ids].sort());
+    expect(idx.textCandidates('rare').length).toBe(Math.ceil(n / 2));
   });
 });
