@@ -140,6 +140,14 @@ for (let i = 0; i < RUNS; i++) {
   store.close();
   rmSync(f.dir, { recursive: true, force: true });
 }
+// fixed cost: a sync with nothing to do (process start, remote lookup, fetch negotiation)
+const noopMs = [];
+{
+  const f = fresh('noop');
+  mem(f.b, ['sync']);
+  for (let i = 0; i < RUNS; i++) noopMs.push(time(() => mem(f.b, ['sync'])));
+  rmSync(f.dir, { recursive: true, force: true });
+}
 if (process.env.SYNC_BENCH_KEEP) log(`kept ${work}`);
 else rmSync(work, { recursive: true, force: true });
 
@@ -156,6 +164,7 @@ const out = [
   `| \`git fetch\` + \`git push\` of the same refs (floor) | ${fmt(fl)} | 1.00 |`,
   `| merge alone, in-process (\`mergeCommits\`) | ${fmt(m)} | ${(m / fl).toFixed(2)} |`,
   `| \`git mem sync\` (process start, fetch, merge, CAS, push) | ${fmt(s)} | ${(s / fl).toFixed(2)} |`,
+  `| \`git mem sync\` with nothing to do (fixed cost) | ${fmt(median(noopMs))} | ${(median(noopMs) / fl).toFixed(2)} |`,
   `| … of which fetch / merge (memory + notes) / push, inside the process | ${last?.timings ? `${last.timings.fetch} / ${last.timings.merge} / ${last.timings.push}` : '–'} | |`,
   '',
   `Sync result (last run): action \`${last?.action}\`, ${last?.conflicts?.length ?? 0} records flagged for review, pushed ${last?.pushed}, ${last?.attempts} attempt(s). Goal ${s <= 2000 ? 'met' : 'NOT met'} (${fmt(s)} ms).`,
