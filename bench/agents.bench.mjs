@@ -116,17 +116,18 @@ if (hasSharedGen()) {
 
 const fl = median(floor);
 out.push(
-  `Floor: \`node -e 0\` median ${fmt(fl)} ms (${floor.length} runs, each just before a hook run). Overhead = median of the paired differences (hook run minus the floor run before it); medians of one-shot processes.`,
+  `Floor: \`node -e 0\` median ${fmt(fl)} ms (${floor.length} runs, each just before a hook run). Overhead = median of the paired differences (hook run minus the floor run before it), and fastest hook run minus fastest floor run (less sensitive to other load on the machine); one-shot processes.`,
 );
 out.push('');
-out.push('| hook event | median | p90 | overhead above node -e 0 | goal |');
-out.push('|---|---|---|---|---|');
-out.push(`| PostToolUse (fast path, append to .git/mem/events) | ${fmt(median(post))} ms | ${fmt(pct(post, 90))} ms | +${fmt(paired(post, postFloor))} ms | ≤ +15 ms |`);
+const minOver = (xs, fs) => Math.min(...xs) - Math.min(...fs);
+out.push('| hook event | median | p90 | overhead above node -e 0 (median of pairs) | overhead (fastest run − fastest floor) | goal |');
+out.push('|---|---|---|---|---|---|');
+out.push(`| PostToolUse (fast path, append to .git/mem/events) | ${fmt(median(post))} ms | ${fmt(pct(post, 90))} ms | +${fmt(paired(post, postFloor))} ms | +${fmt(minOver(post, postFloor))} ms | ≤ +15 ms |`);
 if (promptRows.length) {
-  out.push(`| UserPromptSubmit at ${N / 1000}k memories, cold process, catalog cache on disk | ${fmt(median(promptRows))} ms | ${fmt(pct(promptRows, 90))} ms | +${fmt(paired(promptRows, promptFloor))} ms | ≤ +200 ms |`);
-  out.push(`| UserPromptSubmit at ${N / 1000}k, first ever (catalog built from the ref) | ${fmt(firstPrompt)} ms | – | +${fmt(firstPrompt - fl)} ms | – |`);
-  out.push(`| SessionStart at ${N / 1000}k memories (context pack) | ${fmt(startMs)} ms | – | +${fmt(startMs - fl)} ms | – |`);
-  if (warmRows.length) out.push(`| UserPromptSubmit at ${N / 1000}k memories, warm search daemon | ${fmt(median(warmRows))} ms | ${fmt(pct(warmRows, 90))} ms | +${fmt(paired(warmRows, warmFloor))} ms | ≤ +30 ms |`);
+  out.push(`| UserPromptSubmit at ${N / 1000}k memories, cold process, catalog cache on disk | ${fmt(median(promptRows))} ms | ${fmt(pct(promptRows, 90))} ms | +${fmt(paired(promptRows, promptFloor))} ms | +${fmt(minOver(promptRows, promptFloor))} ms | ≤ +200 ms |`);
+  out.push(`| UserPromptSubmit at ${N / 1000}k, first ever (catalog built from the ref) | ${fmt(firstPrompt)} ms | – | +${fmt(firstPrompt - fl)} ms | – | – |`);
+  out.push(`| SessionStart at ${N / 1000}k memories (context pack) | ${fmt(startMs)} ms | – | +${fmt(startMs - fl)} ms | – | – |`);
+  if (warmRows.length) out.push(`| UserPromptSubmit at ${N / 1000}k memories, warm search daemon | ${fmt(median(warmRows))} ms | ${fmt(pct(warmRows, 90))} ms | +${fmt(paired(warmRows, warmFloor))} ms | +${fmt(minOver(warmRows, warmFloor))} ms | ≤ +30 ms |`);
   out.push('');
   out.push(
     `Relevance on gen.mjs queries (two rare body words each, phrased as a question): ${hits} of ${queriesRun} injected cold (the lexical fallback sees the catalog summaries: titles, tags, aliases, scopes, anchors), ${warmHits} of ${warmRows.length} with the daemon (bodies indexed).`,
