@@ -111,6 +111,19 @@ describe('git mem sync between clones', () => {
     expect((await b.memJson(['list'])).map((x: { id: string }) => x.id).sort()).toEqual([idA, idB].sort());
   });
 
+  it('syncs the personal global store with --global', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    expect((await a.mem(['add', '--global', '--title', 'my habit', '--content', 'x'])).code).toBe(0);
+    const globalDir = join(a.env.GIT_MEM_HOME!, 'store.git');
+    sh('git', ['--git-dir', globalDir, 'remote', 'add', 'origin', remote.url], a.dir, a.env);
+    expect(await a.memJson(['sync', '--global'])).toMatchObject({ action: 'empty', pushed: true });
+    expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(
+      sh('git', ['--git-dir', globalDir, 'rev-parse', 'refs/memory'], a.dir, a.env).trim(),
+    );
+    expect(tipOf(a)).toBeNull();
+  });
+
   it('uses the branch upstream remote by default', async () => {
     const r1 = bareRemote();
     const r2 = bareRemote();
