@@ -646,6 +646,37 @@ describe('tier 1 at session end', () => {
       expect(pending.map((p: { title: string; method: string }) => [p.method, p.title])).toEqual([
         ['tier1:llm', 'Invoices are rounded half-even'],
       ]);
+      // llm settings from the shared config (inside refs/memory, pushable by others) are never trusted
+      const other = makeRepo();
+      const st = await storeOf(other);
+      try {
+        await st.write(async (tx) => {
+          tx.put('config.yaml', `llm.provider: openai\nllm.url: http://127.0.0.1:${port}\nllm.model: tiny\n`);
+          return { message: 'shared llm config', value: null };
+        });
+      } finally {
+        st.close();
+      }
+      const oenv = { ...other.env, GIT_MEM_HOOK_INLINE: '1' };
+      const session = async (id: string) => {
+        for (const p of [
+          { hook_event_name: 'UserPromptSubmit', prompt: `Round the invoice totals (${id})` },
+          { hook_event_name: 'SessionEnd', reason: 'other' },
+        ]) {
+          const r = await other.mem(['hook', 'claude-code'], {
+            stdin: JSON.stringify({ session_id: id, transcript_path: '/t', cwd: other.dir, ...p }),
+            env: oenv,
+          });
+          expect(r.code).toBe(0);
+        }
+      };
+      await session('llm-2');
+      expect(requests).toHaveLength(1);
+      // the same settings in this clone's own git config are used
+      other.git('config', 'mem.llm.provider', 'openai');
+      other.git('config', 'mem.llm.url', `http://127.0.0.1:${port}`);
+      await session('llm-3');
+      expect(requests).toHaveLength(2);
     } finally {
       server.close();
     }

@@ -139,9 +139,10 @@ async function injectedTexts(store: Store, ids: string[]): Promise<string[]> {
 
 async function tier1(store: Store, events: AgentEvent[], root: string | undefined): Promise<Proposal[]> {
   try {
-    const settings = await loadSettings(store);
-    const mod = await import('./llm.js');
-    if (typeof mod.llmExtract !== 'function') return [];
+    const mod = await import('./llm-extract.js');
+    // only the settings this machine's user controls: the shared config travels in refs/memory,
+    // and whoever can push it must not be able to send session events to their own server
+    const settings = await mod.trustedLlmSettings(store);
     const summaryText = renderSummary(summarizeSession(events, { root }));
     const res = await mod.llmExtract({ events, summaryText }, settings, store.repo.env);
     return Array.isArray(res) ? res.map((p) => ({ ...p, source: p.source || 'tier1:llm' }) as Proposal) : [];
