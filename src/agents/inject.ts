@@ -6,8 +6,11 @@
  * wrapped in a `<memory>` frame as reference material, never instructions,
  * and kept under the agent's 10,000-character cap.
  *
- * Ranking uses the search module's context packs and search when they load,
- * and falls back to a small lexical ranking over the catalog otherwise.
+ * The session-start pack is composed here from the catalog (its sections are
+ * specific to a session start: stale flags, recent sessions, core types); the
+ * per-prompt part lives in relevance.ts (search daemon when one runs, a
+ * lexical pass over the catalog otherwise). Loading the search index in a
+ * one-shot hook costs seconds at 10k memories, so hooks never do.
  */
 import { rulesFor } from '../commands/rules.js';
 import type { CatalogEntry, Store } from '../gitstore/store.js';
