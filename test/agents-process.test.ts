@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRepo, ROOT, runBin, type TestRepo } from './helpers.js';
 
-async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
+async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 45_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -25,7 +25,7 @@ function hook(repo: TestRepo, payload: Record<string, unknown>) {
   return r;
 }
 
-describe('hook processes', () => {
+describe('hook processes', { timeout: 120_000 }, () => {
   it('replays the recorded session with one real process per event and ends with the same summary and proposals', async () => {
     const repo = makeRepo();
     repo.write(
