@@ -9,7 +9,7 @@
 // real objects.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, ROOT, SHARED_GEN, benchEnv, fmt, hasSharedGen, median } from './lib.mjs';
 
@@ -157,7 +157,7 @@ const m = median(mergeMs);
 const out = [
   '## sync',
   '',
-  `Two stores of ${N.toLocaleString('en')} records diverged by ${CHANGES.toLocaleString('en')} changes each (${OVERLAP} on the same records: half on different fields, half on the same body lines), local bare remote; median of ${RUNS} runs, each from fresh copies. Goal: sync ≤ 2 s.`,
+  `Two stores of ${N.toLocaleString('en')} records diverged by ${CHANGES.toLocaleString('en')} changes each (${OVERLAP} on the same records: half on different fields, half on the same body lines), local bare remote; median of ${RUNS} runs, each from fresh copies, load average ${loadavg()[0].toFixed(1)} at the end (other work on the machine slows every row alike). Goal: sync ≤ 2 s.`,
   '',
   '| step | median ms | × floor |',
   '|---|---:|---:|',
