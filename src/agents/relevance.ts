@@ -43,6 +43,8 @@ export async function relevantMemories(
   if (!q.length) return [];
   const tip = opts.tip ?? (await store.tip());
   if (!tip) return [];
+  // start git cat-file now (a small read), so its process start overlaps the daemon's answer
+  void store.catFile.read(tip).catch(() => null);
   const viaDaemon = await daemonCandidates(store, prompt);
   let cands: Array<{ id: string; oid?: string; anchors: string[]; titleText: string; fileHit: boolean }>;
   let idf: (t: string) => number;
