@@ -153,11 +153,16 @@ describe('sync faults', () => {
     let b: ReturnType<typeof clone>;
     let badPath: string;
     let badCommit: string;
+    let d: ReturnType<typeof clone>;
     beforeAll(async () => {
       remote = bareRemote();
       b = clone(remote.url);
       await add(b, 'fine');
       await b.memJson(['sync']);
+      // d has what the remote had before the broken record: its next sync is a fast-forward
+      d = clone(remote.url);
+      await d.memJson(['sync']);
+      await d.memJson(['list']);
       // b writes a broken file with plain git and pushes it by hand
       const bad = sh(
         'git',
@@ -194,6 +199,12 @@ describe('sync faults', () => {
         new RegExp(`malformed record ${badPath} \\(commit ${badCommit.slice(0, 12)}\\)`),
       );
       expect(tipOf(c)).toBeNull();
+      const tipD = tipOf(d);
+      const rd = await d.mem(['sync']);
+      expect(rd.code).toBe(4);
+      expect(rd.stderr).toContain(`malformed record ${badPath}`);
+      expect(tipOf(d)).toBe(tipD);
+      expect((await d.memJson(['list'])).map((x: { title: string }) => x.title)).toEqual(['fine']);
       // b repairs it (removes the file) and pushes
       const idx = join(tmpDir('gm-idx-'), 'index');
       const env = { ...b.env, GIT_INDEX_FILE: idx };

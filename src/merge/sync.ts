@@ -15,7 +15,6 @@ import { parse as parseYaml } from 'yaml';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import { FORMAT_PATH, FORMAT_VERSION, type Store } from '../gitstore/store.js';
-import { idFromPath, parseRecord } from '../model/record.js';
 import { mergeCommits } from './merge-commits.js';
 import { isAncestor, mergeNotes, type NotesMergeResult, notesTip } from './notes.js';
 import {
@@ -132,39 +131,25 @@ export async function validateIncoming(store: Store, ours: string | null, theirs
       );
     }
   }
-  let base: string | null = null;
-  if (ours) {
-    const mb = await git(['merge-base', ours, theirs], { cwd, env, allowFail: true });
-    base = mb.code === 0 ? mb.stdout.toString().trim() || null : null;
-  }
-  const changed = base
-    ? (await store.diffPaths(base, theirs, 'memories')).filter((c) => c.oid !== null)
-    : (await store.lsTree(theirs, 'memories')).map((e) => ({ path: e.path, oid: e.oid as string | null }));
-  const recs = changed.filter((c) => c.path.endsWith('.md'));
-  const blobs = await store.catFile.readMany(recs.map((c) => c.oid!));
-  for (let i = 0; i < recs.length; i++) {
-    const { path } = recs[i];
-    let problem: string | undefined;
-    const id = idFromPath(path);
-    try {
-      const blob = blobs[i];
-      if (!blob) throw new Error('object missing');
-      const r = parseRecord(blob.content.toString('utf8'), path);
-      if (!id) problem = 'the path is not memories/<xx>/<ID>.md';
-      else if (r.id !== id) problem = `its id ${r.id} does not match its path`;
-    } catch (e) {
-      problem = (e as Error).message;
-    }
-    if (problem) {
-      const last = await git(['log', '-1', '--format=%H', theirs, '--', path], { cwd, env, allowFail: true });
-      const commit = last.stdout.toString().trim() || theirs;
-      throw err(
-        'E_MERGE',
-        `the remote memory holds a malformed record ${path} (commit ${commit.slice(0, 12)}): ${problem}`,
-        'nothing was merged; fix or remove that record where it was written and sync again',
-        { path, commit },
-      );
-    }
+  // the catalog of theirs parses exactly what changed since ours (incrementally from the cached
+  // catalog) and is saved as the cache: after the fast-forward the next command finds it warm
+  const oursCat = ours ? await store.catalogAt(ours) : null;
+  const theirsCat = await store.catalogAt(theirs);
+  const known = new Set((oursCat?.bad ?? []).map((b) => `${b.path}\0${b.oid}`));
+  const bad = theirsCat.bad.find((b) => !known.has(`${b.path}\0${b.oid}`));
+  if (bad) {
+    const last = await git(['log', '-1', '--format=%H', theirs, '--', bad.path], {
+      cwd,
+      env,
+      allowFail: true,
+    });
+    const commit = last.stdout.toString().trim() || theirs;
+    throw err(
+      'E_MERGE',
+      `the remote memory holds a malformed record ${bad.path} (commit ${commit.slice(0, 12)}): ${bad.error}`,
+      'nothing was merged; fix or remove that record where it was written and sync again',
+      { path: bad.path, commit },
+    );
   }
 }
 
