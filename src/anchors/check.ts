@@ -298,13 +298,17 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     const res = await store.write(async (tx) => {
       let n = 0;
       for (const [id, rec] of updated) {
-        let cur: MemoryRecord;
-        try {
-          cur = await tx.get(id);
-        } catch {
-          continue; // removed meanwhile
+        let merged: MemoryRecord | null = rec;
+        if (tx.base !== tip) {
+          // lost a race: re-apply onto the record as it is now (skip it if it was removed meanwhile)
+          let cur: MemoryRecord;
+          try {
+            cur = await tx.get(id);
+          } catch {
+            continue;
+          }
+          merged = rebase(cur, rec);
         }
-        const merged = tx.base === tip ? rec : rebase(cur, rec);
         if (!merged) continue;
         tx.putRecord(merged);
         n++;
