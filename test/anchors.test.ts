@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffLines, mapRange } from '../src/anchors/diff.js';
 import { gate, relocate } from '../src/anchors/relocate.js';
@@ -258,7 +259,10 @@ describe('git mem check', () => {
     // checked again with the file as it was judged: still stale, decided from the index, nothing recorded
     const again = await r.memJson(['check']);
     expect(again.recorded).toBe(false);
-    expect(again.results[0]).toMatchObject({ status: 'changed', reason: expect.stringMatching(/unchanged since the last check/) });
+    expect(again.results[0]).toMatchObject({
+      status: 'changed',
+      reason: expect.stringMatching(/unchanged since the last check/),
+    });
     r.write('src/m.ts', `// new top\n${SRC}`);
     r.commitAll('restore (and shift)');
     const back = await r.memJson(['check']);
@@ -368,10 +372,42 @@ describe('git mem check: scopes', () => {
 
 describe('relocate: common lines', () => {
   it('takes the copy of a common line that its distinctive context surrounds, not the one the diff aligned', () => {
-    const block = (n: string) => [`function ${n}() {`, `  const ${n}1 = ${n}(1);`, `  const ${n}2 = ${n}(2);`, '  return a + b;', '}', ''];
+    const block = (n: string) => [
+      `function ${n}() {`,
+      `  const ${n}1 = ${n}(1);`,
+      `  const ${n}2 = ${n}(2);`,
+      '  return a + b;',
+      '}',
+      '',
+    ];
     const old = [...block('p'), ...block('q'), ...block('r')];
     const shuffled = [...block('r'), ...block('q'), ...block('p')];
     const r = reloc(old, shuffled, 4, 4); // p's return line
     expect([r.start, r.end]).toEqual([16, 16]);
+  });
+});
+
+describe('anchor paths and repositories without commits', () => {
+  it('resolves --anchor relative to the current directory', async () => {
+    const r = await setup();
+    const res = await r.mem(
+      ['add', '--title', 'from src', '--content', 'x', '--anchor', 'm.ts:2-5', '--json'],
+      { cwd: join(r.dir, 'src') },
+    );
+    expect(res.code).toBe(0);
+    const a = (await r.memJson(['show', JSON.parse(res.stdout).id])).anchors[0];
+    expect(a).toMatchObject({ path: 'src/m.ts', lines: [2, 5] });
+  });
+  it('anchors a file in a repository with no commit yet, then follows it once committed and shifted', async () => {
+    const r = makeRepo();
+    r.write('a.py', 'def f():\n    return 1\n');
+    await r.memJson(['init']);
+    const add = await r.mem(['add', '--title', 'f', '--content', 'x', '--anchor', 'a.py:1-2']);
+    expect(add.code).toBe(0);
+    expect(add.stdout).toMatch(/uncommitted content of a.py/);
+    r.write('a.py', '# top\ndef f():\n    return 1\n');
+    r.commitAll('first');
+    const rep = await r.memJson(['check']);
+    expect(rep.results[0]).toMatchObject({ status: 'moved', to: { path: 'a.py', lines: [2, 3] } });
   });
 });
