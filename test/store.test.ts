@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, makeRepo, runCli, sh, type TestRepo, tmpDir } from './helpers.js';
@@ -178,4 +178,22 @@ describe('resolution', () => {
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/no memory matches "nope\/nothing"/);
   });
+});
+
+describe('a stale ref lock', () => {
+  it('is reported with the file to remove instead of retrying forever; the store is untouched', async () => {
+    const r = makeRepo();
+    await r.memJson(['add', '--title', 'Before', '--content', 'x']);
+    const before = tip(r);
+    const lock = join(r.dir, '.git', 'refs', 'memory.lock');
+    writeFileSync(lock, '');
+    const res = await r.mem(['add', '--title', 'Blocked', '--content', 'y']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(
+      /refs\/memory\.lock exists and is not going away \(if no git process is running, remove .*memory\.lock\)/,
+    );
+    expect(tip(r)).toBe(before);
+    rmSync(lock);
+    expect((await r.mem(['add', '--title', 'After', '--content', 'z'])).code).toBe(0);
+  }, 60_000);
 });

@@ -510,6 +510,7 @@ export class Store {
   }
 
   private pendingTmpRef?: string;
+  private lockWaits = 0;
 
   /** Compare-and-swap of the ref; also drops the temporary ref fast-import wrote. */
   async casRef(newOid: string, expected: string | null): Promise<boolean> {
@@ -529,11 +530,20 @@ export class Store {
     }
     if (tmp)
       await git(['update-ref', '-d', tmp], { cwd: this.repo.cwd, env: this.repo.env, allowFail: true });
-    if (
-      !/cannot lock ref|but expected|reference already exists|is at .* but expected|unable to resolve/i.test(
-        r.stderr,
-      )
-    ) {
+    if (/\.lock': File exists/.test(r.stderr)) {
+      // another writer holds the ref lock right now (for milliseconds); a lock that
+      // outlives our retries is most likely left by a crashed process
+      this.lockWaits++;
+      if (this.lockWaits > 40) {
+        throw err(
+          'E_GIT',
+          `${this.ref}.lock exists and is not going away`,
+          `if no git process is running, remove ${join(this.repo.commonDir, `${this.ref}.lock`)}`,
+        );
+      }
+      return false;
+    }
+    if (!/but expected|reference already exists|unable to resolve|cannot lock ref/i.test(r.stderr)) {
       throw err('E_GIT', `cannot update ${this.ref}: ${r.stderr.trim().split('\n').pop()}`);
     }
     return false;

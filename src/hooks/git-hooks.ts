@@ -40,7 +40,7 @@ input=$(cat)
 status=0
 if [ -x ${chained} ]; then printf '%s\\n' "$input" | ${chained} "$@" || status=$?; fi
 [ "$status" -ne 0 ] && exit "$status"
-if [ -z "$GIT_MEM_NO_SYNC" ]; then
+if [ "\${GIT_MEM_NO_SYNC:-0}" = "0" ]; then
   ${run}
   printf '%s\\n' "$input" | eval "$GIT_MEM hook pre-push \\"\\$@\\"" >/dev/null 2>&1 || true
 fi
