@@ -207,9 +207,21 @@ describe('the index cache', () => {
       expect(st3.last).toMatchObject({ mode: 'incremental', changed: 1 });
       expect(readStamp(store)?.tip).toBe(tip);
       expect(RESAVE_AFTER).toBeGreaterThan(1);
-      // an update and a removal are applied too
+      // an update and a removal are applied too; the tree walk through cat-file agrees with git diff-tree
+      const before = r.git('rev-parse', 'refs/memory').trim();
       await r.memJson(['update', r.ids.m3, '--title', 'Pooling through PgBouncer (transaction mode)']);
       await r.memJson(['rm', r.ids.m2]);
+      const after = r.git('rev-parse', 'refs/memory').trim();
+      const { changedPaths } = await import('../src/search/treediff.js');
+      const walked = await changedPaths(store, before, after, 'memories');
+      const diffed = (await store.diffPaths(before, after, 'memories')).map((c) => ({
+        path: c.path,
+        oid: c.oid,
+      }));
+      const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
+      expect(walked.sort(byPath)).toEqual(diffed.sort(byPath));
+      expect(walked.map((c) => c.oid === null)).toContain(true);
+      expect(await changedPaths(store, tip, after, 'memories')).toHaveLength(3);
       const hits = await searchMemories(store, { query: 'ECONNREFUSED api' }, { provider: null });
       expect(hits.map((h) => h.alias)).not.toContain('m2');
       expect(
@@ -245,15 +257,30 @@ describe('the index cache', () => {
       forgetIndex(store);
       const st = await openIndex(store, { provider: null }); // a one-shot process: from the snapshot
       expect(st.index.oramaLoaded).toBe(false);
-      for (const q of queries) scan.push(await searchMemories(store, q, { provider: null, recordUsage: false }));
+      for (const q of queries)
+        scan.push(await searchMemories(store, q, { provider: null, recordUsage: false }));
       const st2 = await openIndex(store, { provider: null, orama: true });
       expect(st2.index.oramaLoaded).toBe(true);
       for (let i = 0; i < queries.length; i++) {
-        expect(await searchMemories(store, queries[i], { provider: null, recordUsage: false })).toEqual(scan[i]);
+        expect(await searchMemories(store, queries[i], { provider: null, recordUsage: false })).toEqual(
+          scan[i],
+        );
       }
       // and it stays in step with changes made elsewhere
-      await r.memJson(['add', '--type', 'known_fix', '--title', 'ECONNREFUSED from the worker', '--content', 'Redis was not ready.']);
-      const after = await searchMemories(store, { query: 'ECONNREFUSED worker' }, { provider: null, recordUsage: false });
+      await r.memJson([
+        'add',
+        '--type',
+        'known_fix',
+        '--title',
+        'ECONNREFUSED from the worker',
+        '--content',
+        'Redis was not ready.',
+      ]);
+      const after = await searchMemories(
+        store,
+        { query: 'ECONNREFUSED worker' },
+        { provider: null, recordUsage: false },
+      );
       expect(after[0].title).toBe('ECONNREFUSED from the worker');
     } finally {
       store.close();

@@ -79,6 +79,18 @@ describe('query daemon', () => {
       const bad = await bin(['search', '--type', 'nope', 'x']);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('unknown type "nope"');
+      // the duplicate check of add asks the daemon too
+      const dup = await bin([
+        'add',
+        '--type',
+        'known_fix',
+        '--title',
+        'Websocket reconnect storms',
+        '--content',
+        'Reconnect with jitter.',
+      ]);
+      expect(dup.code).toBe(2);
+      expect(dup.stderr).toContain('likely duplicate of');
       const status = out(await bin(['daemon', 'status', '--json']));
       expect(status).toMatchObject({ running: true, pid: info.pid, memories: 2 });
       expect((await bin(['daemon', 'stop'])).code).toBe(0);

@@ -87,7 +87,7 @@ export default defineCommand({
       const { searchMemories } = await import('../search/index.js');
       hits = await searchMemories(store, q);
     }
-    const cat = ctx.json ? undefined : await store.catalog();
-    emit(ctx, hits, () => hitLines(hits!, (id) => cat?.abbrev(id) ?? id.slice(0, 12)));
+    // ids shown at 12 characters (the catalog's minimum abbreviation): loading the catalog of a big store would cost more than the search
+    emit(ctx, hits, () => hitLines(hits!));
   },
 });

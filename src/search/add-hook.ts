@@ -17,13 +17,16 @@ export function duplicateGuard(
   return async (input) => {
     let dups: Awaited<ReturnType<typeof import('./dedup.js').findDuplicates>>;
     try {
-      const { findDuplicates } = await import('./dedup.js');
-      const { providerFor } = await import('./index.js');
-      dups = await findDuplicates(
-        store,
-        { title: input.title, body: input.body, tags: input.tags },
-        await providerFor(store),
-      );
+      const q = { title: input.title, body: input.body, tags: input.tags };
+      // a running daemon (or one worth starting) holds the index already
+      const { queryViaDaemon } = await import('./daemon-client.js');
+      const viaDaemon = a.global ? undefined : await queryViaDaemon(store, { op: 'dedup', q }, ctx.env);
+      if (viaDaemon) dups = viaDaemon as typeof dups;
+      else {
+        const { findDuplicates } = await import('./dedup.js');
+        const { providerFor } = await import('./index.js');
+        dups = await findDuplicates(store, q, await providerFor(store));
+      }
     } catch (e) {
       if (isGitMemError(e) && e.code === 'E_DUPLICATE') throw e;
       return undefined; // the check is advisory: never block an add because search failed

@@ -17,7 +17,7 @@ import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 
 export interface DaemonRequest {
-  op: 'search' | 'context' | 'ping' | 'stop';
+  op: 'search' | 'context' | 'dedup' | 'ping' | 'stop';
   q?: unknown;
 }
 
@@ -194,7 +194,8 @@ export async function queryViaDaemon(
     alive = false;
   }
   if (reply?.ok && reply.build !== buildId()) {
-    // a daemon of another git-mem build: replace it
+    // a daemon of another git-mem build: replace it when a daemon is wanted here, else leave it be
+    if (!worthStarting(store, env)) return undefined;
     await stopDaemon(store);
     reply = undefined;
     alive = false;

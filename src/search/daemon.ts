@@ -12,6 +12,7 @@ import { createServer, type Server } from 'node:net';
 import { isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { ask, buildId, type DaemonReply, type DaemonRequest, socketPath } from './daemon-client.js';
+import type { DupInput } from './dedup.js';
 import {
   buildContextPack,
   type ContextOptions,
@@ -96,6 +97,10 @@ export async function serve(
           return { ok: true, build, pid: process.pid };
         case 'search':
           return { ok: true, build, result: await searchMemories(store, req.q as SearchQuery, { provider }) };
+        case 'dedup': {
+          const { findDuplicates } = await import('./dedup.js');
+          return { ok: true, build, result: await findDuplicates(store, req.q as DupInput, provider) };
+        }
         case 'context':
           return {
             ok: true,
