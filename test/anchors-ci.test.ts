@@ -113,6 +113,11 @@ describe('git mem ci', () => {
     expect(bad.stderr).toMatch(/unknown --format "xml"/);
     const rev = await r.mem(['ci', '--base', 'nope']);
     expect(rev.code).toBe(2);
+    // a clone without refs/memory: nothing to report, and a warning that says how to fetch it
+    r.git('update-ref', '-d', 'refs/memory');
+    const none = await r.mem(['ci', '--base', 'HEAD~1', '--format', 'json']);
+    expect(none.code).toBe(0);
+    expect(none.stderr).toMatch(/no refs\/memory in this clone; fetch it first/);
   });
 
   it('escapes annotation properties and the SARIF of an empty report is valid', () => {

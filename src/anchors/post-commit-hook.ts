@@ -108,6 +108,14 @@ export async function addNote(repo: Repo, commit: string, lines: string[], ident
     GIT_COMMITTER_NAME: repo.env.GIT_COMMITTER_NAME || ident.name,
     GIT_COMMITTER_EMAIL: repo.env.GIT_COMMITTER_EMAIL || ident.email,
   };
+  // a new commit has no note yet: try a plain add first (one process), merge with an existing note otherwise
+  const first = await git(['notes', `--ref=${NOTES_REF}`, 'add', '-F', '-', commit], {
+    cwd: repo.cwd,
+    env,
+    input: `${lines.join('\n')}\n`,
+    allowFail: true,
+  });
+  if (first.code === 0) return;
   const prev = await git(['notes', `--ref=${NOTES_REF}`, 'show', commit], {
     cwd: repo.cwd,
     env,

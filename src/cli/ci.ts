@@ -35,6 +35,11 @@ export default defineCommand({
     if (!FAIL_ON.includes(failOn))
       throw err('E_INVALID_ARG', `unknown --fail-on "${failOn}"`, `use one of: ${FAIL_ON.join(', ')}`);
     const store = await openStore(ctx);
+    if (!(await store.tip())) {
+      ctx.io.err(
+        "git-mem: warning: no refs/memory in this clone; fetch it first: git fetch origin '+refs/memory:refs/memory'\n",
+      );
+    }
     const { runCi } = await import('../anchors/ci.js');
     const { formatCi } = await import('../anchors/ci-format.js');
     const rep = await runCi(store, { base: String(a.base), head: a.head, failOn });
