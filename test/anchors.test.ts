@@ -411,3 +411,24 @@ describe('anchor paths and repositories without commits', () => {
     expect(rep.results[0]).toMatchObject({ status: 'moved', to: { path: 'a.py', lines: [2, 3] } });
   });
 });
+
+describe('git mem check records in one memory commit', () => {
+  it('writes every verdict of a run in a single commit on refs/memory', async () => {
+    const r = await setup();
+    const a = await r.memJson(['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']);
+    const b = await r.memJson(['add', '--title', 'beta', '--content', 'x', '--anchor', 'src/m.ts:7-9']);
+    const c = await r.memJson(['add', '--title', 'readme', '--content', 'x', '--anchor', 'README.md']);
+    const before = r.git('rev-list', '--count', 'refs/memory').trim();
+    r.write('src/m.ts', `// new\n${SRC.replace("return 'b'", "return 'B'")}`);
+    r.write('README.md', '# changed\n');
+    r.commitAll('several');
+    const rep = await r.memJson(['check']);
+    expect(rep.recorded).toBe(true);
+    expect(Number(r.git('rev-list', '--count', 'refs/memory').trim())).toBe(Number(before) + 1);
+    const byId = Object.fromEntries(rep.results.map((x: { id: string; status: string }) => [x.id, x.status]));
+    expect(byId).toEqual({ [a.id]: 'moved', [b.id]: 'changed', [c.id]: 'changed' });
+    expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(
+      /^mem: check [0-9a-f]{12}: 3 records updated \(2 stale, 1 moved\)/,
+    );
+  });
+});
