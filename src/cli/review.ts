@@ -42,18 +42,27 @@ async function interactive(
   const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   const done = { approved: 0, rejected: 0, skipped: 0 };
+  // Ctrl+D or Ctrl+C ends the review quietly
+  const ask = async (q: string): Promise<string | null> => {
+    try {
+      return (await rl.question(q)).trim();
+    } catch {
+      return null;
+    }
+  };
   try {
     for (const r of items) {
       ctx.io.out(`\n${pendingText(r)}\n`);
-      const ans = (await rl.question('[a]pprove, [e]dit title and approve, [r]eject, [s]kip, [q]uit? '))
-        .trim()
-        .toLowerCase();
+      const a = await ask('[a]pprove, [e]dit title and approve, [r]eject, [s]kip, [q]uit? ');
+      if (a === null) break;
+      const ans = a.toLowerCase();
       if (ans === 'q') break;
       if (ans === 'a') {
         await act.approve(r.id);
         done.approved++;
       } else if (ans === 'e') {
-        const title = (await rl.question(`title [${r.title}]: `)).trim();
+        const title = await ask(`title [${r.title}]: `);
+        if (title === null) break;
         await act.approve(r.id, title ? { title } : {});
         done.approved++;
       } else if (ans === 'r') {
