@@ -432,3 +432,23 @@ describe('git mem check records in one memory commit', () => {
     );
   });
 });
+
+describe('record cache', () => {
+  it('reuses parsed records by blob id and ignores a damaged cache entry', async () => {
+    const { readdirSync, writeFileSync } = await import('node:fs');
+    const r = await setup();
+    const { id } = await r.memJson(['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']);
+    r.write('src/m.ts', `${SRC}// tail\n`);
+    r.commitAll('edit elsewhere');
+    const first = await r.memJson(['check', '--dry-run']);
+    expect(first.results[0]).toMatchObject({ id, status: 'fresh', reason: 'anchored lines unchanged' });
+    const dir = join(r.dir, '.git', 'mem', 'cache', 'records');
+    const files = readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.json'));
+    expect(files).toHaveLength(1);
+    writeFileSync(join(dir, files[0]), JSON.stringify({ id: 'SOMETHING-ELSE', anchors: [] }));
+    const again = await r.memJson(['check', '--dry-run']);
+    expect(again.results[0]).toMatchObject({ id, status: 'fresh', reason: 'anchored lines unchanged' });
+  });
+});

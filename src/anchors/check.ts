@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
-import { type Anchor, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
+import type { Anchor, MemoryRecord } from '../model/record.js';
 import { diffLines } from './diff.js';
 import {
   readBlobs,
@@ -28,6 +28,7 @@ import {
 } from './gitio.js';
 import { type AnchorIndex, anchorIndex, type IndexedAnchor, indexRecord, saveIndex } from './index-cache.js';
 import { AnchorPreparer, anchorBlobPath } from './prepare.js';
+import { cacheRecord, loadRecords } from './record-cache.js';
 import { contextScore, findCandidates, relocate } from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
 import { normLine, splitLines } from './text.js';
@@ -226,12 +227,10 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
 
   // 2. the anchors that need reading: load their records
   const workIds = [...new Set(work.map((w) => w.id))];
-  const recBlobs = await store.catFile.readMany(workIds.map((id) => idx.records.get(id)!.oid));
-  const records = new Map<string, MemoryRecord>();
-  workIds.forEach((id, i) => {
-    const b = recBlobs[i];
-    if (b) records.set(id, parseRecord(b.content.toString('utf8'), recordPath(id)));
-  });
+  const records = await loadRecords(
+    store,
+    workIds.map((id) => ({ id, oid: idx.records.get(id)!.oid })),
+  );
 
   const ctx = new CheckContext(store, target, opts.worktree ? repo.workTree! : null, tblobs);
   const outcomes = new Map<string, Map<number, Outcome>>();
@@ -327,7 +326,11 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
       const next: AnchorIndex = { tip: res.commit, records: idx.records };
       const { serializeRecord } = await import('../model/record.js');
       const { blobId } = await import('./text.js');
-      for (const [id, rec] of updated) next.records.set(id, indexRecord(rec, blobId(serializeRecord(rec))));
+      for (const [id, rec] of updated) {
+        const oid = blobId(serializeRecord(rec));
+        next.records.set(id, indexRecord(rec, oid));
+        cacheRecord(store, oid, rec);
+      }
       saveIndex(store, next);
     }
   }

@@ -1,0 +1,56 @@
+/**
+ * Parsed records as JSON, keyed by the record's blob id, under .git/mem/cache/records/.
+ * Content-addressed, so always valid; derived data, safe to delete. A check
+ * needs the full anchors of only the records whose files changed, and parsing
+ * their YAML in a one-shot process costs ~1 ms each (the parser is cold); the
+ * JSON of the same record version costs a few microseconds.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { memDir } from '../gitstore/repo.js';
+import type { Store } from '../gitstore/store.js';
+import { type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
+
+function file(store: Store, oid: string): string {
+  return join(memDir(store.repo, 'cache', 'records'), oid.slice(0, 2), `${oid}.json`);
+}
+
+export function cacheRecord(store: Store, oid: string, r: MemoryRecord): void {
+  try {
+    const f = file(store, oid);
+    mkdirSync(join(f, '..'), { recursive: true });
+    const tmp = `${f}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(r));
+    renameSync(tmp, f);
+  } catch {
+    // read-only .git: only an optimisation
+  }
+}
+
+/** Reads records by id and blob id: from the JSON cache when there, else parsed (and cached). */
+export async function loadRecords(
+  store: Store,
+  wanted: ReadonlyArray<{ id: string; oid: string }>,
+): Promise<Map<string, MemoryRecord>> {
+  const out = new Map<string, MemoryRecord>();
+  const missing: Array<{ id: string; oid: string }> = [];
+  for (const w of wanted) {
+    try {
+      const r = JSON.parse(readFileSync(file(store, w.oid), 'utf8')) as MemoryRecord;
+      if (r && r.id === w.id && Array.isArray(r.anchors)) {
+        out.set(w.id, r);
+        continue;
+      }
+    } catch {}
+    missing.push(w);
+  }
+  const blobs = await store.catFile.readMany(missing.map((m) => m.oid));
+  missing.forEach((m, i) => {
+    const b = blobs[i];
+    if (!b) return;
+    const r = parseRecord(b.content.toString('utf8'), recordPath(m.id));
+    out.set(m.id, r);
+    cacheRecord(store, m.oid, r);
+  });
+  return out;
+}
