@@ -6,7 +6,12 @@ const argv = process.argv.slice(2);
 // CLI: tool events are only appended to the local buffer. A hook never fails
 // the agent: an error there ends the process with 0.
 const fastMod = argv[0] === 'hook' && argv[1] === 'claude-code' ? await import('../dist/claude-fast.js').catch(() => undefined) : undefined;
-const fast = fastMod ? await fastMod.fastHook(argv).catch(() => ({ code: 0 })) : undefined;
+// `search` asks a running query daemon directly (dist/search-fast.js); undefined = the full CLI
+const fast = fastMod
+  ? await fastMod.fastHook(argv).catch(() => ({ code: 0 }))
+  : argv[0] === 'search' || argv[0] === 'find'
+    ? await import('../dist/search-fast.js').then((m) => m.fastSearch(argv), () => undefined)
+    : undefined;
 if (fast && 'code' in fast) process.exitCode = fast.code;
 else (await import('../dist/cli.js')).main(argv, fast?.io).then(
   (code) => {

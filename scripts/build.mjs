@@ -12,7 +12,8 @@ const tmp = `${root}dist.new-${process.pid}`;
 const old = `${root}dist.old-${process.pid}`;
 await build({
   // claude-hook: the agent hook handler, also loaded directly by dist/claude-fast.js (below)
-  entryPoints: { cli: 'src/cli/main.ts', 'claude-hook': 'src/agents/claude-hook.ts' },
+  // search-fast: `git mem search` against a running daemon without loading the CLI (shares its daemon client chunk)
+  entryPoints: { cli: 'src/cli/main.ts', 'claude-hook': 'src/agents/claude-hook.ts', 'search-fast': 'src/search/search-fast.ts' },
   absWorkingDir: root,
   outdir: tmp,
   bundle: true,

@@ -1,31 +1,9 @@
+import { hitLines, type SearchHitView } from '../search/format.js';
 import { defineCommand } from './command.js';
 import { type Ctx, emit, list, openStore } from './context.js';
-import { pad } from './format.js';
 import { normalizeRepoPath } from './paths.js';
 
-export interface SearchHitView {
-  id: string;
-  alias: string | null;
-  type: string;
-  title: string;
-  status: string;
-  score: number;
-  why: string;
-}
-
-export function hitLines(
-  hits: SearchHitView[],
-  abbrev: (id: string) => string = (id) => id.slice(0, 12),
-): string {
-  if (!hits.length) return 'No matching memories.';
-  return hits
-    .map((h) => {
-      const flag = h.status === 'active' ? '' : `  [${h.status}]`;
-      const alias = h.alias ? `  (${h.alias})` : '';
-      return `${abbrev(h.id)}  ${pad(h.type, 14)} ${h.title}${alias}${flag}  ${h.score.toFixed(3)}\n    ${h.why}`;
-    })
-    .join('\n');
-}
+export { hitLines, type SearchHitView } from '../search/format.js';
 
 async function searchArgs(a: Record<string, unknown>, ctx: Ctx) {
   const store = await openStore(ctx, { global: !!a.global });
