@@ -45,12 +45,14 @@ async function rulesOf(store: Store, origin: 'project' | 'global', file?: string
   if (!tip) return [];
   const cat = await store.catalog();
   const hits: Array<{ id: string; m: { matched: string | null; specificity: number } }> = [];
-  for (const e of cat.entries.values()) {
-    if (e.type !== 'rule' || e.status !== 'active') continue;
+  for (const row of cat.rows.values()) {
+    // rows carry type and status, so only rule summaries are parsed
+    if (row.type !== 'rule' || row.status !== 'active') continue;
+    const e = cat.entry(row.id)!;
     const m = matchScope(e.scope, file);
     if (m) hits.push({ id: e.id, m });
   }
-  const blobs = await store.catFile.readMany(hits.map((h) => cat.entries.get(h.id)!.oid));
+  const blobs = await store.catFile.readMany(hits.map((h) => cat.oidOf(h.id)!));
   return hits.map((h, i) => {
     const r = parseRecord(blobs[i]!.content.toString('utf8'), recordPath(h.id));
     return {

@@ -100,6 +100,17 @@ export class Catalog {
     }
     return this.parsed;
   }
+  /** One summary, parsed on its own (cheaper than `entries` when only a few are needed). */
+  entry(id: string): CatalogEntry | undefined {
+    if (this.parsed) return this.parsed.get(id);
+    const line = this.lines.get(id);
+    if (line === undefined) return undefined;
+    const j = JSON.parse(line);
+    const e: CatalogEntry = { ...j, oid: this.rows.get(id)!.oid };
+    if (j.alias == null) delete e.alias;
+    if (j.expires == null) delete e.expires;
+    return e;
+  }
   get size(): number {
     return this.rows.size;
   }
