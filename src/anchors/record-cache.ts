@@ -5,23 +5,35 @@
  * their YAML in a one-shot process costs ~1 ms each (the parser is cold); the
  * JSON of the same record version costs a few microseconds.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 import { type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
 
+const bases = new WeakMap<Store, string>();
+
 function file(store: Store, oid: string): string {
-  return join(memDir(store.repo, 'cache', 'records'), oid.slice(0, 2), `${oid}.json`);
+  let base = bases.get(store);
+  if (!base) {
+    base = memDir(store.repo, 'cache', 'records');
+    bases.set(store, base);
+  }
+  return join(base, oid.slice(0, 2), `${oid}.json`);
 }
+
+const made = new Set<string>();
 
 export function cacheRecord(store: Store, oid: string, r: MemoryRecord): void {
   try {
     const f = file(store, oid);
-    mkdirSync(join(f, '..'), { recursive: true });
-    const tmp = `${f}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(r));
-    renameSync(tmp, f);
+    const dir = join(f, '..');
+    if (!made.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      made.add(dir);
+    }
+    // content-addressed: a concurrent writer writes the same bytes; a torn file fails JSON.parse and is re-parsed
+    writeFileSync(f, JSON.stringify(r));
   } catch {
     // read-only .git: only an optimisation
   }
