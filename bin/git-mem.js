@@ -2,6 +2,11 @@
 // Thin launcher: the CLI is bundled into dist/ by `npm run build` so that a
 // one-shot command loads one file, and heavy libraries are imported lazily.
 const argv = process.argv.slice(2);
+// a reader that goes away (`git mem list | head`) ends us quietly, as it ends git
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
 // `hook claude-code` (the agent hooks) takes a fast path that does not load the
 // CLI: tool events are only appended to the local buffer. A hook never fails
 // the agent: an error there ends the process with 0.

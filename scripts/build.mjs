@@ -4,12 +4,11 @@
 // Builds into a fresh directory and swaps it in, so a test run reading dist/
 // never sees a half-written bundle.
 import { build } from 'esbuild';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = `${root}dist.new-${process.pid}`;
-const old = `${root}dist.old-${process.pid}`;
 await build({
   // claude-hook: the agent hook handler, also loaded directly by dist/claude-fast.js (below)
   // search-fast: `git mem search` against a running daemon without loading the CLI (shares its daemon client chunk)
@@ -54,6 +53,29 @@ await build({
   logLevel: 'warning',
   minify: true,
 });
-if (existsSync(`${root}dist`)) renameSync(`${root}dist`, old);
-renameSync(tmp, `${root}dist`);
-rmSync(old, { recursive: true, force: true });
+// yaml and micromatch as one CommonJS file each, required synchronously on
+// first use (src/model/lazy.ts): most one-shot commands never parse them
+for (const name of ['yaml', 'micromatch']) {
+  await build({
+    stdin: { contents: `module.exports = require('${name}');`, resolveDir: root, loader: 'js' },
+    absWorkingDir: root,
+    outfile: `${tmp}/${name}.cjs`,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+    minify: true,
+  });
+}
+// Swap the new files in one by one (rename is atomic per file) and keep the old
+// chunks for a while: a git-mem process that started before this build may
+// still import one of them lazily (a hook, the daemon, a test run).
+mkdirSync(`${root}dist`, { recursive: true });
+const fresh = new Set(readdirSync(tmp));
+for (const f of [...fresh].sort((a, b) => (a === 'cli.js') - (b === 'cli.js'))) renameSync(`${tmp}/${f}`, `${root}dist/${f}`);
+rmSync(tmp, { recursive: true, force: true });
+for (const f of readdirSync(`${root}dist`)) {
+  const p = `${root}dist/${f}`;
+  if (!fresh.has(f) && Date.now() - statSync(p).mtimeMs > 15 * 60_000) rmSync(p, { force: true });
+}

@@ -147,7 +147,7 @@ describe('errors: one line, a stable code, a non-zero exit, the store untouched'
       'config',
       'rules',
     ]) {
-      expect(help.stdout).toContain(`git mem ${c}`);
+      expect(help.stdout).toMatch(new RegExp(`^  git mem ${c}\\b`, 'm'));
     }
     const outside = runBin(['list'], { cwd: tmpDir(), env: r.env });
     expect(outside.code).toBe(1);

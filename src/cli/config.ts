@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { stringify } from '../model/yaml.js';
 import { ensureFormat } from '../commands/memory.js';
 import { err } from '../errors.js';
 import {

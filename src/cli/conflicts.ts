@@ -1,4 +1,3 @@
-import { listConflicts } from '../merge/conflicts.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 
@@ -7,6 +6,7 @@ export default defineCommand({
   describe: 'list memories a merge flagged for review (settle them with git mem resolve)',
   builder: (y) => y.option('global', { type: 'boolean', describe: 'the personal global store' }),
   async run(a, ctx) {
+    const { listConflicts } = await import('../merge/conflicts.js');
     const store = await openStore(ctx, { global: a.global });
     const list = await listConflicts(store);
     emit(ctx, list, () => {

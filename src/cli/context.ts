@@ -5,15 +5,17 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify as yamlStringify } from 'yaml';
 import { err } from '../errors.js';
 import { gitMemHome, readGlobalConfig, resolveConfig, type Settings } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
 import { openRepo } from '../gitstore/repo.js';
 import { Store } from '../gitstore/store.js';
+import { stringify as yamlStringify } from '../model/yaml.js';
 
 export interface IO {
   out(s: string): void;
+  /** Bytes to stdout as they are (large outputs skip a decode/encode round trip). */
+  outBytes?(b: Buffer): void;
   err(s: string): void;
   /** Reads all of stdin, or undefined when stdin is a terminal / absent. */
   readStdin(): Promise<string | undefined>;
@@ -81,6 +83,7 @@ export function outputFormat(env: NodeJS.ProcessEnv): string {
 export function processIO(): IO {
   return {
     out: (s) => process.stdout.write(s),
+    outBytes: (b) => process.stdout.write(b),
     err: (s) => process.stderr.write(s),
     isTTY: !!process.stdout.isTTY,
     stdinIsTTY: !!process.stdin.isTTY,

@@ -1,4 +1,4 @@
-import { parse } from 'yaml';
+import { parse } from '../model/yaml.js';
 import { git } from '../gitstore/git.js';
 import { FORMAT_PATH, FORMAT_VERSION } from '../gitstore/store.js';
 import { idFromPath, isExpired } from '../model/record.js';

@@ -1,6 +1,7 @@
-import micromatch from 'micromatch';
 import { err } from '../errors.js';
+import { listJsonFromCache } from '../gitstore/catalog-cache.js';
 import type { CatalogEntry } from '../gitstore/store.js';
+import micromatch from '../model/glob.js';
 import { isExpired, isStatus, isType } from '../model/record.js';
 import { defineCommand } from './command.js';
 import { emit, list, openStore } from './context.js';
@@ -24,32 +25,44 @@ type Filterable = Pick<CatalogEntry, 'id' | 'tags' | 'alias' | 'expires'> & {
   anchors?: string[];
 };
 
+/** Validates a filter once and returns the predicate (pure). */
+export function makeFilter(f: ListFilter, now = Date.now()): (e: Filterable) => boolean {
+  for (const t of f.type ?? [])
+    if (!isType(t)) throw err('E_INVALID_ARG', `unknown type "${t}"`, 'see git mem add --help for types');
+  for (const s of f.status ?? []) if (!isStatus(s)) throw err('E_INVALID_ARG', `unknown status "${s}"`);
+  const types = f.type?.length ? new Set(f.type) : undefined;
+  const statuses = f.status?.length ? new Set(f.status) : undefined;
+  const tags = f.tag?.length ? f.tag.map((t) => t.toLowerCase()) : undefined;
+  const category = f.category?.replace(/\/$/, '');
+  const nowIso = new Date(now).toISOString();
+  return (e) => {
+    // ISO strings compare in time order; anything else goes through Date.parse
+    if (!f.includeExpired && e.expires && (e.expires.length === 24 ? e.expires <= nowIso : isExpired(e, now)))
+      return false;
+    if (types && !types.has(e.type)) return false;
+    if (statuses && !statuses.has(e.status)) return false;
+    if (tags && !tags.every((t) => e.tags.includes(t))) return false;
+    if (category !== undefined && !(e.alias === category || e.alias?.startsWith(`${category}/`)))
+      return false;
+    if (f.scopeFile !== undefined) {
+      const p = f.scopeFile;
+      const scope = e.scope ?? [];
+      if (scope.length && !micromatch.isMatch(p, scope, { dot: true })) return false;
+      if (!scope.length && !(e.anchors ?? []).some((a) => a === p)) return false;
+    }
+    return true;
+  };
+}
+
+/** Pure filter over catalog entries; sorted oldest first (ids are time-ordered). */
 export function filterEntries<T extends Filterable>(
   entries: Iterable<T>,
   f: ListFilter,
   now = Date.now(),
 ): T[] {
-  for (const t of f.type ?? [])
-    if (!isType(t)) throw err('E_INVALID_ARG', `unknown type "${t}"`, 'see git mem add --help for types');
-  for (const s of f.status ?? []) if (!isStatus(s)) throw err('E_INVALID_ARG', `unknown status "${s}"`);
+  const keep = makeFilter(f, now);
   const out: T[] = [];
-  for (const e of entries) {
-    if (!f.includeExpired && isExpired(e, now)) continue;
-    if (f.type?.length && !f.type.includes(e.type)) continue;
-    if (f.status?.length && !f.status.includes(e.status)) continue;
-    if (f.tag?.length && !f.tag.every((t) => e.tags.includes(t.toLowerCase()))) continue;
-    if (f.category) {
-      const c = f.category.replace(/\/$/, '');
-      if (!e.alias || !(e.alias === c || e.alias.startsWith(`${c}/`))) continue;
-    }
-    if (f.scopeFile !== undefined) {
-      const p = f.scopeFile;
-      const scope = e.scope ?? [];
-      if (scope.length && !micromatch.isMatch(p, scope, { dot: true })) continue;
-      if (!scope.length && !(e.anchors ?? []).some((a) => a === p)) continue;
-    }
-    out.push(e);
-  }
+  for (const e of entries) if (keep(e)) out.push(e);
   return out.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
@@ -73,6 +86,26 @@ export default defineCommand({
   async run(a, ctx) {
     const store = await openStore(ctx, { global: a.global });
     const at = a.at ? await store.resolveAt(a.at) : undefined;
+    if (ctx.json && !at && a['scope-file'] === undefined) {
+      // fastest path: copy the cached JSON of each kept summary, no catalog built
+      const tip = await store.tip();
+      const f = {
+        category: a.category,
+        type: list(a.type),
+        tag: list(a.tag),
+        status: list(a.status),
+        includeExpired: a['include-expired'],
+      };
+      const now = Date.now();
+      const hit = tip ? listJsonFromCache(store.repo, store.ref, tip, makeFilter(f, now)) : undefined;
+      if (hit) {
+        if (ctx.io.outBytes) ctx.io.outBytes(hit.json);
+        else ctx.io.out(hit.json.toString('utf8'));
+        if (hit.bad)
+          ctx.io.err(`git-mem: warning: ${hit.bad} malformed record(s) skipped; run git mem doctor\n`);
+        return;
+      }
+    }
     const cat = at ? await store.catalogAt(at, false) : await store.catalog();
     const scopeFile =
       a['scope-file'] !== undefined

@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
-import { layoutRoot, mergeFiles } from '../merge/driver.js';
 import { defineCommand } from './command.js';
 
 export default defineCommand({
@@ -15,6 +14,7 @@ export default defineCommand({
       .positional('other', { type: 'string', describe: '%B: theirs' })
       .positional('path', { type: 'string', describe: '%P: the path in the work tree' }),
   async run(a, ctx) {
+    const { layoutRoot, mergeFiles } = await import('../merge/driver.js');
     const read = (p: string) => {
       const f = resolve(ctx.cwd, p);
       if (!existsSync(f))

@@ -1,5 +1,4 @@
 import { err } from '../errors.js';
-import { resolveConflict } from '../merge/conflicts.js';
 import { defineCommand } from './command.js';
 import { emit, openStore, readContent } from './context.js';
 
@@ -19,6 +18,7 @@ export default defineCommand({
       .option('allow-secret', { type: 'boolean' })
       .option('global', { type: 'boolean' }),
   async run(a, ctx) {
+    const { resolveConflict } = await import('../merge/conflicts.js');
     if (a.take !== undefined && (a.content !== undefined || a.file !== undefined)) {
       throw err('E_INVALID_ARG', 'pass either --take or --content/--file, not both');
     }

@@ -4,7 +4,6 @@
  * one change and commits it through Store.write (compare-and-swap, retried).
  */
 
-import { parse as parseYaml } from 'yaml';
 import { err } from '../errors.js';
 import { FORMAT_PATH, FORMAT_TEXT, FORMAT_VERSION, type Store, type Tx } from '../gitstore/store.js';
 import { newId } from '../model/id.js';
@@ -23,6 +22,7 @@ import {
   validateAlias,
   validateRecord,
 } from '../model/record.js';
+import { parse as parseYaml } from '../model/yaml.js';
 import { assertNoSecrets } from '../safety/secrets.js';
 
 export interface WriteOptions {

@@ -1,6 +1,7 @@
 /** Rules in force for a file (seed 000, Layer 1): scoped globs, most specific first, project over global. */
-import micromatch from 'micromatch';
+
 import type { Store } from '../gitstore/store.js';
+import micromatch from '../model/glob.js';
 import { parseRecord, recordPath } from '../model/record.js';
 
 export interface RuleInForce {

@@ -90,3 +90,123 @@ export function saveCatalogCache(repo: Repo, ref: string, cat: Catalog): void {
     // a read-only .git is fine: the cache is only an optimisation
   }
 }
+
+/** Fields of one cached row, as the list filters see them. */
+export interface RowFields {
+  id: string;
+  alias?: string;
+  type: string;
+  status: string;
+  expires?: string;
+  tags: string[];
+}
+
+/**
+ * `list --json` straight from the cache file when it reflects `tip`: each kept
+ * row's summary JSON is copied to the output as bytes, without decoding the
+ * file or building a catalog (at 10k records that is most of the command).
+ * undefined = the cache is missing or stale (use the catalog instead).
+ */
+export function listJsonFromCache(
+  repo: Repo,
+  ref: string,
+  tip: string,
+  keep: (row: RowFields) => boolean,
+): { json: Buffer; bad: number } | undefined {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(cacheFile(repo, ref));
+  } catch {
+    return undefined;
+  }
+  const nl = buf.indexOf(10);
+  let head: { v?: number; tip?: string; n?: number; bad?: unknown[] };
+  try {
+    head = JSON.parse(buf.toString('utf8', 0, nl));
+  } catch {
+    return undefined;
+  }
+  if (head.v !== CACHE_VERSION || head.tip !== tip) return undefined;
+  const parts: Buffer[] = [];
+  const COMMA = Buffer.from(',\n');
+  let at = nl + 1;
+  let n = 0;
+  const t: number[] = new Array(7);
+  while (at < buf.length) {
+    let end = buf.indexOf(10, at);
+    if (end < 0) end = buf.length;
+    let p = at;
+    for (let k = 0; k < 7; k++) {
+      const tab = buf.indexOf(9, p);
+      if (tab < 0 || tab > end) return undefined;
+      t[k] = tab;
+      p = tab + 1;
+    }
+    n++;
+    const row: RowFields = {
+      id: buf.toString('latin1', at, t[0]),
+      type: buf.toString('utf8', t[2] + 1, t[3]),
+      status: buf.toString('utf8', t[3] + 1, t[4]),
+      tags: t[6] > t[5] + 1 ? buf.toString('utf8', t[5] + 1, t[6]).split(',') : [],
+    };
+    if (t[2] > t[1] + 1) row.alias = buf.toString('utf8', t[1] + 1, t[2]);
+    if (t[5] > t[4] + 1) row.expires = buf.toString('latin1', t[4] + 1, t[5]);
+    if (keep(row)) {
+      if (parts.length) parts.push(COMMA);
+      parts.push(buf.subarray(t[6] + 1, end));
+    }
+    at = end + 1;
+  }
+  if (n !== head.n) return undefined;
+  const json = parts.length
+    ? Buffer.concat([Buffer.from('[\n'), ...parts, Buffer.from('\n]\n')])
+    : Buffer.from('[]\n');
+  return { json, bad: head.bad?.length ?? 0 };
+}
+
+/**
+ * Resolves an id, unique id prefix or alias straight from the cache file when
+ * it reflects `tip`, without building a catalog (what `show` needs at 10k+
+ * records). undefined = no single match or no fresh cache: the caller falls
+ * back to the catalog, which also owns the ambiguity and not-found messages.
+ */
+export function findInCache(
+  repo: Repo,
+  ref: string,
+  tip: string,
+  alias: string,
+  idPrefix: string | undefined,
+): { id: string; oid: string } | undefined {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(cacheFile(repo, ref));
+  } catch {
+    return undefined;
+  }
+  const nl = buf.indexOf(10);
+  try {
+    const head = JSON.parse(buf.toString('utf8', 0, nl));
+    if (head.v !== CACHE_VERSION || head.tip !== tip) return undefined;
+  } catch {
+    return undefined;
+  }
+  const aliasBytes = Buffer.from(`\t${alias}\t`);
+  // an alias wins over an id prefix (as in Catalog.resolve)
+  const ai = buf.indexOf(aliasBytes, nl);
+  if (ai >= 0) {
+    const lineStart = buf.lastIndexOf(10, ai) + 1;
+    const t0 = buf.indexOf(9, lineStart);
+    const t1 = buf.indexOf(9, t0 + 1);
+    if (t1 === ai)
+      return { id: buf.toString('latin1', lineStart, t0), oid: buf.toString('latin1', t0 + 1, t1) };
+  }
+  if (!idPrefix) return undefined;
+  const prefix = Buffer.from(`\n${idPrefix}`, 'latin1');
+  const first = buf.indexOf(prefix, nl);
+  if (first < 0) return undefined;
+  if (buf.indexOf(prefix, first + 1) >= 0) return undefined; // ambiguous
+  const start = first + 1;
+  const t0 = buf.indexOf(9, start);
+  const t1 = buf.indexOf(9, t0 + 1);
+  return { id: buf.toString('latin1', start, t0), oid: buf.toString('latin1', t0 + 1, t1) };
+}

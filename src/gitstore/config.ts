@@ -5,8 +5,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parse, stringify } from 'yaml';
 import { err } from '../errors.js';
+import { parse, stringify } from '../model/yaml.js';
 import { git } from './git.js';
 import type { Repo } from './repo.js';
 import { SHARED_CONFIG_PATH, type Store } from './store.js';

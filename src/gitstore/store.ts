@@ -10,7 +10,6 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { err } from '../errors.js';
 import { abbreviate, normalizeIdInput } from '../model/id.js';
 import {
@@ -25,7 +24,8 @@ import {
   summaryToJSON,
   tombstonePath,
 } from '../model/record.js';
-import { loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
+import { stringify } from '../model/yaml.js';
+import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
 import { CatFile, git, gitEnv, gitText, ZERO_OID } from './git.js';
 import type { Repo } from './repo.js';
 
@@ -414,8 +414,24 @@ export class Store {
   }
 
   /** Reads a record by id/prefix/alias at the tip (or at a given commit). */
-  async get(input: string, at?: string | null): Promise<{ record: MemoryRecord; catalog: Catalog }> {
+  async get(input: string, at?: string | null): Promise<{ record: MemoryRecord; catalog?: Catalog }> {
     const commit = at === undefined ? await this.requireTip() : at;
+    if (at === undefined && commit) {
+      // fast path: one match found in the cache file, no catalog built
+      const s = input.trim();
+      const p = normalizeIdInput(s);
+      const hit = findInCache(
+        this.repo,
+        this.ref,
+        commit,
+        s,
+        /^[0-9A-HJKMNP-TV-Z]{4,26}$/.test(p) ? p : undefined,
+      );
+      if (hit) {
+        const blob = await this.readBlob(hit.oid);
+        if (blob) return { record: this.parse(blob.toString('utf8'), recordPath(hit.id), commit) };
+      }
+    }
     const catalog = await this.catalogAt(commit, at === undefined);
     const id = catalog.resolve(input);
     const oid = catalog.oidOf(id)!;

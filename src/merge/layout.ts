@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import { stringify } from 'yaml';
+import { stringify } from '../model/yaml.js';
 import { ensureFormat } from '../commands/memory.js';
 import { err } from '../errors.js';
 import { FORMAT_PATH, SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';

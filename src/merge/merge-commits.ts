@@ -14,7 +14,7 @@
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { parse as parseYaml, stringify } from 'yaml';
+import { parse as parseYaml, stringify } from '../model/yaml.js';
 import { err } from '../errors.js';
 import { loadCatalogCache } from '../gitstore/catalog-cache.js';
 import { git, gitEnv } from '../gitstore/git.js';

@@ -11,7 +11,7 @@
  * the store exactly as it was (or at a complete merge of both sides).
  */
 
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml } from '../model/yaml.js';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import { FORMAT_PATH, FORMAT_VERSION, type Store } from '../gitstore/store.js';

@@ -3,10 +3,11 @@
  * Pure: no git, no file system. Parsing is strict on write and tolerant on
  * read (a malformed record from elsewhere is reported, never crashes a list).
  */
-import { parseDocument, stringify } from 'yaml';
+
 import { err } from '../errors.js';
 import { isSimple, parseSimpleYaml, simpleLine } from './fastyaml.js';
 import { fanout, isId } from './id.js';
+import { parseDocument, stringify } from './yaml.js';
 
 export const TYPES = [
   'decision',

@@ -5,7 +5,7 @@
  * hand, type priority, confidence, recency and local usage. Every score
  * carries a short "why" so an agent (or a person) can see what counted.
  */
-import micromatch from 'micromatch';
+import micromatch from '../model/glob.js';
 import type { SearchDoc } from './docs.js';
 import { normalizePath, packageOf, pathWords } from './text.js';
 
