@@ -86,6 +86,8 @@ export class CatFile {
   private buf: Buffer = Buffer.alloc(0);
   private waiting: Array<{ resolve: (o: CatFileObject | null) => void; reject: (e: Error) => void }> = [];
   private failed?: Error;
+  /** closed by its owner: a later read (from a stale reference) still works, but the process ends when idle */
+  private closed = false;
 
   constructor(
     private readonly cwd: string,
@@ -119,6 +121,14 @@ export class CatFile {
   }
 
   private drain(): void {
+    this.drainQueue();
+    if (this.closed && !this.waiting.length && this.child) {
+      this.child.stdin.end();
+      this.child = undefined;
+    }
+  }
+
+  private drainQueue(): void {
     while (this.waiting.length) {
       const nl = this.buf.indexOf(10);
       if (nl < 0) return;
@@ -152,7 +162,8 @@ export class CatFile {
   }
 
   close(): void {
-    if (this.child) {
+    this.closed = true;
+    if (this.child && !this.waiting.length) {
       this.child.stdin.end();
       this.child = undefined;
     }
