@@ -47,9 +47,11 @@ describe('concurrent writers', () => {
         env: r.env,
         stdio: 'ignore',
       });
+      // listen before killing: a fast add may already have exited
+      const closed = new Promise((res) => child.on('close', res));
       await new Promise((res) => setTimeout(res, 40 + i * 25));
       child.kill('SIGKILL');
-      await new Promise((res) => child.on('close', res));
+      await closed;
       const after = r.git('rev-parse', 'refs/memory').trim();
       if (after === before) killedMidway++;
       // whatever happened, the ref names a complete commit whose tree lists and parses
@@ -64,6 +66,23 @@ describe('concurrent writers', () => {
       expect(titles).toContain('before');
     }
     expect(killedMidway).toBeGreaterThan(0);
+    // and deterministically: killed after its objects are written, before the ref moves
+    const before = r.git('rev-parse', 'refs/memory').trim();
+    const child = spawn(process.execPath, [BIN, 'add', '--title', 'in the window', '--content', 'x'], {
+      cwd: r.dir,
+      env: { ...r.env, GIT_MEM_TEST_PAUSE_BEFORE_CAS: '10000' },
+      stdio: 'ignore',
+    });
+    const closed = new Promise((res) => child.on('close', res));
+    for (let i = 0; i < 300 && !r.git('for-each-ref', 'refs/mem-tmp/').trim(); i++)
+      await new Promise((res) => setTimeout(res, 20));
+    expect(r.git('for-each-ref', 'refs/mem-tmp/').trim()).not.toBe('');
+    child.kill('SIGKILL');
+    await closed;
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(before);
+    const doctor = JSON.parse((await r.mem(['doctor', '--json'])).stdout);
+    expect(doctor.findings.filter((f: { level: string }) => f.level === 'error')).toEqual([]);
+    expect(doctor.findings.map((f: { check: string }) => f.check)).toContain('tmp-refs');
     const again = await r.mem(['add', '--title', 'after', '--content', 'y']);
     expect(again.code).toBe(0);
   }, 120_000);

@@ -129,16 +129,13 @@ describe('store invariants', () => {
 
   it('answers --at a memory commit, a code revision or a date', async () => {
     const r = makeRepo({ commit: true });
-    const env = {
-      ...r.env,
-      GIT_COMMITTER_DATE: '2026-01-01T10:00:00Z',
-      GIT_AUTHOR_DATE: '2026-01-01T10:00:00Z',
-    };
-    // fast-import stamps commits with the wall clock; make the history deterministic with two real gaps
+    // commit dates have one-second resolution: leave a real gap on each side of the code tag
     const { id: a } = await r.memJson(['add', '--title', 'Old fact', '--content', 'v1']);
     const first = tip(r);
     await new Promise((res) => setTimeout(res, 1100));
-    sh('git', ['tag', 'v1.2'], r.dir, env);
+    r.write('release.txt', 'v1.2\n');
+    r.commitAll('release 1.2');
+    r.git('tag', 'v1.2');
     await new Promise((res) => setTimeout(res, 1100));
     await r.memJson(['update', a, '--content', 'v2']);
     await r.memJson(['add', '--title', 'New fact', '--content', 'later']);

@@ -481,6 +481,9 @@ export class Store {
       const res = await build(tx);
       if (!res || tx.changes.size === 0) return { commit: base, value: res?.value, attempts: attempt };
       const commit = await this.commitChanges(base, tx, res.message, ident);
+      // test hook: widen the window between writing objects and moving the ref (crash tests)
+      const pause = Number(this.repo.env.GIT_MEM_TEST_PAUSE_BEFORE_CAS ?? 0);
+      if (pause > 0) await new Promise((r) => setTimeout(r, pause));
       if (await this.casRef(commit, base)) {
         return { commit, value: res.value, attempts: attempt };
       }
