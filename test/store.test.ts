@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isolatedEnv, makeRepo, runCli, sh, type TestRepo, tmpDir } from './helpers.js';
+import { isolatedEnv, makeRepo, runCli, type TestRepo, tmpDir } from './helpers.js';
 
 /** Hash of everything the user owns: HEAD, index, refs other than ours, and the working tree. */
 function userState(r: TestRepo): string {

@@ -1,4 +1,3 @@
-import { stringify } from '../model/yaml.js';
 import { ensureFormat } from '../commands/memory.js';
 import { err } from '../errors.js';
 import {
@@ -11,6 +10,7 @@ import {
 } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
 import { SHARED_CONFIG_PATH } from '../gitstore/store.js';
+import { stringify } from '../model/yaml.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 

@@ -1,7 +1,7 @@
-import { parse } from '../model/yaml.js';
 import { git } from '../gitstore/git.js';
 import { FORMAT_PATH, FORMAT_VERSION } from '../gitstore/store.js';
 import { idFromPath, isExpired } from '../model/record.js';
+import { parse } from '../model/yaml.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 

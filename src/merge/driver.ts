@@ -4,8 +4,9 @@
  * three file texts and the path in; the merged text, the attic files to
  * write beside it and whether git should stop for review out.
  */
-import { parse as parseYaml, stringify } from '../model/yaml.js';
+
 import { idFromPath, parseRecord } from '../model/record.js';
+import { parse as parseYaml, stringify } from '../model/yaml.js';
 import { atticPath, type EntryState, mergeEntry, recordText, rememberText, tombstoneText } from './engine.js';
 import { parseTombstone } from './merge-commits.js';
 

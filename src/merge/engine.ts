@@ -12,9 +12,9 @@
  */
 import { createHash } from 'node:crypto';
 import { diff3Merge } from 'node-diff3';
-import { stringify } from '../model/yaml.js';
 import { fanout } from '../model/id.js';
 import { type Anchor, type Links, type MemoryRecord, serializeRecord } from '../model/record.js';
+import { stringify } from '../model/yaml.js';
 
 export const ATTIC_DIR = 'attic';
 

@@ -7,7 +7,6 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import { stringify } from '../model/yaml.js';
 import { ensureFormat } from '../commands/memory.js';
 import { err } from '../errors.js';
 import { FORMAT_PATH, SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';
@@ -21,6 +20,7 @@ import {
   tombstonePath,
   validateRecord,
 } from '../model/record.js';
+import { stringify } from '../model/yaml.js';
 import { assertNoSecrets } from '../safety/secrets.js';
 import { ATTIC_DIR } from './engine.js';
 import { parseTombstone } from './merge-commits.js';

@@ -14,7 +14,6 @@
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { parse as parseYaml, stringify } from '../model/yaml.js';
 import { err } from '../errors.js';
 import { loadCatalogCache } from '../gitstore/catalog-cache.js';
 import { git, gitEnv } from '../gitstore/git.js';
@@ -28,6 +27,7 @@ import {
   serializeRecord,
   tombstonePath,
 } from '../model/record.js';
+import { parse as parseYaml, stringify } from '../model/yaml.js';
 import {
   type EntryState,
   expiredTombstone,

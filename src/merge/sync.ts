@@ -11,10 +11,10 @@
  * the store exactly as it was (or at a complete merge of both sides).
  */
 
-import { parse as parseYaml } from '../model/yaml.js';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import { FORMAT_PATH, FORMAT_VERSION, type Store } from '../gitstore/store.js';
+import { parse as parseYaml } from '../model/yaml.js';
 import { mergeCommits } from './merge-commits.js';
 import { isAncestor, mergeNotes, type NotesMergeResult, notesTip } from './notes.js';
 import {
