@@ -666,7 +666,8 @@ function quotePath(p: string): string {
   return JSON.stringify(p);
 }
 
-function runFastImport(repo: Repo, input: Buffer): Promise<string> {
+/** Runs `git fast-import` on a prepared stream; resolves with what it printed (marks asked for). */
+export function runFastImport(repo: Repo, input: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['fast-import', '--quiet', '--done'], {
       cwd: repo.cwd,

@@ -12,12 +12,11 @@
  * today's merge of A into B.
  */
 
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { err } from '../errors.js';
 import { loadCatalogCache } from '../gitstore/catalog-cache.js';
-import { git, gitEnv } from '../gitstore/git.js';
-import { SHARED_CONFIG_PATH, type Store, type TreeEntry } from '../gitstore/store.js';
+import { git } from '../gitstore/git.js';
+import { runFastImport, SHARED_CONFIG_PATH, type Store, type TreeEntry } from '../gitstore/store.js';
 import {
   idFromPath,
   type MemoryRecord,
@@ -566,39 +565,12 @@ async function writeMergeCommit(
     }
   }
   chunks.push(Buffer.from('\nget-mark :1\ndone\n'));
-  const out = await fastImport(store, Buffer.concat(chunks));
+  const out = await runFastImport(store.repo, Buffer.concat(chunks));
   const oid = out.trim().split('\n').pop() ?? '';
   await git(['update-ref', '-d', tmpRef], { cwd: store.repo.cwd, env: store.repo.env, allowFail: true });
   if (!/^[0-9a-f]{40}$/.test(oid))
     throw err('E_GIT', `git fast-import returned no commit (${out.slice(0, 80)})`);
   return oid;
-}
-
-function fastImport(store: Store, input: Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', ['fast-import', '--quiet', '--done'], {
-      cwd: store.repo.cwd,
-      env: gitEnv(store.repo.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const errs: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => errs.push(d));
-    child.on('error', (e) => reject(err('E_GIT', `cannot run git fast-import: ${e.message}`)));
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-      else
-        reject(
-          err(
-            'E_GIT',
-            `git fast-import failed: ${Buffer.concat(errs).toString('utf8').trim().split('\n')[0]}`,
-          ),
-        );
-    });
-    child.stdin.on('error', () => {});
-    child.stdin.end(input);
-  });
 }
 
 export type { StoreMergeResult };
