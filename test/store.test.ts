@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isolatedEnv, makeRepo, runCli, type TestRepo, tmpDir } from './helpers.js';
@@ -193,4 +201,27 @@ describe('a stale ref lock', () => {
     rmSync(lock);
     expect((await r.mem(['add', '--title', 'After', '--content', 'z'])).code).toBe(0);
   }, 60_000);
+});
+
+describe('finding the repository without a git process', () => {
+  it('agrees with git rev-parse at the root, in a subdirectory and in a linked worktree; defers to git otherwise', async () => {
+    const { discoverRepoFast, openRepo } = await import('../src/gitstore/repo.js');
+    const r = makeRepo({ commit: true });
+    r.write('a/b/x.txt', 'x\n');
+    const wt = join(tmpDir(), 'wt');
+    r.git('worktree', 'add', '-q', wt);
+    const real = (p: string) => realpathSync(p);
+    for (const cwd of [r.dir, join(r.dir, 'a', 'b'), wt]) {
+      const fast = discoverRepoFast(cwd, r.env);
+      expect(fast, cwd).toBeDefined();
+      const viaGit = await openRepo(cwd, { ...r.env, GIT_CEILING_DIRECTORIES: '/nonexistent' }); // forces rev-parse
+      expect(real(fast!.gitDir)).toBe(real(viaGit.gitDir));
+      expect(real(fast!.commonDir)).toBe(real(viaGit.commonDir));
+      expect(real(fast!.workTree!)).toBe(real(viaGit.workTree!));
+    }
+    expect(discoverRepoFast(r.dir, { ...r.env, GIT_DIR: join(r.dir, '.git') })).toBeUndefined();
+    const bare = makeRepo({ bare: true });
+    expect(discoverRepoFast(bare.dir, bare.env)).toBeUndefined();
+    expect((await openRepo(bare.dir, bare.env)).bare).toBe(true);
+  });
 });
