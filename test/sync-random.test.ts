@@ -279,8 +279,8 @@ async function gitDaemon(): Promise<string> {
 }
 
 /**
- * The default run covers one seed against a bare repository and one against git daemon (about
- * 15 s of CPU each); SYNC_RANDOM_SEEDS=3,4,5 runs more seeds against bare repositories.
+ * The default run covers seeds 1 and 3 against a bare repository and seed 2 against git daemon
+ * (about 15 s of CPU each); SYNC_RANDOM_SEEDS=4,5,6 runs more seeds against bare repositories.
  */
 const extraSeeds = (process.env.SYNC_RANDOM_SEEDS ?? '')
   .split(',')
@@ -288,7 +288,7 @@ const extraSeeds = (process.env.SYNC_RANDOM_SEEDS ?? '')
   .filter((x) => Number.isInteger(x) && x > 0);
 
 describe('five clones converge under random operations and syncs', () => {
-  for (const seed of [1, ...extraSeeds]) {
+  for (const seed of [...new Set([1, 3, ...extraSeeds])]) {
     it(`against a bare repository (seed ${seed})`, async () => {
       const dir = `${tmpDir('gm-remote-')}/shared.git`;
       sh('git', ['init', '-q', '--bare', dir], '/', isolatedEnv());
