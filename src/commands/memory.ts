@@ -22,6 +22,7 @@ import {
   validateAlias,
   validateRecord,
 } from '../model/record.js';
+import { parseSimpleYaml } from '../model/fastyaml.js';
 import { parse as parseYaml } from '../model/yaml.js';
 import { assertNoSecrets } from '../safety/secrets.js';
 
@@ -68,7 +69,9 @@ export async function ensureFormat(tx: Tx): Promise<void> {
   }
   let version = Number.NaN;
   try {
-    version = Number((parseYaml(buf.toString('utf8')) as { format?: unknown })?.format);
+    const text = buf.toString('utf8');
+    // the fast subset parser reads our own FORMAT file without loading the yaml library
+    version = Number(((parseSimpleYaml(text.replace(/^#.*\n/gm, '')) ?? parseYaml(text)) as { format?: unknown })?.format);
   } catch {}
   if (!(version >= 1))
     throw err('E_FORMAT', 'refs/memory has an unreadable FORMAT file', 'run git mem doctor');
