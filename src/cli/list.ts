@@ -97,7 +97,14 @@ export default defineCommand({
         includeExpired: a['include-expired'],
       };
       const now = Date.now();
-      const hit = tip ? listJsonFromCache(store.repo, store.ref, tip, makeFilter(f, now)) : undefined;
+      // decode only the fields this filter reads
+      const need = new Set<'id' | 'alias' | 'type' | 'status' | 'expires' | 'tags'>();
+      if (!f.includeExpired) need.add('expires');
+      if (f.type.length) need.add('type');
+      if (f.status.length) need.add('status');
+      if (f.tag.length) need.add('tags');
+      if (f.category !== undefined) need.add('alias');
+      const hit = tip ? listJsonFromCache(store.repo, store.ref, tip, makeFilter(f, now), need) : undefined;
       if (hit) {
         if (ctx.io.outBytes) ctx.io.outBytes(hit.json);
         else ctx.io.out(hit.json.toString('utf8'));
