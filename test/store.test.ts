@@ -225,3 +225,15 @@ describe('finding the repository without a git process', () => {
     expect((await openRepo(bare.dir, bare.env)).bare).toBe(true);
   });
 });
+
+describe('identity', () => {
+  it('takes the repository-local user over the global one, as git does', async () => {
+    const r = makeRepo();
+    r.git('config', 'user.name', 'Local Person');
+    r.git('config', 'user.email', 'local@example.com');
+    await r.memJson(['add', '--title', 'Who', '--content', 'x']);
+    expect(r.git('log', '-1', '--format=%an <%ae>', 'refs/memory').trim()).toBe(
+      'Local Person <local@example.com>',
+    );
+  });
+});

@@ -54,16 +54,19 @@ export default defineCommand({
       confidence: a.confidence,
       source: a.source,
       anchors: hooks.anchors,
-      allowSecret: await secretPolicy(ctx, store, a['allow-secret'], {
-        title: a.title,
-        body,
-        source: a.source,
-      }),
+      allowSecret: false,
     };
-    if (hooks.beforeAdd) {
-      const stop = await hooks.beforeAdd(input);
-      if (stop !== undefined) return stop;
-    }
+    // the duplicate check (a daemon round trip), the settings and the identity are
+    // independent: run them at the same time rather than one after the other
+    const stopP = hooks.beforeAdd?.(input);
+    stopP?.catch(() => {});
+    const [allowSecret] = await Promise.all([
+      secretPolicy(ctx, store, a['allow-secret'], { title: a.title, body, source: a.source }),
+      store.ident(),
+    ]);
+    input.allowSecret = allowSecret;
+    const stop = await stopP;
+    if (stop !== undefined) return stop;
     const { record, commit } = await addMemory(store, input, hooks);
     emit(ctx, { id: record.id, commit, alias: record.alias ?? null }, () => {
       const notes = hooks.notes?.(record) ?? [];

@@ -123,13 +123,21 @@ export async function readSharedConfig(
   }
 }
 
-export async function readLocalConfig(repo: Repo): Promise<Record<string, unknown>> {
+export async function readLocalConfig(repo: Repo, store?: Store): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  if (store) {
+    // the store reads all git config once (it needs user.* too): keep this clone's mem.* entries
+    for (const e of await store.gitConfig()) {
+      if ((e.scope === 'local' || e.scope === 'worktree') && e.key.startsWith('mem.'))
+        out[e.key.slice(4)] = e.value;
+    }
+    return out;
+  }
   const r = await git(['config', '--local', '-z', '--get-regexp', '^mem\\.'], {
     cwd: repo.cwd,
     env: repo.env,
     allowFail: true,
   });
-  const out: Record<string, unknown> = {};
   for (const kv of r.stdout.toString('utf8').split('\0')) {
     const nl = kv.indexOf('\n');
     if (nl < 0) continue;
@@ -165,7 +173,7 @@ export async function resolveConfig(
   layers.push(['global', readGlobalConfig(env)]);
   if (store) {
     layers.push(['shared', await readSharedConfig(store)]);
-    layers.push(['local', await readLocalConfig(store.repo)]);
+    layers.push(['local', await readLocalConfig(store.repo, store)]);
   }
   layers.push(['flag', flags]);
   return layer(layers);

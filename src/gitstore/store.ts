@@ -440,25 +440,46 @@ export class Store {
     return { record: this.parse(blob.toString('utf8'), recordPath(id), commit), catalog };
   }
 
+  private configP?: Promise<Array<{ scope: string; key: string; value: string }>>;
+
+  /** Every git config entry with its scope, read once per store (one process for identity and mem.* settings). */
+  gitConfig(): Promise<Array<{ scope: string; key: string; value: string }>> {
+    this.configP ??= git(['config', '-z', '--list', '--show-scope'], {
+      cwd: this.repo.cwd,
+      env: this.repo.env,
+      allowFail: true,
+    }).then((r) => {
+      const parts = r.stdout.toString('utf8').split('\0');
+      const out: Array<{ scope: string; key: string; value: string }> = [];
+      for (let i = 0; i + 1 < parts.length; i += 2) {
+        const kv = parts[i + 1];
+        const nl = kv.indexOf('\n');
+        out.push({
+          scope: parts[i],
+          key: nl < 0 ? kv : kv.slice(0, nl),
+          value: nl < 0 ? 'true' : kv.slice(nl + 1),
+        });
+      }
+      return out;
+    });
+    return this.configP;
+  }
+
   async ident(): Promise<Ident> {
     if (this.identity) return this.identity;
     const env = this.repo.env;
     let name = env.GIT_AUTHOR_NAME;
     let email = env.GIT_AUTHOR_EMAIL;
     if (!name || !email) {
-      const r = await git(['config', '-z', '--get-regexp', '^user\\.(name|email)$'], {
-        cwd: this.repo.cwd,
-        env,
-        allowFail: true,
-      });
-      for (const kv of r.stdout.toString('utf8').split('\0')) {
-        const nl = kv.indexOf('\n');
-        if (nl < 0) continue;
-        const k = kv.slice(0, nl);
-        const v = kv.slice(nl + 1);
-        if (k === 'user.name') name ??= v;
-        if (k === 'user.email') email ??= v;
+      // as in git, the last value wins (system < global < local < worktree)
+      let cname: string | undefined;
+      let cemail: string | undefined;
+      for (const e of await this.gitConfig()) {
+        if (e.key === 'user.name') cname = e.value;
+        if (e.key === 'user.email') cemail = e.value;
       }
+      name ||= cname;
+      email ||= cemail;
     }
     // CI runners and agent sandboxes often have no identity: never fail a write over it.
     this.identity = { name: name || 'git-mem', email: email || 'git-mem@localhost' };
