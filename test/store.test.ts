@@ -237,3 +237,40 @@ describe('identity', () => {
     );
   });
 });
+
+describe('loose-object writer', () => {
+  it('builds the same trees as git fast-import, and git fsck --strict accepts every object', async () => {
+    const { openRepo } = await import('../src/gitstore/repo.js');
+    const { Store, Tx } = await import('../src/gitstore/store.js');
+    const r = makeRepo();
+    await r.memJson(['add', '--title', 'seed', '--content', 'x']);
+    const base = tip(r);
+    const ident = { name: 'T', email: 't@example.com' };
+    const trees: string[] = [];
+    for (const writer of ['loose', 'fast-import']) {
+      const store = new Store(await openRepo(r.dir, { ...r.env, GIT_MEM_WRITER: writer }));
+      const tx = new Tx(store, base);
+      tx.put('memories/ZZ/01AAAAAAAAAAAAAAAAAAAAAAZZ.md', '---\nid: x\n---\nbody\n');
+      tx.put('memories/a b/odd name.md', 'spaces\n');
+      tx.put('config.yaml', 'x: 1\n');
+      tx.put('memories-foo', 'sorts between memories and memories/\n');
+      tx.putOid(
+        'anchors/ab/blob',
+        r.git('hash-object', '-w', '--stdin').trim() || r.git('rev-parse', `${base}:FORMAT`).trim(),
+      );
+      const existing = r.git('ls-tree', '-r', '--name-only', base, 'memories').trim().split('\n')[0];
+      tx.remove(existing);
+      const commit = await store.commitChanges(base, tx, 'test', ident);
+      trees.push(r.git('rev-parse', `${commit}^{tree}`).trim());
+      expect(r.git('rev-parse', `${commit}^`).trim()).toBe(base);
+      store.close();
+      for (const ref of r
+        .git('for-each-ref', '--format=%(refname)', 'refs/mem-tmp/')
+        .split('\n')
+        .filter(Boolean))
+        r.git('update-ref', '-d', ref);
+    }
+    expect(trees[0]).toBe(trees[1]);
+    r.git('fsck', '--strict', '--no-dangling');
+  });
+});

@@ -8,7 +8,7 @@
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { abbreviate, normalizeIdInput } from '../model/id.js';
@@ -27,9 +27,12 @@ import {
 import { stringify } from '../model/yaml.js';
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
 import { CatFile, git, gitEnv, gitText, ZERO_OID } from './git.js';
-import type { Repo } from './repo.js';
+import { parseTree, serializeTree, type TreeItem, writeLooseObject } from './loose.js';
+import { memDir, type Repo } from './repo.js';
 
 export const MEMORY_REF = 'refs/memory';
+/** Changes of at most this many paths are written as loose objects from Node; larger ones through fast-import. */
+const SMALL_CHANGE = 64;
 export const FORMAT_PATH = 'FORMAT';
 export const FORMAT_VERSION = 1;
 export const SHARED_CONFIG_PATH = 'config.yaml';
@@ -504,7 +507,10 @@ export class Store {
       const commit = await this.commitChanges(base, tx, res.message, ident);
       // test hook: widen the window between writing objects and moving the ref (crash tests)
       const pause = Number(this.repo.env.GIT_MEM_TEST_PAUSE_BEFORE_CAS ?? 0);
-      if (pause > 0) await new Promise((r) => setTimeout(r, pause));
+      if (pause > 0) {
+        writeFileSync(join(memDir(this.repo), 'test-paused'), commit);
+        await new Promise((r) => setTimeout(r, pause));
+      }
       if (await this.casRef(commit, base)) {
         return { commit, value: res.value, attempts: attempt };
       }
@@ -526,6 +532,13 @@ export class Store {
     ident: Ident,
     parents: string[] = [],
   ): Promise<string> {
+    if (
+      tx.changes.size <= SMALL_CHANGE &&
+      !this.repo.env.GIT_OBJECT_DIRECTORY &&
+      this.repo.env.GIT_MEM_WRITER !== 'fast-import'
+    ) {
+      return this.commitLoose(base, tx, message, ident, parents);
+    }
     const tmpRef = `refs/mem-tmp/${process.pid}-${randomBytes(4).toString('hex')}`;
     const when = `${Math.floor(Date.now() / 1000)} +0000`;
     const chunks: Buffer[] = [];
@@ -558,6 +571,73 @@ export class Store {
       throw err('E_GIT', `git fast-import returned no commit (${out.slice(0, 80)})`);
     this.pendingTmpRef = tmpRef;
     return oid;
+  }
+
+  /**
+   * A small change written as loose objects from this process (see loose.ts):
+   * only the trees on the changed paths are read (through cat-file) and
+   * rewritten, so the cost does not grow with the store.
+   */
+  private async commitLoose(
+    base: string | null,
+    tx: Tx,
+    message: string,
+    ident: Ident,
+    parents: string[],
+  ): Promise<string> {
+    const objects = join(this.repo.commonDir, 'objects');
+    let rootTree: string | null = null;
+    if (base) {
+      const c = await this.catFile.read(base);
+      const m = c && /^tree ([0-9a-f]{40})/.exec(c.content.toString('latin1'));
+      if (!m) throw err('E_GIT', `cannot read commit ${base}`);
+      rootTree = m[1];
+    }
+    // nested map of the changes: directory → name → change (or a deeper map)
+    type Node = Map<string, Node | Change>;
+    const root: Node = new Map();
+    for (const c of tx.changes.values()) {
+      const parts = c.path.split('/');
+      let node = root;
+      for (const dir of parts.slice(0, -1)) {
+        let next = node.get(dir);
+        if (!(next instanceof Map)) {
+          next = new Map();
+          node.set(dir, next);
+        }
+        node = next;
+      }
+      node.set(parts[parts.length - 1], c);
+    }
+    const build = async (treeOid: string | null, node: Node): Promise<string | null> => {
+      const items = new Map<string, TreeItem>();
+      if (treeOid) {
+        const t = await this.catFile.read(treeOid);
+        if (!t || t.type !== 'tree') throw err('E_GIT', `cannot read tree ${treeOid}`);
+        for (const it of parseTree(t.content)) items.set(it.name, it);
+      }
+      for (const [name, ch] of node) {
+        const prev = items.get(name);
+        if (ch instanceof Map) {
+          const sub = await build(prev && prev.mode === '40000' ? prev.oid : null, ch);
+          if (sub) items.set(name, { mode: '40000', name, oid: sub });
+          else items.delete(name);
+        } else if ('remove' in ch) items.delete(name);
+        else if ('oid' in ch) items.set(name, { mode: '100644', name, oid: ch.oid });
+        else items.set(name, { mode: '100644', name, oid: writeLooseObject(objects, 'blob', ch.content) });
+      }
+      if (!items.size) return null;
+      return writeLooseObject(objects, 'tree', serializeTree([...items.values()]));
+    };
+    const tree = (await build(rootTree, root)) ?? writeLooseObject(objects, 'tree', Buffer.alloc(0));
+    const when = `${Math.floor(Date.now() / 1000)} +0000`;
+    const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
+    const lines = [`tree ${tree}`];
+    if (base) lines.push(`parent ${base}`);
+    for (const p of parents) lines.push(`parent ${p}`);
+    lines.push(`author ${who} ${when}`, `committer ${who} ${when}`, '');
+    const msg = message.endsWith('\n') ? message : `${message}\n`;
+    return writeLooseObject(objects, 'commit', Buffer.from(`${lines.join('\n')}\n${msg}`, 'utf8'));
   }
 
   private pendingTmpRef?: string;
