@@ -14,7 +14,7 @@
  */
 import { rulesFor } from '../commands/rules.js';
 import type { CatalogEntry, Store } from '../gitstore/store.js';
-import { isExpired, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
+import { isExpired, type MemoryRecord } from '../model/record.js';
 import {
   clip,
   FRAME_NOTE,
@@ -41,17 +41,8 @@ function usable(e: CatalogEntry, now: number): boolean {
   return e.status === 'active' && !isExpired(e, now) && e.type !== 'session' && e.type !== 'rule';
 }
 
-async function readRecords(store: Store, entries: CatalogEntry[]): Promise<MemoryRecord[]> {
-  const blobs = await store.catFile.readMany(entries.map((e) => e.oid));
-  const out: MemoryRecord[] = [];
-  entries.forEach((e, i) => {
-    const b = blobs[i];
-    if (!b) return;
-    try {
-      out.push(parseRecord(b.content.toString('utf8'), recordPath(e.id)));
-    } catch {}
-  });
-  return out;
+function readRecords(store: Store, entries: CatalogEntry[]): Promise<MemoryRecord[]> {
+  return store.readRecords(entries);
 }
 
 /** Adds lines to a section while they fit; returns the text (empty when nothing fit). */

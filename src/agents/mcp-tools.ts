@@ -14,7 +14,6 @@ import {
   estimateTokens,
   type MemoryRecord,
   parseDateInput,
-  parseRecord,
   recordPath,
   recordToJSON,
   STATUSES,
@@ -347,17 +346,8 @@ function normFile(env: McpEnv, p: unknown): string | undefined {
   return s.replace(/^\.\//, '');
 }
 
-async function readBodies(store: Store, entries: CatalogEntry[]): Promise<MemoryRecord[]> {
-  const blobs = await store.catFile.readMany(entries.map((e) => e.oid));
-  const out: MemoryRecord[] = [];
-  entries.forEach((e, i) => {
-    const b = blobs[i];
-    if (!b) return;
-    try {
-      out.push(parseRecord(b.content.toString('utf8'), recordPath(e.id)));
-    } catch {}
-  });
-  return out;
+function readBodies(store: Store, entries: CatalogEntry[]): Promise<MemoryRecord[]> {
+  return store.readRecords(entries);
 }
 
 async function entriesWhere(store: Store, pred: (e: CatalogEntry) => boolean): Promise<CatalogEntry[]> {

@@ -317,6 +317,20 @@ export class Store {
     return this.parse(buf.toString('utf8'), path, commit);
   }
 
+  /** Full records of catalog entries in one pipelined read; a record that does not parse is skipped. */
+  async readRecords(entries: ReadonlyArray<{ id: string; oid: string }>): Promise<MemoryRecord[]> {
+    const blobs = await this.catFile.readMany(entries.map((e) => e.oid));
+    const out: MemoryRecord[] = [];
+    entries.forEach((e, i) => {
+      const b = blobs[i];
+      if (!b) return;
+      try {
+        out.push(parseRecord(b.content.toString('utf8'), recordPath(e.id)));
+      } catch {}
+    });
+    return out;
+  }
+
   /** The catalog at the current tip (cached on disk, updated incrementally). */
   async catalog(): Promise<Catalog> {
     return this.catalogAt(await this.tip(), true);
