@@ -7,7 +7,7 @@ import { rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
 import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
-import { isType, parseRecord, recordPath } from '../model/record.js';
+import { isType } from '../model/record.js';
 import type { SearchDoc } from './docs.js';
 import { type EmbeddingProvider, embedSafe, loadProvider } from './embeddings.js';
 import { dot } from './engine.js';
@@ -21,7 +21,7 @@ import {
   rank,
   searchable,
 } from './rank.js';
-import { type IndexState, openIndex } from './store-index.js';
+import { type IndexState, openIndex, readBodies as readBodiesAt } from './store-index.js';
 import { normalizePath, packageOf, pathWords, terms } from './text.js';
 import { recordUse, usageCounts } from './usage.js';
 
@@ -406,17 +406,8 @@ export async function buildContextPack(
   return { ...pack, format: o.format ?? 'md' };
 }
 
-async function readBodies(store: Store, tip: string, docs: SearchDoc[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const blobs = await store.catFile.readMany(docs.map((d) => d.oid ?? `${tip}:${recordPath(d.id)}`));
-  docs.forEach((d, i) => {
-    const b = blobs[i];
-    if (!b) return;
-    try {
-      out.set(d.id, parseRecord(b.content.toString('utf8')).body);
-    } catch {}
-  });
-  return out;
+function readBodies(store: Store, tip: string, docs: SearchDoc[]): Promise<Map<string, string>> {
+  return readBodiesAt(store, docs, tip);
 }
 
 export type { Ranked } from './rank.js';

@@ -22,7 +22,7 @@ import {
 import { join } from 'node:path';
 import { memDir, type Repo } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
-import { idFromPath, type MemoryRecord, parseRecord, RecordParseError } from '../model/record.js';
+import { idFromPath, type MemoryRecord, parseRecord, RecordParseError, recordPath } from '../model/record.js';
 import type { SearchDoc } from './docs.js';
 import { embedText } from './docs.js';
 import { type EmbeddingProvider, lineageKey } from './embeddings.js';
@@ -437,9 +437,16 @@ export async function saveSnapshot(store: Store, st: IndexState): Promise<void> 
   }
 }
 
-async function readBodies(store: Store, docs: SearchDoc[]): Promise<Map<string, string>> {
+/** Bodies of indexed docs in one pipelined read (by blob id, else by path at `tip`); unparsable ones are skipped. */
+export async function readBodies(
+  store: Store,
+  docs: SearchDoc[],
+  tip?: string,
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  const blobs = await store.catFile.readMany(docs.map((d) => d.oid ?? '0'.repeat(40)));
+  const blobs = await store.catFile.readMany(
+    docs.map((d) => d.oid ?? (tip ? `${tip}:${recordPath(d.id)}` : '0'.repeat(40))),
+  );
   docs.forEach((d, i) => {
     const b = blobs[i];
     if (!b) return;
