@@ -93,7 +93,7 @@ if (hasSharedGen()) {
   }
   floor.push(...floor2);
   promptRows = times;
-  // warm: the search daemon holds the index in memory; the hook asks it for candidates
+  // warm: the search daemon holds the index in memory and answers the whole prompt (op `prompt`)
   // build the search index snapshot first (a one-off), so the daemon only loads it
   spawnSync(process.execPath, [BIN, 'search', queries[0]], { ...opts, stdio: 'ignore', env: { ...env, GIT_MEM_DAEMON: 'off' }, timeout: 600_000 });
   const started = spawnSync(process.execPath, [BIN, 'daemon', 'start'], { ...opts, encoding: 'utf8', timeout: 300_000 });

@@ -5,11 +5,17 @@
  * the agent little more than starting node. Built as its own entry point
  * (dist/claude-fast.js) and importing node built-ins only.
  *
+ * UserPromptSubmit, when a search daemon serves the store, is answered by
+ * the daemon as a whole (op `prompt`: candidates, the relevance bar and the
+ * framed text), so the hook process loads no store code and starts no git.
+ *
  * Other events go straight to the hook handler (claude-hook.ts) without the
  * CLI's command table and argument parser; with extra arguments or
  * GIT_MEM_NO_FAST_HOOK set, everything falls through to the full CLI.
  */
-import { fstatSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, fstatSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ask, DEFAULT_SOCKET } from '../search/daemon-wire.js';
 import { appendEvent, compactEvent, findCommonDir, logLine, sessionPaths, TOOL_EVENTS } from './events.js';
 
 export interface FastIO {
@@ -61,6 +67,54 @@ async function slowPath(text: string | undefined): Promise<FastResult> {
   };
 }
 
+const OFF = new Set(['0', 'off', 'no', 'false']);
+/** How long a prompt waits for the daemon before the in-process path takes over. */
+const PROMPT_WAIT_MS = 1500;
+
+/**
+ * UserPromptSubmit through a running search daemon. Undefined when there is
+ * none (or it fails): the hook handler then does the work itself.
+ */
+async function promptViaDaemon(p: Record<string, unknown>): Promise<FastResult | undefined> {
+  const env = process.env;
+  if (env.GIT_DIR || env.GIT_WORK_TREE || env.GIT_COMMON_DIR) return undefined;
+  if (OFF.has(String(env.GIT_MEM_DAEMON ?? '').toLowerCase())) return undefined;
+  const prompt = p.prompt;
+  if (typeof prompt !== 'string' || !prompt.trim()) return undefined;
+  const common = findCommonDir(process.cwd(), env);
+  if (!common) return undefined;
+  const sock = join(common, ...DEFAULT_SOCKET);
+  if (!existsSync(sock)) return undefined;
+  const paths = sessionPaths(common, p.session_id as string);
+  let exclude: string[] = [];
+  try {
+    exclude = readFileSync(paths.injected, 'utf8').split('\n').filter(Boolean);
+  } catch {}
+  let result: { text?: unknown; ids?: unknown } | undefined;
+  try {
+    const reply = await ask(sock, { op: 'prompt', q: { prompt, exclude, countUse: true } }, PROMPT_WAIT_MS);
+    if (!reply.ok || !reply.result || typeof reply.result !== 'object') return undefined;
+    result = reply.result as typeof result;
+  } catch (e) {
+    // a daemon too busy to answer in time would make the handler wait for it again: not this time
+    if ((e as Error).message === 'daemon timed out') env.GIT_MEM_DAEMON = 'off';
+    return undefined;
+  }
+  const text = typeof result?.text === 'string' ? result.text : '';
+  const ids = Array.isArray(result?.ids) ? result.ids.map(String) : [];
+  try {
+    appendEvent(paths, compactEvent(p as Parameters<typeof compactEvent>[0]), false);
+    if (ids.length) appendFileSync(paths.injected, `${ids.join('\n')}\n`);
+  } catch (e) {
+    logLine(common, `claude-code UserPromptSubmit: ${(e as Error).message}`);
+  }
+  if (text)
+    process.stdout.write(
+      `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: text } })}\n`,
+    );
+  return { code: 0 };
+}
+
 export async function fastHook(argv: string[]): Promise<FastResult> {
   if (argv.length !== 2 || process.env.GIT_MEM_NO_FAST_HOOK) return passOn(await readAll());
   const text = await readAll();
@@ -70,15 +124,9 @@ export async function fastHook(argv: string[]): Promise<FastResult> {
   } catch {
     return slowPath(text);
   }
-  if (
-    !p ||
-    typeof p !== 'object' ||
-    !TOOL_EVENTS.has(String(p.hook_event_name)) ||
-    typeof p.session_id !== 'string' ||
-    !p.session_id
-  ) {
-    return slowPath(text);
-  }
+  if (!p || typeof p !== 'object' || typeof p.session_id !== 'string' || !p.session_id) return slowPath(text);
+  if (p.hook_event_name === 'UserPromptSubmit') return (await promptViaDaemon(p)) ?? slowPath(text);
+  if (!TOOL_EVENTS.has(String(p.hook_event_name))) return slowPath(text);
   const common =
     findCommonDir(process.cwd()) ?? (typeof p.cwd === 'string' ? findCommonDir(p.cwd) : undefined);
   if (!common) return slowPath(text);

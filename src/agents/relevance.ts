@@ -33,10 +33,22 @@ export interface Scored {
  * covering 35 % with one in the title — or a file the prompt names that the
  * memory is anchored to.
  */
+/** Ranked candidates for a prompt from a warm index (id and title), or undefined to fall back to the catalog. */
+export type CandidateSource = (prompt: string) => Promise<Array<{ id: string; title: string }> | undefined>;
+
+export interface RelevanceOptions {
+  exclude?: Set<string>;
+  limit?: number;
+  now?: number;
+  tip?: string;
+  /** where candidates come from; default: a search daemon already running for the store */
+  candidates?: CandidateSource;
+}
+
 export async function relevantMemories(
   store: Store,
   prompt: string,
-  opts: { exclude?: Set<string>; limit?: number; now?: number; tip?: string } = {},
+  opts: RelevanceOptions = {},
 ): Promise<Array<Scored & { record: MemoryRecord }>> {
   const now = opts.now ?? Date.now();
   let q = [...new Set(tokens(prompt))].filter((t) => !WEAK.has(t)).slice(0, 48);
@@ -45,7 +57,7 @@ export async function relevantMemories(
   if (!tip) return [];
   // start git cat-file now (a small read), so its process start overlaps the daemon's answer
   void store.catFile.read(tip).catch(() => null);
-  const viaDaemon = await daemonCandidates(store, prompt);
+  const viaDaemon = await (opts.candidates ?? ((p: string) => daemonCandidates(store, p)))(prompt);
   let cands: Array<{ id: string; oid?: string; anchors: string[]; titleText: string; fileHit: boolean }>;
   let idf: (t: string) => number;
   if (viaDaemon) {
@@ -168,7 +180,8 @@ async function daemonCandidates(
   if (['0', 'off', 'no', 'false'].includes(String(store.repo.env.GIT_MEM_DAEMON ?? '').toLowerCase()))
     return undefined;
   try {
-    const { socketPath, ask } = await import('../search/daemon-client.js');
+    const { socketPath } = await import('../search/daemon-client.js');
+    const { ask } = await import('../search/daemon-wire.js');
     const { existsSync } = await import('node:fs');
     const path = socketPath(store);
     if (!existsSync(path)) return undefined;
@@ -186,7 +199,7 @@ async function daemonCandidates(
 export async function promptContext(
   store: Store,
   prompt: string,
-  opts: { exclude?: Set<string>; limit?: number; maxChars?: number } = {},
+  opts: Omit<RelevanceOptions, 'tip' | 'now'> & { maxChars?: number } = {},
 ): Promise<Injection> {
   const tip = await store.tip();
   if (!tip || !prompt.trim()) return { text: '', ids: [] };

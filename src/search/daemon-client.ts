@@ -10,28 +10,14 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, statSync, unlinkSync } from 'node:fs';
-import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
+import { ask, type DaemonReply, type DaemonRequest } from './daemon-wire.js';
 
-export interface DaemonRequest {
-  op: 'search' | 'context' | 'dedup' | 'ping' | 'stop';
-  q?: unknown;
-}
-
-export interface DaemonReply {
-  ok: boolean;
-  result?: unknown;
-  error?: { code: string; message: string; hint?: string; data?: Record<string, unknown> };
-  /** build of the daemon (a daemon of another build is replaced) */
-  build?: string;
-  pid?: number;
-  tip?: string | null;
-  memories?: number;
-  uptimeMs?: number;
-}
+export type { DaemonReply, DaemonRequest } from './daemon-wire.js';
+export { ask };
 
 /** Snapshots bigger than this (bytes) make a one-shot search start the daemon (about 1–2k memories). */
 export const AUTO_START_BYTES = 2 * 1024 * 1024;
@@ -65,41 +51,6 @@ export function binPath(): string | undefined {
     dir = dirname(dir);
   }
   return undefined;
-}
-
-/** One request, one reply (newline-delimited JSON); rejects on connection errors or timeout. */
-export function ask(path: string, req: DaemonRequest, timeoutMs = 30_000): Promise<DaemonReply> {
-  return new Promise((resolve, reject) => {
-    const sock = connect(path);
-    let buf = '';
-    const timer = setTimeout(() => {
-      sock.destroy();
-      reject(new Error('daemon timed out'));
-    }, timeoutMs);
-    sock.setEncoding('utf8');
-    sock.on('connect', () => sock.write(`${JSON.stringify(req)}\n`));
-    sock.on('data', (d: string) => {
-      buf += d;
-      const nl = buf.indexOf('\n');
-      if (nl >= 0) {
-        clearTimeout(timer);
-        sock.end();
-        try {
-          resolve(JSON.parse(buf.slice(0, nl)) as DaemonReply);
-        } catch (e) {
-          reject(e);
-        }
-      }
-    });
-    sock.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    sock.on('close', () => {
-      clearTimeout(timer);
-      if (!buf.includes('\n')) reject(new Error('daemon closed the connection'));
-    });
-  });
 }
 
 function mode(env: NodeJS.ProcessEnv): 'auto' | 'on' | 'off' {

@@ -101,6 +101,43 @@ export async function serve(
           const { findDuplicates } = await import('./dedup.js');
           return { ok: true, build, result: await findDuplicates(store, req.q as DupInput, provider) };
         }
+        case 'prompt': {
+          // the agent's UserPromptSubmit hook (dist/claude-fast.js): the whole injection, decided here
+          // where the index and a git reader are warm, so the hook process loads nothing of the store
+          const q = (req.q ?? {}) as {
+            prompt?: unknown;
+            exclude?: unknown;
+            maxChars?: unknown;
+            countUse?: unknown;
+          };
+          if (typeof q.prompt !== 'string')
+            return {
+              ok: false,
+              error: { code: 'E_INVALID_ARG', message: 'prompt: a string is required' },
+              build,
+            };
+          const { promptContext } = await import('../agents/relevance.js');
+          const inj = await promptContext(store, q.prompt, {
+            exclude: new Set(Array.isArray(q.exclude) ? q.exclude.map(String) : []),
+            maxChars: typeof q.maxChars === 'number' ? q.maxChars : undefined,
+            candidates: async (p) =>
+              (
+                await searchMemories(
+                  store,
+                  { query: p.slice(0, 2000), limit: 20 },
+                  { provider, recordUsage: false },
+                )
+              ).map((h) => ({
+                id: h.id,
+                title: h.title,
+              })),
+          });
+          if (q.countUse === true && inj.ids.length) {
+            const { recordUse } = await import('./usage.js');
+            recordUse(store.repo, inj.ids);
+          }
+          return { ok: true, build, result: inj };
+        }
         case 'context':
           return {
             ok: true,

@@ -1,0 +1,62 @@
+/**
+ * The query daemon's wire protocol, client side: one newline-delimited JSON
+ * request, one reply, over a Unix socket. Node built-ins only, so the agent
+ * hook's fast path (dist/claude-fast.js) can ask the daemon without loading
+ * anything else.
+ */
+import { connect } from 'node:net';
+
+export interface DaemonRequest {
+  op: 'search' | 'context' | 'dedup' | 'prompt' | 'ping' | 'stop';
+  q?: unknown;
+}
+
+export interface DaemonReply {
+  ok: boolean;
+  result?: unknown;
+  error?: { code: string; message: string; hint?: string; data?: Record<string, unknown> };
+  /** build of the daemon (a daemon of another build is replaced) */
+  build?: string;
+  pid?: number;
+  tip?: string | null;
+  memories?: number;
+  uptimeMs?: number;
+}
+
+/** The socket of the daemon serving `refs/memory`, under a repository's common git dir. */
+export const DEFAULT_SOCKET = ['mem', 'search', 'refs_memory', 'daemon.sock'] as const;
+
+/** One request, one reply (newline-delimited JSON); rejects on connection errors or timeout. */
+export function ask(path: string, req: DaemonRequest, timeoutMs = 30_000): Promise<DaemonReply> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(path);
+    let buf = '';
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new Error('daemon timed out'));
+    }, timeoutMs);
+    sock.setEncoding('utf8');
+    sock.on('connect', () => sock.write(`${JSON.stringify(req)}\n`));
+    sock.on('data', (d: string) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        sock.end();
+        try {
+          resolve(JSON.parse(buf.slice(0, nl)) as DaemonReply);
+        } catch (e) {
+          reject(e);
+        }
+      }
+    });
+    sock.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    sock.on('close', () => {
+      clearTimeout(timer);
+      if (!buf.includes('\n')) reject(new Error('daemon closed the connection'));
+    });
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * UserPromptSubmit answered by a running search daemon (op `prompt`): the hook
+ * process loads no store code and starts no git, and its answer is the one
+ * the in-process handler gives. Real processes; needs `npm run build`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeRepo, runBin, runBinAsync } from './helpers.js';
+
+const pids: number[] = [];
+afterAll(() => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {}
+  }
+});
+
+function injected(stdout: string): string {
+  if (!stdout.trim()) return '';
+  const o = JSON.parse(stdout);
+  expect(o.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
+  return o.hookSpecificOutput.additionalContext;
+}
+
+describe('UserPromptSubmit through the search daemon', { timeout: 60_000 }, () => {
+  it('injects what the in-process handler injects, without git, and records the injection and the use', async () => {
+    const repo = makeRepo({ commit: true });
+    const { id } = await repo.memJson([
+      'add',
+      '--type',
+      'known_fix',
+      '--title',
+      'Websocket reconnect storms',
+      '--content',
+      'Reconnect with exponential backoff and jitter; a fixed delay makes every client return at once.',
+    ]);
+    await repo.memJson([
+      'add',
+      '--type',
+      'convention',
+      '--title',
+      'Tabs in Makefiles',
+      '--content',
+      'Recipes need tabs.',
+    ]);
+    const prompt = 'Why do the websocket reconnect storms come back after a deploy?';
+    const payload = (session: string) =>
+      JSON.stringify({
+        session_id: session,
+        transcript_path: '/tmp/t.jsonl',
+        cwd: repo.dir,
+        hook_event_name: 'UserPromptSubmit',
+        prompt,
+      });
+    const hook = (session: string, env: NodeJS.ProcessEnv) => {
+      const r = runBin(['hook', 'claude-code'], { cwd: repo.dir, env, stdin: payload(session) });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      return injected(r.stdout);
+    };
+
+    // the in-process handler, no daemon
+    const inProcess = hook('s-off', { ...repo.env, GIT_MEM_DAEMON: 'off' });
+    expect(inProcess).toContain('Websocket reconnect storms');
+    expect(inProcess).toContain(`[${id.slice(0, 12)}]`);
+    expect(inProcess).not.toContain('Tabs in Makefiles');
+
+    const started = await runBinAsync(['daemon', 'start', '--json'], { cwd: repo.dir, env: repo.env });
+    expect(started.code).toBe(0);
+    pids.push(JSON.parse(started.stdout).pid);
+
+    // no git on PATH: only the daemon can answer (the in-process handler needs git to read records)
+    const noGit = { ...repo.env, PATH: '/nonexistent' };
+    expect(hook('s-daemon', noGit)).toBe(inProcess);
+    const events = join(repo.dir, '.git', 'mem', 'events');
+    expect(readFileSync(join(events, 's-daemon.injected'), 'utf8')).toBe(`${id}\n`);
+    const logged = readFileSync(join(events, 's-daemon.jsonl'), 'utf8').trim().split('\n');
+    expect(logged.map((l) => [JSON.parse(l).event, JSON.parse(l).prompt])).toEqual([
+      ['UserPromptSubmit', prompt],
+    ]);
+    const usage = readFileSync(join(repo.dir, '.git', 'mem', 'usage.log'), 'utf8');
+    expect(usage.split('\n').filter((l) => l.includes(id))).toHaveLength(2); // the in-process run and the daemon's
+
+    // what a session was given once is not given again
+    expect(hook('s-daemon', noGit)).toBe('');
+    // and the daemon answers from the current tip: a memory added now is found
+    await repo.memJson([
+      'add',
+      '--type',
+      'known_fix',
+      '--title',
+      'Flaky payment webhook retries',
+      '--content',
+      'The payment webhook retries need an idempotency key per delivery.',
+    ]);
+    expect(hook('s-daemon', { ...noGit })).toBe('');
+    const later = JSON.stringify({
+      session_id: 's-daemon',
+      transcript_path: '/tmp/t.jsonl',
+      cwd: repo.dir,
+      hook_event_name: 'UserPromptSubmit',
+      prompt: 'the payment webhook retries are flaky again',
+    });
+    const r = runBin(['hook', 'claude-code'], { cwd: repo.dir, env: noGit, stdin: later });
+    expect(r.code).toBe(0);
+    expect(injected(r.stdout)).toContain('Flaky payment webhook retries');
+    await runBinAsync(['daemon', 'stop'], { cwd: repo.dir, env: repo.env });
+  });
+});
