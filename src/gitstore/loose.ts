@@ -37,7 +37,7 @@ export function parseTree(buf: Buffer): TreeItem[] {
   return out;
 }
 
-const isTreeMode = (mode: string) => mode === '40000' || mode === '040000';
+export const isTreeMode = (mode: string) => mode === '40000' || mode === '040000';
 
 /** Git's order: by name bytes, a tree comparing as if its name ended in '/'. */
 export function sortTreeItems(items: TreeItem[]): TreeItem[] {
@@ -53,6 +53,79 @@ export function serializeTree(items: TreeItem[]): Buffer {
       Buffer.from(t.oid, 'hex'),
     );
   }
+  return Buffer.concat(parts);
+}
+
+/** A tree entry's sort key in git's order, as a latin1 string (string order = byte order). */
+function sortKey(nameBytes: string, tree: boolean): string {
+  return tree ? `${nameBytes}/` : nameBytes;
+}
+
+const latin1 = (utf8Name: string) => Buffer.from(utf8Name, 'utf8').toString('latin1');
+
+/** Walks a binary tree object's entries without decoding ids: calls `fn` with each entry's byte offsets. */
+function walkTree(buf: Buffer, fn: (start: number, sp: number, nul: number) => boolean | undefined): void {
+  let i = 0;
+  while (i < buf.length) {
+    const sp = buf.indexOf(32, i);
+    const nul = sp < 0 ? -1 : buf.indexOf(0, sp);
+    if (sp < 0 || nul < 0 || nul + 21 > buf.length) throw err('E_GIT', 'malformed tree object');
+    if (fn(i, sp, nul)) return;
+    i = nul + 21;
+  }
+}
+
+/** One entry of a binary tree object by name, without parsing the others. */
+export function findTreeEntry(buf: Buffer, name: string): TreeItem | undefined {
+  const want = latin1(name);
+  let found: TreeItem | undefined;
+  walkTree(buf, (start, sp, nul) => {
+    if (nul - sp - 1 !== want.length || buf.toString('latin1', sp + 1, nul) !== want) return false;
+    found = { mode: buf.toString('latin1', start, sp), name, oid: buf.toString('hex', nul + 1, nul + 21) };
+    return true;
+  });
+  return found;
+}
+
+/**
+ * A tree object with some entries replaced, added or removed (null), built by
+ * splicing the binary object: unchanged entries are copied as bytes, never
+ * decoded or re-sorted, so editing one entry of a 1,000-entry tree costs a
+ * scan. The result is byte-identical to serializeTree of the edited list.
+ */
+export function editTree(buf: Buffer, edits: Map<string, TreeItem | null>): Buffer {
+  const drop = new Set([...edits.keys()].map(latin1));
+  const adds = [...edits.values()]
+    .filter((t): t is TreeItem => t !== null)
+    .map((t) => {
+      const tree = isTreeMode(t.mode);
+      return {
+        key: sortKey(latin1(t.name), tree),
+        bytes: Buffer.concat([
+          Buffer.from(`${tree ? '40000' : t.mode} ${t.name}\0`, 'utf8'),
+          Buffer.from(t.oid, 'hex'),
+        ]),
+      };
+    })
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const parts: Buffer[] = [];
+  let run = 0; // start of the bytes not yet copied
+  let k = 0;
+  walkTree(buf, (start, sp, nul) => {
+    const name = buf.toString('latin1', sp + 1, nul);
+    const key = sortKey(name, sp - start === 5 && buf.toString('latin1', start, sp) === '40000');
+    while (k < adds.length && adds[k].key < key) {
+      parts.push(buf.subarray(run, start), adds[k++].bytes);
+      run = start;
+    }
+    if (drop.has(name)) {
+      parts.push(buf.subarray(run, start));
+      run = nul + 21;
+    }
+    return false;
+  });
+  parts.push(buf.subarray(run));
+  while (k < adds.length) parts.push(adds[k++].bytes);
   return Buffer.concat(parts);
 }
 

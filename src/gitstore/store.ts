@@ -27,7 +27,7 @@ import {
 import { stringify } from '../model/yaml.js';
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
 import { CatFile, git, gitEnv, gitText, ZERO_OID } from './git.js';
-import { parseTree, serializeTree, type TreeItem, writeLooseObject } from './loose.js';
+import { editTree, findTreeEntry, isTreeMode, type TreeItem, writeLooseObject } from './loose.js';
 import { memDir, type Repo } from './repo.js';
 
 export const MEMORY_REF = 'refs/memory';
@@ -590,7 +590,8 @@ export class Store {
   /**
    * A small change written as loose objects from this process (see loose.ts):
    * only the trees on the changed paths are read (through cat-file) and
-   * rewritten, so the cost does not grow with the store.
+   * spliced (unchanged entries copied as bytes), so the cost barely grows
+   * with the store.
    */
   private async commitLoose(
     base: string | null,
@@ -624,24 +625,25 @@ export class Store {
       node.set(parts[parts.length - 1], c);
     }
     const build = async (treeOid: string | null, node: Node): Promise<string | null> => {
-      const items = new Map<string, TreeItem>();
+      let cur: Buffer = Buffer.alloc(0);
       if (treeOid) {
         const t = await this.catFile.read(treeOid);
         if (!t || t.type !== 'tree') throw err('E_GIT', `cannot read tree ${treeOid}`);
-        for (const it of parseTree(t.content)) items.set(it.name, it);
+        cur = t.content;
       }
+      // only the changed entries are decoded; the rest of the tree is copied as bytes
+      const edits = new Map<string, TreeItem | null>();
       for (const [name, ch] of node) {
-        const prev = items.get(name);
         if (ch instanceof Map) {
-          const sub = await build(prev && prev.mode === '40000' ? prev.oid : null, ch);
-          if (sub) items.set(name, { mode: '40000', name, oid: sub });
-          else items.delete(name);
-        } else if ('remove' in ch) items.delete(name);
-        else if ('oid' in ch) items.set(name, { mode: '100644', name, oid: ch.oid });
-        else items.set(name, { mode: '100644', name, oid: writeLooseObject(objects, 'blob', ch.content) });
+          const prev = treeOid ? findTreeEntry(cur, name) : undefined;
+          const sub = await build(prev && isTreeMode(prev.mode) ? prev.oid : null, ch);
+          edits.set(name, sub ? { mode: '40000', name, oid: sub } : null);
+        } else if ('remove' in ch) edits.set(name, null);
+        else if ('oid' in ch) edits.set(name, { mode: '100644', name, oid: ch.oid });
+        else edits.set(name, { mode: '100644', name, oid: writeLooseObject(objects, 'blob', ch.content) });
       }
-      if (!items.size) return null;
-      return writeLooseObject(objects, 'tree', serializeTree([...items.values()]));
+      const next = editTree(cur, edits);
+      return next.length ? writeLooseObject(objects, 'tree', next) : null;
     };
     const tree = (await build(rootTree, root)) ?? writeLooseObject(objects, 'tree', Buffer.alloc(0));
     const when = `${Math.floor(Date.now() / 1000)} +0000`;

@@ -1,0 +1,80 @@
+/** Tree splicing (loose.ts editTree) against the reference: parse, edit the list, re-sort, serialize. */
+import { describe, expect, it } from 'vitest';
+import { editTree, findTreeEntry, parseTree, serializeTree, type TreeItem } from '../src/gitstore/loose.js';
+
+// a small deterministic generator (mulberry32), so a failure reproduces
+function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// names chosen to exercise git's order: a tree sorts as if named "name/", so "a" (tree) comes after "a-b" and "a.b"
+const NAMES = [
+  'a',
+  'a-b',
+  'a.b',
+  'a0',
+  'ab',
+  'b',
+  'é',
+  'e',
+  'Z',
+  'memories',
+  'memories-foo',
+  'FORMAT',
+  '01J.md',
+  'x y',
+];
+
+describe('editTree', () => {
+  it('gives byte for byte what serializing the edited entry list gives', () => {
+    const rand = rng(42);
+    const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
+    const oid = () => Array.from({ length: 40 }, () => '0123456789abcdef'[Math.floor(rand() * 16)]).join('');
+    const mode = () => pick(['100644', '40000', '100755', '120000']);
+    for (let round = 0; round < 500; round++) {
+      const items = new Map<string, TreeItem>();
+      for (const name of NAMES) if (rand() < 0.5) items.set(name, { mode: mode(), name, oid: oid() });
+      const buf = serializeTree([...items.values()]);
+      const edits = new Map<string, TreeItem | null>();
+      const n = 1 + Math.floor(rand() * 4);
+      for (let i = 0; i < n; i++) {
+        const name = pick(NAMES);
+        edits.set(name, rand() < 0.3 ? null : { mode: mode(), name, oid: oid() });
+      }
+      const expected = new Map(items);
+      for (const [name, e] of edits) {
+        if (e) expected.set(name, e);
+        else expected.delete(name);
+      }
+      const got = editTree(buf, edits);
+      expect(got.equals(serializeTree([...expected.values()])), `round ${round}`).toBe(true);
+      for (const name of NAMES) {
+        const want = expected.get(name);
+        expect(findTreeEntry(got, name)).toEqual(
+          want ? { ...want, mode: want.mode === '040000' ? '40000' : want.mode } : undefined,
+        );
+      }
+      expect(parseTree(got).map((t) => t.name)).toEqual(
+        parseTree(serializeTree([...expected.values()])).map((t) => t.name),
+      );
+    }
+  });
+
+  it('edits an empty tree and can empty a tree', () => {
+    const one = editTree(
+      Buffer.alloc(0),
+      new Map([['x', { mode: '100644', name: 'x', oid: 'ab'.repeat(20) }]]),
+    );
+    expect(parseTree(one)).toEqual([{ mode: '100644', name: 'x', oid: 'ab'.repeat(20) }]);
+    expect(editTree(one, new Map([['x', null]])).length).toBe(0);
+  });
+
+  it('refuses a malformed tree', () => {
+    expect(() => editTree(Buffer.from('100644 x'), new Map())).toThrow(/malformed tree/);
+  });
+});
