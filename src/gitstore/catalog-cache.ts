@@ -4,46 +4,84 @@
  * does not match is updated from the tree diff.
  *
  * Format (one file, line-oriented so a 10k catalog loads without parsing 10k
- * JSON objects): a JSON header line {v, tip, n, bad}, then one line per record
- * sorted by id: id, oid, alias, type, status, expires, tags (comma-joined),
- * then the summary JSON — tab-separated (JSON text never holds a raw tab).
+ * JSON objects):
+ *  - a JSON header line {v, tip, n, bad, rows, exp}: `rows` is the byte length
+ *    of the row section, `exp` the earliest expiry (ms since the epoch; null
+ *    when nothing expires, 0 when some expiry is unreadable);
+ *  - the row section: one line per record sorted by id: id, oid, alias, type,
+ *    status, expires, tags (comma-joined), tab-separated;
+ *  - the summary section: the summary JSON of each record in the same order,
+ *    joined with ",\n" — exactly the body of `list --json`'s array, so an
+ *    unfiltered listing is one slice of the file (JSON text never holds a raw
+ *    newline or tab, so neither section can be mistaken for the other).
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memDir, type Repo } from './repo.js';
 import { Catalog, type CatalogRow } from './store.js';
 
-const CACHE_VERSION = 3;
+const CACHE_VERSION = 4;
+
+interface Head {
+  v?: number;
+  tip?: string;
+  n?: number;
+  bad?: unknown[];
+  rows?: number;
+  exp?: number | null;
+}
 
 function cacheFile(repo: Repo, ref: string): string {
   return join(memDir(repo, 'cache'), `catalog-${ref.replace(/[^A-Za-z0-9]+/g, '_')}.tsv`);
 }
 
-export function loadCatalogCache(repo: Repo, ref: string): Catalog | undefined {
-  let text: string;
+/** The cache file split into its parts, or undefined when missing, of another version or torn. */
+function readCache(
+  repo: Repo,
+  ref: string,
+): { buf: Buffer; head: Head & { rows: number; n: number }; rowsAt: number; jsonAt: number } | undefined {
+  let buf: Buffer;
   try {
-    text = readFileSync(cacheFile(repo, ref), 'utf8');
+    buf = readFileSync(cacheFile(repo, ref));
   } catch {
     return undefined;
   }
+  const nl = buf.indexOf(10);
+  if (nl < 0) return undefined;
+  let head: Head;
   try {
-    const nl = text.indexOf('\n');
-    const head = JSON.parse(text.slice(0, nl));
-    if (head.v !== CACHE_VERSION || typeof head.tip !== 'string') return undefined;
+    head = JSON.parse(buf.toString('utf8', 0, nl));
+  } catch {
+    return undefined;
+  }
+  if (head.v !== CACHE_VERSION || typeof head.tip !== 'string') return undefined;
+  if (typeof head.rows !== 'number' || typeof head.n !== 'number') return undefined;
+  const rowsAt = nl + 1;
+  const jsonAt = rowsAt + head.rows;
+  // the file ends with the summary section's newline (a torn write does not)
+  if (jsonAt > buf.length || (head.n > 0 && buf[buf.length - 1] !== 10)) return undefined;
+  return { buf, head: head as Head & { rows: number; n: number }, rowsAt, jsonAt };
+}
+
+export function loadCatalogCache(repo: Repo, ref: string): Catalog | undefined {
+  const c = readCache(repo, ref);
+  if (!c) return undefined;
+  try {
+    const rowsText = c.buf.toString('utf8', c.rowsAt, c.jsonAt);
+    const jsonText = c.buf.toString('utf8', c.jsonAt);
     const rows = new Map<string, CatalogRow>();
     const lines = new Map<string, string>();
-    let at = nl + 1;
-    while (at < text.length) {
-      let end = text.indexOf('\n', at);
-      if (end < 0) end = text.length;
-      const f: string[] = [];
-      let p = at;
-      for (let k = 0; k < 7; k++) {
-        const t = text.indexOf('\t', p);
-        if (t < 0 || t > end) return undefined;
-        f.push(text.slice(p, t));
-        p = t + 1;
-      }
+    let at = 0;
+    let j = 0;
+    while (at < rowsText.length) {
+      let end = rowsText.indexOf('\n', at);
+      if (end < 0) end = rowsText.length;
+      const f = rowsText.slice(at, end).split('\t');
+      if (f.length !== 7) return undefined;
+      let jEnd = jsonText.indexOf('\n', j);
+      if (jEnd < 0) return undefined;
+      // each summary but the last ends with a comma before its newline
+      const line = jsonText.slice(j, jsonText[jEnd - 1] === ',' ? jEnd - 1 : jEnd);
       const row: CatalogRow = {
         id: f[0],
         oid: f[1],
@@ -54,11 +92,17 @@ export function loadCatalogCache(repo: Repo, ref: string): Catalog | undefined {
       if (f[2]) row.alias = f[2];
       if (f[5]) row.expires = f[5];
       rows.set(f[0], row);
-      lines.set(f[0], text.slice(p, end));
+      lines.set(f[0], line);
       at = end + 1;
+      j = jEnd + 1;
     }
-    if (rows.size !== head.n) return undefined;
-    return new Catalog(head.tip, rows, lines, head.bad ?? []);
+    if (rows.size !== c.head.n) return undefined;
+    return new Catalog(
+      c.head.tip!,
+      rows,
+      lines,
+      (c.head.bad ?? []) as ConstructorParameters<typeof Catalog>[3],
+    );
   } catch {
     return undefined;
   }
@@ -68,23 +112,42 @@ export function saveCatalogCache(repo: Repo, ref: string, cat: Catalog): void {
   try {
     const file = cacheFile(repo, ref);
     const tmp = `${file}.${process.pid}.tmp`;
-    const out: string[] = [JSON.stringify({ v: CACHE_VERSION, tip: cat.tip, n: cat.size, bad: cat.bad })];
+    const rows: string[] = [];
+    const json: string[] = [];
+    let exp: number | null = null;
     const unsafe = /[\t\n\r]/;
     for (const id of cat.sortedIds) {
       const r = cat.rows.get(id)!;
+      const line = cat.lines.get(id) ?? '';
       // a field that would break the line format (from a record written elsewhere): skip caching
       if (
         unsafe.test(r.alias ?? '') ||
         unsafe.test(r.type) ||
         unsafe.test(r.status) ||
+        unsafe.test(r.expires ?? '') ||
+        unsafe.test(line) ||
         r.tags.some((t) => unsafe.test(t) || t.includes(','))
       )
         return;
-      out.push(
-        `${id}\t${r.oid}\t${r.alias ?? ''}\t${r.type}\t${r.status}\t${r.expires ?? ''}\t${r.tags.join(',')}\t${cat.lines.get(id)}`,
+      if (r.expires) {
+        const t = Date.parse(r.expires);
+        exp = Number.isNaN(t) ? 0 : Math.min(exp ?? t, t);
+      }
+      rows.push(
+        `${id}\t${r.oid}\t${r.alias ?? ''}\t${r.type}\t${r.status}\t${r.expires ?? ''}\t${r.tags.join(',')}\n`,
       );
+      json.push(line);
     }
-    writeFileSync(tmp, `${out.join('\n')}\n`);
+    const rowText = rows.join('');
+    const head = {
+      v: CACHE_VERSION,
+      tip: cat.tip,
+      n: cat.size,
+      bad: cat.bad,
+      rows: Buffer.byteLength(rowText),
+      exp,
+    };
+    writeFileSync(tmp, `${JSON.stringify(head)}\n${rowText}${json.length ? `${json.join(',\n')}\n` : ''}`);
     renameSync(tmp, file);
   } catch {
     // a read-only .git is fine: the cache is only an optimisation
@@ -105,6 +168,8 @@ export interface RowFields {
  * `list --json` straight from the cache file when it reflects `tip`: each kept
  * row's summary JSON is copied to the output as bytes, without decoding the
  * file or building a catalog (at 10k records that is most of the command).
+ * When nothing is filtered out (no filter but expiry, and nothing expired
+ * yet) the output is the summary section itself, one slice of the file.
  * undefined = the cache is missing or stale (use the catalog instead).
  */
 export function listJsonFromCache(
@@ -114,63 +179,58 @@ export function listJsonFromCache(
   keep: (row: RowFields) => boolean,
   /** fields the filter reads; others are left undefined (decoding 10k of them costs milliseconds) */
   need: ReadonlySet<keyof RowFields> = new Set(['id', 'alias', 'type', 'status', 'expires', 'tags']),
+  now = Date.now(),
 ): { json: Buffer; bad: number } | undefined {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(cacheFile(repo, ref));
-  } catch {
-    return undefined;
+  const c = readCache(repo, ref);
+  if (!c || c.head.tip !== tip) return undefined;
+  const { buf, head, rowsAt, jsonAt } = c;
+  const bad = head.bad?.length ?? 0;
+  if (head.n === 0) return { json: Buffer.from('[]\n'), bad };
+  const onlyExpiry = [...need].every((k) => k === 'expires');
+  if (onlyExpiry && (!need.has('expires') || head.exp === null || (head.exp ?? 0) > now)) {
+    return { json: Buffer.concat([Buffer.from('[\n'), buf.subarray(jsonAt), Buffer.from(']\n')]), bad };
   }
-  const nl = buf.indexOf(10);
-  let head: { v?: number; tip?: string; n?: number; bad?: unknown[] };
-  try {
-    head = JSON.parse(buf.toString('utf8', 0, nl));
-  } catch {
-    return undefined;
-  }
-  if (head.v !== CACHE_VERSION || head.tip !== tip) return undefined;
   const parts: Buffer[] = [];
   const COMMA = Buffer.from(',\n');
-  const all = need.size === 0;
   const [nId, nAlias, nType, nStatus, nExp, nTags] = (
     ['id', 'alias', 'type', 'status', 'expires', 'tags'] as const
   ).map((k) => need.has(k));
-  let at = nl + 1;
+  let at = rowsAt;
+  let j = jsonAt;
   let n = 0;
-  const t: number[] = new Array(7);
-  while (at < buf.length) {
-    let end = buf.indexOf(10, at);
-    if (end < 0) end = buf.length;
+  const t: number[] = new Array(6);
+  while (at < jsonAt) {
+    const end = buf.indexOf(10, at);
+    if (end < 0 || end >= jsonAt) return undefined;
     let p = at;
-    for (let k = 0; k < 7; k++) {
+    for (let k = 0; k < 6; k++) {
       const tab = buf.indexOf(9, p);
       if (tab < 0 || tab > end) return undefined;
       t[k] = tab;
       p = tab + 1;
     }
+    const jEnd = buf.indexOf(10, j);
+    if (jEnd < 0) return undefined;
     n++;
-    let ok = all;
-    if (!all) {
-      const row = { tags: [] as string[] } as unknown as RowFields;
-      if (nId) row.id = buf.toString('latin1', at, t[0]);
-      if (nType) row.type = buf.toString('utf8', t[2] + 1, t[3]);
-      if (nStatus) row.status = buf.toString('utf8', t[3] + 1, t[4]);
-      if (nTags && t[6] > t[5] + 1) row.tags = buf.toString('utf8', t[5] + 1, t[6]).split(',');
-      if (nAlias && t[2] > t[1] + 1) row.alias = buf.toString('utf8', t[1] + 1, t[2]);
-      if (nExp && t[5] > t[4] + 1) row.expires = buf.toString('latin1', t[4] + 1, t[5]);
-      ok = keep(row);
-    }
-    if (ok) {
+    const row = { tags: [] as string[] } as unknown as RowFields;
+    if (nId) row.id = buf.toString('latin1', at, t[0]);
+    if (nType) row.type = buf.toString('utf8', t[2] + 1, t[3]);
+    if (nStatus) row.status = buf.toString('utf8', t[3] + 1, t[4]);
+    if (nTags && end > t[5] + 1) row.tags = buf.toString('utf8', t[5] + 1, end).split(',');
+    if (nAlias && t[2] > t[1] + 1) row.alias = buf.toString('utf8', t[1] + 1, t[2]);
+    if (nExp && t[5] > t[4] + 1) row.expires = buf.toString('latin1', t[4] + 1, t[5]);
+    if (keep(row)) {
       if (parts.length) parts.push(COMMA);
-      parts.push(buf.subarray(t[6] + 1, end));
+      parts.push(buf.subarray(j, buf[jEnd - 1] === 44 ? jEnd - 1 : jEnd));
     }
     at = end + 1;
+    j = jEnd + 1;
   }
   if (n !== head.n) return undefined;
   const json = parts.length
     ? Buffer.concat([Buffer.from('[\n'), ...parts, Buffer.from('\n]\n')])
     : Buffer.from('[]\n');
-  return { json, bad: head.bad?.length ?? 0 };
+  return { json, bad };
 }
 
 /**
@@ -186,19 +246,9 @@ export function findInCache(
   alias: string,
   idPrefix: string | undefined,
 ): { id: string; oid: string } | undefined {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(cacheFile(repo, ref));
-  } catch {
-    return undefined;
-  }
-  const nl = buf.indexOf(10);
-  try {
-    const head = JSON.parse(buf.toString('utf8', 0, nl));
-    if (head.v !== CACHE_VERSION || head.tip !== tip) return undefined;
-  } catch {
-    return undefined;
-  }
+  const c = readCache(repo, ref);
+  if (!c || c.head.tip !== tip) return undefined;
+  const { buf, rowsAt: nl } = c;
   const aliasBytes = Buffer.from(`\t${alias}\t`);
   // an alias wins over an id prefix (as in Catalog.resolve)
   const ai = buf.indexOf(aliasBytes, nl);

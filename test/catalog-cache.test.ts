@@ -1,0 +1,144 @@
+/**
+ * The catalog cache file (.git/mem/cache): a round trip gives the catalog
+ * back; `list --json` and `show` answered from the file agree with the
+ * catalog for every filter, including memories that expire after the cache
+ * was written; a torn or foreign file is ignored, never trusted.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeFilter } from '../src/cli/list.js';
+import {
+  findInCache,
+  listJsonFromCache,
+  loadCatalogCache,
+  saveCatalogCache,
+} from '../src/gitstore/catalog-cache.js';
+import { openRepo } from '../src/gitstore/repo.js';
+import { Store } from '../src/gitstore/store.js';
+import { makeRepo } from './helpers.js';
+
+describe('catalog cache file', () => {
+  it('round-trips the catalog and answers list filters exactly as the catalog does', async () => {
+    const r = makeRepo();
+    const ids: string[] = [];
+    const add = async (...args: string[]) => ids.push((await r.memJson(['add', ...args])).id);
+    await add('--title', 'Plain decision', '--content', 'a');
+    await add(
+      '--type',
+      'convention',
+      '--title',
+      'Ünïcode title, "quoted"',
+      '--content',
+      'b',
+      '--alias',
+      'standards/ts/uni',
+      '--tags',
+      'x,y',
+    );
+    await add(
+      '--type',
+      'known_fix',
+      '--title',
+      'Expires soon',
+      '--content',
+      'c',
+      '--expires',
+      '2030-01-01T00:00:00.000Z',
+      '--tags',
+      'y',
+    );
+    await add('--title', 'Archived one', '--content', 'd', '--status', 'archived', '--alias', 'standards/go');
+    const store = new Store(await openRepo(r.dir, r.env));
+    try {
+      const cat = await store.catalog();
+      const tip = (await store.tip())!;
+      saveCatalogCache(store.repo, store.ref, cat);
+      const back = loadCatalogCache(store.repo, store.ref)!;
+      expect(back.tip).toBe(tip);
+      expect([...back.rows.entries()]).toEqual([...cat.rows.entries()]);
+      expect([...back.lines.entries()]).toEqual([...cat.lines.entries()]);
+
+      const viaCatalog = (f: Parameters<typeof makeFilter>[0], now: number) => {
+        const keep = makeFilter(f, now);
+        const hits = cat.sortedIds.filter((id) =>
+          keep({ ...cat.entries.get(id)!, type: cat.rows.get(id)!.type }),
+        );
+        return hits.length ? `[\n${hits.map((id) => cat.lines.get(id)).join(',\n')}\n]\n` : '[]\n';
+      };
+      const before = Date.parse('2029-06-01T00:00:00Z');
+      const after = Date.parse('2031-06-01T00:00:00Z');
+      const filters: Array<
+        [Parameters<typeof makeFilter>[0], Array<'id' | 'alias' | 'type' | 'status' | 'expires' | 'tags'>]
+      > = [
+        [{}, ['expires']],
+        [{ includeExpired: true }, []],
+        [{ type: ['known_fix'] }, ['expires', 'type']],
+        [{ tag: ['y'] }, ['expires', 'tags']],
+        [{ status: ['archived'] }, ['expires', 'status']],
+        [{ category: 'standards/' }, ['expires', 'alias']],
+        [{ type: ['rule'] }, ['expires', 'type']],
+      ];
+      for (const now of [before, after]) {
+        for (const [f, need] of filters) {
+          const got = listJsonFromCache(store.repo, store.ref, tip, makeFilter(f, now), new Set(need), now);
+          expect(got?.json.toString('utf8'), JSON.stringify({ f, now })).toBe(viaCatalog(f, now));
+        }
+      }
+      // the expiring memory is listed before its date and not after it
+      expect(
+        listJsonFromCache(
+          store.repo,
+          store.ref,
+          tip,
+          makeFilter({}, after),
+          new Set(['expires']),
+          after,
+        )!.json.toString(),
+      ).not.toContain('Expires soon');
+      expect(
+        JSON.parse(
+          listJsonFromCache(
+            store.repo,
+            store.ref,
+            tip,
+            makeFilter({}, before),
+            new Set(['expires']),
+            before,
+          )!.json.toString(),
+        ),
+      ).toHaveLength(4);
+
+      // show's lookups: an alias, a unique prefix, an ambiguous one
+      expect(findInCache(store.repo, store.ref, tip, 'standards/ts/uni', undefined)?.id).toBe(ids[1]);
+      expect(findInCache(store.repo, store.ref, tip, ids[3].slice(0, 26), ids[3])?.oid).toBe(
+        cat.rows.get(ids[3])!.oid,
+      );
+      expect(findInCache(store.repo, store.ref, tip, '01', '01')).toBeUndefined();
+      // another tip: nothing is answered from the file
+      expect(listJsonFromCache(store.repo, store.ref, '0'.repeat(40), () => true, new Set())).toBeUndefined();
+
+      // a torn file (cut short) or a file of another version is ignored
+      const dir = join(r.dir, '.git', 'mem', 'cache');
+      const file = join(dir, readdirSync(dir).find((f) => f.startsWith('catalog-'))!);
+      const whole = readFileSync(file);
+      writeFileSync(file, whole.subarray(0, whole.length - 5));
+      expect(loadCatalogCache(store.repo, store.ref)).toBeUndefined();
+      expect(listJsonFromCache(store.repo, store.ref, tip, () => true, new Set())).toBeUndefined();
+      writeFileSync(file, whole.toString().replace('"v":4', '"v":3'));
+      expect(loadCatalogCache(store.repo, store.ref)).toBeUndefined();
+      // and the CLI still answers (rebuilding the cache)
+      expect(await r.memJson(['list', '--include-expired'])).toHaveLength(4);
+      expect(readFileSync(file).equals(whole)).toBe(true);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('writes and reads an empty store', async () => {
+    const r = makeRepo();
+    await r.memJson(['init']);
+    expect(await r.memJson(['list'])).toEqual([]);
+    expect(await r.memJson(['list'])).toEqual([]);
+  });
+});
