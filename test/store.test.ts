@@ -274,3 +274,47 @@ describe('loose-object writer', () => {
     r.git('fsck', '--strict', '--no-dangling');
   });
 });
+
+describe('moving refs/memory', () => {
+  it('moves a packed or loose ref itself, and leaves it to git when a reflog or a reference-transaction hook is involved', async () => {
+    const r = makeRepo({ commit: true });
+    await r.memJson(['add', '--title', 'one', '--content', 'a']);
+    // packed (as after git gc): the loose file written next overrides it
+    r.git('pack-refs', '--all');
+    expect(existsSync(join(r.dir, '.git', 'refs', 'memory'))).toBe(false);
+    const packed = tip(r);
+    await r.memJson(['add', '--title', 'two', '--content', 'b']);
+    expect(r.git('rev-parse', `${tip(r)}^`).trim()).toBe(packed);
+    expect(readFileSync(join(r.dir, '.git', 'refs', 'memory'), 'utf8')).toBe(`${tip(r)}\n`);
+    expect(existsSync(join(r.dir, '.git', 'refs', 'memory.lock'))).toBe(false);
+
+    // a reflog for the ref: git appends to it, so git moves the ref
+    r.git('config', 'core.logAllRefUpdates', 'always');
+    await r.memJson(['add', '--title', 'three', '--content', 'c']);
+    const log = r.git('reflog', 'show', '--format=%H', 'refs/memory').trim().split('\n');
+    expect(log[0]).toBe(tip(r));
+    await r.memJson(['add', '--title', 'four', '--content', 'd']);
+    expect(r.git('reflog', 'show', '--format=%H', 'refs/memory').trim().split('\n')).toHaveLength(
+      log.length + 1,
+    );
+    r.git('config', '--unset', 'core.logAllRefUpdates');
+
+    // a reference-transaction hook sees every update of the ref
+    const seen = join(r.dir, '.git', 'ref-tx.log');
+    writeFileSync(
+      join(r.dir, '.git', 'hooks', 'reference-transaction'),
+      `#!/bin/sh\n[ "$1" = committed ] && cat >> "${seen}"\nexit 0\n`,
+      { mode: 0o755 },
+    );
+    await r.memJson(['add', '--title', 'five', '--content', 'e']);
+    expect(readFileSync(seen, 'utf8')).toContain(`${tip(r)} refs/memory`);
+    r.git('fsck', '--strict', '--no-dangling');
+    expect((await r.memJson(['list'])).map((m: { title: string }) => m.title)).toEqual([
+      'one',
+      'two',
+      'three',
+      'four',
+      'five',
+    ]);
+  });
+});

@@ -1,5 +1,6 @@
 import { addMemory } from '../commands/memory.js';
 import { parseDateInput } from '../model/record.js';
+import { mark } from '../trace.js';
 import { defineCommand } from './command.js';
 import { emit, list, openStore, readContent, secretPolicy } from './context.js';
 import { addHooks } from './hooks-registry.js';
@@ -39,9 +40,12 @@ export default defineCommand({
       .option('allow-secret', { type: 'boolean', describe: 'store text even if it looks like a secret' })
       .option('force', { type: 'boolean', describe: 'add even if a likely duplicate exists' }),
   async run(a, ctx) {
+    mark('add: start');
     const body = (await readContent(ctx, a, true)) ?? '';
     const store = await openStore(ctx, { global: a.global, create: true });
+    mark('add: store open');
     const hooks = await addHooks(ctx, store, a);
+    mark('add: hooks');
     const input = {
       type: a.type,
       title: a.title,
@@ -65,9 +69,12 @@ export default defineCommand({
       store.ident(),
     ]);
     input.allowSecret = allowSecret;
+    mark('add: settings+ident');
     const stop = await stopP;
+    mark('add: dedup done');
     if (stop !== undefined) return stop;
     const { record, commit } = await addMemory(store, input, hooks);
+    mark('add: written');
     emit(ctx, { id: record.id, commit, alias: record.alias ?? null }, () => {
       const notes = hooks.notes?.(record) ?? [];
       return [

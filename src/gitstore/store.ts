@@ -25,9 +25,11 @@ import {
   tombstonePath,
 } from '../model/record.js';
 import { stringify } from '../model/yaml.js';
+import { mark } from '../trace.js';
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
 import { CatFile, git, gitEnv, gitText, ZERO_OID } from './git.js';
 import { editTree, findTreeEntry, isTreeMode, type TreeItem, writeLooseObject } from './loose.js';
+import { casLooseRef, readRefFast } from './refs.js';
 import { memDir, type Repo } from './repo.js';
 
 export const MEMORY_REF = 'refs/memory';
@@ -525,7 +527,9 @@ export class Store {
         writeFileSync(join(memDir(this.repo), 'test-paused'), commit);
         await new Promise((r) => setTimeout(r, pause));
       }
+      mark('write: objects written');
       if (await this.casRef(commit, base)) {
+        mark('write: ref moved');
         return { commit, value: res.value, attempts: attempt };
       }
       const backoff = Math.min(250, 5 * 2 ** Math.min(attempt, 6));
@@ -663,6 +667,28 @@ export class Store {
   async casRef(newOid: string, expected: string | null): Promise<boolean> {
     const tmp = this.pendingTmpRef;
     this.pendingTmpRef = undefined;
+    if (!tmp && this.repo.env.GIT_MEM_REF_WRITER !== 'git') {
+      // the plain case without a git process (refs.ts); git update-ref for everything else
+      const cfg = await this.gitConfig();
+      const last = (key: string) => cfg.findLast((e) => e.key === key)?.value;
+      const outcome = casLooseRef(
+        {
+          commonDir: this.repo.commonDir,
+          logAllRefUpdates: last('core.logallrefupdates'),
+          hooksPath: last('core.hookspath'),
+          workTree: this.repo.workTree,
+        },
+        this.ref,
+        newOid,
+        expected,
+      );
+      if (outcome === 'moved') {
+        this.catalogMemo.clear();
+        return true;
+      }
+      if (outcome === 'lost') return false;
+      if (outcome === 'locked') return this.lockWait();
+    }
     const lines = [`update ${this.ref} ${newOid} ${expected ?? ZERO_OID}`];
     if (tmp) lines.push(`delete ${tmp}`);
     const r = await git(['update-ref', '--stdin'], {
@@ -677,21 +703,25 @@ export class Store {
     }
     if (tmp)
       await git(['update-ref', '-d', tmp], { cwd: this.repo.cwd, env: this.repo.env, allowFail: true });
-    if (/\.lock': File exists/.test(r.stderr)) {
-      // another writer holds the ref lock right now (for milliseconds); a lock that
-      // outlives our retries is most likely left by a crashed process
-      this.lockWaits++;
-      if (this.lockWaits > 40) {
-        throw err(
-          'E_GIT',
-          `${this.ref}.lock exists and is not going away`,
-          `if no git process is running, remove ${join(this.repo.commonDir, `${this.ref}.lock`)}`,
-        );
-      }
-      return false;
-    }
+    if (/\.lock': File exists/.test(r.stderr)) return this.lockWait();
     if (!/but expected|reference already exists|unable to resolve|cannot lock ref/i.test(r.stderr)) {
       throw err('E_GIT', `cannot update ${this.ref}: ${r.stderr.trim().split('\n').pop()}`);
+    }
+    return false;
+  }
+
+  /**
+   * Another writer holds the ref lock right now (for milliseconds): retry. A lock
+   * that outlives our retries is most likely left by a crashed process.
+   */
+  private lockWait(): false {
+    this.lockWaits++;
+    if (this.lockWaits > 40) {
+      throw err(
+        'E_GIT',
+        `${this.ref}.lock exists and is not going away`,
+        `if no git process is running, remove ${join(this.repo.commonDir, `${this.ref}.lock`)}`,
+      );
     }
     return false;
   }
@@ -748,40 +778,12 @@ export class Store {
   }
 }
 
-/**
- * Reads a ref straight from the files backend (a loose ref, else packed-refs)
- * to save a git process on every command. undefined = "ask git" (symbolic
- * refs, the reftable backend, anything unexpected); null = no such ref.
- * Git writes both files by atomic rename, so a read never sees half a write.
- */
-export function readRefFast(commonDir: string, ref: string): string | null | undefined {
-  try {
-    if (existsSync(join(commonDir, 'reftable'))) return undefined;
-    try {
-      const loose = readFileSync(join(commonDir, ref), 'utf8').trim();
-      return /^[0-9a-f]{40}$/.test(loose) ? loose : undefined;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
-    }
-    let packed: string;
-    try {
-      packed = readFileSync(join(commonDir, 'packed-refs'), 'utf8');
-    } catch (e) {
-      return (e as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
-    }
-    const at = packed.indexOf(` ${ref}\n`);
-    if (at < 40) return null;
-    const oid = packed.slice(at - 40, at);
-    return /^[0-9a-f]{40}$/.test(oid) && (at === 40 || packed[at - 41] === '\n') ? oid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function quotePath(p: string): string {
   if (/^[A-Za-z0-9._/-]+$/.test(p)) return p;
   return JSON.stringify(p);
 }
+
+export { readRefFast };
 
 /** Runs `git fast-import` on a prepared stream; resolves with what it printed (marks asked for). */
 export function runFastImport(repo: Repo, input: Buffer): Promise<string> {

@@ -8,6 +8,7 @@ import type { Ctx } from '../cli/context.js';
 import type { AddInput } from '../commands/memory.js';
 import { err, isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
+import { queryViaDaemon } from './daemon-client.js';
 
 export function duplicateGuard(
   ctx: Ctx,
@@ -18,8 +19,8 @@ export function duplicateGuard(
     let dups: Awaited<ReturnType<typeof import('./dedup.js').findDuplicates>>;
     try {
       const q = { title: input.title, body: input.body, tags: input.tags };
-      // a running daemon (or one worth starting) holds the index already
-      const { queryViaDaemon } = await import('./daemon-client.js');
+      // a running daemon (or one worth starting) holds the index already. Asked before
+      // anything else awaits, so its answer overlaps the git processes add starts next
       const viaDaemon = a.global ? undefined : await queryViaDaemon(store, { op: 'dedup', q }, ctx.env);
       if (viaDaemon) dups = viaDaemon as typeof dups;
       else {
