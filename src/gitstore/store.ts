@@ -27,6 +27,7 @@ import {
 import { stringify } from '../model/yaml.js';
 import { mark } from '../trace.js';
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
+import { configSignature, parseAndCacheConfig, readConfigCache } from './config-cache.js';
 import { CatFile, git, gitEnv, gitText, ZERO_OID } from './git.js';
 import { editTree, findTreeEntry, isTreeMode, type TreeItem, writeLooseObject } from './loose.js';
 import { casLooseRef, readRefFast } from './refs.js';
@@ -461,26 +462,26 @@ export class Store {
 
   private configP?: Promise<Array<{ scope: string; key: string; value: string }>>;
 
-  /** Every git config entry with its scope, read once per store (one process for identity and mem.* settings). */
+  /**
+   * Every git config entry with its scope, read once per store (one process
+   * for identity and mem.* settings), or from the cache of the last listing
+   * when none of the files it came from changed (config-cache.ts).
+   */
   gitConfig(): Promise<Array<{ scope: string; key: string; value: string }>> {
-    this.configP ??= git(['config', '-z', '--list', '--show-scope'], {
+    if (this.configP) return this.configP;
+    const cached = readConfigCache(this.repo);
+    if (cached) {
+      this.configP = Promise.resolve(cached);
+      return this.configP;
+    }
+    const before = configSignature(this.repo);
+    this.configP = git(['config', '-z', '--list', '--show-scope', '--show-origin'], {
       cwd: this.repo.cwd,
       env: this.repo.env,
       allowFail: true,
-    }).then((r) => {
-      const parts = r.stdout.toString('utf8').split('\0');
-      const out: Array<{ scope: string; key: string; value: string }> = [];
-      for (let i = 0; i + 1 < parts.length; i += 2) {
-        const kv = parts[i + 1];
-        const nl = kv.indexOf('\n');
-        out.push({
-          scope: parts[i],
-          key: nl < 0 ? kv : kv.slice(0, nl),
-          value: nl < 0 ? 'true' : kv.slice(nl + 1),
-        });
-      }
-      return out;
-    });
+    }).then((r) =>
+      parseAndCacheConfig(this.repo, r.stdout.toString('utf8'), r.code === 0 ? before : undefined),
+    );
     return this.configP;
   }
 
@@ -510,9 +511,15 @@ export class Store {
    * the current tip and returns the commit message (or null for "nothing to
    * do"). If another writer moved the ref first, the change is rebuilt on the
    * new tip: no write is ever lost, and the history stays linear.
+   *
+   * `gate`, when given, is awaited after the objects are written and before
+   * the ref moves: a check that runs meanwhile (add's duplicate check) can
+   * still stop the change by rejecting, and the store stays as it was (the
+   * unreferenced objects are git's usual garbage, pruned by gc).
    */
   async write<T>(
     build: (tx: Tx) => Promise<{ message: string; value: T } | null>,
+    opts: { gate?: Promise<unknown> } = {},
   ): Promise<WriteResult<T | undefined>> {
     const ident = await this.ident();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -528,6 +535,7 @@ export class Store {
         await new Promise((r) => setTimeout(r, pause));
       }
       mark('write: objects written');
+      if (opts.gate) await opts.gate;
       if (await this.casRef(commit, base)) {
         mark('write: ref moved');
         return { commit, value: res.value, attempts: attempt };
