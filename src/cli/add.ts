@@ -5,6 +5,9 @@ import { defineCommand } from './command.js';
 import { emit, list, openStore, readContent, secretPolicy } from './context.js';
 import { addHooks } from './hooks-registry.js';
 
+/** A duplicate check that asked to stop without an error (its exit code is returned). */
+class StopAdd extends Error {}
+
 export default defineCommand({
   command: 'add',
   describe: 'add a memory (content from --content, --file or stdin)',
@@ -60,20 +63,33 @@ export default defineCommand({
       anchors: hooks.anchors,
       allowSecret: false,
     };
-    // the duplicate check (a daemon round trip), the settings and the identity are
-    // independent: run them at the same time rather than one after the other
+    // the duplicate check (a daemon round trip) runs while the settings are read and
+    // the objects are written; only the ref waits for it (Store.write's gate)
     const stopP = hooks.beforeAdd?.(input);
     stopP?.catch(() => {});
+    const stopped = { code: undefined as number | undefined };
+    const gate = stopP?.then((code) => {
+      mark('add: dedup done');
+      if (code !== undefined) {
+        stopped.code = code;
+        throw new StopAdd();
+      }
+    });
+    gate?.catch(() => {}); // awaited by the write; this only marks it handled until then
     const [allowSecret] = await Promise.all([
       secretPolicy(ctx, store, a['allow-secret'], { title: a.title, body, source: a.source }),
       store.ident(),
     ]);
     input.allowSecret = allowSecret;
     mark('add: settings+ident');
-    const stop = await stopP;
-    mark('add: dedup done');
-    if (stop !== undefined) return stop;
-    const { record, commit } = await addMemory(store, input, hooks);
+    let written: Awaited<ReturnType<typeof addMemory>>;
+    try {
+      written = await addMemory(store, input, { ...hooks, gate });
+    } catch (e) {
+      if (e instanceof StopAdd) return stopped.code;
+      throw e;
+    }
+    const { record, commit } = written;
     mark('add: written');
     emit(ctx, { id: record.id, commit, alias: record.alias ?? null }, () => {
       const notes = hooks.notes?.(record) ?? [];

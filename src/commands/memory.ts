@@ -54,6 +54,8 @@ export interface AddInput extends WriteOptions {
 export interface AddHooks {
   /** Turns anchor specs into full anchors and may add tree entries (anchored blobs). */
   prepareAnchors?: (tx: Tx, anchors: Anchor[]) => Promise<Anchor[]>;
+  /** Settled before the ref moves; a rejection stops the add (see Store.write). */
+  gate?: Promise<unknown>;
 }
 
 export function shortTitle(t: string): string {
@@ -133,25 +135,28 @@ export async function addMemory(
     links: input.links,
     extra: input.extra,
   });
-  const res = await store.write(async (tx) => {
-    await ensureFormat(tx);
-    const record: MemoryRecord = { ...draft, anchors: [...draft.anchors] };
-    if (alias) {
-      const cat = await tx.catalog();
-      const owner = cat.aliases.get(alias);
-      if (owner) {
-        throw err(
-          'E_ALIAS_TAKEN',
-          `alias "${alias}" is already used by ${cat.abbrev(owner)}`,
-          'choose another alias or git mem mv the other one',
-        );
+  const res = await store.write(
+    async (tx) => {
+      await ensureFormat(tx);
+      const record: MemoryRecord = { ...draft, anchors: [...draft.anchors] };
+      if (alias) {
+        const cat = await tx.catalog();
+        const owner = cat.aliases.get(alias);
+        if (owner) {
+          throw err(
+            'E_ALIAS_TAKEN',
+            `alias "${alias}" is already used by ${cat.abbrev(owner)}`,
+            'choose another alias or git mem mv the other one',
+          );
+        }
       }
-    }
-    if (record.anchors.length && hooks.prepareAnchors)
-      record.anchors = await hooks.prepareAnchors(tx, record.anchors);
-    tx.putRecord(record);
-    return { message: `mem: add ${id.slice(0, 12)} "${shortTitle(record.title)}"`, value: record };
-  });
+      if (record.anchors.length && hooks.prepareAnchors)
+        record.anchors = await hooks.prepareAnchors(tx, record.anchors);
+      tx.putRecord(record);
+      return { message: `mem: add ${id.slice(0, 12)} "${shortTitle(record.title)}"`, value: record };
+    },
+    { gate: hooks.gate },
+  );
   return { record: res.value!, commit: res.commit! };
 }
 
