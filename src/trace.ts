@@ -8,3 +8,5 @@ const on = !!process.env.GIT_MEM_TRACE;
 export function mark(label: string): void {
   if (on) process.stderr.write(`git-mem trace: ${performance.now().toFixed(1)} ms ${label}\n`);
 }
+
+if (on) process.on('exit', () => mark('exit'));

@@ -47,6 +47,12 @@ export default defineCommand({
     const body = (await readContent(ctx, a, true)) ?? '';
     const store = await openStore(ctx, { global: a.global, create: true });
     mark('add: store open');
+    // the settings (git config, the shared config in the ref) load while the hooks' modules do
+    const settingsP = Promise.all([
+      secretPolicy(ctx, store, a['allow-secret'], { title: a.title, body, source: a.source }),
+      store.ident(),
+    ]);
+    settingsP.catch(() => {});
     const hooks = await addHooks(ctx, store, a);
     mark('add: hooks');
     const input = {
@@ -76,10 +82,7 @@ export default defineCommand({
       }
     });
     gate?.catch(() => {}); // awaited by the write; this only marks it handled until then
-    const [allowSecret] = await Promise.all([
-      secretPolicy(ctx, store, a['allow-secret'], { title: a.title, body, source: a.source }),
-      store.ident(),
-    ]);
+    const [allowSecret] = await settingsP;
     input.allowSecret = allowSecret;
     mark('add: settings+ident');
     let written: Awaited<ReturnType<typeof addMemory>>;

@@ -56,74 +56,91 @@ export function serializeTree(items: TreeItem[]): Buffer {
   return Buffer.concat(parts);
 }
 
-/** A tree entry's sort key in git's order, as a latin1 string (string order = byte order). */
-function sortKey(nameBytes: string, tree: boolean): string {
-  return tree ? `${nameBytes}/` : nameBytes;
+/**
+ * Git's tree order: compares the entry name buf[from, to) (a tree's name as
+ * if it ended in "/") with `key` (already "/"-suffixed for a tree), by bytes.
+ */
+function compareEntry(buf: Buffer, from: number, to: number, tree: boolean, key: Buffer): number {
+  const n = to - from;
+  const len = Math.min(n, key.length);
+  for (let i = 0; i < len; i++) {
+    const d = buf[from + i] - key[i];
+    if (d) return d;
+  }
+  if (n === key.length) return tree ? 1 : 0; // the name equals the key; a tree's "/" comes after it
+  if (n > key.length) return 1;
+  // the name is a prefix of the key: its next byte is "/" for a tree, else the name ends first
+  return tree ? 0x2f - key[n] || (key.length === n + 1 ? 0 : -1) : -1;
 }
 
-const latin1 = (utf8Name: string) => Buffer.from(utf8Name, 'utf8').toString('latin1');
-
-/** Walks a binary tree object's entries without decoding ids: calls `fn` with each entry's byte offsets. */
-function walkTree(buf: Buffer, fn: (start: number, sp: number, nul: number) => boolean | undefined): void {
+/** One entry of a binary tree object by name, without decoding the others. */
+export function findTreeEntry(buf: Buffer, name: string): TreeItem | undefined {
+  const want = Buffer.from(name, 'utf8');
   let i = 0;
   while (i < buf.length) {
-    const sp = buf.indexOf(32, i);
+    const sp = buf[i + 5] === 32 ? i + 5 : buf.indexOf(32, i);
     const nul = sp < 0 ? -1 : buf.indexOf(0, sp);
     if (sp < 0 || nul < 0 || nul + 21 > buf.length) throw err('E_GIT', 'malformed tree object');
-    if (fn(i, sp, nul)) return;
+    if (
+      nul - sp - 1 === want.length &&
+      buf[sp + 1] === want[0] &&
+      buf.compare(want, 0, want.length, sp + 1, nul) === 0
+    )
+      return { mode: buf.toString('latin1', i, sp), name, oid: buf.toString('hex', nul + 1, nul + 21) };
     i = nul + 21;
   }
-}
-
-/** One entry of a binary tree object by name, without parsing the others. */
-export function findTreeEntry(buf: Buffer, name: string): TreeItem | undefined {
-  const want = latin1(name);
-  let found: TreeItem | undefined;
-  walkTree(buf, (start, sp, nul) => {
-    if (nul - sp - 1 !== want.length || buf.toString('latin1', sp + 1, nul) !== want) return false;
-    found = { mode: buf.toString('latin1', start, sp), name, oid: buf.toString('hex', nul + 1, nul + 21) };
-    return true;
-  });
-  return found;
+  return undefined;
 }
 
 /**
  * A tree object with some entries replaced, added or removed (null), built by
- * splicing the binary object: unchanged entries are copied as bytes, never
- * decoded or re-sorted, so editing one entry of a 1,000-entry tree costs a
- * scan. The result is byte-identical to serializeTree of the edited list.
+ * splicing the binary object: unchanged entries are copied as bytes and only
+ * compared, never decoded or re-sorted, so editing one entry of a
+ * 1,000-entry tree costs a scan. The result is byte-identical to
+ * serializeTree of the edited list.
  */
 export function editTree(buf: Buffer, edits: Map<string, TreeItem | null>): Buffer {
-  const drop = new Set([...edits.keys()].map(latin1));
+  const drop = [...edits.keys()].map((n) => Buffer.from(n, 'utf8'));
   const adds = [...edits.values()]
     .filter((t): t is TreeItem => t !== null)
     .map((t) => {
       const tree = isTreeMode(t.mode);
       return {
-        key: sortKey(latin1(t.name), tree),
+        key: Buffer.from(tree ? `${t.name}/` : t.name, 'utf8'),
         bytes: Buffer.concat([
           Buffer.from(`${tree ? '40000' : t.mode} ${t.name}\0`, 'utf8'),
           Buffer.from(t.oid, 'hex'),
         ]),
       };
     })
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    .sort((a, b) => Buffer.compare(a.key, b.key));
+  // one plain loop, no callbacks: a one-shot process runs this mostly unoptimised
   const parts: Buffer[] = [];
   let run = 0; // start of the bytes not yet copied
   let k = 0;
-  walkTree(buf, (start, sp, nul) => {
-    const name = buf.toString('latin1', sp + 1, nul);
-    const key = sortKey(name, sp - start === 5 && buf.toString('latin1', start, sp) === '40000');
-    while (k < adds.length && adds[k].key < key) {
-      parts.push(buf.subarray(run, start), adds[k++].bytes);
-      run = start;
+  let i = 0;
+  const end = buf.length;
+  while (i < end) {
+    const sp = buf[i + 5] === 32 ? i + 5 : buf.indexOf(32, i);
+    const nul = sp < 0 ? -1 : buf.indexOf(0, sp);
+    if (sp < 0 || nul < 0 || nul + 21 > end) throw err('E_GIT', 'malformed tree object');
+    if (k < adds.length) {
+      const tree = sp - i === 5 && buf[i] === 0x34;
+      while (k < adds.length && compareEntry(buf, sp + 1, nul, tree, adds[k].key) > 0) {
+        parts.push(buf.subarray(run, i), adds[k++].bytes);
+        run = i;
+      }
     }
-    if (drop.has(name)) {
-      parts.push(buf.subarray(run, start));
-      run = nul + 21;
+    const len = nul - sp - 1;
+    for (const d of drop) {
+      if (d.length === len && d[0] === buf[sp + 1] && buf.compare(d, 0, len, sp + 1, nul) === 0) {
+        parts.push(buf.subarray(run, i));
+        run = nul + 21;
+        break;
+      }
     }
-    return false;
-  });
+    i = nul + 21;
+  }
   parts.push(buf.subarray(run));
   while (k < adds.length) parts.push(adds[k++].bytes);
   return Buffer.concat(parts);
