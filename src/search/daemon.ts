@@ -7,8 +7,9 @@
  * Exits after an idle period (GIT_MEM_DAEMON_IDLE_MS, default 10 minutes),
  * saving the index snapshot if it moved.
  */
-import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import { chmodSync, existsSync, type FSWatcher, unlinkSync, watch as watchFs } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { basename, dirname, join } from 'node:path';
 import { isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { ask, buildId, type DaemonReply, type DaemonRequest, socketPath } from './daemon-client.js';
@@ -183,6 +184,40 @@ export async function serve(
     });
   }
 
+  // a write to the ref (an add, a sync…) is applied to the index as soon as it lands, in the
+  // queue like a request, so the next question (often the next add's duplicate check) finds
+  // the index current instead of paying for the tree diff itself
+  const refFile = join(store.repo.commonDir, store.ref);
+  let refresh: NodeJS.Timeout | undefined;
+  const onRefChange = () => {
+    if (refresh || stopped) return;
+    refresh = setTimeout(() => {
+      refresh = undefined;
+      queue = queue.then(async () => {
+        try {
+          st = await openIndex(store, { provider, orama: true });
+        } catch (e) {
+          opts.log?.(`daemon: refresh: ${(e as Error).message}`);
+        }
+      });
+    }, 5);
+    refresh.unref?.();
+  };
+  const watchers: FSWatcher[] = [];
+  for (const [dir, name] of [
+    [dirname(refFile), basename(refFile)],
+    [store.repo.commonDir, 'packed-refs'],
+  ]) {
+    try {
+      const w = watchFs(dir, { persistent: false }, (_ev, file) => {
+        if (file === name) onRefChange();
+      });
+      w.on('error', () => {});
+      watchers.push(w);
+    } catch {
+      // no inotify here: requests still bring the index to the tip themselves
+    }
+  }
   await listen(server, path);
   try {
     chmodSync(path, 0o600);
@@ -193,7 +228,11 @@ export async function serve(
     if (!existsSync(path)) stop();
   }, WATCH_MS);
   watch.unref?.();
-  done.finally(() => clearInterval(watch));
+  done.finally(() => {
+    clearInterval(watch);
+    if (refresh) clearTimeout(refresh);
+    for (const w of watchers) w.close();
+  });
   return { server, path, done, stop };
 }
 
