@@ -16,7 +16,15 @@
 import { appendFileSync, existsSync, fstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ask, DEFAULT_SOCKET } from '../search/daemon-wire.js';
-import { appendEvent, compactEvent, findCommonDir, logLine, sessionPaths, TOOL_EVENTS } from './events.js';
+import {
+  appendEvent,
+  compactEvent,
+  findCommonDir,
+  logLine,
+  normalizePayload,
+  sessionPaths,
+  TOOL_EVENTS,
+} from './events.js';
 
 export interface FastIO {
   out(s: string): void;
@@ -120,7 +128,7 @@ export async function fastHook(argv: string[]): Promise<FastResult> {
   const text = await readAll();
   let p: Record<string, unknown>;
   try {
-    p = JSON.parse(text ?? '');
+    p = normalizePayload(JSON.parse(text ?? ''));
   } catch {
     return slowPath(text);
   }

@@ -25,6 +25,7 @@ import {
   findCommonDir,
   locateRepo,
   logLine,
+  normalizePayload,
   type SessionPaths,
   sessionPaths,
 } from './events.js';
@@ -131,7 +132,7 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
     const text = await ctx.io.readStdin();
     let p: Record<string, unknown>;
     try {
-      p = JSON.parse(text ?? '');
+      p = normalizePayload(JSON.parse(text ?? ''));
     } catch {
       logLine(common, `claude-code: malformed payload (not JSON, ${text?.length ?? 0} bytes)`);
       return 0;

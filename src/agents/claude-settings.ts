@@ -1,7 +1,10 @@
 /**
- * `git mem hooks install|uninstall --claude [--local]`: merges the git-mem
- * hooks into `.claude/settings.json` (or `.claude/settings.local.json`),
- * preserving everything else there. Idempotent: a second install changes
+ * `git mem hooks install|uninstall --claude [--local]` (and `--codex`,
+ * `--droid`): merges the git-mem hooks into the agent's hook file —
+ * `.claude/settings.json` (or `.claude/settings.local.json`),
+ * `.codex/hooks.json`, `.factory/settings.json` — preserving everything else
+ * there. The three agents share Claude Code's hook format; they differ in the
+ * file and in the events they have. Idempotent: a second install changes
  * nothing. Uninstall removes exactly the entries install added (recognised by
  * their command), the groups and keys that only held them, and the file if
  * install created it.
@@ -22,6 +25,36 @@ export const CLAUDE_EVENTS: Array<{ event: string; matcher?: string; timeout: nu
   { event: 'Stop', timeout: 10 },
   { event: 'SessionEnd', timeout: 5 },
 ];
+
+/** An agent that reads Claude Code's hook format: where its project hook file is and which events it has. */
+export interface AgentTarget {
+  name: 'claude' | 'codex' | 'droid';
+  /** the hook file, relative to the work tree */
+  file: (local: boolean) => string;
+  events: typeof CLAUDE_EVENTS;
+}
+
+export const AGENT_TARGETS: Record<AgentTarget['name'], AgentTarget> = {
+  claude: {
+    name: 'claude',
+    file: (local) => join('.claude', local ? 'settings.local.json' : 'settings.json'),
+    events: CLAUDE_EVENTS,
+  },
+  // Codex CLI (hooks behind `[features] codex_hooks = true`): no SessionEnd, no PostToolUseFailure
+  codex: {
+    name: 'codex',
+    file: () => join('.codex', 'hooks.json'),
+    events: CLAUDE_EVENTS.filter((e) =>
+      ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop'].includes(e.event),
+    ),
+  },
+  // Factory Droid: the hooks key of the project settings; no PostToolUseFailure
+  droid: {
+    name: 'droid',
+    file: (local) => join('.factory', local ? 'settings.local.json' : 'settings.json'),
+    events: CLAUDE_EVENTS.filter((e) => e.event !== 'PostToolUseFailure'),
+  },
+};
 
 type Json = Record<string, unknown>;
 interface HookEntry {
@@ -44,20 +77,20 @@ function isOurs(h: HookEntry | undefined): boolean {
 }
 
 /** Pure: adds the git-mem hooks to a settings object; returns the events added. */
-export function mergeHooks(settings: Json): string[] {
+export function mergeHooks(settings: Json, events: typeof CLAUDE_EVENTS = CLAUDE_EVENTS): string[] {
   if (
     settings.hooks !== undefined &&
     (typeof settings.hooks !== 'object' || settings.hooks === null || Array.isArray(settings.hooks))
   ) {
     throw err(
       'E_INVALID_ARG',
-      '"hooks" in the Claude settings is not an object',
-      'fix the file by hand, then run git mem hooks install --claude again',
+      '"hooks" in the agent settings is not an object',
+      'fix the file by hand, then run git mem hooks install again',
     );
   }
   const hooks = (settings.hooks ?? {}) as Record<string, HookGroup[]>;
   const added: string[] = [];
-  for (const { event, matcher, timeout } of CLAUDE_EVENTS) {
+  for (const { event, matcher, timeout } of events) {
     const groups = Array.isArray(hooks[event]) ? hooks[event] : [];
     if (groups.some((g) => Array.isArray(g?.hooks) && g.hooks.some(isOurs))) continue;
     const group: HookGroup = {};
@@ -125,48 +158,61 @@ function writeSettings(file: string, v: Json): void {
 }
 
 /** Local note of a settings file install created (so uninstall can remove it again). */
-function markerFile(workTree: string, local: boolean): string | undefined {
+function markerFile(workTree: string, target: AgentTarget, local: boolean): string | undefined {
   const common = findCommonDir(workTree);
-  return common ? join(common, 'mem', `claude-created-${local ? 'settings.local' : 'settings'}`) : undefined;
+  if (!common) return undefined;
+  // Claude's name predates the other agents (kept so earlier installs uninstall cleanly)
+  const name =
+    target.name === 'claude'
+      ? `claude-created-${local ? 'settings.local' : 'settings'}`
+      : `${target.name}-created-${local ? 'local' : 'shared'}`;
+  return join(common, 'mem', name);
 }
 
-export async function installClaudeHooks(
+export async function installAgentHooks(
   workTree: string,
+  target: AgentTarget,
   o: { local: boolean },
 ): Promise<Record<string, unknown>> {
-  const path = settingsPath(workTree, o.local);
+  const path = join(workTree, target.file(o.local));
   const existing = readSettings(path);
   const settings = existing ?? {};
-  const added = mergeHooks(settings);
-  if (!added.length) return { hook: 'claude', action: 'already installed', path, events: [] };
+  const added = mergeHooks(settings, target.events);
+  if (!added.length) return { hook: target.name, action: 'already installed', path, events: [] };
   writeSettings(path, settings);
   if (!existing) {
-    const m = markerFile(workTree, o.local);
+    const m = markerFile(workTree, target, o.local);
     if (m) {
       mkdirSync(dirname(m), { recursive: true });
       writeFileSync(m, path);
     }
   }
-  return { hook: 'claude', action: 'installed', path, events: added };
+  return { hook: target.name, action: 'installed', path, events: added };
 }
 
-export async function uninstallClaudeHooks(
+export async function uninstallAgentHooks(
   workTree: string,
+  target: AgentTarget,
   o: { local: boolean },
 ): Promise<Record<string, unknown>> {
-  const path = settingsPath(workTree, o.local);
+  const path = join(workTree, target.file(o.local));
   const settings = readSettings(path);
-  if (!settings) return { hook: 'claude', action: 'not installed', path, events: [] };
+  if (!settings) return { hook: target.name, action: 'not installed', path, events: [] };
   const removed = removeHooks(settings);
-  if (!removed.length) return { hook: 'claude', action: 'not installed', path, events: [] };
-  const m = markerFile(workTree, o.local);
+  if (!removed.length) return { hook: target.name, action: 'not installed', path, events: [] };
+  const m = markerFile(workTree, target, o.local);
   if (m && existsSync(m) && Object.keys(settings).length === 0) {
     rmSync(path, { force: true });
     rmSync(m, { force: true });
-    // and the .claude directory, if install made it and it is empty now
+    // and the agent's directory, if install made it and it is empty now
     try {
       rmdirSync(dirname(path));
     } catch {}
   } else writeSettings(path, settings);
-  return { hook: 'claude', action: 'removed', path, events: removed };
+  return { hook: target.name, action: 'removed', path, events: removed };
 }
+
+export const installClaudeHooks = (workTree: string, o: { local: boolean }) =>
+  installAgentHooks(workTree, AGENT_TARGETS.claude, o);
+export const uninstallClaudeHooks = (workTree: string, o: { local: boolean }) =>
+  uninstallAgentHooks(workTree, AGENT_TARGETS.claude, o);

@@ -59,6 +59,28 @@ const EDIT_TOOLS = new Set([
   'edit_file',
 ]);
 
+/** camelCase names some agents use for Claude Code's payload fields (Factory Droid has sent both). */
+const CAMEL_FIELDS: Record<string, string> = {
+  hookEventName: 'hook_event_name',
+  sessionId: 'session_id',
+  transcriptPath: 'transcript_path',
+  toolName: 'tool_name',
+  toolInput: 'tool_input',
+  toolResponse: 'tool_response',
+  toolUseId: 'tool_use_id',
+  stopHookActive: 'stop_hook_active',
+  permissionMode: 'permission_mode',
+};
+
+/** The payload with Claude Code's field names, whichever spelling the agent used (snake_case wins). */
+export function normalizePayload<T>(p: T): T {
+  if (!p || typeof p !== 'object' || Array.isArray(p)) return p;
+  const o = p as Record<string, unknown>;
+  for (const [camel, snake] of Object.entries(CAMEL_FIELDS))
+    if (o[camel] !== undefined && o[snake] === undefined) o[snake] = o[camel];
+  return p;
+}
+
 export function isShellTool(name: string | undefined): boolean {
   return !!name && SHELL_TOOLS.has(name);
 }
@@ -230,7 +252,7 @@ export function editedFiles(tool: string | undefined, input: Json, response: Jso
         path,
         added: lineCount(input.content),
         removed: 0,
-        created: response?.type === 'create' || undefined,
+        created: response?.type === 'create' || tool === 'Create' || undefined,
       },
     ];
   }

@@ -13,11 +13,17 @@ export default defineCommand({
       .option('post-commit', { type: 'boolean', describe: 'staleness check after each commit (the default)' })
       .option('pre-push', { type: 'boolean', describe: 'push refs/memory along with your branches' })
       .option('claude', { type: 'boolean', describe: 'Claude Code hooks in .claude/settings.json' })
-      .option('local', { type: 'boolean', describe: 'with --claude: .claude/settings.local.json' }),
+      .option('codex', { type: 'boolean', describe: 'Codex CLI hooks in .codex/hooks.json' })
+      .option('droid', { type: 'boolean', describe: 'Factory Droid hooks in .factory/settings.json' })
+      .option('local', {
+        type: 'boolean',
+        describe: 'with --claude or --droid: settings.local.json (not committed)',
+      }),
   async run(a, ctx) {
     const repo = await openRepo(ctx.cwd, ctx.env);
     const install = a.action === 'install';
-    const wantPost = a['post-commit'] || (!a['pre-push'] && !a.claude);
+    const agents = (['claude', 'codex', 'droid'] as const).filter((n) => a[n]);
+    const wantPost = a['post-commit'] || (!a['pre-push'] && !agents.length);
     const changes: Array<Record<string, unknown>> = [];
     if (wantPost)
       changes.push({
@@ -29,13 +35,26 @@ export default defineCommand({
       changes.push({
         ...(install ? await installGitHook(repo, 'pre-push') : await uninstallGitHook(repo, 'pre-push')),
       });
-    if (a.claude) {
+    if (agents.length) {
       if (!repo.workTree) throw err('E_INVALID_ARG', 'agent hooks need a work tree', 'run inside a checkout');
+      if (a.local && a.codex)
+        throw err(
+          'E_INVALID_ARG',
+          'Codex has no local hook file',
+          'drop --local, or install --codex on its own',
+        );
       const mod = await import('../agents/claude-settings.js');
-      const c = install
-        ? await mod.installClaudeHooks(repo.workTree, { local: !!a.local })
-        : await mod.uninstallClaudeHooks(repo.workTree, { local: !!a.local });
-      changes.push(c as Record<string, unknown>);
+      for (const name of agents) {
+        const target = mod.AGENT_TARGETS[name];
+        const c = install
+          ? await mod.installAgentHooks(repo.workTree, target, { local: !!a.local })
+          : await mod.uninstallAgentHooks(repo.workTree, target, { local: !!a.local });
+        changes.push(c as Record<string, unknown>);
+      }
+      if (install && a.codex && !ctx.json)
+        ctx.io.err(
+          'git-mem: note: Codex runs hooks only with `[features] codex_hooks = true` in ~/.codex/config.toml\n',
+        );
     }
     emit(ctx, changes, () => changes.map((c) => `${c.hook}: ${c.action} (${c.path})`).join('\n'));
   },
