@@ -44,15 +44,11 @@ export default defineCommand({
       .option('force', { type: 'boolean', describe: 'add even if a likely duplicate exists' }),
   async run(a, ctx) {
     mark('add: start');
+    // the duplicate check's module loads while the content and the store are read
+    import('../search/add-hook.js').catch(() => {});
     const body = (await readContent(ctx, a, true)) ?? '';
     const store = await openStore(ctx, { global: a.global, create: true });
     mark('add: store open');
-    // the settings (git config, the shared config in the ref) load while the hooks' modules do
-    const settingsP = Promise.all([
-      secretPolicy(ctx, store, a['allow-secret'], { title: a.title, body, source: a.source }),
-      store.ident(),
-    ]);
-    settingsP.catch(() => {});
     const hooks = await addHooks(ctx, store, a);
     mark('add: hooks');
     const input = {
@@ -69,10 +65,15 @@ export default defineCommand({
       anchors: hooks.anchors,
       allowSecret: false,
     };
-    // the duplicate check (a daemon round trip) runs while the settings are read and
-    // the objects are written; only the ref waits for it (Store.write's gate)
+    // the duplicate check (a daemon round trip) goes out first; it runs while the settings
+    // are read and the objects are written, and only the ref waits for it (Store.write's gate)
     const stopP = hooks.beforeAdd?.(input);
     stopP?.catch(() => {});
+    const settingsP = Promise.all([
+      secretPolicy(ctx, store, a['allow-secret'], { title: a.title, body, source: a.source }),
+      store.ident(),
+    ]);
+    settingsP.catch(() => {});
     const stopped = { code: undefined as number | undefined };
     const gate = stopP?.then((code) => {
       mark('add: dedup done');
