@@ -46,6 +46,13 @@ export async function serve(
   const provider = await providerFor(store);
   // a long-lived process pays once for Orama's inverted index, then answers from it
   let st = await openIndex(store, { provider, orama: true });
+  // one throwaway query of each kind before the first client: the first calls of a path run
+  // unoptimised and allocate its caches, which the first adds and prompts would otherwise pay for
+  try {
+    const { findDuplicates } = await import('./dedup.js');
+    await findDuplicates(store, { title: 'git-mem daemon warm-up', body: 'warm up the query paths' }, provider);
+    await searchMemories(store, { query: 'git-mem daemon warm-up', limit: 5 }, { provider, recordUsage: false });
+  } catch {}
   let queue: Promise<unknown> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
   let resolveDone!: () => void;
