@@ -21,6 +21,8 @@ export interface IO {
   readStdin(): Promise<string | undefined>;
   isTTY: boolean;
   stdinIsTTY: boolean;
+  /** The terminal, for commands that ask questions (review); default process.stdin / process.stdout. */
+  terminal?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
 }
 
 export interface Ctx {

@@ -39,13 +39,19 @@ async function interactive(
     reject: (id: string) => Promise<unknown>;
   },
 ) {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const { createInterface } = await import('node:readline');
+  const term = ctx.io.terminal ?? { input: process.stdin, output: process.stdout };
+  const rl = createInterface({ ...term, terminal: term.input === process.stdin ? undefined : false });
+  // answers are read as a queue of lines, so ones typed (or pasted) ahead are kept, not dropped
+  const lines = rl[Symbol.asyncIterator]();
   const done = { approved: 0, rejected: 0, skipped: 0 };
-  // Ctrl+D or Ctrl+C ends the review quietly
+  // Ctrl+D (end of input) or Ctrl+C ends the review quietly
+  rl.on('SIGINT', () => rl.close());
   const ask = async (q: string): Promise<string | null> => {
+    term.output.write(q);
     try {
-      return (await rl.question(q)).trim();
+      const next = await lines.next();
+      return next.done ? null : String(next.value).trim();
     } catch {
       return null;
     }
