@@ -50,8 +50,16 @@ export async function serve(
   // unoptimised and allocate its caches, which the first adds and prompts would otherwise pay for
   try {
     const { findDuplicates } = await import('./dedup.js');
-    await findDuplicates(store, { title: 'git-mem daemon warm-up', body: 'warm up the query paths' }, provider);
-    await searchMemories(store, { query: 'git-mem daemon warm-up', limit: 5 }, { provider, recordUsage: false });
+    await findDuplicates(
+      store,
+      { title: 'git-mem daemon warm-up', body: 'warm up the query paths' },
+      provider,
+    );
+    await searchMemories(
+      store,
+      { query: 'git-mem daemon warm-up', limit: 5 },
+      { provider, recordUsage: false },
+    );
   } catch {}
   let queue: Promise<unknown> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
