@@ -53,6 +53,24 @@ await build({
   logLevel: 'warning',
   minify: true,
 });
+// The post-commit hook (run by the installed git hook, src/hooks/git-hooks.ts):
+// one self-contained file, so every commit pays for the hook's code only, not the CLI's.
+await build({
+  entryPoints: { 'post-commit': 'src/anchors/post-commit-main.ts' },
+  absWorkingDir: root,
+  outdir: tmp,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  minify: true,
+  external: ['web-tree-sitter', 'tree-sitter-wasms'],
+  banner: {
+    js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);",
+  },
+});
 // yaml and micromatch as one CommonJS file each, required synchronously on
 // first use (src/model/lazy.ts): most one-shot commands never parse them
 for (const name of ['yaml', 'micromatch']) {

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
-import type { Anchor, MemoryRecord } from '../model/record.js';
+import { type Anchor, type MemoryRecord, recordPath, serializeRecord } from '../model/record.js';
 import { diffLines } from './diff.js';
 import {
   readBlobs,
@@ -26,12 +26,13 @@ import {
   treeBlobs,
   worktreeBlobs,
 } from './gitio.js';
-import { type AnchorIndex, anchorIndex, type IndexedAnchor, indexRecord, saveIndex } from './index-cache.js';
+import { anchorIndex, type IndexedAnchor, saveIndex } from './index-cache.js';
 import { AnchorPreparer, anchorBlobPath } from './prepare.js';
 import { cacheRecord, loadRecords } from './record-cache.js';
 import { contextScore, findCandidates, relocate } from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
-import { normLine, splitLines } from './text.js';
+import { blobId, normLine, splitLines } from './text.js';
+import { mark } from './timing.js';
 import {
   type BaseState,
   baseOf,
@@ -62,6 +63,8 @@ export interface CheckOptions {
   label?: string;
   /** Fill the titles of fast-path results from the catalog (costs a catalog load). */
   titles?: boolean;
+  /** Blob ids of `paths` in the target, when the caller knows them (the post-commit hook's tree diff): saves an ls-tree. */
+  targetBlobs?: Map<string, string>;
 }
 
 export interface AnchorResult {
@@ -134,7 +137,6 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
       );
   }
   const targetName = target ?? 'worktree';
-  const idx = await anchorIndex(store, tip);
   let pathFilter: Set<string> | undefined = opts.paths ? new Set(opts.paths) : undefined;
   if (opts.since) {
     const from = await revParseVia(store, opts.since);
@@ -144,6 +146,9 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     if (opts.worktree) touched.push(...(await worktreeBlobs(repo)).keys());
     pathFilter = new Set([...(pathFilter ?? []), ...touched]);
   }
+  // only the anchors of the paths asked for are parsed from the index
+  const idx = await anchorIndex(store, tip, pathFilter);
+  mark('index loaded');
   const idFilter = opts.ids ? new Set(opts.ids) : undefined;
   // titles of fast-path results come from the catalog; skipped for large --all runs (not printed)
   let cat: Awaited<ReturnType<Store['catalogAt']>> | undefined;
@@ -159,12 +164,12 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     incomplete: boolean;
     a: IndexedAnchor;
   }> = [];
-  for (const [id, rec] of idx.records) {
-    if (idFilter && !idFilter.has(id)) continue;
-    rec.anchors.forEach((a, index) => {
-      if (pathFilter && !pathFilter.has(a.p)) return;
-      selected.push({ id, index, p: a.p, b: a.b, stale: !!a.s, incomplete: !!a.i || !a.b, a });
-    });
+  const oids = new Map<string, string>();
+  for (const a of idx.entries) {
+    if (idFilter && !idFilter.has(a.id)) continue;
+    if (pathFilter && !pathFilter.has(a.p)) continue;
+    oids.set(a.id, a.oid);
+    selected.push({ id: a.id, index: a.n, p: a.p, b: a.b, stale: !!a.s, incomplete: !!a.i || !a.b, a });
   }
   if (!selected.length) {
     return {
@@ -180,8 +185,11 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   const paths = [...new Set(selected.map((s) => s.p))];
   const tblobs = opts.worktree
     ? await worktreeBlobs(repo, paths)
-    : await treeBlobs(repo, target!, !pathFilter && paths.length > 2000 ? undefined : paths);
+    : opts.targetBlobs && paths.every((p) => pathFilter?.has(p))
+      ? opts.targetBlobs
+      : await treeBlobs(repo, target!, !pathFilter && paths.length > 2000 ? undefined : paths);
 
+  mark('tree blobs');
   if (opts.titles) cat = await store.catalogAt(tip);
   const results: AnchorResult[] = [];
   const work: Work[] = [];
@@ -229,9 +237,10 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   const workIds = [...new Set(work.map((w) => w.id))];
   const records = await loadRecords(
     store,
-    workIds.map((id) => ({ id, oid: idx.records.get(id)!.oid })),
+    workIds.map((id) => ({ id, oid: oids.get(id)! })),
   );
 
+  mark('records loaded');
   const ctx = new CheckContext(store, target, opts.worktree ? repo.workTree! : null, tblobs);
   const outcomes = new Map<string, Map<number, Outcome>>();
   for (const w of work) {
@@ -247,6 +256,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     outcomes.get(w.id)!.set(w.index, o);
   }
 
+  mark('judged');
   // 3. apply to records (pure), collect results
   const updated = new Map<string, MemoryRecord>();
   const changes: StatusChange[] = [];
@@ -294,6 +304,8 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     const movedN = results.filter(
       (r) => r.verdict.status === 'moved' || r.verdict.status === 'renamed',
     ).length;
+    // each record is serialised once: for the write and for the index entry of its new blob
+    const texts = new Map<string, string>();
     const res = await store.write(async (tx) => {
       let n = 0;
       for (const [id, rec] of updated) {
@@ -309,7 +321,12 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
           merged = rebase(cur, rec);
         }
         if (!merged) continue;
-        tx.putRecord(merged);
+        let text = merged === rec ? texts.get(id) : undefined;
+        if (text === undefined) {
+          text = serializeRecord(merged);
+          if (merged === rec) texts.set(id, text);
+        }
+        tx.put(recordPath(id), text);
         n++;
       }
       for (const b of newBlobs) tx.putOid(anchorBlobPath(b), b);
@@ -319,19 +336,19 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
         value: n,
       };
     });
+    mark('written');
     memoryCommit = res.commit;
     recorded = res.commit !== tip;
-    if (recorded && res.attempts === 1) {
+    if (recorded && res.attempts === 1 && res.commit) {
       // keep the anchor index warm: we know exactly what changed
-      const next: AnchorIndex = { tip: res.commit, records: idx.records };
-      const { serializeRecord } = await import('../model/record.js');
-      const { blobId } = await import('./text.js');
+      const changed = new Map<string, { record: MemoryRecord; oid: string }>();
       for (const [id, rec] of updated) {
-        const oid = blobId(serializeRecord(rec));
-        next.records.set(id, indexRecord(rec, oid));
+        const oid = blobId(texts.get(id) ?? serializeRecord(rec));
+        changed.set(id, { record: rec, oid });
         cacheRecord(store, oid, rec);
       }
-      saveIndex(store, next);
+      saveIndex(store, res.commit, idx, changed);
+      mark('index saved');
     }
   }
   return {

@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { git } from '../gitstore/git.js';
+import { parseTree, type TreeItem } from '../gitstore/loose.js';
 import type { Repo } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 import { blobId } from './text.js';
@@ -180,5 +181,52 @@ export async function readBlobs(store: Store, oids: readonly string[]): Promise<
     const b = objs[i];
     if (b && b.type === 'blob') out.set(o, b.content);
   });
+  return out;
+}
+
+const isTreeMode = (mode: string) => mode === '40000' || mode === '040000';
+
+/**
+ * The paths two trees differ at (blobs only, recursively, no rename
+ * detection: what `git diff-tree -r --no-renames` names), each with its blob
+ * id in `to` (null: not a file there). Trees are read through the store's
+ * running `cat-file --batch` and only where their ids differ, so a commit
+ * touching ten files reads a handful of trees and starts no process.
+ * `from` null: everything in `to` (a root commit).
+ */
+export async function diffTreesVia(
+  store: Store,
+  from: string | null,
+  to: string,
+): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  const items = async (oid: string | null) => {
+    if (!oid) return [];
+    const o = await store.catFile.read(oid);
+    if (o?.type !== 'tree') throw new Error(`cannot read tree ${oid}`);
+    return parseTree(o.content);
+  };
+  const walk = async (a: string | null, b: string | null, prefix: string): Promise<void> => {
+    const [xs, ys] = await Promise.all([items(a), items(b)]);
+    const byName = new Map<string, [TreeItem | undefined, TreeItem | undefined]>();
+    for (const x of xs) byName.set(x.name, [x, undefined]);
+    for (const y of ys) {
+      const e = byName.get(y.name);
+      if (e) e[1] = y;
+      else byName.set(y.name, [undefined, y]);
+    }
+    const sub: Array<Promise<void>> = [];
+    for (const [name, [o, n]] of byName) {
+      if (o && n && o.mode === n.mode && o.oid === n.oid) continue;
+      const path = prefix + name;
+      const oT = !!o && isTreeMode(o.mode);
+      const nT = !!n && isTreeMode(n.mode);
+      if (oT || nT) sub.push(walk(oT ? o!.oid : null, nT ? n!.oid : null, `${path}/`));
+      const nBlob = !!n && !nT && n.mode !== '160000';
+      if ((o && !oT) || (n && !nT)) out.set(path, nBlob ? n!.oid : null);
+    }
+    await Promise.all(sub);
+  };
+  await walk(from, to, '');
   return out;
 }

@@ -1,0 +1,16 @@
+/**
+ * Timing marks for profiling the post-commit hook and checks: with
+ * GIT_MEM_TIMING=1 each mark prints the milliseconds since the process
+ * started (and since the previous mark) on stderr. Off, a mark costs nothing.
+ */
+import { performance } from 'node:perf_hooks';
+
+const on = !!process.env.GIT_MEM_TIMING;
+let last = 0;
+
+export function mark(label: string): void {
+  if (!on) return;
+  const t = performance.now();
+  process.stderr.write(`[timing] ${t.toFixed(1).padStart(7)} ms (+${(t - last).toFixed(1)}) ${label}\n`);
+  last = t;
+}
