@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
-import { type Anchor, type MemoryRecord, recordPath, serializeRecord } from '../model/record.js';
+import { type Anchor, type MemoryRecord, recordPath } from '../model/record.js';
 import { diffLines } from './diff.js';
 import {
   readBlobs,
@@ -29,6 +29,7 @@ import {
 import { anchorIndex, type IndexedAnchor, saveIndex } from './index-cache.js';
 import { AnchorPreparer, anchorBlobPath } from './prepare.js';
 import { cacheRecord, loadRecords } from './record-cache.js';
+import { serializeRecordFast } from './record-yaml.js';
 import { contextScore, findCandidates, relocate } from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
 import { blobId, normLine, splitLines } from './text.js';
@@ -323,7 +324,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
         if (!merged) continue;
         let text = merged === rec ? texts.get(id) : undefined;
         if (text === undefined) {
-          text = serializeRecord(merged);
+          text = serializeRecordFast(merged);
           if (merged === rec) texts.set(id, text);
         }
         tx.put(recordPath(id), text);
@@ -341,10 +342,13 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     recorded = res.commit !== tip;
     if (recorded && res.attempts === 1 && res.commit) {
       // keep the anchor index warm: we know exactly what changed
-      const changed = new Map<string, { record: MemoryRecord; oid: string }>();
+      const changed = new Map<
+        string,
+        { before: MemoryRecord; beforeOid: string; after: MemoryRecord; afterOid: string }
+      >();
       for (const [id, rec] of updated) {
-        const oid = blobId(texts.get(id) ?? serializeRecord(rec));
-        changed.set(id, { record: rec, oid });
+        const oid = blobId(texts.get(id) ?? serializeRecordFast(rec));
+        changed.set(id, { before: records.get(id)!, beforeOid: oids.get(id)!, after: rec, afterOid: oid });
         cacheRecord(store, oid, rec);
       }
       saveIndex(store, res.commit, idx, changed);

@@ -5,15 +5,18 @@
  * like the catalog, so `check --all` does not parse every record's YAML
  * (about 0.5 ms each) just to learn that nothing changed.
  *
- * The file is one line per anchor, path first:
+ * The file is one line per anchor, path first, lines sorted by their bytes:
  *
  *   git-mem anchor index 4 <memory commit>
  *   <path>\t<id>\t<position>\t<record blob>\t<status>\t<base blob>\t<base commit>\t<flags>[\t<sb>\t<v>\t<r>]
  *
- * so the post-commit hook, which needs the anchors of ten paths, reads the
- * file and picks those lines without building 10k objects (a JSON file of the
- * same data cost ~25 ms to parse and as much to write at 10k anchors), and a
- * write replaces only the lines of the records it changed.
+ * so the post-commit hook, which needs the anchors of ten paths, finds their
+ * lines by binary search in the file's bytes without parsing the rest (a JSON
+ * file of the same data cost ~25 ms to parse and as much to write at 10k
+ * anchors), and a write splices in the new lines of the records it changed
+ * (their old lines are known exactly: the index was made from the same
+ * record versions). Lines are handled as "byte strings" (latin1: one char per
+ * byte), so string order is the file's byte order.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,8 +56,8 @@ export interface AnchorIndex {
   tip: string | null;
   /** The anchors (all of them, or only those at the paths asked for). */
   entries: IndexEntry[];
-  /** The index file's lines at `tip` (kept to rewrite the file after a write without parsing the rest). */
-  lines: string[];
+  /** The index lines at `tip`, each ending in a newline (kept to rewrite the file after a write without parsing the rest). */
+  body: Buffer;
 }
 
 function file(store: Store): string {
@@ -133,24 +136,38 @@ const idOfLine = (l: string): string => {
   return l.slice(a + 1, l.indexOf('\t', a + 1));
 };
 
-/** The index file: its tip and its anchor lines; undefined when absent or unreadable. */
-function load(store: Store): { tip: string; lines: string[] } | undefined {
-  let text: string;
+const NL = 10;
+/** A line as a byte string (latin1 of its UTF-8). */
+const bytesOf = (l: string): string =>
+  /^[\x00-\x7f]*$/.test(l) ? l : Buffer.from(l, 'utf8').toString('latin1');
+const utf8Of = (b: string): string =>
+  /^[\x00-\x7f]*$/.test(b) ? b : Buffer.from(b, 'latin1').toString('utf8');
+const joinLines = (lines: readonly string[]) =>
+  Buffer.from(lines.length ? `${lines.join('\n')}\n` : '', 'latin1');
+const splitLines = (body: Buffer) => {
+  const lines = body.toString('latin1').split('\n');
+  lines.pop(); // after the last newline
+  return lines;
+};
+const sortLines = (lines: string[]) => lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** The index file: its tip and its lines; undefined when absent or unreadable. */
+function load(store: Store): { tip: string; body: Buffer; migrated?: boolean } | undefined {
+  let buf: Buffer;
   try {
-    text = readFileSync(file(store), 'utf8');
+    buf = readFileSync(file(store));
   } catch {
     return loadOld(store);
   }
-  if (!text.startsWith(HEADER) || !text.endsWith('\n')) return undefined;
-  const lines = text.split('\n');
-  const tip = lines[0].slice(HEADER.length);
-  lines.pop(); // after the last newline
-  lines.shift();
-  return /^[0-9a-f]{40,64}$/.test(tip) ? { tip, lines } : undefined;
+  const nl = buf.indexOf(NL);
+  if (nl < 0 || buf.toString('latin1', 0, HEADER.length) !== HEADER || buf[buf.length - 1] !== NL)
+    return undefined;
+  const tip = buf.toString('latin1', HEADER.length, nl);
+  return /^[0-9a-f]{40,64}$/.test(tip) ? { tip, body: buf.subarray(nl + 1) } : undefined;
 }
 
 /** Migrates the JSON index (version 3) once, so an upgrade does not re-parse every record. */
-function loadOld(store: Store): { tip: string; lines: string[] } | undefined {
+function loadOld(store: Store): { tip: string; body: Buffer; migrated: true } | undefined {
   try {
     const j = JSON.parse(readFileSync(oldFile(store), 'utf8'));
     if (j.v !== 3 || typeof j.tip !== 'string') return undefined;
@@ -159,20 +176,20 @@ function loadOld(store: Store): { tip: string; lines: string[] } | undefined {
       j.records as Record<string, { oid: string; status: string; anchors: IndexedAnchor[] }>,
     )) {
       r.anchors.forEach((a, n) => {
-        lines.push(lineOf(id, n, r.oid, r.status, a));
+        lines.push(bytesOf(lineOf(id, n, r.oid, r.status, a)));
       });
     }
-    return { tip: j.tip, lines };
+    return { tip: j.tip, body: joinLines(sortLines(lines)), migrated: true };
   } catch {
     return undefined;
   }
 }
 
-function save(store: Store, tip: string, lines: readonly string[]): void {
+function save(store: Store, tip: string, body: readonly Buffer[]): void {
   try {
     const f = file(store);
     const tmp = `${f}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${HEADER}${tip}\n${lines.length ? `${lines.join('\n')}\n` : ''}`);
+    writeFileSync(tmp, Buffer.concat([Buffer.from(`${HEADER}${tip}\n`, 'latin1'), ...body]));
     renameSync(tmp, f);
     rmSync(oldFile(store), { force: true });
   } catch {
@@ -180,34 +197,98 @@ function save(store: Store, tip: string, lines: readonly string[]): void {
   }
 }
 
-/** The lines of `base` with the lines of the changed records replaced (undefined lines: record gone or without anchors). */
-function replaceRecords(base: readonly string[], changed: Map<string, string[] | undefined>): string[] {
-  if (!changed.size) return [...base];
-  const out: string[] = [];
-  for (const l of base) if (!changed.has(idOfLine(l))) out.push(l);
-  for (const ls of changed.values()) if (ls) out.push(...ls);
-  return out;
+/** Offset of the first line of `body` not below `key` (a byte string); body.length when none. */
+function lowerBound(body: Buffer, key: string): number {
+  let lo = 0;
+  let hi = body.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const s = mid === 0 ? 0 : body.lastIndexOf(NL, mid - 1) + 1;
+    const e = body.indexOf(NL, s);
+    if (body.toString('latin1', s, e) < key) lo = e + 1;
+    else hi = s;
+  }
+  return lo;
 }
 
-/** Saves the index at a new tip: `base` with the lines of the records a write changed replaced. */
+/** Every line rewritten: the lines of the changed records replaced (undefined: gone or without anchors). */
+function rebuild(body: Buffer, changed: Map<string, string[] | undefined>): Buffer {
+  const lines = changed.size ? splitLines(body).filter((l) => !changed.has(idOfLine(l))) : splitLines(body);
+  for (const ls of changed.values()) if (ls) for (const l of ls) lines.push(bytesOf(l));
+  return joinLines(sortLines(lines));
+}
+
+/**
+ * Saves the index at a new tip: `base` with the lines of the records a write
+ * changed replaced. Their old lines are found by binary search (exact lines:
+ * the index holds what the old versions give); when one is missing the file
+ * is rebuilt from all lines instead.
+ */
 export function saveIndex(
   store: Store,
   tip: string,
   base: AnchorIndex,
-  changed: Map<string, { record: MemoryRecord; oid: string }>,
+  changed: Map<string, { before: MemoryRecord; beforeOid: string; after: MemoryRecord; afterOid: string }>,
 ): void {
-  const m = new Map<string, string[] | undefined>();
-  for (const [id, c] of changed) m.set(id, indexLines(id, c.record, c.oid));
-  save(store, tip, replaceRecords(base.lines, m));
+  const body = base.body;
+  const drop: Array<[number, number]> = [];
+  const add: string[] = [];
+  for (const [id, c] of changed) {
+    const old = new Set(indexLines(id, c.before, c.beforeOid).map(bytesOf));
+    const next = new Set(indexLines(id, c.after, c.afterOid).map(bytesOf));
+    for (const l of old) {
+      if (next.has(l)) continue;
+      const at = lowerBound(body, l);
+      if (body.toString('latin1', at, at + l.length + 1) !== `${l}\n`) {
+        const m = new Map<string, string[] | undefined>();
+        for (const [i, x] of changed) m.set(i, indexLines(i, x.after, x.afterOid));
+        save(store, tip, [rebuild(body, m)]);
+        return;
+      }
+      drop.push([at, at + l.length + 1]);
+    }
+    for (const l of next) if (!old.has(l)) add.push(l);
+  }
+  // splice: cut the old lines, insert each new line where it sorts
+  const ins = sortLines(add).map((l) => ({ at: lowerBound(body, l), l }));
+  drop.sort((x, y) => x[0] - y[0]);
+  const parts: Buffer[] = [];
+  let pos = 0;
+  let d = 0;
+  let i = 0;
+  while (d < drop.length || i < ins.length) {
+    const nextDrop = d < drop.length ? drop[d][0] : Number.POSITIVE_INFINITY;
+    const nextIns = i < ins.length ? ins[i].at : Number.POSITIVE_INFINITY;
+    if (nextIns <= nextDrop) {
+      if (nextIns > pos) parts.push(body.subarray(pos, nextIns));
+      pos = Math.max(pos, nextIns);
+      parts.push(Buffer.from(`${ins[i].l}\n`, 'latin1'));
+      i++;
+    } else {
+      if (nextDrop > pos) parts.push(body.subarray(pos, nextDrop));
+      pos = Math.max(pos, drop[d][1]);
+      d++;
+    }
+  }
+  if (pos < body.length) parts.push(body.subarray(pos));
+  save(store, tip, parts);
 }
 
-function select(tip: string, lines: string[], paths?: ReadonlySet<string>): AnchorIndex {
+/** The entries of all lines, or of the lines of some paths (by binary search). */
+function select(tip: string, body: Buffer, paths?: ReadonlySet<string>): AnchorIndex {
   const entries: IndexEntry[] = [];
   if (paths) {
-    const want = new Set([...paths].map(enc));
-    for (const l of lines) if (want.has(l.slice(0, l.indexOf('\t')))) entries.push(parseLine(l));
-  } else for (const l of lines) entries.push(parseLine(l));
-  return { tip, entries, lines };
+    for (const p of paths) {
+      const key = bytesOf(`${enc(p)}\t`);
+      for (let at = lowerBound(body, key); at < body.length; ) {
+        const e = body.indexOf(NL, at);
+        if (body.toString('latin1', at, at + key.length) !== key) break;
+        entries.push(parseLine(body.toString('utf8', at, e)));
+        at = e + 1;
+      }
+    }
+  } else for (const l of splitLines(body)) entries.push(parseLine(utf8Of(l)));
+  return { tip, entries, body };
 }
 
 /**
@@ -219,16 +300,19 @@ export async function anchorIndex(
   tip: string | null,
   paths?: ReadonlySet<string>,
 ): Promise<AnchorIndex> {
-  if (!tip) return { tip: null, entries: [], lines: [] };
+  if (!tip) return { tip: null, entries: [], body: Buffer.alloc(0) };
   const cached = load(store);
-  if (cached && cached.tip === tip) return select(tip, cached.lines, paths);
-  let lines: string[];
+  if (cached && cached.tip === tip) {
+    if (cached.migrated) save(store, tip, [cached.body]);
+    return select(tip, cached.body, paths);
+  }
+  let body: Buffer;
   let changed: Array<{ path: string; oid: string | null }>;
   if (cached?.tip && (await store.hasCommit(cached.tip))) {
-    lines = cached.lines;
+    body = cached.body;
     changed = await store.diffPaths(cached.tip, tip, 'memories');
   } else {
-    lines = [];
+    body = Buffer.alloc(0);
     const cat = await store.catalogAt(tip);
     changed = [...cat.entries.values()]
       .filter((e) => e.anchors.length)
@@ -254,7 +338,7 @@ export async function anchorIndex(
       if (r.anchors.length) next.set(t.id, indexLines(t.id, r, t.oid));
     } catch {}
   });
-  lines = replaceRecords(lines, next);
-  save(store, tip, lines);
-  return select(tip, lines, paths);
+  body = rebuild(body, next);
+  save(store, tip, [body]);
+  return select(tip, body, paths);
 }
