@@ -282,13 +282,13 @@ describe('loose trees', () => {
 });
 
 describe('the installed post-commit hook', () => {
-  it('runs dist/post-commit.js, or `git mem hook post-commit` through GIT_MEM_CMD', async () => {
+  it('runs dist/post-commit.cjs, or `git mem hook post-commit` through GIT_MEM_CMD', async () => {
     const r = makeRepo({ commit: true });
     await r.memJson(['hooks', 'install']);
     const script = readFileSync(join(r.dir, '.git', 'hooks', 'post-commit'), 'utf8');
-    expect(script).toContain(join(ROOT, 'dist', 'post-commit.js'));
+    expect(script).toContain(join(ROOT, 'dist', 'post-commit.cjs'));
     expect(script).toContain('hook post-commit');
-    expect(existsSync(join(ROOT, 'dist', 'post-commit.js'))).toBe(true);
+    expect(existsSync(join(ROOT, 'dist', 'post-commit.cjs'))).toBe(true);
     // GIT_MEM_CMD names the git-mem to run: it gets `hook post-commit`
     const log = join(r.dir, 'calls.txt');
     const fake = join(r.dir, 'fake-git-mem.sh');

@@ -1,5 +1,5 @@
 /**
- * dist/post-commit.js: the post-commit hook as a program of its own, run by
+ * dist/post-commit.cjs: the post-commit hook as a program of its own, run by
  * the installed hook script without loading the CLI (the command table,
  * argument parsing and every command's code cost ~25 ms of a hook that runs
  * on every commit). One self-contained file; the work is runPostCommitHook's.
@@ -28,8 +28,13 @@ export async function postCommitMain(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await postCommitMain(process.argv.slice(2)).catch((e) => {
-  // runPostCommitHook catches its own errors; this is the last resort: never fail the commit
-  process.stderr.write(`git-mem: warning: post-commit hook failed: ${(e as Error)?.message ?? e}\n`);
-  return 0;
-});
+// (no top-level await: the file is built as CommonJS, which starts faster than an ES module)
+postCommitMain(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e) => {
+    // runPostCommitHook catches its own errors; this is the last resort: never fail the commit
+    process.stderr.write(`git-mem: warning: post-commit hook failed: ${(e as Error)?.message ?? e}\n`);
+  },
+);

@@ -22,18 +22,18 @@ function file(store: Store, oid: string): string {
   return join(base, oid.slice(0, 2), `${oid}.json`);
 }
 
-const made = new Set<string>();
-
 export function cacheRecord(store: Store, oid: string, r: MemoryRecord): void {
   try {
     const f = file(store, oid);
-    const dir = join(f, '..');
-    if (!made.has(dir)) {
-      mkdirSync(dir, { recursive: true });
-      made.add(dir);
-    }
+    const text = JSON.stringify(r);
     // content-addressed: a concurrent writer writes the same bytes; a torn file fails JSON.parse and is re-parsed
-    writeFileSync(f, JSON.stringify(r));
+    try {
+      writeFileSync(f, text);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      mkdirSync(join(f, '..'), { recursive: true }); // a new fan-out directory
+      writeFileSync(f, text);
+    }
   } catch {
     // read-only .git: only an optimisation
   }

@@ -30,14 +30,14 @@ export function selfCommand(): string {
 }
 
 /**
- * The post-commit hook's own program (dist/post-commit.js, built beside the
+ * The post-commit hook's own program (dist/post-commit.cjs, built beside the
  * CLI): it runs without loading the CLI. Undefined when there is none (a
  * git-mem found on PATH only).
  */
 export function postCommitProgram(): string | undefined {
   const here = dirname(fileURLToPath(import.meta.url));
-  // dist/cli.js (or a chunk) → dist/post-commit.js ; src/hooks/git-hooks.ts (tests) → ../../dist/post-commit.js
-  const candidates = [resolve(here, 'post-commit.js'), resolve(here, '../../dist/post-commit.js')];
+  // dist/cli.js (or a chunk) → dist/post-commit.cjs ; src/hooks/git-hooks.ts (tests) → ../../dist/post-commit.cjs
+  const candidates = [resolve(here, 'post-commit.cjs'), resolve(here, '../../dist/post-commit.cjs')];
   return candidates.find((c) => existsSync(c));
 }
 
