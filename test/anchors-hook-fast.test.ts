@@ -461,3 +461,42 @@ describe('records with anchors written without the yaml library', () => {
     expect(serializeRecordFast(ctl)).toBe(serializeRecord(ctl));
   });
 });
+
+describe('loose writes that edit trees in place', () => {
+  it('build the same trees as git fast-import when entries that are there change', async () => {
+    const r = makeRepo();
+    r.write('code.ts', 'a\nb\nc\n');
+    r.commitAll('code');
+    await r.memJson(['init']);
+    for (let i = 0; i < 12; i++) {
+      await r.memJson(['add', '--title', `m${i}`, '--content', `x${i}`, '--anchor', 'code.ts:1-2']);
+    }
+    const base = r.git('rev-parse', 'refs/memory').trim();
+    const files = r.git('ls-tree', '-r', '--name-only', base, 'memories').trim().split('\n');
+    const anchorsDir = r.git('ls-tree', '--name-only', base, 'anchors/').trim().split('\n')[0];
+    const blob = r.git('rev-parse', `${base}:FORMAT`).trim();
+    const ident = { name: 'T', email: 't@example.com' };
+    const trees: string[] = [];
+    for (const writer of ['loose', 'fast-import']) {
+      const store = new Store(await openRepo(r.dir, { ...r.env, GIT_MEM_WRITER: writer }));
+      const tx = new (await import('../src/gitstore/store.js')).Tx(store, base);
+      tx.put(files[0], 'changed\n'); // a record in a folder that is there
+      tx.put(files[1], 'changed too\n');
+      tx.remove(files[2]); // a folder that may become empty
+      tx.putOid(files[3], blob); // an existing object instead of content
+      tx.putOid(`${anchorsDir}/${blob}`, blob); // a new entry in a folder that is there
+      tx.put('FORMAT', 'format: 1\n# edited\n');
+      const commit = await store.commitChanges(base, tx, 'test', ident);
+      trees.push(r.git('rev-parse', `${commit}^{tree}`).trim());
+      store.close();
+      for (const ref of r
+        .git('for-each-ref', '--format=%(refname)', 'refs/mem-tmp/')
+        .split('\n')
+        .filter(Boolean))
+        r.git('update-ref', '-d', ref);
+    }
+    expect(trees[0]).toBe(trees[1]);
+    expect(r.git('ls-tree', '-r', '--name-only', trees[0]).split('\n')).toContain(files[0]);
+    r.git('fsck', '--strict', '--no-dangling');
+  });
+});
