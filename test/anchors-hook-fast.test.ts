@@ -500,3 +500,37 @@ describe('loose writes that edit trees in place', () => {
     r.git('fsck', '--strict', '--no-dangling');
   });
 });
+
+describe('a store write with another ref alongside', () => {
+  it('moves both refs in one transaction, asking again for the other ref when its compare-and-swap fails', async () => {
+    const r = makeRepo({ commit: true });
+    await r.memJson(['init']);
+    const head = r.git('rev-parse', 'HEAD').trim();
+    r.git('update-ref', 'refs/notes/other', head);
+    const store = await storeOf(r);
+    try {
+      let asked = 0;
+      const before = r.git('rev-parse', 'refs/memory').trim();
+      const res = await store.write(
+        async (tx) => {
+          tx.put('config.yaml', 'x: 1\n');
+          return { message: 'mem: test', value: 1 };
+        },
+        {
+          alongside: async () => {
+            asked++;
+            // the first answer expects a stale value: the whole transaction fails and is retried
+            return { ref: 'refs/notes/other', next: before, expected: asked === 1 ? before : head };
+          },
+        },
+      );
+      expect(asked).toBe(2);
+      expect(res.attempts).toBe(2);
+      expect(r.git('rev-parse', 'refs/memory').trim()).toBe(res.commit);
+      expect(r.git('rev-parse', 'refs/notes/other').trim()).toBe(before);
+      expect(r.git('rev-list', '--count', `${before}..refs/memory`).trim()).toBe('1');
+    } finally {
+      store.close();
+    }
+  });
+});

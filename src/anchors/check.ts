@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
-import type { Store } from '../gitstore/store.js';
+import type { RefUpdate, Store } from '../gitstore/store.js';
 import { type Anchor, type MemoryRecord, recordPath } from '../model/record.js';
 import { diffLines } from './diff.js';
 import {
@@ -66,6 +66,11 @@ export interface CheckOptions {
   titles?: boolean;
   /** Blob ids of `paths` in the target, when the caller knows them (the post-commit hook's tree diff): saves an ls-tree. */
   targetBlobs?: Map<string, string>;
+  /**
+   * Another ref to move in the same transaction as the recorded verdicts (the
+   * post-commit hook's note), built from the verdicts; asked for on every attempt.
+   */
+  alongside?: (results: readonly AnchorResult[]) => Promise<RefUpdate | null>;
 }
 
 export interface AnchorResult {
@@ -307,36 +312,39 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     ).length;
     // each record is serialised once: for the write and for the index entry of its new blob
     const texts = new Map<string, string>();
-    const res = await store.write(async (tx) => {
-      let n = 0;
-      for (const [id, rec] of updated) {
-        let merged: MemoryRecord | null = rec;
-        if (tx.base !== tip) {
-          // lost a race: re-apply onto the record as it is now (skip it if it was removed meanwhile)
-          let cur: MemoryRecord;
-          try {
-            cur = await tx.get(id);
-          } catch {
-            continue;
+    const res = await store.write(
+      async (tx) => {
+        let n = 0;
+        for (const [id, rec] of updated) {
+          let merged: MemoryRecord | null = rec;
+          if (tx.base !== tip) {
+            // lost a race: re-apply onto the record as it is now (skip it if it was removed meanwhile)
+            let cur: MemoryRecord;
+            try {
+              cur = await tx.get(id);
+            } catch {
+              continue;
+            }
+            merged = rebase(cur, rec);
           }
-          merged = rebase(cur, rec);
+          if (!merged) continue;
+          let text = merged === rec ? texts.get(id) : undefined;
+          if (text === undefined) {
+            text = serializeRecordFast(merged);
+            if (merged === rec) texts.set(id, text);
+          }
+          tx.put(recordPath(id), text);
+          n++;
         }
-        if (!merged) continue;
-        let text = merged === rec ? texts.get(id) : undefined;
-        if (text === undefined) {
-          text = serializeRecordFast(merged);
-          if (merged === rec) texts.set(id, text);
-        }
-        tx.put(recordPath(id), text);
-        n++;
-      }
-      for (const b of newBlobs) tx.putOid(anchorBlobPath(b), b);
-      if (!n) return null;
-      return {
-        message: `${label} ${targetName.slice(0, 12)}: ${n} record${n === 1 ? '' : 's'} updated (${staleN} stale, ${movedN} moved)`,
-        value: n,
-      };
-    });
+        for (const b of newBlobs) tx.putOid(anchorBlobPath(b), b);
+        if (!n) return null;
+        return {
+          message: `${label} ${targetName.slice(0, 12)}: ${n} record${n === 1 ? '' : 's'} updated (${staleN} stale, ${movedN} moved)`,
+          value: n,
+        };
+      },
+      opts.alongside ? { alongside: () => opts.alongside!(results) } : {},
+    );
     mark('written');
     memoryCommit = res.commit;
     recorded = res.commit !== tip;

@@ -14,10 +14,10 @@ import type { Ctx } from '../cli/context.js';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
-import { type Ident, readRefFast, Store } from '../gitstore/store.js';
-import { runCheck } from './check.js';
+import { type Ident, type RefUpdate, readRefFast, Store } from '../gitstore/store.js';
+import { type AnchorResult, runCheck } from './check.js';
 import { diffTreesVia } from './gitio.js';
-import { writeNote } from './note-writer.js';
+import { buildNote } from './note-writer.js';
 import { mark } from './timing.js';
 
 export const NOTES_REF = 'refs/notes/memory';
@@ -108,28 +108,34 @@ export async function postCommit(store: Store): Promise<string | undefined> {
       email: env.GIT_AUTHOR_EMAIL || commit.committer.email || 'git-mem@localhost',
     };
   }
+  // the note on the code commit moves with the memory commit, in one ref transaction
+  let fallback: string[] | undefined;
+  const note = async (results: readonly AnchorResult[]): Promise<RefUpdate | null> => {
+    const lines: NoteLine[] = results
+      .filter((r) => r.news)
+      .map((r) => ({
+        id: r.id,
+        verdict: r.verdict.status,
+        reason: r.verdict.reason,
+        path: r.verdict.from.path,
+        lines: r.verdict.from.lines ?? null,
+        to: r.verdict.to,
+      }));
+    if (!lines.length) return null;
+    const text = lines.map((l) => JSON.stringify(l));
+    const u = await buildNote(store, NOTES_REF, head, text, await store.ident());
+    if (u === undefined) fallback = text; // written by git notes once the verdicts are recorded
+    return u === undefined || u === 'unchanged' ? null : u;
+  };
   const rep = await runCheck(store, {
     target: head,
     paths: [...diff.keys()],
     targetBlobs,
     label: 'mem: post-commit',
+    alongside: note,
   });
   mark('check done');
-  const lines: NoteLine[] = rep.results
-    .filter((r) => r.news)
-    .map((r) => ({
-      id: r.id,
-      verdict: r.verdict.status,
-      reason: r.verdict.reason,
-      path: r.verdict.from.path,
-      lines: r.verdict.from.lines ?? null,
-      to: r.verdict.to,
-    }));
-  if (lines.length) {
-    const text = lines.map((l) => JSON.stringify(l));
-    const ident = await store.ident();
-    if (!(await writeNote(store, NOTES_REF, head, text, ident))) await addNote(repo, head, text, ident);
-  }
+  if (fallback) await addNote(repo, head, fallback, await store.ident());
   mark('note done');
   const stale = rep.changes.filter((c) => c.to === 'stale');
   if (stale.length) {
