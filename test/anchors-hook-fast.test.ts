@@ -9,7 +9,7 @@ import { sortTreeItems } from '../src/gitstore/loose.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { type Anchor, newRecord, parseRecord, serializeRecord } from '../src/model/record.js';
-import { makeRepo, ROOT, sh, type TestRepo } from './helpers.js';
+import { makeRepo, ROOT, sh, type TestRepo, tmpDir } from './helpers.js';
 
 // The pieces the post-commit hook is made fast with, each checked against git itself.
 
@@ -532,5 +532,37 @@ describe('a store write with another ref alongside', () => {
     } finally {
       store.close();
     }
+  });
+});
+
+describe('the hook program loader', () => {
+  it('keeps a V8 code cache beside the program, and a bad cache only costs the compile', async () => {
+    const { cpSync, mkdirSync, readdirSync: ls } = await import('node:fs');
+    const dist = join(tmpDir('gm-dist-'), 'dist');
+    mkdirSync(dist);
+    for (const f of ['post-commit.cjs', 'post-commit-main.cjs', 'yaml.cjs'])
+      cpSync(join(ROOT, 'dist', f), join(dist, f));
+    const r = makeRepo();
+    r.write('m.txt', 'one\ntwo\nthree\nfour\n');
+    r.commitAll('init');
+    await r.memJson(['init']);
+    await r.memJson(['add', '--title', 't', '--content', 'x', '--anchor', 'm.txt:2-3']);
+    const runHook = (msg: string, top: string) => {
+      r.write('m.txt', `${top}\n${readFileSync(join(r.dir, 'm.txt'), 'utf8')}`);
+      r.commitAll(msg);
+      const out = sh(process.execPath, [join(dist, 'post-commit.cjs')], r.dir, r.env);
+      expect(out).toBe('');
+      expect(JSON.parse(noteLines(r, 'HEAD')[0])).toMatchObject({ verdict: 'moved' });
+    };
+    runHook('first', 'a');
+    const caches = () => ls(dist).filter((f) => f.endsWith('.v8cache'));
+    expect(caches()).toHaveLength(1);
+    const cache = join(dist, caches()[0]);
+    const made = readFileSync(cache);
+    runHook('second', 'b'); // with the cache
+    expect(readFileSync(cache).equals(made)).toBe(true);
+    writeFileSync(cache, Buffer.alloc(made.length, 7)); // rejected by V8: compiled as usual, then rewritten
+    runHook('third', 'c');
+    expect(readFileSync(cache).equals(Buffer.alloc(made.length, 7))).toBe(false);
   });
 });
