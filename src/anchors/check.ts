@@ -248,6 +248,17 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
 
   mark('records loaded');
   const ctx = new CheckContext(store, target, opts.worktree ? repo.workTree! : null, tblobs);
+  // the blobs the verdicts compare (anchored and current), read in one pipelined batch
+  const wanted: string[] = [];
+  for (const w of work) {
+    const a = records.get(w.id)?.anchors[w.index];
+    const b = a && isComplete(a) ? baseOf(a as FullAnchor) : null;
+    if (!b) continue;
+    wanted.push(b.blob);
+    const t = tblobs.get(b.path);
+    if (t && !opts.worktree) wanted.push(t);
+  }
+  await ctx.prefetch(wanted);
   const outcomes = new Map<string, Map<number, Outcome>>();
   for (const w of work) {
     const rec = records.get(w.id);
@@ -505,6 +516,17 @@ class CheckContext {
     readonly worktreeRoot: string | null,
     readonly tblobs: Map<string, string>,
   ) {}
+
+  /** Reads blobs into the cache in one batch (the judging that follows reads them one by one). */
+  async prefetch(oids: readonly string[]): Promise<void> {
+    const todo = [...new Set(oids)].filter((o) => !this.contents.has(o));
+    if (!todo.length) return;
+    const m = await readBlobs(this.store, todo);
+    for (const oid of todo) {
+      const b = m.get(oid);
+      this.contents.set(oid, b && !b.includes(0) ? splitLines(b.toString('utf8')) : null);
+    }
+  }
 
   private async blobLines(oid: string): Promise<string[] | null> {
     if (this.contents.has(oid)) return this.contents.get(oid)!;
