@@ -14,8 +14,15 @@
  * output, so the result is always byte-identical; test/anchors-hook-fast.test.ts
  * compares the two on generated and real anchors.
  */
-import { isSimple } from '../model/fastyaml.js';
-import { KNOWN_KEYS, type MemoryRecord, serializeRecord } from '../model/record.js';
+import { isSimple, parseSimpleYaml } from '../model/fastyaml.js';
+import {
+  type Anchor,
+  KNOWN_KEYS,
+  LIMITS,
+  type MemoryRecord,
+  parseRecord,
+  serializeRecord,
+} from '../model/record.js';
 
 class Unsupported extends Error {}
 const UNSUPPORTED = new Unsupported();
@@ -156,4 +163,127 @@ export function serializeRecordFast(r: MemoryRecord): string {
   const at = head.indexOf('\n---\n');
   if (!head.startsWith('---\n') || at < 0) return serializeRecord(r);
   return `${head.slice(0, at + 1)}${block}${head.slice(at + 1)}`;
+}
+
+// ---------------------------------------------------------------- reading
+
+/**
+ * Reads the block values anchorsYaml writes. Deliberately naive (no comments,
+ * no flow collections but [] and {}, no anchors or tags): the caller checks the
+ * result by writing it again and comparing bytes, and anything that does not
+ * come back identical is left to the yaml library.
+ */
+class Reader {
+  i = 0;
+  constructor(readonly lines: readonly string[]) {}
+
+  private scalar(raw: string, indent: string): unknown {
+    if (raw === 'null') return null;
+    if (raw === 'true') return true;
+    if (raw === 'false') return false;
+    if (raw === '[]') return [];
+    if (raw === '{}') return {};
+    if (/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(raw)) return Number(raw);
+    if (raw.startsWith('"')) return JSON.parse(raw) as string;
+    if (raw.startsWith("'")) {
+      if (!raw.endsWith("'") || raw.length < 2) throw UNSUPPORTED;
+      return raw.slice(1, -1).replace(/''/g, "'");
+    }
+    const block = /^\|(2?)(-?)$/.exec(raw);
+    if (block) {
+      // literal block: the following lines indented by `indent`; blank lines carry no indent
+      const body: string[] = [];
+      while (this.i < this.lines.length) {
+        const l = this.lines[this.i];
+        if (l === '') body.push('');
+        else if (l.startsWith(indent)) body.push(l.slice(indent.length));
+        else break;
+        this.i++;
+      }
+      if (!body.length || body[body.length - 1] === '') throw UNSUPPORTED;
+      return body.join('\n') + (block[2] ? '' : '\n');
+    }
+    return raw;
+  }
+
+  /** A value after "key:" (rest: what followed the colon on its line). */
+  private value(rest: string, indent: string): unknown {
+    if (rest !== '') return this.scalar(rest.slice(1), `${indent}  `);
+    const next = this.lines[this.i] ?? '';
+    if (next.startsWith(`${indent}  - `)) return this.seq(`${indent}  `);
+    if (next.startsWith(`${indent}  `)) return this.map(`${indent}  `);
+    throw UNSUPPORTED;
+  }
+
+  map(indent: string, first?: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    let line = first;
+    for (;;) {
+      if (line === undefined) {
+        const l = this.lines[this.i];
+        if (l === undefined || !l.startsWith(indent) || l[indent.length] === ' ' || l[indent.length] === '-')
+          break;
+        line = l.slice(indent.length);
+        this.i++;
+      }
+      const m = /^([A-Za-z_][A-Za-z0-9_]*):( [\s\S]*)?$/.exec(line); // [\s\S]: "." stops at U+2028
+      if (!m || m[1] in out) throw UNSUPPORTED;
+      out[m[1]] = this.value(m[2] ?? '', indent);
+      line = undefined;
+    }
+    return out;
+  }
+
+  seq(indent: string): unknown[] {
+    const out: unknown[] = [];
+    while (this.lines[this.i]?.startsWith(`${indent}- `)) {
+      const item = this.lines[this.i++].slice(indent.length + 2);
+      if (/^[A-Za-z_][A-Za-z0-9_]*:(?: |$)/.test(item)) out.push(this.map(`${indent}  `, item));
+      else out.push(this.scalar(item, `${indent}  `));
+    }
+    return out;
+  }
+}
+
+/** The anchors of an `anchors:` block (its lines, the key line first), when anchorsYaml writes exactly these bytes back. */
+export function readAnchorsYaml(block: string): unknown[] | undefined {
+  try {
+    const lines = block.split('\n');
+    if (lines[0] !== 'anchors:' || lines.pop() !== '') return undefined;
+    const r = new Reader(lines);
+    r.i = 1;
+    const anchors = r.seq('  ');
+    if (r.i !== lines.length || !anchors.length) return undefined;
+    return anchorsYaml(anchors) === block ? anchors : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * parseRecord(text), without the yaml library for a record whose only nested
+ * value is an anchors block this file reads back exactly (the rest is one-line
+ * values, read by the fast parser): the same record, else parseRecord's answer.
+ */
+export function parseRecordFast(text: string, path?: string): MemoryRecord {
+  const slow = () => parseRecord(text, path);
+  if (!text.startsWith('---\n')) return slow();
+  const end = text.indexOf('\n---\n', 3);
+  if (end < 0) return slow();
+  const fm = text.slice(4, end + 1);
+  if (Buffer.byteLength(fm) > LIMITS.frontmatterBytes) return slow();
+  const at = fm.startsWith('anchors:\n') ? 0 : fm.indexOf('\nanchors:\n') + 1;
+  if (at <= 0 && !fm.startsWith('anchors:\n')) return slow();
+  // the block runs to the next line that starts at the margin
+  const after = /\n[^ \n]/.exec(fm.slice(at + 'anchors:\n'.length - 1));
+  const blockEnd = after ? at + 'anchors:\n'.length - 1 + after.index + 1 : fm.length;
+  const anchors = readAnchorsYaml(fm.slice(at, blockEnd));
+  if (!anchors) return slow();
+  const rest = fm.slice(0, at) + fm.slice(blockEnd);
+  if (!parseSimpleYaml(rest)) return slow();
+  const r = parseRecord(`---\n${rest}${text.slice(end + 1)}`, path);
+  r.anchors = anchors.filter(
+    (a) => a && typeof a === 'object' && typeof (a as Anchor).path === 'string',
+  ) as Anchor[];
+  return r;
 }
