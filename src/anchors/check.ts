@@ -64,7 +64,10 @@ export interface CheckOptions {
   label?: string;
   /** Fill the titles of fast-path results from the catalog (costs a catalog load). */
   titles?: boolean;
-  /** Blob ids of `paths` in the target, when the caller knows them (the post-commit hook's tree diff): saves an ls-tree. */
+  /**
+   * Blob ids in the target of every path of `paths` (a path missing: not a file there), when the
+   * caller knows them (the post-commit hook's tree diff): saves an ls-tree. Not with `since`.
+   */
   targetBlobs?: Map<string, string>;
   /**
    * Another ref to move in the same transaction as the recorded verdicts (the
@@ -191,7 +194,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   const paths = [...new Set(selected.map((s) => s.p))];
   const tblobs = opts.worktree
     ? await worktreeBlobs(repo, paths)
-    : opts.targetBlobs && paths.every((p) => pathFilter?.has(p))
+    : opts.targetBlobs && !opts.since
       ? opts.targetBlobs
       : await treeBlobs(repo, target!, !pathFilter && paths.length > 2000 ? undefined : paths);
 
