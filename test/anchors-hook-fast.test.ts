@@ -582,10 +582,16 @@ describe('the hook program loader', () => {
       expect(out).toBe('');
       expect(JSON.parse(noteLines(r, 'HEAD')[0])).toMatchObject({ verdict: 'moved' });
     };
-    runHook('first', 'a');
     const caches = () => ls(dist).filter((f) => f.endsWith('.v8cache'));
-    expect(caches()).toHaveLength(1);
-    const cache = join(dist, caches()[0]);
+    // a run that records nothing leaves a cache of what it compiled
+    r.write('other.txt', 'x\n');
+    r.commitAll('unrelated');
+    expect(sh(process.execPath, [join(dist, 'post-commit.cjs')], r.dir, r.env)).toBe('');
+    expect(caches()).toEqual([expect.stringMatching(/^post-commit-[0-9a-f]{20}\.v8cache$/)]);
+    // the first run that records verdicts keeps a full one, used from then on
+    runHook('first', 'a');
+    expect(caches().filter((f) => f.endsWith('.full.v8cache'))).toHaveLength(1);
+    const cache = join(dist, caches().find((f) => f.endsWith('.full.v8cache'))!);
     const made = readFileSync(cache);
     runHook('second', 'b'); // with the cache
     expect(readFileSync(cache).equals(made)).toBe(true);

@@ -135,6 +135,9 @@ export async function postCommit(store: Store): Promise<string | undefined> {
     alongside: note,
   });
   mark('check done');
+  // tells post-commit-loader.ts this run went through the whole check (its code cache is worth keeping)
+  if (rep.recorded)
+    (globalThis as Record<symbol, unknown>)[Symbol.for('git-mem.post-commit.recorded')] = true;
   if (fallback) await addNote(repo, head, fallback, await store.ident());
   mark('note done');
   const stale = rep.changes.filter((c) => c.to === 'stale');
