@@ -80,8 +80,8 @@ export async function postCommit(store: Store): Promise<string | undefined> {
       throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
     return undefined; // no memory store here: nothing to check
   }
-  // the memory tip and the new commit in one round trip of the running cat-file
-  const [tipObj, headObj] = await store.catFile.readMany([tip, 'HEAD']);
+  // the memory tip, the new commit and its parent in one round trip of the running cat-file
+  const [tipObj, headObj, parentObj] = await store.catFile.readMany([tip, 'HEAD', 'HEAD^']);
   if (tipObj?.type !== 'commit')
     throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
   if (headObj?.type !== 'commit') return undefined;
@@ -89,7 +89,7 @@ export async function postCommit(store: Store): Promise<string | undefined> {
   const commit = parseCommit(headObj.content);
   let parentTree: string | null = null;
   if (commit.parents[0]) {
-    const p = await store.catFile.read(commit.parents[0]);
+    const p = parentObj?.oid === commit.parents[0] ? parentObj : await store.catFile.read(commit.parents[0]);
     if (p?.type !== 'commit') throw err('E_GIT', `cannot read ${commit.parents[0]}, the parent of HEAD`);
     parentTree = parseCommit(p.content).tree;
   }
