@@ -658,12 +658,20 @@ export class Store {
         if (!t || t.type !== 'tree') throw err('E_GIT', `cannot read tree ${treeOid}`);
         cur = t.content;
       }
+      // subtrees are built side by side: their cat-file reads go out together, not one round trip each
+      const subs = new Map<string, Promise<string | null>>();
+      for (const [name, ch] of node) {
+        if (!(ch instanceof Map)) continue;
+        const prev = treeOid ? findTreeEntry(cur, name) : undefined;
+        const p = build(prev && isTreeMode(prev.mode) ? prev.oid : null, ch);
+        p.catch(() => {}); // a failure is thrown where it is awaited, below, not as an unhandled rejection
+        subs.set(name, p);
+      }
       // only the changed entries are decoded; the rest of the tree is copied as bytes
       const edits = new Map<string, TreeItem | null>();
       for (const [name, ch] of node) {
         if (ch instanceof Map) {
-          const prev = treeOid ? findTreeEntry(cur, name) : undefined;
-          const sub = await build(prev && isTreeMode(prev.mode) ? prev.oid : null, ch);
+          const sub = await subs.get(name)!;
           edits.set(name, sub ? { mode: '40000', name, oid: sub } : null);
         } else if ('remove' in ch) edits.set(name, null);
         else if ('oid' in ch) edits.set(name, { mode: '100644', name, oid: ch.oid });
