@@ -16,6 +16,7 @@ import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { RefUpdate, Store } from '../gitstore/store.js';
 import { type Anchor, type MemoryRecord, recordPath } from '../model/record.js';
+import { mark } from '../trace.js';
 import { diffLines } from './diff.js';
 import {
   readBlobs,
@@ -33,7 +34,6 @@ import { serializeRecordFast } from './record-yaml.js';
 import { contextScore, findCandidates, relocate } from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
 import { blobId, normLine, splitLines } from './text.js';
-import { mark } from './timing.js';
 import {
   type BaseState,
   baseOf,
@@ -157,7 +157,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   }
   // only the anchors of the paths asked for are parsed from the index
   const idx = await anchorIndex(store, tip, pathFilter);
-  mark('index loaded');
+  mark('check: index read');
   const idFilter = opts.ids ? new Set(opts.ids) : undefined;
   // titles of fast-path results come from the catalog; skipped for large --all runs (not printed)
   let cat: Awaited<ReturnType<Store['catalogAt']>> | undefined;
@@ -198,7 +198,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
       ? opts.targetBlobs
       : await treeBlobs(repo, target!, !pathFilter && paths.length > 2000 ? undefined : paths);
 
-  mark('tree blobs');
+  mark('check: target blobs');
   if (opts.titles) cat = await store.catalogAt(tip);
   const results: AnchorResult[] = [];
   const work: Work[] = [];
@@ -249,7 +249,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     workIds.map((id) => ({ id, oid: oids.get(id)! })),
   );
 
-  mark('records loaded');
+  mark('check: records read');
   const ctx = new CheckContext(store, target, opts.worktree ? repo.workTree! : null, tblobs);
   // the blobs the verdicts compare (anchored and current), read in one pipelined batch
   const wanted: string[] = [];
@@ -276,7 +276,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     outcomes.get(w.id)!.set(w.index, o);
   }
 
-  mark('judged');
+  mark('check: judged');
   // 3. apply to records (pure), collect results
   const updated = new Map<string, MemoryRecord>();
   const changes: StatusChange[] = [];
@@ -359,7 +359,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
       },
       opts.alongside ? { alongside: () => opts.alongside!(results) } : {},
     );
-    mark('written');
+    mark('check: recorded');
     memoryCommit = res.commit;
     recorded = res.commit !== tip;
     if (recorded && res.attempts === 1 && res.commit) {
@@ -374,7 +374,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
         cacheRecord(store, oid, rec);
       }
       saveIndex(store, res.commit, idx, changed);
-      mark('index saved');
+      mark('check: index saved');
     }
   }
   return {

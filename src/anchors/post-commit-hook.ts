@@ -15,10 +15,10 @@ import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
 import { type Ident, type RefUpdate, readRefFast, Store } from '../gitstore/store.js';
+import { mark } from '../trace.js';
 import { type AnchorResult, runCheck } from './check.js';
 import { diffTreesVia } from './gitio.js';
 import { buildNote } from './note-writer.js';
-import { mark } from './timing.js';
 
 export const NOTES_REF = 'refs/notes/memory';
 
@@ -65,7 +65,7 @@ function parseCommit(content: Buffer): { tree: string; parents: string[]; commit
 
 /** The hook's work; returns a one-line summary when something went stale, or undefined. */
 export async function postCommit(store: Store): Promise<string | undefined> {
-  mark('hook start');
+  mark('post-commit: start');
   const repo = store.repo;
   const tip = await store.tip();
   if (!tip) {
@@ -93,10 +93,10 @@ export async function postCommit(store: Store): Promise<string | undefined> {
     if (p?.type !== 'commit') throw err('E_GIT', `cannot read ${commit.parents[0]}, the parent of HEAD`);
     parentTree = parseCommit(p.content).tree;
   }
-  mark('revparse');
+  mark('post-commit: commit read');
   // the files this commit touched, with their blob ids (the check needs no ls-tree)
   const diff = await diffTreesVia(store, parentTree, commit.tree);
-  mark('touched');
+  mark('post-commit: tree diff');
   if (!diff.size) return undefined;
   const targetBlobs = new Map<string, string>();
   for (const [p, oid] of diff) if (oid) targetBlobs.set(p, oid);
@@ -134,12 +134,12 @@ export async function postCommit(store: Store): Promise<string | undefined> {
     label: 'mem: post-commit',
     alongside: note,
   });
-  mark('check done');
+  mark('post-commit: checked');
   // tells post-commit-loader.ts this run went through the whole check (its code cache is worth keeping)
   if (rep.recorded)
     (globalThis as Record<symbol, unknown>)[Symbol.for('git-mem.post-commit.recorded')] = true;
   if (fallback) await addNote(repo, head, fallback, await store.ident());
-  mark('note done');
+  mark('post-commit: done');
   const stale = rep.changes.filter((c) => c.to === 'stale');
   if (stale.length) {
     return `git-mem: ${stale.length} memor${stale.length === 1 ? 'y' : 'ies'} went stale with this commit (git mem stale; git log --notes=memory)`;
