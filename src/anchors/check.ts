@@ -14,8 +14,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
-import type { Store } from '../gitstore/store.js';
-import type { Anchor, MemoryRecord } from '../model/record.js';
+import type { RefUpdate, Store } from '../gitstore/store.js';
+import { type Anchor, type MemoryRecord, recordPath } from '../model/record.js';
+import { mark } from '../trace.js';
 import { diffLines } from './diff.js';
 import {
   readBlobs,
@@ -26,12 +27,13 @@ import {
   treeBlobs,
   worktreeBlobs,
 } from './gitio.js';
-import { type AnchorIndex, anchorIndex, type IndexedAnchor, indexRecord, saveIndex } from './index-cache.js';
+import { anchorIndex, type IndexedAnchor, saveIndex } from './index-cache.js';
 import { AnchorPreparer, anchorBlobPath } from './prepare.js';
 import { cacheRecord, loadRecords } from './record-cache.js';
+import { serializeRecordFast } from './record-yaml.js';
 import { contextScore, findCandidates, relocate } from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
-import { normLine, splitLines } from './text.js';
+import { blobId, normLine, splitLines } from './text.js';
 import {
   type BaseState,
   baseOf,
@@ -62,6 +64,16 @@ export interface CheckOptions {
   label?: string;
   /** Fill the titles of fast-path results from the catalog (costs a catalog load). */
   titles?: boolean;
+  /**
+   * Blob ids in the target of every path of `paths` (a path missing: not a file there), when the
+   * caller knows them (the post-commit hook's tree diff): saves an ls-tree. Not with `since`.
+   */
+  targetBlobs?: Map<string, string>;
+  /**
+   * Another ref to move in the same transaction as the recorded verdicts (the
+   * post-commit hook's note), built from the verdicts; asked for on every attempt.
+   */
+  alongside?: (results: readonly AnchorResult[]) => Promise<RefUpdate | null>;
 }
 
 export interface AnchorResult {
@@ -134,7 +146,6 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
       );
   }
   const targetName = target ?? 'worktree';
-  const idx = await anchorIndex(store, tip);
   let pathFilter: Set<string> | undefined = opts.paths ? new Set(opts.paths) : undefined;
   if (opts.since) {
     const from = await revParseVia(store, opts.since);
@@ -144,6 +155,9 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     if (opts.worktree) touched.push(...(await worktreeBlobs(repo)).keys());
     pathFilter = new Set([...(pathFilter ?? []), ...touched]);
   }
+  // only the anchors of the paths asked for are parsed from the index
+  const idx = await anchorIndex(store, tip, pathFilter);
+  mark('check: index read');
   const idFilter = opts.ids ? new Set(opts.ids) : undefined;
   // titles of fast-path results come from the catalog; skipped for large --all runs (not printed)
   let cat: Awaited<ReturnType<Store['catalogAt']>> | undefined;
@@ -159,12 +173,12 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     incomplete: boolean;
     a: IndexedAnchor;
   }> = [];
-  for (const [id, rec] of idx.records) {
-    if (idFilter && !idFilter.has(id)) continue;
-    rec.anchors.forEach((a, index) => {
-      if (pathFilter && !pathFilter.has(a.p)) return;
-      selected.push({ id, index, p: a.p, b: a.b, stale: !!a.s, incomplete: !!a.i || !a.b, a });
-    });
+  const oids = new Map<string, string>();
+  for (const a of idx.entries) {
+    if (idFilter && !idFilter.has(a.id)) continue;
+    if (pathFilter && !pathFilter.has(a.p)) continue;
+    oids.set(a.id, a.oid);
+    selected.push({ id: a.id, index: a.n, p: a.p, b: a.b, stale: !!a.s, incomplete: !!a.i || !a.b, a });
   }
   if (!selected.length) {
     return {
@@ -180,8 +194,11 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   const paths = [...new Set(selected.map((s) => s.p))];
   const tblobs = opts.worktree
     ? await worktreeBlobs(repo, paths)
-    : await treeBlobs(repo, target!, !pathFilter && paths.length > 2000 ? undefined : paths);
+    : opts.targetBlobs && !opts.since
+      ? opts.targetBlobs
+      : await treeBlobs(repo, target!, !pathFilter && paths.length > 2000 ? undefined : paths);
 
+  mark('check: target blobs');
   if (opts.titles) cat = await store.catalogAt(tip);
   const results: AnchorResult[] = [];
   const work: Work[] = [];
@@ -229,10 +246,22 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   const workIds = [...new Set(work.map((w) => w.id))];
   const records = await loadRecords(
     store,
-    workIds.map((id) => ({ id, oid: idx.records.get(id)!.oid })),
+    workIds.map((id) => ({ id, oid: oids.get(id)! })),
   );
 
+  mark('check: records read');
   const ctx = new CheckContext(store, target, opts.worktree ? repo.workTree! : null, tblobs);
+  // the blobs the verdicts compare (anchored and current), read in one pipelined batch
+  const wanted: string[] = [];
+  for (const w of work) {
+    const a = records.get(w.id)?.anchors[w.index];
+    const b = a && isComplete(a) ? baseOf(a as FullAnchor) : null;
+    if (!b) continue;
+    wanted.push(b.blob);
+    const t = tblobs.get(b.path);
+    if (t && !opts.worktree) wanted.push(t);
+  }
+  await ctx.prefetch(wanted);
   const outcomes = new Map<string, Map<number, Outcome>>();
   for (const w of work) {
     const rec = records.get(w.id);
@@ -247,6 +276,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     outcomes.get(w.id)!.set(w.index, o);
   }
 
+  mark('check: judged');
   // 3. apply to records (pure), collect results
   const updated = new Map<string, MemoryRecord>();
   const changes: StatusChange[] = [];
@@ -294,44 +324,57 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     const movedN = results.filter(
       (r) => r.verdict.status === 'moved' || r.verdict.status === 'renamed',
     ).length;
-    const res = await store.write(async (tx) => {
-      let n = 0;
-      for (const [id, rec] of updated) {
-        let merged: MemoryRecord | null = rec;
-        if (tx.base !== tip) {
-          // lost a race: re-apply onto the record as it is now (skip it if it was removed meanwhile)
-          let cur: MemoryRecord;
-          try {
-            cur = await tx.get(id);
-          } catch {
-            continue;
+    // each record is serialised once: for the write and for the index entry of its new blob
+    const texts = new Map<string, string>();
+    const res = await store.write(
+      async (tx) => {
+        let n = 0;
+        for (const [id, rec] of updated) {
+          let merged: MemoryRecord | null = rec;
+          if (tx.base !== tip) {
+            // lost a race: re-apply onto the record as it is now (skip it if it was removed meanwhile)
+            let cur: MemoryRecord;
+            try {
+              cur = await tx.get(id);
+            } catch {
+              continue;
+            }
+            merged = rebase(cur, rec);
           }
-          merged = rebase(cur, rec);
+          if (!merged) continue;
+          let text = merged === rec ? texts.get(id) : undefined;
+          if (text === undefined) {
+            text = serializeRecordFast(merged);
+            if (merged === rec) texts.set(id, text);
+          }
+          tx.put(recordPath(id), text);
+          n++;
         }
-        if (!merged) continue;
-        tx.putRecord(merged);
-        n++;
-      }
-      for (const b of newBlobs) tx.putOid(anchorBlobPath(b), b);
-      if (!n) return null;
-      return {
-        message: `${label} ${targetName.slice(0, 12)}: ${n} record${n === 1 ? '' : 's'} updated (${staleN} stale, ${movedN} moved)`,
-        value: n,
-      };
-    });
+        for (const b of newBlobs) tx.putOid(anchorBlobPath(b), b);
+        if (!n) return null;
+        return {
+          message: `${label} ${targetName.slice(0, 12)}: ${n} record${n === 1 ? '' : 's'} updated (${staleN} stale, ${movedN} moved)`,
+          value: n,
+        };
+      },
+      opts.alongside ? { alongside: () => opts.alongside!(results) } : {},
+    );
+    mark('check: recorded');
     memoryCommit = res.commit;
     recorded = res.commit !== tip;
-    if (recorded && res.attempts === 1) {
+    if (recorded && res.attempts === 1 && res.commit) {
       // keep the anchor index warm: we know exactly what changed
-      const next: AnchorIndex = { tip: res.commit, records: idx.records };
-      const { serializeRecord } = await import('../model/record.js');
-      const { blobId } = await import('./text.js');
+      const changed = new Map<
+        string,
+        { before: MemoryRecord; beforeOid: string; after: MemoryRecord; afterOid: string }
+      >();
       for (const [id, rec] of updated) {
-        const oid = blobId(serializeRecord(rec));
-        next.records.set(id, indexRecord(rec, oid));
+        const oid = blobId(texts.get(id) ?? serializeRecordFast(rec));
+        changed.set(id, { before: records.get(id)!, beforeOid: oids.get(id)!, after: rec, afterOid: oid });
         cacheRecord(store, oid, rec);
       }
-      saveIndex(store, next);
+      saveIndex(store, res.commit, idx, changed);
+      mark('check: index saved');
     }
   }
   return {
@@ -476,6 +519,17 @@ class CheckContext {
     readonly worktreeRoot: string | null,
     readonly tblobs: Map<string, string>,
   ) {}
+
+  /** Reads blobs into the cache in one batch (the judging that follows reads them one by one). */
+  async prefetch(oids: readonly string[]): Promise<void> {
+    const todo = [...new Set(oids)].filter((o) => !this.contents.has(o));
+    if (!todo.length) return;
+    const m = await readBlobs(this.store, todo);
+    for (const oid of todo) {
+      const b = m.get(oid);
+      this.contents.set(oid, b && !b.includes(0) ? splitLines(b.toString('utf8')) : null);
+    }
+  }
 
   private async blobLines(oid: string): Promise<string[] | null> {
     if (this.contents.has(oid)) return this.contents.get(oid)!;

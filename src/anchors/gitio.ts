@@ -182,3 +182,105 @@ export async function readBlobs(store: Store, oids: readonly string[]): Promise<
   });
   return out;
 }
+
+/** One entry of a raw tree object at byte `i`: its end and, when asked, its fields. */
+function entryEnd(buf: Buffer, i: number): number {
+  const nul = buf.indexOf(0, i);
+  if (nul < 0 || nul + 21 > buf.length) throw new Error('malformed tree object');
+  return nul + 21;
+}
+function entryAt(
+  buf: Buffer,
+  i: number,
+  end: number,
+): { mode: string; name: string; oid: string; tree: boolean } {
+  const sp = buf.indexOf(32, i);
+  const mode = buf.toString('latin1', i, sp);
+  return {
+    mode,
+    name: buf.toString('utf8', sp + 1, end - 21),
+    oid: buf.toString('hex', end - 20, end),
+    tree: mode === '40000' || mode === '040000',
+  };
+}
+/** Git's tree order: name bytes, a tree's name as if it ended in "/". */
+function compareEntries(a: { name: string; tree: boolean }, b: { name: string; tree: boolean }): number {
+  return Buffer.compare(
+    Buffer.from(a.tree ? `${a.name}/` : a.name),
+    Buffer.from(b.tree ? `${b.name}/` : b.name),
+  );
+}
+
+/**
+ * The paths two trees differ at (blobs only, recursively, no rename
+ * detection: what `git diff-tree -r --no-renames` names), each with its blob
+ * id in `to` (null: not a file there). Trees are read through the store's
+ * running `cat-file --batch` and only where their ids differ, so a commit
+ * touching ten files reads a handful of trees and starts no process; entries
+ * are walked as raw bytes side by side and decoded only where they differ.
+ * `from` null: everything in `to` (a root commit).
+ */
+export async function diffTreesVia(
+  store: Store,
+  from: string | null,
+  to: string,
+): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  const raw = async (oid: string | null): Promise<Buffer> => {
+    if (!oid) return Buffer.alloc(0);
+    const o = await store.catFile.read(oid);
+    if (o?.type !== 'tree') throw new Error(`cannot read tree ${oid}`);
+    return o.content;
+  };
+  const walk = async (a: string | null, b: string | null, prefix: string): Promise<void> => {
+    const [xs, ys] = await Promise.all([raw(a), raw(b)]);
+    const sub: Array<Promise<void>> = [];
+    const differ = (o: ReturnType<typeof entryAt> | undefined, n: ReturnType<typeof entryAt> | undefined) => {
+      const path = prefix + (o ?? n)!.name;
+      if (o?.tree || n?.tree) sub.push(walk(o?.tree ? o.oid : null, n?.tree ? n.oid : null, `${path}/`));
+      const nBlob = !!n && !n.tree && n.mode !== '160000';
+      if ((o && !o.tree) || (n && !n.tree)) out.set(path, nBlob ? n!.oid : null);
+    };
+    let i = 0;
+    let j = 0;
+    while (i < xs.length || j < ys.length) {
+      if (i >= xs.length) {
+        const e = entryEnd(ys, j);
+        differ(undefined, entryAt(ys, j, e));
+        j = e;
+        continue;
+      }
+      if (j >= ys.length) {
+        const e = entryEnd(xs, i);
+        differ(entryAt(xs, i, e), undefined);
+        i = e;
+        continue;
+      }
+      const ei = entryEnd(xs, i);
+      const ej = entryEnd(ys, j);
+      // the same bytes: the same mode, name and id (nearly every entry)
+      if (ei - i === ej - j && xs.compare(ys, j, ej, i, ei) === 0) {
+        i = ei;
+        j = ej;
+        continue;
+      }
+      const o = entryAt(xs, i, ei);
+      const n = entryAt(ys, j, ej);
+      const c = o.name === n.name ? 0 : compareEntries(o, n);
+      if (c === 0 || (o.name === n.name && o.tree !== n.tree)) {
+        differ(o, n);
+        i = ei;
+        j = ej;
+      } else if (c < 0) {
+        differ(o, undefined);
+        i = ei;
+      } else {
+        differ(undefined, n);
+        j = ej;
+      }
+    }
+    await Promise.all(sub);
+  };
+  await walk(from, to, '');
+  return out;
+}

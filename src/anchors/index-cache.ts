@@ -1,18 +1,32 @@
 /**
- * The anchor index: for every record with anchors, where each anchor's text
- * was last known intact (path, blob, commit). Derived data cached under
- * .git/mem/cache/ and stamped with the memory commit it reflects; updated
- * from the tree diff like the catalog, so `check --all` does not parse every
- * record's YAML (about 0.5 ms each) just to learn that nothing changed.
+ * The anchor index: for every anchor of every record, where its text was last
+ * known intact (path, blob, commit). Derived data cached under .git/mem/cache/
+ * and stamped with the memory commit it reflects; updated from the tree diff
+ * like the catalog, so `check --all` does not parse every record's YAML
+ * (about 0.5 ms each) just to learn that nothing changed.
+ *
+ * The file is one line per anchor, path first, lines sorted by their bytes:
+ *
+ *   git-mem anchor index 4 <memory commit>
+ *   <path>\t<id>\t<position>\t<record blob>\t<status>\t<base blob>\t<base commit>\t<flags>[\t<sb>\t<v>\t<r>]
+ *
+ * so the post-commit hook, which needs the anchors of ten paths, finds their
+ * lines by binary search in the file's bytes without parsing the rest (a JSON
+ * file of the same data cost ~25 ms to parse and as much to write at 10k
+ * anchors), and a write splices in the new lines of the records it changed
+ * (their old lines are known exactly: the index was made from the same
+ * record versions). Lines are handled as "byte strings" (latin1: one char per
+ * byte), so string order is the file's byte order.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
-import { idFromPath, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
+import { idFromPath, type MemoryRecord, recordPath } from '../model/record.js';
+import { parseRecordFast } from './record-yaml.js';
 import { baseOf, type FullAnchor, isComplete, STALE_VERDICTS } from './types.js';
 
-const VERSION = 3;
+const HEADER = 'git-mem anchor index 4 ';
 
 export interface IndexedAnchor {
   /** base path / blob / commit (null: unknown) */
@@ -31,91 +45,287 @@ export interface IndexedAnchor {
   r?: string;
 }
 
-export interface IndexedRecord {
+/** One anchor of the index with its record: id, position in the record's anchors, the record's blob id and status. */
+export interface IndexEntry extends IndexedAnchor {
+  id: string;
+  n: number;
   oid: string;
   status: string;
-  anchors: IndexedAnchor[];
 }
 
 export interface AnchorIndex {
   tip: string | null;
-  records: Map<string, IndexedRecord>;
+  /** The anchors (all of them, or only those at the paths asked for). */
+  entries: IndexEntry[];
+  /** The index lines at `tip`, each ending in a newline (kept to rewrite the file after a write without parsing the rest). */
+  body: Buffer;
 }
 
 function file(store: Store): string {
+  return join(memDir(store.repo, 'cache'), `anchors-${store.ref.replace(/[^A-Za-z0-9]+/g, '_')}.tsv`);
+}
+/** The JSON index of earlier versions (migrated on first use). */
+function oldFile(store: Store): string {
   return join(memDir(store.repo, 'cache'), `anchors-${store.ref.replace(/[^A-Za-z0-9]+/g, '_')}.json`);
 }
 
-export function indexRecord(r: MemoryRecord, oid: string): IndexedRecord {
-  return {
-    oid,
-    status: r.status,
-    anchors: r.anchors.map((a) => {
-      const b = isComplete(a) ? baseOf(a as FullAnchor) : null;
-      if (!b) return { p: a.path, b: null, c: null, i: 1 } as IndexedAnchor;
-      const x: IndexedAnchor = { p: b.path, b: b.blob, c: b.commit };
-      if (b.detached) x.d = 1;
-      const vd = (a as FullAnchor).verdict;
-      if (vd && STALE_VERDICTS.has(vd.status)) {
-        x.s = 1;
-        if (typeof vd.blob === 'string' && (!vd.to || vd.to.path === b.path)) {
-          x.sb = vd.blob;
-          x.v = vd.status;
-          x.r = vd.reason;
-        }
-      }
-      return x;
-    }),
-  };
+/** A field: as it is, or JSON-quoted when it holds a tab, a newline, a quote or a backslash. */
+function enc(s: string): string {
+  return /[\u0000-\u001f"\\]/.test(s) ? JSON.stringify(s) : s;
+}
+function dec(s: string): string {
+  return s.startsWith('"') ? (JSON.parse(s) as string) : s;
 }
 
-function load(store: Store): AnchorIndex | undefined {
+/** The index entries of one record version. */
+export function indexAnchors(r: MemoryRecord): IndexedAnchor[] {
+  return r.anchors.map((a) => {
+    const b = isComplete(a) ? baseOf(a as FullAnchor) : null;
+    if (!b) return { p: a.path, b: null, c: null, i: 1 } as IndexedAnchor;
+    const x: IndexedAnchor = { p: b.path, b: b.blob, c: b.commit };
+    if (b.detached) x.d = 1;
+    const vd = (a as FullAnchor).verdict;
+    if (vd && STALE_VERDICTS.has(vd.status)) {
+      x.s = 1;
+      if (typeof vd.blob === 'string' && (!vd.to || vd.to.path === b.path)) {
+        x.sb = vd.blob;
+        x.v = vd.status;
+        x.r = vd.reason;
+      }
+    }
+    return x;
+  });
+}
+
+function lineOf(id: string, n: number, oid: string, status: string, a: IndexedAnchor): string {
+  const flags = `${a.d ? 'd' : ''}${a.i ? 'i' : ''}${a.s ? 's' : ''}`;
+  let l = `${enc(a.p)}\t${id}\t${n}\t${oid}\t${status}\t${a.b ?? ''}\t${a.c ?? ''}\t${flags}`;
+  if (a.sb !== undefined) l += `\t${enc(a.sb)}\t${enc(a.v ?? '')}\t${enc(a.r ?? '')}`;
+  return l;
+}
+
+/** The index lines of one record version (none when it has no anchors). */
+export function indexLines(id: string, r: MemoryRecord, oid: string): string[] {
+  return indexAnchors(r).map((a, n) => lineOf(id, n, oid, r.status, a));
+}
+
+function parseLine(l: string): IndexEntry {
+  const f = l.split('\t');
+  const e: IndexEntry = {
+    p: dec(f[0]),
+    id: f[1],
+    n: Number(f[2]),
+    oid: f[3],
+    status: f[4],
+    b: f[5] || null,
+    c: f[6] || null,
+  };
+  const flags = f[7] ?? '';
+  if (flags.includes('d')) e.d = 1;
+  if (flags.includes('i')) e.i = 1;
+  if (flags.includes('s')) e.s = 1;
+  if (f.length >= 11) {
+    e.sb = dec(f[8]);
+    e.v = dec(f[9]);
+    e.r = dec(f[10]);
+  }
+  return e;
+}
+
+const idOfLine = (l: string): string => {
+  const a = l.indexOf('\t');
+  return l.slice(a + 1, l.indexOf('\t', a + 1));
+};
+
+const NL = 10;
+/** A line as a byte string (latin1 of its UTF-8). */
+const bytesOf = (l: string): string =>
+  /^[\x00-\x7f]*$/.test(l) ? l : Buffer.from(l, 'utf8').toString('latin1');
+const utf8Of = (b: string): string =>
+  /^[\x00-\x7f]*$/.test(b) ? b : Buffer.from(b, 'latin1').toString('utf8');
+const joinLines = (lines: readonly string[]) =>
+  Buffer.from(lines.length ? `${lines.join('\n')}\n` : '', 'latin1');
+const splitLines = (body: Buffer) => {
+  const lines = body.toString('latin1').split('\n');
+  lines.pop(); // after the last newline
+  return lines;
+};
+const sortLines = (lines: string[]) => lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+/** The index file: its tip and its lines; undefined when absent or unreadable. */
+function load(store: Store): { tip: string; body: Buffer; migrated?: boolean } | undefined {
+  let buf: Buffer;
   try {
-    const j = JSON.parse(readFileSync(file(store), 'utf8'));
-    if (j.v !== VERSION) return undefined;
-    return { tip: j.tip, records: new Map(Object.entries(j.records as Record<string, IndexedRecord>)) };
+    buf = readFileSync(file(store));
+  } catch {
+    return loadOld(store);
+  }
+  const nl = buf.indexOf(NL);
+  if (nl < 0 || buf.toString('latin1', 0, HEADER.length) !== HEADER || buf[buf.length - 1] !== NL)
+    return undefined;
+  const tip = buf.toString('latin1', HEADER.length, nl);
+  return /^[0-9a-f]{40,64}$/.test(tip) ? { tip, body: buf.subarray(nl + 1) } : undefined;
+}
+
+/** Migrates the JSON index (version 3) once, so an upgrade does not re-parse every record. */
+function loadOld(store: Store): { tip: string; body: Buffer; migrated: true } | undefined {
+  try {
+    const j = JSON.parse(readFileSync(oldFile(store), 'utf8'));
+    if (j.v !== 3 || typeof j.tip !== 'string') return undefined;
+    const lines: string[] = [];
+    for (const [id, r] of Object.entries(
+      j.records as Record<string, { oid: string; status: string; anchors: IndexedAnchor[] }>,
+    )) {
+      r.anchors.forEach((a, n) => {
+        lines.push(bytesOf(lineOf(id, n, r.oid, r.status, a)));
+      });
+    }
+    return { tip: j.tip, body: joinLines(sortLines(lines)), migrated: true };
   } catch {
     return undefined;
   }
 }
 
-export function saveIndex(store: Store, idx: AnchorIndex): void {
+function save(store: Store, tip: string, body: readonly Buffer[]): void {
   try {
     const f = file(store);
     const tmp = `${f}.${process.pid}.tmp`;
-    writeFileSync(
-      tmp,
-      JSON.stringify({ v: VERSION, tip: idx.tip, records: Object.fromEntries(idx.records) }),
-    );
+    writeFileSync(tmp, Buffer.concat([Buffer.from(`${HEADER}${tip}\n`, 'latin1'), ...body]));
     renameSync(tmp, f);
+    rmSync(oldFile(store), { force: true });
   } catch {
     // read-only .git: the index is only an optimisation
   }
 }
 
-/** The anchor index at the current tip, updated incrementally and saved. */
-export async function anchorIndex(store: Store, tip: string | null): Promise<AnchorIndex> {
-  if (!tip) return { tip: null, records: new Map() };
+/** Offset of the first line of `body` not below `key` (a byte string); body.length when none. */
+function lowerBound(body: Buffer, key: string): number {
+  let lo = 0;
+  let hi = body.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const s = mid === 0 ? 0 : body.lastIndexOf(NL, mid - 1) + 1;
+    const e = body.indexOf(NL, s);
+    if (body.toString('latin1', s, e) < key) lo = e + 1;
+    else hi = s;
+  }
+  return lo;
+}
+
+/** Every line rewritten: the lines of the changed records replaced (undefined: gone or without anchors). */
+function rebuild(body: Buffer, changed: Map<string, string[] | undefined>): Buffer {
+  const lines = changed.size ? splitLines(body).filter((l) => !changed.has(idOfLine(l))) : splitLines(body);
+  for (const ls of changed.values()) if (ls) for (const l of ls) lines.push(bytesOf(l));
+  return joinLines(sortLines(lines));
+}
+
+/**
+ * Saves the index at a new tip: `base` with the lines of the records a write
+ * changed replaced. Their old lines are found by binary search (exact lines:
+ * the index holds what the old versions give); when one is missing the file
+ * is rebuilt from all lines instead.
+ */
+export function saveIndex(
+  store: Store,
+  tip: string,
+  base: AnchorIndex,
+  changed: Map<string, { before: MemoryRecord; beforeOid: string; after: MemoryRecord; afterOid: string }>,
+): void {
+  const body = base.body;
+  const drop: Array<[number, number]> = [];
+  const add: string[] = [];
+  for (const [id, c] of changed) {
+    const old = new Set(indexLines(id, c.before, c.beforeOid).map(bytesOf));
+    const next = new Set(indexLines(id, c.after, c.afterOid).map(bytesOf));
+    for (const l of old) {
+      if (next.has(l)) continue;
+      const at = lowerBound(body, l);
+      if (body.toString('latin1', at, at + l.length + 1) !== `${l}\n`) {
+        const m = new Map<string, string[] | undefined>();
+        for (const [i, x] of changed) m.set(i, indexLines(i, x.after, x.afterOid));
+        save(store, tip, [rebuild(body, m)]);
+        return;
+      }
+      drop.push([at, at + l.length + 1]);
+    }
+    for (const l of next) if (!old.has(l)) add.push(l);
+  }
+  // splice: cut the old lines, insert each new line where it sorts
+  const ins = sortLines(add).map((l) => ({ at: lowerBound(body, l), l }));
+  drop.sort((x, y) => x[0] - y[0]);
+  const parts: Buffer[] = [];
+  let pos = 0;
+  let d = 0;
+  let i = 0;
+  while (d < drop.length || i < ins.length) {
+    const nextDrop = d < drop.length ? drop[d][0] : Number.POSITIVE_INFINITY;
+    const nextIns = i < ins.length ? ins[i].at : Number.POSITIVE_INFINITY;
+    if (nextIns <= nextDrop) {
+      if (nextIns > pos) parts.push(body.subarray(pos, nextIns));
+      pos = Math.max(pos, nextIns);
+      parts.push(Buffer.from(`${ins[i].l}\n`, 'latin1'));
+      i++;
+    } else {
+      if (nextDrop > pos) parts.push(body.subarray(pos, nextDrop));
+      pos = Math.max(pos, drop[d][1]);
+      d++;
+    }
+  }
+  if (pos < body.length) parts.push(body.subarray(pos));
+  save(store, tip, parts);
+}
+
+/** The entries of all lines, or of the lines of some paths (by binary search). */
+function select(tip: string, body: Buffer, paths?: ReadonlySet<string>): AnchorIndex {
+  const entries: IndexEntry[] = [];
+  if (paths) {
+    for (const p of paths) {
+      const key = bytesOf(`${enc(p)}\t`);
+      for (let at = lowerBound(body, key); at < body.length; ) {
+        const e = body.indexOf(NL, at);
+        if (body.toString('latin1', at, at + key.length) !== key) break;
+        entries.push(parseLine(body.toString('utf8', at, e)));
+        at = e + 1;
+      }
+    }
+  } else for (const l of splitLines(body)) entries.push(parseLine(utf8Of(l)));
+  return { tip, entries, body };
+}
+
+/**
+ * The anchor index at the current tip, updated incrementally and saved.
+ * With `paths`, only the anchors at those paths are parsed.
+ */
+export async function anchorIndex(
+  store: Store,
+  tip: string | null,
+  paths?: ReadonlySet<string>,
+): Promise<AnchorIndex> {
+  if (!tip) return { tip: null, entries: [], body: Buffer.alloc(0) };
   const cached = load(store);
-  if (cached && cached.tip === tip) return cached;
-  let records: Map<string, IndexedRecord>;
+  if (cached && cached.tip === tip) {
+    if (cached.migrated) save(store, tip, [cached.body]);
+    return select(tip, cached.body, paths);
+  }
+  let body: Buffer;
   let changed: Array<{ path: string; oid: string | null }>;
   if (cached?.tip && (await store.hasCommit(cached.tip))) {
-    records = cached.records;
+    body = cached.body;
     changed = await store.diffPaths(cached.tip, tip, 'memories');
   } else {
-    records = new Map();
+    body = Buffer.alloc(0);
     const cat = await store.catalogAt(tip);
     changed = [...cat.entries.values()]
       .filter((e) => e.anchors.length)
       .map((e) => ({ path: recordPath(e.id), oid: e.oid }));
   }
+  const next = new Map<string, string[] | undefined>();
   const toRead: Array<{ id: string; oid: string; path: string }> = [];
   for (const c of changed) {
     const id = idFromPath(c.path);
     if (!id) continue;
-    if (c.oid === null) records.delete(id);
-    else toRead.push({ id, oid: c.oid, path: c.path });
+    next.set(id, undefined);
+    if (c.oid !== null) toRead.push({ id, oid: c.oid, path: c.path });
   }
   const blobs = await store.catFile.readMany(toRead.map((t) => t.oid));
   toRead.forEach((t, i) => {
@@ -123,19 +333,13 @@ export async function anchorIndex(store: Store, tip: string | null): Promise<Anc
     if (!b) return;
     const text = b.content.toString('utf8');
     // cheap pre-filter: a record without an anchors key has nothing to index
-    if (!text.includes('\nanchors:')) {
-      records.delete(t.id);
-      return;
-    }
+    if (!text.includes('\nanchors:')) return;
     try {
-      const r = parseRecord(text, t.path);
-      if (r.anchors.length) records.set(t.id, indexRecord(r, t.oid));
-      else records.delete(t.id);
-    } catch {
-      records.delete(t.id);
-    }
+      const r = parseRecordFast(text, t.path);
+      if (r.anchors.length) next.set(t.id, indexLines(t.id, r, t.oid));
+    } catch {}
   });
-  const idx = { tip, records };
-  saveIndex(store, idx);
-  return idx;
+  body = rebuild(body, next);
+  save(store, tip, [body]);
+  return select(tip, body, paths);
 }

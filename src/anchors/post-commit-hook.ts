@@ -14,7 +14,11 @@ import type { Ctx } from '../cli/context.js';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
-import { type Ident, Store } from '../gitstore/store.js';
+import { type Ident, type RefUpdate, readRefFast, Store } from '../gitstore/store.js';
+import { mark } from '../trace.js';
+import { type AnchorResult, runCheck } from './check.js';
+import { diffTreesVia } from './gitio.js';
+import { buildNote } from './note-writer.js';
 
 export const NOTES_REF = 'refs/notes/memory';
 
@@ -50,11 +54,23 @@ export async function runPostCommitHook(ctx: Ctx, _args: string[]): Promise<numb
   return 0;
 }
 
+/** Tree, parents and committer of a commit object. */
+function parseCommit(content: Buffer): { tree: string; parents: string[]; committer?: Ident } {
+  const head = content.toString('utf8', 0, Math.max(0, content.indexOf('\n\n')));
+  const tree = /^tree ([0-9a-f]{40,64})$/m.exec(head)?.[1] ?? '';
+  const parents = [...head.matchAll(/^parent ([0-9a-f]{40,64})$/gm)].map((m) => m[1]);
+  const c = /^committer (.*?) <([^>]*)> /m.exec(head);
+  return { tree, parents, committer: c ? { name: c[1], email: c[2] } : undefined };
+}
+
 /** The hook's work; returns a one-line summary when something went stale, or undefined. */
 export async function postCommit(store: Store): Promise<string | undefined> {
+  mark('post-commit: start');
   const repo = store.repo;
   const tip = await store.tip();
   if (!tip) {
+    // no such ref in the files backend: no memory store here, nothing to check (and no process to ask)
+    if (readRefFast(repo.commonDir, store.ref) === null) return undefined;
     const exists = await git(['rev-parse', '-q', '--verify', store.ref], {
       cwd: repo.cwd,
       env: repo.env,
@@ -64,34 +80,66 @@ export async function postCommit(store: Store): Promise<string | undefined> {
       throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
     return undefined; // no memory store here: nothing to check
   }
-  const tipObj = await store.catFile.read(tip);
+  // the memory tip, the new commit and its parent in one round trip of the running cat-file
+  const [tipObj, headObj, parentObj] = await store.catFile.readMany([tip, 'HEAD', 'HEAD^']);
   if (tipObj?.type !== 'commit')
     throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
-  const { revParseVia, touchedPaths } = await import('./gitio.js');
-  const head = await revParseVia(store, 'HEAD');
-  if (!head) return undefined;
-  const parent = await revParseVia(store, 'HEAD^');
-  const touched = await touchedPaths(repo, parent, head);
-  if (!touched.length) return undefined;
-  const { runCheck } = await import('./check.js');
-  const rep = await runCheck(store, { target: head, paths: touched, label: 'mem: post-commit' });
-  const lines: NoteLine[] = rep.results
-    .filter((r) => r.news)
-    .map((r) => ({
-      id: r.id,
-      verdict: r.verdict.status,
-      reason: r.verdict.reason,
-      path: r.verdict.from.path,
-      lines: r.verdict.from.lines ?? null,
-      to: r.verdict.to,
-    }));
-  if (lines.length)
-    await addNote(
-      repo,
-      head,
-      lines.map((l) => JSON.stringify(l)),
-      await store.ident(),
-    );
+  if (headObj?.type !== 'commit') return undefined;
+  const head = headObj.oid;
+  const commit = parseCommit(headObj.content);
+  let parentTree: string | null = null;
+  if (commit.parents[0]) {
+    const p = parentObj?.oid === commit.parents[0] ? parentObj : await store.catFile.read(commit.parents[0]);
+    if (p?.type !== 'commit') throw err('E_GIT', `cannot read ${commit.parents[0]}, the parent of HEAD`);
+    parentTree = parseCommit(p.content).tree;
+  }
+  mark('post-commit: commit read');
+  // the files this commit touched, with their blob ids (the check needs no ls-tree)
+  const diff = await diffTreesVia(store, parentTree, commit.tree);
+  mark('post-commit: tree diff');
+  if (!diff.size) return undefined;
+  const targetBlobs = new Map<string, string>();
+  for (const [p, oid] of diff) if (oid) targetBlobs.set(p, oid);
+  // the verdicts are the committer's: no `git config` process for an identity
+  const env = repo.env;
+  if (commit.committer && !(env.GIT_AUTHOR_NAME && env.GIT_AUTHOR_EMAIL)) {
+    store.identity ??= {
+      name: env.GIT_AUTHOR_NAME || commit.committer.name || 'git-mem',
+      email: env.GIT_AUTHOR_EMAIL || commit.committer.email || 'git-mem@localhost',
+    };
+  }
+  // the note on the code commit moves with the memory commit, in one ref transaction
+  let fallback: string[] | undefined;
+  const note = async (results: readonly AnchorResult[]): Promise<RefUpdate | null> => {
+    const lines: NoteLine[] = results
+      .filter((r) => r.news)
+      .map((r) => ({
+        id: r.id,
+        verdict: r.verdict.status,
+        reason: r.verdict.reason,
+        path: r.verdict.from.path,
+        lines: r.verdict.from.lines ?? null,
+        to: r.verdict.to,
+      }));
+    if (!lines.length) return null;
+    const text = lines.map((l) => JSON.stringify(l));
+    const u = await buildNote(store, NOTES_REF, head, text, await store.ident());
+    if (u === undefined) fallback = text; // written by git notes once the verdicts are recorded
+    return u === undefined || u === 'unchanged' ? null : u;
+  };
+  const rep = await runCheck(store, {
+    target: head,
+    paths: [...diff.keys()],
+    targetBlobs,
+    label: 'mem: post-commit',
+    alongside: note,
+  });
+  mark('post-commit: checked');
+  // tells post-commit-loader.ts this run went through the whole check (its code cache is worth keeping)
+  if (rep.recorded)
+    (globalThis as Record<symbol, unknown>)[Symbol.for('git-mem.post-commit.recorded')] = true;
+  if (fallback) await addNote(repo, head, fallback, await store.ident());
+  mark('post-commit: done');
   const stale = rep.changes.filter((c) => c.to === 'stale');
   if (stale.length) {
     return `git-mem: ${stale.length} memor${stale.length === 1 ? 'y' : 'ies'} went stale with this commit (git mem stale; git log --notes=memory)`;

@@ -9,7 +9,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
-import { type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
+import { type MemoryRecord, recordPath } from '../model/record.js';
+import { parseRecordFast } from './record-yaml.js';
 
 const bases = new WeakMap<Store, string>();
 
@@ -22,18 +23,18 @@ function file(store: Store, oid: string): string {
   return join(base, oid.slice(0, 2), `${oid}.json`);
 }
 
-const made = new Set<string>();
-
 export function cacheRecord(store: Store, oid: string, r: MemoryRecord): void {
   try {
     const f = file(store, oid);
-    const dir = join(f, '..');
-    if (!made.has(dir)) {
-      mkdirSync(dir, { recursive: true });
-      made.add(dir);
-    }
+    const text = JSON.stringify(r);
     // content-addressed: a concurrent writer writes the same bytes; a torn file fails JSON.parse and is re-parsed
-    writeFileSync(f, JSON.stringify(r));
+    try {
+      writeFileSync(f, text);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      mkdirSync(join(f, '..'), { recursive: true }); // a new fan-out directory
+      writeFileSync(f, text);
+    }
   } catch {
     // read-only .git: only an optimisation
   }
@@ -60,7 +61,7 @@ export async function loadRecords(
   missing.forEach((m, i) => {
     const b = blobs[i];
     if (!b) return;
-    const r = parseRecord(b.content.toString('utf8'), recordPath(m.id));
+    const r = parseRecordFast(b.content.toString('utf8'), recordPath(m.id));
     out.set(m.id, r);
     cacheRecord(store, m.oid, r);
   });

@@ -8,7 +8,7 @@
  * fast-import, which writes a pack.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { err } from '../errors.js';
@@ -41,8 +41,13 @@ export const isTreeMode = (mode: string) => mode === '40000' || mode === '040000
 
 /** Git's order: by name bytes, a tree comparing as if its name ended in '/'. */
 export function sortTreeItems(items: TreeItem[]): TreeItem[] {
-  const key = (t: TreeItem) => Buffer.from(isTreeMode(t.mode) ? `${t.name}/` : t.name, 'utf8');
-  return [...items].sort((a, b) => Buffer.compare(key(a), key(b)));
+  const keyed = items.map((t) => ({ t, k: isTreeMode(t.mode) ? `${t.name}/` : t.name }));
+  // ASCII names (nearly always): string order is byte order, and needs no Buffer per name
+  if (keyed.every((x) => /^[\x00-\x7f]*$/.test(x.k))) {
+    return keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).map((x) => x.t);
+  }
+  const bytes = keyed.map((x) => ({ t: x.t, b: Buffer.from(x.k, 'utf8') }));
+  return bytes.sort((a, b) => Buffer.compare(a.b, b.b)).map((x) => x.t);
 }
 
 export function serializeTree(items: TreeItem[]): Buffer {
@@ -156,14 +161,19 @@ export function writeLooseObject(objectsDir: string, type: string, content: Buff
   const dir = join(objectsDir, oid.slice(0, 2));
   const file = join(dir, oid.slice(2));
   if (existsSync(file)) return oid;
-  mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`);
   try {
-    writeFileSync(
-      tmp,
-      deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]), { level: 1 }),
-    );
-    chmodSync(tmp, 0o444);
+    const data = deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]), {
+      level: 1,
+    });
+    // created read-only (as git does) through the descriptor it is written with: no chmod afterwards
+    try {
+      writeFileSync(tmp, data, { mode: 0o444 });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      mkdirSync(dir, { recursive: true }); // a new fan-out directory (or one git gc removed)
+      writeFileSync(tmp, data, { mode: 0o444 });
+    }
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });

@@ -227,6 +227,13 @@ export interface Ident {
   email: string;
 }
 
+/** A compare-and-swap of a ref: to `next` if it is still at `expected` (null: absent). */
+export interface RefUpdate {
+  ref: string;
+  next: string;
+  expected: string | null;
+}
+
 export interface WriteResult<T> {
   commit: string | null;
   value: T;
@@ -519,7 +526,14 @@ export class Store {
    */
   async write<T>(
     build: (tx: Tx) => Promise<{ message: string; value: T } | null>,
-    opts: { gate?: Promise<unknown> } = {},
+    opts: {
+      gate?: Promise<unknown>;
+      /**
+       * Another ref to move in the same transaction as this write (the post-commit hook's
+       * git note): asked for again on every attempt, so it can build on that ref's tip.
+       */
+      alongside?: () => Promise<RefUpdate | null>;
+    } = {},
   ): Promise<WriteResult<T | undefined>> {
     const ident = await this.ident();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -536,7 +550,8 @@ export class Store {
       }
       mark('write: objects written');
       if (opts.gate) await opts.gate;
-      if (await this.casRef(commit, base)) {
+      const also = opts.alongside ? await opts.alongside() : null;
+      if (await this.casRef(commit, base, also ? [also] : [])) {
         mark('write: ref moved');
         return { commit, value: res.value, attempts: attempt };
       }
@@ -643,12 +658,20 @@ export class Store {
         if (!t || t.type !== 'tree') throw err('E_GIT', `cannot read tree ${treeOid}`);
         cur = t.content;
       }
+      // subtrees are built side by side: their cat-file reads go out together, not one round trip each
+      const subs = new Map<string, Promise<string | null>>();
+      for (const [name, ch] of node) {
+        if (!(ch instanceof Map)) continue;
+        const prev = treeOid ? findTreeEntry(cur, name) : undefined;
+        const p = build(prev && isTreeMode(prev.mode) ? prev.oid : null, ch);
+        p.catch(() => {}); // a failure is thrown where it is awaited, below, not as an unhandled rejection
+        subs.set(name, p);
+      }
       // only the changed entries are decoded; the rest of the tree is copied as bytes
       const edits = new Map<string, TreeItem | null>();
       for (const [name, ch] of node) {
         if (ch instanceof Map) {
-          const prev = treeOid ? findTreeEntry(cur, name) : undefined;
-          const sub = await build(prev && isTreeMode(prev.mode) ? prev.oid : null, ch);
+          const sub = await subs.get(name)!;
           edits.set(name, sub ? { mode: '40000', name, oid: sub } : null);
         } else if ('remove' in ch) edits.set(name, null);
         else if ('oid' in ch) edits.set(name, { mode: '100644', name, oid: ch.oid });
@@ -671,12 +694,13 @@ export class Store {
   private pendingTmpRef?: string;
   private lockWaits = 0;
 
-  /** Compare-and-swap of the ref; also drops the temporary ref fast-import wrote. */
-  async casRef(newOid: string, expected: string | null): Promise<boolean> {
+  /** Compare-and-swap of the ref (and of `also`, in one transaction); also drops the temporary ref fast-import wrote. */
+  async casRef(newOid: string, expected: string | null, also: readonly RefUpdate[] = []): Promise<boolean> {
     const tmp = this.pendingTmpRef;
     this.pendingTmpRef = undefined;
-    if (!tmp && this.repo.env.GIT_MEM_REF_WRITER !== 'git') {
+    if (!tmp && !also.length && this.repo.env.GIT_MEM_REF_WRITER !== 'git') {
       // the plain case without a git process (refs.ts); git update-ref for everything else
+      // (and for two refs at once: one transaction)
       const cfg = await this.gitConfig();
       const last = (key: string) => cfg.findLast((e) => e.key === key)?.value;
       const outcome = casLooseRef(
@@ -698,6 +722,7 @@ export class Store {
       if (outcome === 'locked') return this.lockWait();
     }
     const lines = [`update ${this.ref} ${newOid} ${expected ?? ZERO_OID}`];
+    for (const u of also) lines.push(`update ${u.ref} ${u.next} ${u.expected ?? ZERO_OID}`);
     if (tmp) lines.push(`delete ${tmp}`);
     const r = await git(['update-ref', '--stdin'], {
       cwd: this.repo.cwd,
