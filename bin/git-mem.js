@@ -7,18 +7,37 @@ process.stdout.on('error', (e) => {
   if (e.code === 'EPIPE') process.exit(0);
   throw e;
 });
+// `hook post-commit` from a git hook installed by an earlier version: the hook's own
+// program (dist/post-commit.cjs, what hooks installed now run directly), not the CLI
+const postCommit =
+  argv.length === 2 && argv[0] === 'hook' && argv[1] === 'post-commit'
+    ? await import('node:module').then(
+        (m) => {
+          m.createRequire(import.meta.url)('../dist/post-commit.cjs');
+          return true;
+        },
+        () => false,
+      )
+    : false;
 // `hook claude-code` (the agent hooks) takes a fast path that does not load the
 // CLI: tool events are only appended to the local buffer. A hook never fails
 // the agent: an error there ends the process with 0.
-const fastMod = argv[0] === 'hook' && argv[1] === 'claude-code' ? await import('../dist/claude-fast.js').catch(() => undefined) : undefined;
+const fastMod =
+  !postCommit && argv[0] === 'hook' && argv[1] === 'claude-code'
+    ? await import('../dist/claude-fast.js').catch(() => undefined)
+    : undefined;
 // `search` asks a running query daemon directly (dist/search-fast.js); undefined = the full CLI
-const fast = fastMod
-  ? await fastMod.fastHook(argv).catch(() => ({ code: 0 }))
-  : argv[0] === 'search' || argv[0] === 'find'
+const fast = postCommit
+  ? { code: undefined }
+  : fastMod
+    ? await fastMod.fastHook(argv).catch(() => ({ code: 0 }))
+    : argv[0] === 'search' || argv[0] === 'find'
     ? await import('../dist/search-fast.js').then((m) => m.fastSearch(argv), () => undefined)
     : undefined;
-if (fast && 'code' in fast) process.exitCode = fast.code;
-else (await import('../dist/cli.js')).main(argv, fast?.io).then(
+if (fast && 'code' in fast) {
+  if (fast.code !== undefined) process.exitCode = fast.code;
+} else
+  (await import('../dist/cli.js')).main(argv, fast?.io).then(
   (code) => {
     process.exitCode = code;
   },

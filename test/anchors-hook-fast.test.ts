@@ -14,7 +14,7 @@ import { sortTreeItems } from '../src/gitstore/loose.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { type Anchor, newRecord, parseRecord, serializeRecord } from '../src/model/record.js';
-import { makeRepo, ROOT, sh, type TestRepo, tmpDir } from './helpers.js';
+import { makeRepo, ROOT, runBin, sh, type TestRepo, tmpDir } from './helpers.js';
 
 // The pieces the post-commit hook is made fast with, each checked against git itself.
 
@@ -302,6 +302,29 @@ describe('the installed post-commit hook', () => {
     sh('git', ['add', '-A'], r.dir, r.env);
     sh('git', ['commit', '-q', '-m', 'x'], r.dir, { ...r.env, GIT_MEM_CMD: `"${fake}"` });
     expect(readFileSync(log, 'utf8')).toBe('hook post-commit\n');
+  });
+
+  it('serves a hook installed by an earlier version (`bin/git-mem.js hook post-commit`) with the same program', async () => {
+    const r = makeRepo();
+    r.write('src/a.ts', 'export const a = 1;\nexport const b = 2;\n');
+    r.commitAll('one');
+    const { id } = await r.memJson([
+      'add',
+      '--title',
+      'a is one',
+      '--content',
+      'x',
+      '--anchor',
+      'src/a.ts:1',
+    ]);
+    r.write('src/a.ts', 'export const a = 42;\nexport const b = 2;\n');
+    r.commitAll('two');
+    const res = runBin(['hook', 'post-commit'], { cwd: r.dir, env: r.env });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('stale');
+    expect(noteLines(r, 'HEAD').map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({ id, verdict: 'changed' }),
+    ]);
   });
 });
 
