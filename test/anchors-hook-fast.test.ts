@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -302,6 +303,36 @@ describe('the installed post-commit hook', () => {
     sh('git', ['add', '-A'], r.dir, r.env);
     sh('git', ['commit', '-q', '-m', 'x'], r.dir, { ...r.env, GIT_MEM_CMD: `"${fake}"` });
     expect(readFileSync(log, 'utf8')).toBe('hook post-commit\n');
+  });
+
+  it('finishes its work however many lines it prints, and shows the commit only the first', async () => {
+    const r = makeRepo();
+    r.write('src/a.ts', 'export const a = 1;\nexport const b = 2;\n');
+    r.commitAll('one');
+    const { id } = await r.memJson([
+      'add',
+      '--title',
+      'a is one',
+      '--content',
+      'x',
+      '--anchor',
+      'src/a.ts:1',
+    ]);
+    await r.memJson(['hooks', 'install']);
+    r.write('src/a.ts', 'export const a = 42;\nexport const b = 2;\n');
+    sh('git', ['add', '-A'], r.dir, r.env);
+    // GIT_MEM_TRACE makes the hook print a dozen lines: it used to die writing the second one
+    const res = spawnSync('git', ['commit', '-q', '-m', 'two'], {
+      cwd: r.dir,
+      env: { ...r.env, GIT_MEM_TRACE: '1' },
+      encoding: 'utf8',
+    });
+    expect(res.status).toBe(0);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(noteLines(r, 'HEAD').map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({ id, verdict: 'changed' }),
+    ]);
+    expect((await r.memJson(['show', id])).status).toBe('stale');
   });
 
   it('serves a hook installed by an earlier version (`bin/git-mem.js hook post-commit`) with the same program', async () => {

@@ -71,7 +71,7 @@ status=0
 if [ -x ${chained} ]; then ${chained} "$@" || status=$?; fi
 ${run}
 ${fast}
-eval "$GIT_MEM \\"\\$@\\"" </dev/null 2>&1 | head -n 1 >&2 || true
+eval "$GIT_MEM \\"\\$@\\"" </dev/null 2>&1 | { IFS= read -r line; [ -n "$line" ] && printf '%s\\n' "$line" >&2; cat >/dev/null; } || true
 exit $status
 `;
 }
