@@ -115,6 +115,22 @@ describe('catalog cache file', () => {
         cat.rows.get(ids[3])!.oid,
       );
       expect(findInCache(store.repo, store.ref, tip, '01', '01')).toBeUndefined();
+      // a header longer than the first read (many malformed records listed): still resolved
+      {
+        const dir = join(r.dir, '.git', 'mem', 'cache');
+        const file = join(dir, readdirSync(dir).find((f) => f.startsWith('catalog-'))!);
+        const whole = readFileSync(file);
+        const nl = whole.indexOf(10);
+        const head = JSON.parse(whole.toString('utf8', 0, nl));
+        head.bad = Array.from({ length: 3000 }, (_, i) => ({
+          path: `memories/zz/${i}.md`,
+          error: 'x'.repeat(30),
+        }));
+        writeFileSync(file, Buffer.concat([Buffer.from(JSON.stringify(head)), whole.subarray(nl)]));
+        expect(findInCache(store.repo, store.ref, tip, 'standards/ts/uni', undefined)?.id).toBe(ids[1]);
+        expect(findInCache(store.repo, store.ref, tip, ids[3].slice(0, 26), ids[3])?.id).toBe(ids[3]);
+        writeFileSync(file, whole);
+      }
       // another tip: nothing is answered from the file
       expect(listJsonFromCache(store.repo, store.ref, '0'.repeat(40), () => true, new Set())).toBeUndefined();
 

@@ -15,7 +15,7 @@
  *    unfiltered listing is one slice of the file (JSON text never holds a raw
  *    newline or tab, so neither section can be mistaken for the other).
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memDir, type Repo } from './repo.js';
 import { Catalog, type CatalogRow } from './store.js';
@@ -39,13 +39,50 @@ function cacheFile(repo: Repo, ref: string): string {
 function readCache(
   repo: Repo,
   ref: string,
+  rowsOnly = false,
 ): { buf: Buffer; head: Head & { rows: number; n: number }; rowsAt: number; jsonAt: number } | undefined {
   let buf: Buffer;
   try {
-    buf = readFileSync(cacheFile(repo, ref));
+    buf = rowsOnly ? readRows(cacheFile(repo, ref)) : readFileSync(cacheFile(repo, ref));
   } catch {
     return undefined;
   }
+  return parseHead(buf, buf.length, rowsOnly);
+}
+
+/**
+ * The header and the row section only (a quarter of the file at 10k records):
+ * what resolving an id or alias needs. Falls back to the whole file when the
+ * header is unusually long.
+ */
+function readRows(file: string): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const first = Buffer.allocUnsafe(Math.min(size, 64 * 1024));
+    const got = readSync(fd, first, 0, first.length, 0);
+    const nl = first.subarray(0, got).indexOf(10);
+    let rows = -1;
+    try {
+      rows = nl < 0 ? -1 : Number(JSON.parse(first.toString('utf8', 0, nl)).rows);
+    } catch {}
+    if (!Number.isInteger(rows) || rows < 0 || nl + 1 + rows > size) return readFileSync(file);
+    const end = nl + 1 + rows;
+    if (end <= got) return first.subarray(0, end);
+    const buf = Buffer.allocUnsafe(end);
+    first.copy(buf, 0, 0, got);
+    readSync(fd, buf, got, end - got, got);
+    return buf;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseHead(
+  buf: Buffer,
+  size: number,
+  rowsOnly: boolean,
+): { buf: Buffer; head: Head & { rows: number; n: number }; rowsAt: number; jsonAt: number } | undefined {
   const nl = buf.indexOf(10);
   if (nl < 0) return undefined;
   let head: Head;
@@ -58,8 +95,8 @@ function readCache(
   if (typeof head.rows !== 'number' || typeof head.n !== 'number') return undefined;
   const rowsAt = nl + 1;
   const jsonAt = rowsAt + head.rows;
-  // the file ends with the summary section's newline (a torn write does not)
-  if (jsonAt > buf.length || (head.n > 0 && buf[buf.length - 1] !== 10)) return undefined;
+  // the file ends with the summary section's newline (a torn write does not); the row section with its own
+  if (jsonAt > size || (head.n > 0 && buf[(rowsOnly ? jsonAt : size) - 1] !== 10)) return undefined;
   return { buf, head: head as Head & { rows: number; n: number }, rowsAt, jsonAt };
 }
 
@@ -78,7 +115,7 @@ export function loadCatalogCache(repo: Repo, ref: string): Catalog | undefined {
       if (end < 0) end = rowsText.length;
       const f = rowsText.slice(at, end).split('\t');
       if (f.length !== 7) return undefined;
-      let jEnd = jsonText.indexOf('\n', j);
+      const jEnd = jsonText.indexOf('\n', j);
       if (jEnd < 0) return undefined;
       // each summary but the last ends with a comma before its newline
       const line = jsonText.slice(j, jsonText[jEnd - 1] === ',' ? jEnd - 1 : jEnd);
@@ -246,7 +283,7 @@ export function findInCache(
   alias: string,
   idPrefix: string | undefined,
 ): { id: string; oid: string } | undefined {
-  const c = readCache(repo, ref);
+  const c = readCache(repo, ref, true);
   if (!c || c.head.tip !== tip) return undefined;
   const { buf, rowsAt: nl } = c;
   const aliasBytes = Buffer.from(`\t${alias}\t`);
