@@ -551,7 +551,7 @@ export class Store {
       mark('write: objects written');
       if (opts.gate) await opts.gate;
       const also = opts.alongside ? await opts.alongside() : null;
-      if (await this.casRef(commit, base, also ? [also] : [])) {
+      if (await this.casRef(commit, base, also ? [also] : [], res.message.split('\n')[0])) {
         mark('write: ref moved');
         return { commit, value: res.value, attempts: attempt };
       }
@@ -695,7 +695,13 @@ export class Store {
   private lockWaits = 0;
 
   /** Compare-and-swap of the ref (and of `also`, in one transaction); also drops the temporary ref fast-import wrote. */
-  async casRef(newOid: string, expected: string | null, also: readonly RefUpdate[] = []): Promise<boolean> {
+  async casRef(
+    newOid: string,
+    expected: string | null,
+    also: readonly RefUpdate[] = [],
+    /** the reflog message, for refs git keeps a reflog of (refs/notes/*, or all with core.logAllRefUpdates=always) */
+    reason?: string,
+  ): Promise<boolean> {
     const tmp = this.pendingTmpRef;
     this.pendingTmpRef = undefined;
     if (!tmp && !also.length && this.repo.env.GIT_MEM_REF_WRITER !== 'git') {
@@ -724,7 +730,7 @@ export class Store {
     const lines = [`update ${this.ref} ${newOid} ${expected ?? ZERO_OID}`];
     for (const u of also) lines.push(`update ${u.ref} ${u.next} ${u.expected ?? ZERO_OID}`);
     if (tmp) lines.push(`delete ${tmp}`);
-    const r = await git(['update-ref', '--stdin'], {
+    const r = await git(['update-ref', ...(reason ? ['-m', reason] : []), '--stdin'], {
       cwd: this.repo.cwd,
       env: this.repo.env,
       input: `${lines.join('\n')}\n`,
@@ -738,7 +744,8 @@ export class Store {
       await git(['update-ref', '-d', tmp], { cwd: this.repo.cwd, env: this.repo.env, allowFail: true });
     if (/\.lock': File exists/.test(r.stderr)) return this.lockWait();
     if (!/but expected|reference already exists|unable to resolve|cannot lock ref/i.test(r.stderr)) {
-      throw err('E_GIT', `cannot update ${this.ref}: ${r.stderr.trim().split('\n').pop()}`);
+      const refs = [this.ref, ...also.map((u) => u.ref)].join(' and ');
+      throw err('E_GIT', `cannot update ${refs}: ${r.stderr.trim().split('\n').pop()}`);
     }
     return false;
   }
