@@ -294,7 +294,9 @@ describe('moving refs/memory', () => {
     const log = r.git('reflog', 'show', '--format=%H', 'refs/memory').trim().split('\n');
     expect(log[0]).toBe(tip(r));
     // the reflog says what the change was
-    expect(r.git('reflog', 'show', '-1', '--format=%gs', 'refs/memory')).toMatch(/^mem: add [0-9A-Z]{12} "three"/);
+    expect(r.git('reflog', 'show', '-1', '--format=%gs', 'refs/memory')).toMatch(
+      /^mem: add [0-9A-Z]{12} "three"/,
+    );
     await r.memJson(['add', '--title', 'four', '--content', 'd']);
     expect(r.git('reflog', 'show', '--format=%H', 'refs/memory').trim().split('\n')).toHaveLength(
       log.length + 1,
