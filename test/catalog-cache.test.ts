@@ -114,6 +114,9 @@ describe('catalog cache file', () => {
       expect(findInCache(store.repo, store.ref, tip, ids[3].slice(0, 26), ids[3])?.oid).toBe(
         cat.rows.get(ids[3])!.oid,
       );
+      // every row resolves, the first in the file too
+      for (const id of cat.sortedIds)
+        expect(findInCache(store.repo, store.ref, tip, id, id)?.oid, id).toBe(cat.rows.get(id)!.oid);
       expect(findInCache(store.repo, store.ref, tip, '01', '01')).toBeUndefined();
       // a header longer than the first read (many malformed records listed): still resolved
       {

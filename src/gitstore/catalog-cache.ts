@@ -285,7 +285,8 @@ export function findInCache(
 ): { id: string; oid: string } | undefined {
   const c = readCache(repo, ref, true);
   if (!c || c.head.tip !== tip) return undefined;
-  const { buf, rowsAt: nl } = c;
+  const { buf } = c;
+  const nl = c.rowsAt - 1; // the header's newline: every row, the first too, follows a newline
   const aliasBytes = Buffer.from(`\t${alias}\t`);
   // an alias wins over an id prefix (as in Catalog.resolve)
   const ai = buf.indexOf(aliasBytes, nl);
