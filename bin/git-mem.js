@@ -32,8 +32,14 @@ const fast = postCommit
   : fastMod
     ? await fastMod.fastHook(argv).catch(() => ({ code: 0 }))
     : argv[0] === 'search' || argv[0] === 'find'
-    ? await import('../dist/search-fast.js').then((m) => m.fastSearch(argv), () => undefined)
-    : undefined;
+      ? await import('../dist/search-fast.js').then((m) => m.fastSearch(argv), () => undefined)
+      : argv.length === 2 && (argv[0] === 'show' || ((argv[0] === 'list' || argv[0] === 'ls') && argv[1] === '--json'))
+        ? // `show REF`, `list --json` from the catalog cache without the CLI (dist/read-fast.js); undefined = the full CLI
+          await import('../dist/read-fast.js').then(
+            (m) => (argv[0] === 'show' ? m.fastShow(argv) : m.fastList(argv)),
+            () => undefined,
+          )
+        : undefined;
 if (fast && 'code' in fast) {
   if (fast.code !== undefined) process.exitCode = fast.code;
 } else

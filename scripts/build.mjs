@@ -41,6 +41,22 @@ await build({
 });
 // The agent hook's fast path (run by bin/ before the CLI): one self-contained
 // file of node built-ins only, so a PostToolUse event loads a single small module.
+// `git mem show REF` and `list --json` the same way: one self-contained file (src/cli/read-fast.ts)
+await build({
+  entryPoints: { 'read-fast': 'src/cli/read-fast.ts' },
+  absWorkingDir: root,
+  outdir: tmp,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  minify: true,
+  banner: {
+    js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);",
+  },
+});
 await build({
   entryPoints: { 'claude-fast': 'src/agents/claude-fast.ts' },
   absWorkingDir: root,

@@ -2,7 +2,7 @@ import { err } from '../errors.js';
 import { listJsonFromCache } from '../gitstore/catalog-cache.js';
 import type { CatalogEntry } from '../gitstore/store.js';
 import micromatch from '../model/glob.js';
-import { isExpired, isStatus, isType } from '../model/record.js';
+import { expiredAt, isStatus, isType } from '../model/record.js';
 import { defineCommand } from './command.js';
 import { emit, list, openStore } from './context.js';
 import { summaryJSON, summaryLine } from './format.js';
@@ -34,11 +34,9 @@ export function makeFilter(f: ListFilter, now = Date.now()): (e: Filterable) => 
   const statuses = f.status?.length ? new Set(f.status) : undefined;
   const tags = f.tag?.length ? f.tag.map((t) => t.toLowerCase()) : undefined;
   const category = f.category?.replace(/\/$/, '');
-  const nowIso = new Date(now).toISOString();
+  const expired = expiredAt(now);
   return (e) => {
-    // ISO strings compare in time order; anything else goes through Date.parse
-    if (!f.includeExpired && e.expires && (e.expires.length === 24 ? e.expires <= nowIso : isExpired(e, now)))
-      return false;
+    if (!f.includeExpired && expired(e)) return false;
     if (types && !types.has(e.type)) return false;
     if (statuses && !statuses.has(e.status)) return false;
     if (tags && !tags.every((t) => e.tags.includes(t))) return false;

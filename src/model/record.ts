@@ -182,6 +182,12 @@ export function isExpired(r: Pick<MemoryRecord, 'expires'>, now = Date.now()): b
   return !!r.expires && Date.parse(r.expires) <= now;
 }
 
+/** isExpired for many records at one time `now` (ISO strings compare in time order; others are parsed). */
+export function expiredAt(now: number): (r: { expires?: string | null }) => boolean {
+  const nowIso = new Date(now).toISOString();
+  return (r) => !!r.expires && (r.expires.length === 24 ? r.expires <= nowIso : Date.parse(r.expires) <= now);
+}
+
 export function emptyLinks(): Links {
   return { supersedes: [], superseded_by: [], related: [] };
 }

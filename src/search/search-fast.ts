@@ -54,7 +54,7 @@ function parse(args: string[]): Parsed | undefined {
 }
 
 /** The work tree and common git dir above `cwd`, found without running git. */
-function findRepo(cwd: string): { workTree: string; commonDir: string } | undefined {
+export function findRepo(cwd: string): { workTree: string; commonDir: string } | undefined {
   let dir = realpathSync(resolve(cwd));
   for (;;) {
     const dotgit = join(dir, '.git');
