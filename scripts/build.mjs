@@ -39,35 +39,18 @@ await build({
     js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);",
   },
 });
-// The agent hook's fast path (run by bin/ before the CLI): one self-contained
-// file of node built-ins only, so a PostToolUse event loads a single small module.
-// `git mem show REF` and `list --json` the same way: one self-contained file (src/cli/read-fast.ts)
+// Fast paths that bin/ runs before the CLI, each one self-contained file so a hot
+// command loads a single small module: the agent hook's tool events (node built-ins
+// only) and `git mem show REF` / `list --json` from the catalog cache.
+const selfContained = { absWorkingDir: root, outdir: tmp, bundle: true, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'warning', minify: true };
+await build({ ...selfContained, entryPoints: { 'claude-fast': 'src/agents/claude-fast.ts' } });
 await build({
+  ...selfContained,
   entryPoints: { 'read-fast': 'src/cli/read-fast.ts' },
-  absWorkingDir: root,
-  outdir: tmp,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  minify: true,
+  // record parsing loads yaml through require (src/model/lazy.ts)
   banner: {
     js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);",
   },
-});
-await build({
-  entryPoints: { 'claude-fast': 'src/agents/claude-fast.ts' },
-  absWorkingDir: root,
-  outdir: tmp,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  minify: true,
 });
 // The post-commit hook (run by the installed git hook, src/hooks/git-hooks.ts):
 // one self-contained CommonJS file, so every commit pays for the hook's code only,

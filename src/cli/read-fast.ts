@@ -22,6 +22,29 @@ import { expiredAt, parseRecord, recordPath } from '../model/record.js';
 import { findRepo } from '../search/search-fast.js';
 import { recordText } from './format.js';
 
+/**
+ * The repository's store and its tip, found without running git; undefined
+ * when git's own discovery could differ (GIT_DIR and friends) or there is none.
+ * The Repo carries what the catalog cache needs (its common dir).
+ */
+function storeAt(env: NodeJS.ProcessEnv, cwd: string): { repo: Repo; ref: string; tip: string } | undefined {
+  if (env.GIT_DIR || env.GIT_WORK_TREE || env.GIT_COMMON_DIR) return undefined;
+  const found = findRepo(cwd);
+  if (!found) return undefined;
+  const ref = 'refs/memory';
+  const tip = readRefFast(found.commonDir, ref);
+  if (!tip) return undefined;
+  const repo = {
+    cwd,
+    env,
+    commonDir: found.commonDir,
+    gitDir: found.commonDir,
+    workTree: found.workTree,
+    bare: false,
+  };
+  return { repo, ref, tip };
+}
+
 export function fastShow(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
@@ -30,23 +53,12 @@ export function fastShow(
 ): { code: number } | undefined {
   try {
     if (argv.length !== 2 || argv[0] !== 'show' || argv[1].startsWith('-')) return undefined;
-    if (env.GIT_DIR || env.GIT_WORK_TREE || env.GIT_COMMON_DIR) return undefined;
     if (env.GIT_MEM_OUTPUT && env.GIT_MEM_OUTPUT !== 'human') return undefined;
     // the global config file may set another output format: the CLI reads it
     if (!env.GIT_MEM_OUTPUT && existsSync(join(gitMemHome(env), 'config.yaml'))) return undefined;
-    const found = findRepo(cwd);
-    if (!found) return undefined;
-    const ref = 'refs/memory';
-    const tip = readRefFast(found.commonDir, ref);
-    if (!tip) return undefined;
-    const repo = {
-      cwd,
-      env,
-      commonDir: found.commonDir,
-      gitDir: found.commonDir,
-      workTree: found.workTree,
-      bare: false,
-    } as Repo;
+    const at = storeAt(env, cwd);
+    if (!at) return undefined;
+    const { repo, ref, tip } = at;
     const input = argv[1].trim();
     const p = normalizeIdInput(input);
     const hit = findInCache(repo, ref, tip, input, /^[0-9A-HJKMNP-TV-Z]{4,26}$/.test(p) ? p : undefined);
@@ -73,20 +85,9 @@ export function fastList(
   try {
     if (argv.length !== 2 || (argv[0] !== 'list' && argv[0] !== 'ls') || argv[1] !== '--json')
       return undefined;
-    if (env.GIT_DIR || env.GIT_WORK_TREE || env.GIT_COMMON_DIR) return undefined;
-    const found = findRepo(cwd);
-    if (!found) return undefined;
-    const ref = 'refs/memory';
-    const tip = readRefFast(found.commonDir, ref);
-    if (!tip) return undefined;
-    const repo = {
-      cwd,
-      env,
-      commonDir: found.commonDir,
-      gitDir: found.commonDir,
-      workTree: found.workTree,
-      bare: false,
-    } as Repo;
+    const at = storeAt(env, cwd);
+    if (!at) return undefined;
+    const { repo, ref, tip } = at;
     const now = Date.now();
     const expired = expiredAt(now);
     // what `list` keeps without filters (see makeFilter): everything not expired
