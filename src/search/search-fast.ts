@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ask, buildId } from './daemon-client.js';
+import { DEFAULT_SOCKET } from './daemon-wire.js';
 import { hitLines, type SearchHitView } from './format.js';
 
 interface Parsed {
@@ -91,7 +92,7 @@ export async function fastSearch(
     if (!p) return undefined;
     const repo = findRepo(cwd);
     if (!repo) return undefined;
-    const sock = join(repo.commonDir, 'mem', 'search', 'refs_memory', 'daemon.sock');
+    const sock = join(repo.commonDir, ...DEFAULT_SOCKET);
     if (!existsSync(sock)) return undefined;
     let file: string | undefined;
     if (p.file !== undefined) {
