@@ -287,6 +287,16 @@ describe('loose trees', () => {
   });
 });
 
+/** A repository with one memory anchored to line 1 of src/a.ts; EDITED changes that line. */
+async function anchoredRepo(): Promise<{ r: TestRepo; id: string }> {
+  const r = makeRepo();
+  r.write('src/a.ts', 'export const a = 1;\nexport const b = 2;\n');
+  r.commitAll('one');
+  const { id } = await r.memJson(['add', '--title', 'a is one', '--content', 'x', '--anchor', 'src/a.ts:1']);
+  return { r, id };
+}
+const EDITED = 'export const a = 42;\nexport const b = 2;\n';
+
 describe('the installed post-commit hook', () => {
   it('runs dist/post-commit.cjs, or `git mem hook post-commit` through GIT_MEM_CMD', async () => {
     const r = makeRepo({ commit: true });
@@ -306,20 +316,9 @@ describe('the installed post-commit hook', () => {
   });
 
   it('finishes its work however many lines it prints, and shows the commit only the first', async () => {
-    const r = makeRepo();
-    r.write('src/a.ts', 'export const a = 1;\nexport const b = 2;\n');
-    r.commitAll('one');
-    const { id } = await r.memJson([
-      'add',
-      '--title',
-      'a is one',
-      '--content',
-      'x',
-      '--anchor',
-      'src/a.ts:1',
-    ]);
+    const { r, id } = await anchoredRepo();
     await r.memJson(['hooks', 'install']);
-    r.write('src/a.ts', 'export const a = 42;\nexport const b = 2;\n');
+    r.write('src/a.ts', EDITED);
     sh('git', ['add', '-A'], r.dir, r.env);
     // GIT_MEM_TRACE makes the hook print a dozen lines: it used to die writing the second one
     const res = spawnSync('git', ['commit', '-q', '-m', 'two'], {
@@ -336,19 +335,8 @@ describe('the installed post-commit hook', () => {
   });
 
   it('serves a hook installed by an earlier version (`bin/git-mem.js hook post-commit`) with the same program', async () => {
-    const r = makeRepo();
-    r.write('src/a.ts', 'export const a = 1;\nexport const b = 2;\n');
-    r.commitAll('one');
-    const { id } = await r.memJson([
-      'add',
-      '--title',
-      'a is one',
-      '--content',
-      'x',
-      '--anchor',
-      'src/a.ts:1',
-    ]);
-    r.write('src/a.ts', 'export const a = 42;\nexport const b = 2;\n');
+    const { r, id } = await anchoredRepo();
+    r.write('src/a.ts', EDITED);
     r.commitAll('two');
     const res = runBin(['hook', 'post-commit'], { cwd: r.dir, env: r.env });
     expect(res.code).toBe(0);
