@@ -276,7 +276,7 @@ describe('loose-object writer', () => {
 });
 
 describe('moving refs/memory', () => {
-  it('moves a packed or loose ref itself, and leaves it to git when a reflog or a reference-transaction hook is involved', async () => {
+  it('moves a packed or loose ref itself, its reflog too, and leaves it to git when a reference-transaction hook is involved', async () => {
     const r = makeRepo({ commit: true });
     await r.memJson(['add', '--title', 'one', '--content', 'a']);
     // packed (as after git gc): the loose file written next overrides it
@@ -288,7 +288,7 @@ describe('moving refs/memory', () => {
     expect(readFileSync(join(r.dir, '.git', 'refs', 'memory'), 'utf8')).toBe(`${tip(r)}\n`);
     expect(existsSync(join(r.dir, '.git', 'refs', 'memory.lock'))).toBe(false);
 
-    // a reflog for the ref: git appends to it, so git moves the ref
+    // a reflog for the ref (core.logAllRefUpdates=always): appended as git would (test/refs.test.ts)
     r.git('config', 'core.logAllRefUpdates', 'always');
     await r.memJson(['add', '--title', 'three', '--content', 'c']);
     const log = r.git('reflog', 'show', '--format=%H', 'refs/memory').trim().split('\n');

@@ -1,7 +1,8 @@
 /**
  * Writing a git note from this process: the note blob, the notes trees on its
  * path and the notes commit as loose objects (src/gitstore/loose.ts), then one
- * compare-and-swap `git update-ref` — instead of `git notes add`, which costs
+ * compare-and-swap of the notes ref (the post-commit hook's moves in the same
+ * transaction as its memory commit, Store.write) — instead of `git notes add`, which costs
  * a process that reads the whole notes tree. The layout is git's: a note is a
  * blob named by the annotated object's id, at the root or under two-hex-digit
  * fan-out directories (git reads any mix of those); an existing note anywhere

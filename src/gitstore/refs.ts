@@ -1,16 +1,19 @@
 /**
- * Compare-and-swap of a loose ref without a git process, by git's own lock
- * protocol: create `<ref>.lock` exclusively, check the ref still holds the
- * expected value (loose file, else packed-refs), write the new value into the
- * lock and rename it over the ref. Any git process honours the same lock, so
- * this is as safe against concurrent writers as `git update-ref`.
+ * Compare-and-swap of loose refs without a git process, by git's own lock
+ * protocol (the files backend's transaction): create `<ref>.lock`
+ * exclusively for every ref, check each still holds the expected value
+ * (loose file, else packed-refs), write the new values into the locks, append
+ * the reflog lines git would, and rename the locks over the refs. Any git
+ * process honours the same locks, so this is as safe against concurrent
+ * writers as `git update-ref --stdin`, and a crash leaves each ref at its old
+ * or its new value.
  *
- * Only the plain case is handled here; whenever git would do more than that
- * (the reftable backend, a reflog to append to, a reference-transaction hook)
- * or anything is unexpected, the answer is "unsupported" and the caller runs
- * `git update-ref`.
+ * Only that case is handled here; whenever git would do more (the reftable
+ * backend, a reference-transaction hook) or anything is unexpected, the
+ * answer is "unsupported" and the caller runs `git update-ref`.
  */
 import {
+  appendFileSync,
   closeSync,
   existsSync,
   mkdirSync,
@@ -61,13 +64,29 @@ export interface CasContext {
   /** core.hooksPath as configured, relative paths against the work tree */
   hooksPath?: string;
   workTree?: string;
+  /** a bare repository keeps no reflogs unless core.logAllRefUpdates says so */
+  bare?: boolean;
 }
 
-/** Whether git would do more than write the ref file for this update (then git must do it). */
-function needsGit(c: CasContext, ref: string): boolean {
+/** One compare-and-swap: `ref` to `next` if it still holds `expected` (null: absent). */
+export interface CasUpdate {
+  ref: string;
+  next: string;
+  expected: string | null;
+}
+
+/** What a reflog line needs besides the ids: who and why (git's committer identity and `-m`). */
+export interface ReflogEntry {
+  name: string;
+  email: string;
+  message: string;
+  /** seconds since the epoch; now when absent */
+  when?: number;
+}
+
+/** Whether git would run a reference-transaction hook or use another backend (then git must do it). */
+function needsGit(c: CasContext): boolean {
   if (existsSync(join(c.commonDir, 'reftable'))) return true;
-  if (String(c.logAllRefUpdates ?? '').toLowerCase() === 'always') return true;
-  if (existsSync(join(c.commonDir, 'logs', ref))) return true;
   const hooks = c.hooksPath
     ? isAbsolute(c.hooksPath)
       ? c.hooksPath
@@ -76,36 +95,96 @@ function needsGit(c: CasContext, ref: string): boolean {
   return existsSync(join(hooks, 'reference-transaction'));
 }
 
-export function casLooseRef(c: CasContext, ref: string, newOid: string, expected: string | null): CasOutcome {
-  if (!/^refs\/[A-Za-z0-9._/-]+$/.test(ref) || ref.includes('..') || !/^[0-9a-f]{40}$/.test(newOid))
-    return 'unsupported';
-  if (needsGit(c, ref)) return 'unsupported';
-  const file = join(c.commonDir, ref);
-  const lock = `${file}.lock`;
-  let fd: number;
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    fd = openSync(lock, 'wx', 0o666);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EEXIST' ? 'locked' : 'unsupported';
+/**
+ * Whether git keeps a reflog for this update: it appends to an existing one,
+ * and creates one by core.logAllRefUpdates (default: true with a work tree) —
+ * `always` for every ref, `true` for branches, remote-tracking refs and notes.
+ */
+export function reflogWanted(c: CasContext, ref: string): boolean {
+  if (existsSync(join(c.commonDir, 'logs', ref))) return true;
+  const v = String(c.logAllRefUpdates ?? (c.bare ? 'false' : 'true')).toLowerCase();
+  if (v === 'always') return true;
+  if (!['true', 'yes', 'on', '1'].includes(v)) return false;
+  return /^refs\/(heads|remotes|notes)\//.test(ref);
+}
+
+/** A reflog line as git writes it: `old new Name <email> seconds ±hhmm<TAB>message`. */
+export function reflogLine(old: string | null, next: string, e: ReflogEntry, date = new Date()): string {
+  const off = -date.getTimezoneOffset();
+  const abs = Math.abs(off);
+  const tz = `${off < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
+  const when = e.when ?? Math.floor(date.getTime() / 1000);
+  // git collapses the message's whitespace (newlines included) to single spaces
+  const msg = e.message.replace(/\s+/g, ' ').trim();
+  const who = `${e.name.replace(/[<>\n]/g, '')} <${e.email.replace(/[<>\n]/g, '')}>`;
+  return `${old ?? ZERO} ${next} ${who} ${when} ${tz}${msg ? `\t${msg}` : ''}\n`;
+}
+
+const ZERO = '0'.repeat(40);
+
+/**
+ * Moves loose refs together by git's files-backend transaction: lock every
+ * ref (in name order, as git does), check each still holds what it was
+ * expected to, write the new values into the locks, append the reflog lines
+ * git would, and rename the locks over the refs. A reflog needs `reflog` (who
+ * and why); without it such an update is "unsupported" and git does it.
+ */
+export function casLooseRefs(c: CasContext, updates: readonly CasUpdate[], reflog?: ReflogEntry): CasOutcome {
+  const sorted = [...updates].sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+  for (let i = 0; i < sorted.length; i++) {
+    const u = sorted[i];
+    if (!/^refs\/[A-Za-z0-9._/-]+$/.test(u.ref) || u.ref.includes('..') || u.ref.endsWith('.lock'))
+      return 'unsupported';
+    if (!/^[0-9a-f]{40}$/.test(u.next) || (i && sorted[i - 1].ref === u.ref)) return 'unsupported';
   }
-  let renamed = false;
+  if (needsGit(c)) return 'unsupported';
+  const logs = sorted.map((u) => reflogWanted(c, u.ref));
+  if (logs.some(Boolean) && !reflog) return 'unsupported';
+  const locks: Array<{ file: string; lock: string; fd: number }> = [];
+  let renamed = 0;
   try {
-    const current = readRefFast(c.commonDir, ref);
-    if (current === undefined) return 'unsupported'; // a symbolic ref or something odd: git decides
-    if (current !== expected) return 'lost';
-    writeSync(fd, `${newOid}\n`);
-    closeSync(fd);
-    fd = -1;
-    try {
-      renameSync(lock, file);
-    } catch {
-      return 'unsupported'; // e.g. a directory in the way (refs/memory/…): git says what is wrong
+    for (const u of sorted) {
+      const file = join(c.commonDir, u.ref);
+      const lock = `${file}.lock`;
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        locks.push({ file, lock, fd: openSync(lock, 'wx', 0o666) });
+      } catch (e) {
+        return (e as NodeJS.ErrnoException).code === 'EEXIST' ? 'locked' : 'unsupported';
+      }
     }
-    renamed = true;
+    for (const u of sorted) {
+      const current = readRefFast(c.commonDir, u.ref);
+      if (current === undefined) return 'unsupported'; // a symbolic ref or something odd: git decides
+      if (current !== u.expected) return 'lost';
+    }
+    const date = new Date();
+    sorted.forEach((u, i) => {
+      const l = locks[i];
+      writeSync(l.fd, `${u.next}\n`);
+      closeSync(l.fd);
+      l.fd = -1;
+      if (logs[i] && reflog) {
+        const log = join(c.commonDir, 'logs', u.ref);
+        mkdirSync(dirname(log), { recursive: true });
+        appendFileSync(log, reflogLine(u.expected, u.next, reflog, date), { mode: 0o666 });
+      }
+    });
+    for (const l of locks) {
+      try {
+        renameSync(l.lock, l.file);
+      } catch (e) {
+        // the first rename failing leaves everything as it was; git reports what is wrong
+        if (!renamed) return 'unsupported';
+        throw e;
+      }
+      renamed++;
+    }
     return 'moved';
   } finally {
-    if (fd >= 0) closeSync(fd);
-    if (!renamed) rmSync(lock, { force: true });
+    for (const l of locks) {
+      if (l.fd >= 0) closeSync(l.fd);
+    }
+    for (const l of locks.slice(renamed)) rmSync(l.lock, { force: true });
   }
 }

@@ -8,7 +8,7 @@
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { abbreviate, normalizeIdInput } from '../model/id.js';
@@ -30,7 +30,7 @@ import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache
 import { configSignature, parseAndCacheConfig, readConfigCache } from './config-cache.js';
 import { CatFile, git, gitEnv, gitText, ZERO_OID } from './git.js';
 import { editTree, findTreeEntry, isTreeMode, type TreeItem, writeLooseObject } from './loose.js';
-import { casLooseRef, readRefFast } from './refs.js';
+import { type CasUpdate, casLooseRefs, readRefFast } from './refs.js';
 import { memDir, type Repo } from './repo.js';
 
 export const MEMORY_REF = 'refs/memory';
@@ -228,11 +228,7 @@ export interface Ident {
 }
 
 /** A compare-and-swap of a ref: to `next` if it is still at `expected` (null: absent). */
-export interface RefUpdate {
-  ref: string;
-  next: string;
-  expected: string | null;
-}
+export type RefUpdate = CasUpdate;
 
 export interface WriteResult<T> {
   commit: string | null;
@@ -704,21 +700,28 @@ export class Store {
   ): Promise<boolean> {
     const tmp = this.pendingTmpRef;
     this.pendingTmpRef = undefined;
-    if (!tmp && !also.length && this.repo.env.GIT_MEM_REF_WRITER !== 'git') {
-      // the plain case without a git process (refs.ts); git update-ref for everything else
-      // (and for two refs at once: one transaction)
+    const env = this.repo.env;
+    if (!tmp && env.GIT_MEM_REF_WRITER !== 'git') {
+      // the files backend's transaction without a git process (refs.ts), reflogs included;
+      // git update-ref for everything else
       const cfg = await this.gitConfig();
       const last = (key: string) => cfg.findLast((e) => e.key === key)?.value;
-      const outcome = casLooseRef(
+      // a reflog line is git's committer identity (a fixed GIT_COMMITTER_DATE: left to git)
+      const ident = env.GIT_COMMITTER_DATE ? undefined : await this.ident();
+      const outcome = casLooseRefs(
         {
           commonDir: this.repo.commonDir,
           logAllRefUpdates: last('core.logallrefupdates'),
           hooksPath: last('core.hookspath'),
           workTree: this.repo.workTree,
+          bare: this.repo.bare,
         },
-        this.ref,
-        newOid,
-        expected,
+        [{ ref: this.ref, next: newOid, expected }, ...also],
+        ident && {
+          name: env.GIT_COMMITTER_NAME || ident.name,
+          email: env.GIT_COMMITTER_EMAIL || ident.email,
+          message: reason ?? '',
+        },
       );
       if (outcome === 'moved') {
         this.catalogMemo.clear();
