@@ -1,6 +1,16 @@
 /** Tree splicing (loose.ts editTree) against the reference: parse, edit the list, re-sort, serialize. */
+import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { editTree, findTreeEntry, parseTree, serializeTree, type TreeItem } from '../src/gitstore/loose.js';
+import {
+  adler32,
+  editTree,
+  findTreeEntries,
+  findTreeEntry,
+  parseTree,
+  serializeTree,
+  type TreeItem,
+  zlibStored,
+} from '../src/gitstore/loose.js';
 
 // a small deterministic generator (mulberry32), so a failure reproduces
 function rng(seed: number) {
@@ -53,6 +63,15 @@ describe('editTree', () => {
       }
       const got = editTree(buf, edits);
       expect(got.equals(serializeTree([...expected.values()])), `round ${round}`).toBe(true);
+      // the same with the entries found beforehand (spliced in place when every edit replaces
+      // or removes an entry of the same kind; otherwise the merge above)
+      const found = findTreeEntries(buf, edits.keys());
+      for (const [name, f] of found) {
+        expect(buf.subarray(f.start, f.end).equals(serializeTree([items.get(name)!])), `entry ${name}`).toBe(
+          true,
+        );
+      }
+      expect(editTree(buf, edits, found).equals(got), `round ${round} with found entries`).toBe(true);
       for (const name of NAMES) {
         const want = expected.get(name);
         expect(findTreeEntry(got, name)).toEqual(
@@ -76,5 +95,23 @@ describe('editTree', () => {
 
   it('refuses a malformed tree', () => {
     expect(() => editTree(Buffer.from('100644 x'), new Map())).toThrow(/malformed tree/);
+    expect(() => findTreeEntries(Buffer.from('100644 x\0abc'), ['x'])).toThrow(/malformed tree/);
+    expect(() => findTreeEntries(Buffer.from('1006440000x'), ['x'])).toThrow(/malformed tree/);
+  });
+});
+
+describe('zlibStored (the stream a loose object is written in)', () => {
+  it("inflates to the bytes it holds, at every block boundary, with zlib's checksum", () => {
+    const rand = rng(7);
+    for (const n of [0, 1, 7, 8, 9, 5551, 5552, 5553, 65534, 65535, 65536, 131070, 131071, 200001]) {
+      const data = Buffer.from(Array.from({ length: n }, () => Math.floor(rand() * 256)));
+      const z = zlibStored([data.subarray(0, n >> 1), data.subarray(n >> 1)]);
+      expect(inflateSync(z).equals(data), `size ${n}`).toBe(true);
+      // the trailer is Adler-32, which inflate has just verified; and a stream of 0xff bytes
+      // (the largest sums) checks the modulo steps
+      expect(z.readUInt32BE(z.length - 4)).toBe(adler32(data));
+    }
+    const ff = Buffer.alloc(300_000, 0xff);
+    expect(inflateSync(zlibStored([ff])).equals(ff)).toBe(true);
   });
 });

@@ -29,7 +29,7 @@ import { mark } from '../trace.js';
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
 import { configSignature, parseAndCacheConfig, readConfigCache } from './config-cache.js';
 import { CatFile, git, gitEnv, gitText, ZERO_OID } from './git.js';
-import { editTree, findTreeEntry, isTreeMode, type TreeItem, writeLooseObject } from './loose.js';
+import { editTree, findTreeEntries, isTreeMode, type TreeItem, writeLooseObject } from './loose.js';
 import { type CasUpdate, casLooseRefs, readRefFast } from './refs.js';
 import { memDir, type Repo } from './repo.js';
 
@@ -656,9 +656,11 @@ export class Store {
       }
       // subtrees are built side by side: their cat-file reads go out together, not one round trip each
       const subs = new Map<string, Promise<string | null>>();
+      // the entries of every changed name in one pass: subtrees to descend into, places to splice
+      const found = treeOid ? findTreeEntries(cur, node.keys()) : undefined;
       for (const [name, ch] of node) {
         if (!(ch instanceof Map)) continue;
-        const prev = treeOid ? findTreeEntry(cur, name) : undefined;
+        const prev = found?.get(name);
         const p = build(prev && isTreeMode(prev.mode) ? prev.oid : null, ch);
         p.catch(() => {}); // a failure is thrown where it is awaited, below, not as an unhandled rejection
         subs.set(name, p);
@@ -673,7 +675,7 @@ export class Store {
         else if ('oid' in ch) edits.set(name, { mode: '100644', name, oid: ch.oid });
         else edits.set(name, { mode: '100644', name, oid: writeLooseObject(objects, 'blob', ch.content) });
       }
-      const next = editTree(cur, edits);
+      const next = editTree(cur, edits, found);
       return next.length ? writeLooseObject(objects, 'tree', next) : null;
     };
     const tree = (await build(rootTree, root)) ?? writeLooseObject(objects, 'tree', Buffer.alloc(0));
