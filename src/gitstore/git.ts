@@ -153,6 +153,11 @@ export class CatFile {
     const child = this.start();
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject });
+      // the requests of one tick go out in one write (a tree walk asks for many at once)
+      if (!child.stdin.writableCorked) {
+        child.stdin.cork();
+        process.nextTick(() => child.stdin.uncork());
+      }
       child.stdin.write(`${spec}\n`);
     });
   }
