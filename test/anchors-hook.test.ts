@@ -43,8 +43,14 @@ describe('post-commit hook', () => {
     // a commit that edits the anchored lines
     r.write('m.py', SRC.replace('x * 2', 'x * 3'));
     sh('git', ['add', '-A'], r.dir, r.env);
-    const out = sh('git', ['commit', '-q', '-m', 'edit alpha'], r.dir, r.env);
-    expect(out).toBe('');
+    // the hook's program starts without NODE_EXTRA_CA_CERTS (it opens no connection): node would
+    // otherwise load that CA bundle first on every commit, here warning that it cannot
+    const ca = { ...r.env, NODE_EXTRA_CA_CERTS: join(r.dir, 'no-such-ca.pem') };
+    const out = sh('sh', ['-c', 'git commit -q -m "edit alpha" 2>&1'], r.dir, ca);
+    // the one line the hook prints: what went stale
+    expect(out).toBe(
+      'git-mem: 1 memory went stale with this commit (git mem stale; git log --notes=memory)\n',
+    );
     const note = r
       .git('notes', '--ref=memory', 'show', 'HEAD')
       .trim()

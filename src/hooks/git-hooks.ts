@@ -62,8 +62,10 @@ exit 0
   // post-commit runs its own program (the same work as `git mem hook post-commit`, without
   // loading the CLI) unless GIT_MEM_CMD names another git-mem or the program has gone
   const prog = name === 'post-commit' ? postCommitProgram() : undefined;
+  // That program opens no network connection, so it starts without the extra CA bundle a
+  // NODE_EXTRA_CA_CERTS setting makes node parse first (30 to 50 ms of every commit here).
   const fast = prog
-    ? `if [ -z "\${GIT_MEM_CMD:-}" ] && [ -f "${prog}" ]; then GIT_MEM="\\"${process.execPath}\\" \\"${prog}\\""; else GIT_MEM="$GIT_MEM hook ${name}"; fi`
+    ? `if [ -z "\${GIT_MEM_CMD:-}" ] && [ -f "${prog}" ]; then GIT_MEM="NODE_EXTRA_CA_CERTS= \\"${process.execPath}\\" \\"${prog}\\""; else GIT_MEM="$GIT_MEM hook ${name}"; fi`
     : `GIT_MEM="$GIT_MEM hook ${name}"`;
   return `#!/bin/sh
 ${MARKER}
