@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffTreesVia } from '../src/anchors/gitio.js';
-import { anchorIndex } from '../src/anchors/index-cache.js';
+import { anchorIndex, JOURNAL_LIMIT, readJournal, saveIndex } from '../src/anchors/index-cache.js';
 import { writeNote } from '../src/anchors/note-writer.js';
 import {
   anchorsYaml,
@@ -263,6 +263,123 @@ describe('anchor index', () => {
       expect(kept.find((e) => e.p === 'src/b.ts' && e.n === 1)).toMatchObject({ s: 1, v: 'changed' });
       rmSync(join(r.dir, '.git', 'mem', 'cache', 'anchors-refs_memory.tsv'));
       expect(sorted((await anchorIndex(store, tip)).entries)).toEqual(kept);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('the anchor index journal', () => {
+  const A = 'a'.repeat(40);
+  const B = 'b'.repeat(40);
+  const C = 'c'.repeat(40);
+  const entry = (
+    from: string,
+    to: string,
+    drop: string[],
+    add: string[],
+    recs: Array<[string, string]> = [],
+  ) =>
+    `= ${from} ${to} ${drop.length} ${add.length} ${recs.length}\n${drop.map((l) => `-${l}\n`).join('')}${add
+      .map((l) => `+${l}\n`)
+      .join('')}${recs.map(([o, j]) => `R${o}\t${j}\n`).join('')}.\n`;
+
+  it('applies the entries that follow on from the file, and no further', () => {
+    const log = Buffer.from(
+      entry(A, B, ['x'], ['y'], [['1'.repeat(40), '{"id":"é"}']]) +
+        entry(B, C, ['y'], ['z']) +
+        entry(A, C, ['q'], []),
+    );
+    const j = readJournal(log, A);
+    expect(j.tip).toBe(C);
+    // y was added, then dropped: no change left for it
+    expect([...j.lines]).toEqual([
+      ['x', -1],
+      ['z', 1],
+    ]);
+    expect(j.records.get('1'.repeat(40))).toBe('{"id":"é"}');
+    expect(j.complete).toBe(false); // the third entry does not follow on from C
+    expect(readJournal(log, B)).toMatchObject({ tip: B, complete: false }); // nothing follows on from B first
+    // an entry cut short ends the journal before it
+    const cut = Buffer.concat([
+      Buffer.from(entry(A, B, ['x'], ['y'])),
+      Buffer.from(entry(B, C, [], ['z']).slice(0, -3)),
+    ]);
+    expect(readJournal(cut, A)).toMatchObject({ tip: B, complete: false });
+    expect(readJournal(Buffer.from(entry(A, B, ['x'], ['y'])), A)).toMatchObject({ tip: B, complete: true });
+  });
+
+  it("carries a check's changes until it outgrows its limit, and always reads as a rebuild would", async () => {
+    const r = makeRepo();
+    for (const f of ['a', 'b', 'c']) r.write(`src/${f}.ts`, `${f}1\n${f}2\n${f}3\n${f}4\n`);
+    r.commitAll('init');
+    for (const f of ['a', 'b', 'c']) {
+      await r.memJson(['add', '--title', f, '--content', 'x', '--anchor', `src/${f}.ts:2-3`]);
+    }
+    const cache = join(r.dir, '.git', 'mem', 'cache');
+    const tsv = join(cache, 'anchors-refs_memory.tsv');
+    const log = `${tsv}.log`;
+    const tipOfFile = () => readFileSync(tsv, 'latin1').split('\n')[0].split(' ').pop();
+    const store = await storeOf(r);
+    const sorted = (xs: Awaited<ReturnType<typeof anchorIndex>>['entries']) =>
+      [...xs].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : x.n - y.n));
+    const rebuilt = async () => {
+      const keep = [tsv, log].map((f) => (existsSync(f) ? readFileSync(f) : undefined));
+      rmSync(tsv, { force: true });
+      rmSync(log, { force: true });
+      const all = sorted((await anchorIndex(store, await store.tip())).entries);
+      [tsv, log].forEach((f, i) => (keep[i] ? writeFileSync(f, keep[i]!) : rmSync(f, { force: true })));
+      return all;
+    };
+    try {
+      // the first check builds the file; each later one appends to the journal
+      for (let i = 1; i <= 3; i++) {
+        for (const f of ['a', 'b'])
+          r.write(`src/${f}.ts`, `${'// top\n'.repeat(i)}${f}1\n${f}2\n${f}3\n${f}4\n`);
+        r.commitAll(`shift ${i}`);
+        const rep = await r.memJson(['check']);
+        expect(rep.recorded).toBe(true);
+        expect(rep.results.map((x: { status: string }) => x.status)).toEqual(['moved', 'moved']);
+      }
+      const tip = await store.tip();
+      expect(tipOfFile()).not.toBe(tip);
+      expect(readJournal(readFileSync(log), tipOfFile()!)).toMatchObject({ tip, complete: true });
+      const viaJournal = sorted((await anchorIndex(store, tip)).entries);
+      expect(viaJournal.filter((e) => e.p === 'src/a.ts')[0].b).toBe(
+        r.git('rev-parse', 'HEAD:src/a.ts').trim(),
+      );
+      expect(viaJournal).toEqual(await rebuilt());
+      // the records of the journal serve the next check (no record cache file for them)
+      const recs = readJournal(readFileSync(log), tipOfFile()!).records;
+      expect(recs.size).toBeGreaterThan(0);
+      for (const oid of recs.keys())
+        expect(existsSync(join(cache, 'records', oid.slice(0, 2), `${oid}.json`))).toBe(false);
+      // a journal that does not fit its limit: the file is rewritten at the new tip, the journal removed
+      const idx = await anchorIndex(store, tip);
+      const before = viaJournal.find((e) => e.p === 'src/c.ts')!;
+      const rec = parseRecordFast(r.git('cat-file', 'blob', before.oid), `memories/${before.id}.md`);
+      const after = { ...rec, title: 'c, renamed' };
+      const afterOid = '0'.repeat(40);
+      saveIndex(
+        store,
+        tip!,
+        { ...idx, journal: JOURNAL_LIMIT },
+        new Map([[before.id, { before: rec, beforeOid: before.oid, after, afterOid }]]),
+      );
+      expect(existsSync(log)).toBe(false);
+      expect(tipOfFile()).toBe(tip);
+      expect((await anchorIndex(store, tip)).entries.find((e) => e.p === 'src/c.ts')!.oid).toBe(afterOid);
+      // a journal cut short is not appended to: the next check rewrites the file
+      r.git('commit', '--allow-empty', '-q', '-m', 'noop');
+      rmSync(tsv);
+      await r.memJson(['check', '--all']);
+      writeFileSync(log, '= garbage\n', { flag: 'a' });
+      r.write('src/b.ts', '// more\n// top\n// top\n// top\nb1\nb2\nb3\nb4\n');
+      r.commitAll('shift b');
+      expect((await r.memJson(['check'])).recorded).toBe(true);
+      expect(existsSync(log)).toBe(false);
+      expect(tipOfFile()).toBe(await store.tip());
+      expect(sorted((await anchorIndex(store, await store.tip())).entries)).toEqual(await rebuilt());
     } finally {
       store.close();
     }

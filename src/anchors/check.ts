@@ -29,7 +29,7 @@ import {
 } from './gitio.js';
 import { anchorIndex, type IndexedAnchor, saveIndex } from './index-cache.js';
 import { AnchorPreparer, anchorBlobPath } from './prepare.js';
-import { cacheRecord, loadRecords } from './record-cache.js';
+import { loadRecords } from './record-cache.js';
 import { serializeRecordFast } from './record-yaml.js';
 import { contextScore, findCandidates, relocate } from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
@@ -371,7 +371,6 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
       for (const [id, rec] of updated) {
         const oid = blobId(texts.get(id) ?? serializeRecordFast(rec));
         changed.set(id, { before: records.get(id)!, beforeOid: oids.get(id)!, after: rec, afterOid: oid });
-        cacheRecord(store, oid, rec);
       }
       saveIndex(store, res.commit, idx, changed);
       mark('check: index saved');

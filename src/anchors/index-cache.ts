@@ -17,12 +17,28 @@
  * (their old lines are known exactly: the index was made from the same
  * record versions). Lines are handled as "byte strings" (latin1: one char per
  * byte), so string order is the file's byte order.
+ *
+ * A write that changed a few records (the post-commit hook's) does not rewrite
+ * the file: it appends its lines to a journal beside it (`….tsv.log`), one
+ * entry per memory commit, applied when the index is loaded:
+ *
+ *   = <from commit> <to commit> <lines dropped> <lines added> <records>
+ *   -<line>           (each dropped line)
+ *   +<line>           (each added line)
+ *   R<record blob>\t<record as JSON>   (the new versions, for the record cache)
+ *   .
+ *
+ * Entries apply in a chain from the file's commit; one that does not follow
+ * on, or is cut short, ends the journal there. The file is rewritten (and
+ * the journal removed) when the journal outgrows JOURNAL_LIMIT, or by any
+ * other update.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 import { idFromPath, type MemoryRecord, recordPath } from '../model/record.js';
+import { cacheRecord, rememberRecordsJson } from './record-cache.js';
 import { parseRecordFast } from './record-yaml.js';
 import { baseOf, type FullAnchor, isComplete, STALE_VERDICTS } from './types.js';
 
@@ -59,11 +75,17 @@ export interface AnchorIndex {
   entries: IndexEntry[];
   /** The index lines at `tip`, each ending in a newline (kept to rewrite the file after a write without parsing the rest). */
   body: Buffer;
+  /** The journal on disk when it ends at `tip` and a write may append to it: its size in bytes. */
+  journal?: number;
 }
+
+/** The journal's size at which the next write rewrites the index file instead (about 16 hook commits of 10 records). */
+export const JOURNAL_LIMIT = 512 * 1024;
 
 function file(store: Store): string {
   return join(memDir(store.repo, 'cache'), `anchors-${store.ref.replace(/[^A-Za-z0-9]+/g, '_')}.tsv`);
 }
+const journalFile = (store: Store) => `${file(store)}.log`;
 /** The JSON index of earlier versions (migrated on first use). */
 function oldFile(store: Store): string {
   return join(memDir(store.repo, 'cache'), `anchors-${store.ref.replace(/[^A-Za-z0-9]+/g, '_')}.json`);
@@ -152,8 +174,8 @@ const splitLines = (body: Buffer) => {
 };
 const sortLines = (lines: string[]) => lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
-/** The index file: its tip and its lines; undefined when absent or unreadable. */
-function load(store: Store): { tip: string; body: Buffer; migrated?: boolean } | undefined {
+/** The index file: its tip and its lines (the journal applied); undefined when absent or unreadable. */
+function load(store: Store): { tip: string; body: Buffer; migrated?: boolean; journal?: number } | undefined {
   let buf: Buffer;
   try {
     buf = readFileSync(file(store));
@@ -164,7 +186,71 @@ function load(store: Store): { tip: string; body: Buffer; migrated?: boolean } |
   if (nl < 0 || buf.toString('latin1', 0, HEADER.length) !== HEADER || buf[buf.length - 1] !== NL)
     return undefined;
   const tip = buf.toString('latin1', HEADER.length, nl);
-  return /^[0-9a-f]{40,64}$/.test(tip) ? { tip, body: buf.subarray(nl + 1) } : undefined;
+  if (!/^[0-9a-f]{40,64}$/.test(tip)) return undefined;
+  const body = buf.subarray(nl + 1);
+  let log: Buffer;
+  try {
+    log = readFileSync(journalFile(store));
+  } catch {
+    return { tip, body, journal: 0 };
+  }
+  const j = readJournal(log, tip);
+  const spliced = j.lines.size ? splice(body, j.lines) : body;
+  if (!spliced) return { tip, body }; // the journal does not fit this file: ignored, and rewritten by the next write
+  rememberRecordsJson(store, j.records);
+  return { tip: j.tip, body: spliced, journal: j.complete ? log.length : undefined };
+}
+
+/**
+ * The entries of a journal that follow on from `tip`: the commit they lead to,
+ * the net change of lines (+1 added, -1 dropped), the records' JSON by blob
+ * id, and whether every byte of the journal was such an entry.
+ */
+export function readJournal(
+  log: Buffer,
+  tip: string,
+): { tip: string; lines: Map<string, number>; records: Map<string, string>; complete: boolean } {
+  const lines = new Map<string, number>();
+  const records = new Map<string, string>();
+  let at = 0;
+  let cur = tip;
+  const next = (): string | undefined => {
+    const e = log.indexOf(NL, at);
+    if (e < 0) return undefined;
+    const l = log.toString('latin1', at, e);
+    at = e + 1;
+    return l;
+  };
+  while (at < log.length) {
+    const start = at;
+    const head = /^= ([0-9a-f]{40,64}) ([0-9a-f]{40,64}) (\d+) (\d+) (\d+)$/.exec(next() ?? '');
+    if (!head || head[1] !== cur) {
+      at = start;
+      break;
+    }
+    const entry: Array<[string, number]> = [];
+    const recs: Array<[string, string]> = [];
+    let ok = true;
+    for (const [mark, count] of [['-', Number(head[3])], ['+', Number(head[4])], ['R', Number(head[5])]] as const) {
+      for (let i = 0; i < count && ok; i++) {
+        const l = next();
+        if (l === undefined || l[0] !== mark) ok = false;
+        else if (mark === 'R') {
+          const tab = l.indexOf('\t');
+          recs.push([l.slice(1, tab), Buffer.from(l.slice(tab + 1), 'latin1').toString('utf8')]);
+        } else entry.push([l.slice(1), mark === '+' ? 1 : -1]);
+      }
+    }
+    if (!ok || next() !== '.') {
+      at = start;
+      break;
+    }
+    for (const [l, d] of entry) lines.set(l, (lines.get(l) ?? 0) + d);
+    for (const [oid, json] of recs) records.set(oid, json);
+    cur = head[2];
+  }
+  for (const [l, d] of lines) if (d === 0) lines.delete(l);
+  return { tip: cur, lines, records, complete: at === log.length };
 }
 
 /** Migrates the JSON index (version 3) once, so an upgrade does not re-parse every record. */
@@ -191,6 +277,8 @@ function save(store: Store, tip: string, body: readonly Buffer[]): void {
     const f = file(store);
     const tmp = `${f}.${process.pid}.tmp`;
     writeFileSync(tmp, Buffer.concat([Buffer.from(`${HEADER}${tip}\n`, 'latin1'), ...body]));
+    // the journal first: entries after the old tip must not be applied to the new file
+    rmSync(journalFile(store), { force: true });
     renameSync(tmp, f);
     rmSync(oldFile(store), { force: true });
   } catch {
@@ -220,37 +308,20 @@ function rebuild(body: Buffer, changed: Map<string, string[] | undefined>): Buff
 }
 
 /**
- * Saves the index at a new tip: `base` with the lines of the records a write
- * changed replaced. Their old lines are found by binary search (exact lines:
- * the index holds what the old versions give); when one is missing the file
- * is rebuilt from all lines instead.
+ * `body` with lines dropped (-1) and added (+1), by binary search for where
+ * each goes; undefined when a line to drop is not there or one to add
+ * already is (then the caller rebuilds).
  */
-export function saveIndex(
-  store: Store,
-  tip: string,
-  base: AnchorIndex,
-  changed: Map<string, { before: MemoryRecord; beforeOid: string; after: MemoryRecord; afterOid: string }>,
-): void {
-  const body = base.body;
+function splice(body: Buffer, lines: ReadonlyMap<string, number>): Buffer | undefined {
   const drop: Array<[number, number]> = [];
   const add: string[] = [];
-  for (const [id, c] of changed) {
-    const old = new Set(indexLines(id, c.before, c.beforeOid).map(bytesOf));
-    const next = new Set(indexLines(id, c.after, c.afterOid).map(bytesOf));
-    for (const l of old) {
-      if (next.has(l)) continue;
-      const at = lowerBound(body, l);
-      if (body.toString('latin1', at, at + l.length + 1) !== `${l}\n`) {
-        const m = new Map<string, string[] | undefined>();
-        for (const [i, x] of changed) m.set(i, indexLines(i, x.after, x.afterOid));
-        save(store, tip, [rebuild(body, m)]);
-        return;
-      }
-      drop.push([at, at + l.length + 1]);
-    }
-    for (const l of next) if (!old.has(l)) add.push(l);
+  for (const [l, d] of lines) {
+    const at = lowerBound(body, l);
+    const there = body.toString('latin1', at, at + l.length + 1) === `${l}\n`;
+    if (d === -1 && there) drop.push([at, at + l.length + 1]);
+    else if (d === 1 && !there) add.push(l);
+    else return undefined;
   }
-  // splice: cut the old lines, insert each new line where it sorts
   const ins = sortLines(add).map((l) => ({ at: lowerBound(body, l), l }));
   drop.sort((x, y) => x[0] - y[0]);
   const parts: Buffer[] = [];
@@ -272,7 +343,62 @@ export function saveIndex(
     }
   }
   if (pos < body.length) parts.push(body.subarray(pos));
-  save(store, tip, parts);
+  return Buffer.concat(parts);
+}
+
+/**
+ * Saves the index at a new tip: `base` (the index at the commit the write was
+ * built on) with the lines of the records the write changed replaced, and
+ * caches the new record versions. A small write is appended to the journal;
+ * otherwise the file is rewritten (spliced: the old lines are known exactly,
+ * as the index holds what the old versions give; rebuilt from all lines when
+ * one is missing).
+ */
+export function saveIndex(
+  store: Store,
+  tip: string,
+  base: AnchorIndex,
+  changed: Map<string, { before: MemoryRecord; beforeOid: string; after: MemoryRecord; afterOid: string }>,
+): void {
+  const lines = new Map<string, number>();
+  for (const [id, c] of changed) {
+    const old = new Set(indexLines(id, c.before, c.beforeOid).map(bytesOf));
+    const next = new Set(indexLines(id, c.after, c.afterOid).map(bytesOf));
+    for (const l of old) if (!next.has(l)) lines.set(l, -1);
+    for (const l of next) if (!old.has(l)) lines.set(l, 1);
+  }
+  if (base.tip && base.journal !== undefined) {
+    const entry = [`= ${base.tip} ${tip} `];
+    const drops: string[] = [];
+    const adds: string[] = [];
+    for (const [l, d] of lines) (d < 0 ? drops : adds).push(l);
+    entry[0] += `${drops.length} ${adds.length} ${changed.size}\n`;
+    for (const l of drops) entry.push(`-${l}\n`);
+    for (const l of adds) entry.push(`+${l}\n`);
+    const text = Buffer.concat([
+      Buffer.from(entry.join(''), 'latin1'),
+      ...[...changed.values()].map((c) => Buffer.from(`R${c.afterOid}\t${JSON.stringify(c.after)}\n`, 'utf8')),
+      Buffer.from('.\n', 'latin1'),
+    ]);
+    if (base.journal + text.length <= JOURNAL_LIMIT) {
+      try {
+        // one write: concurrent writers' entries do not interleave, and a cut one ends the journal
+        appendFileSync(journalFile(store), text);
+        return;
+      } catch {
+        // fall through: rewrite the file
+      }
+    }
+  }
+  for (const c of changed.values()) cacheRecord(store, c.afterOid, c.after);
+  const next = splice(base.body, lines);
+  if (next) {
+    save(store, tip, [next]);
+    return;
+  }
+  const m = new Map<string, string[] | undefined>();
+  for (const [i, x] of changed) m.set(i, indexLines(i, x.after, x.afterOid));
+  save(store, tip, [rebuild(base.body, m)]);
 }
 
 /** The entries of all lines, or of the lines of some paths (by binary search). */
@@ -304,8 +430,11 @@ export async function anchorIndex(
   if (!tip) return { tip: null, entries: [], body: Buffer.alloc(0) };
   const cached = load(store);
   if (cached && cached.tip === tip) {
-    if (cached.migrated) save(store, tip, [cached.body]);
-    return select(tip, cached.body, paths);
+    if (cached.migrated) {
+      save(store, tip, [cached.body]);
+      return { ...select(tip, cached.body, paths), journal: 0 };
+    }
+    return { ...select(tip, cached.body, paths), journal: cached.journal };
   }
   let body: Buffer;
   let changed: Array<{ path: string; oid: string | null }>;
@@ -341,5 +470,5 @@ export async function anchorIndex(
   });
   body = rebuild(body, next);
   save(store, tip, [body]);
-  return select(tip, body, paths);
+  return { ...select(tip, body, paths), journal: 0 };
 }

@@ -13,6 +13,13 @@ import { type MemoryRecord, recordPath } from '../model/record.js';
 import { parseRecordFast } from './record-yaml.js';
 
 const bases = new WeakMap<Store, string>();
+/** Records as JSON by blob id from the anchor index's journal (index-cache.ts), per store. */
+const fromJournal = new WeakMap<Store, ReadonlyMap<string, string>>();
+
+/** Records of the anchor index's journal: read before the cache files. */
+export function rememberRecordsJson(store: Store, records: ReadonlyMap<string, string>): void {
+  if (records.size) fromJournal.set(store, records);
+}
 
 function file(store: Store, oid: string): string {
   let base = bases.get(store);
@@ -47,9 +54,10 @@ export async function loadRecords(
 ): Promise<Map<string, MemoryRecord>> {
   const out = new Map<string, MemoryRecord>();
   const missing: Array<{ id: string; oid: string }> = [];
+  const journal = fromJournal.get(store);
   for (const w of wanted) {
     try {
-      const r = JSON.parse(readFileSync(file(store, w.oid), 'utf8')) as MemoryRecord;
+      const r = JSON.parse(journal?.get(w.oid) ?? readFileSync(file(store, w.oid), 'utf8')) as MemoryRecord;
       if (r && r.id === w.id && Array.isArray(r.anchors)) {
         out.set(w.id, r);
         continue;
