@@ -8,7 +8,7 @@
  * fast-import, which writes a pack.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { err } from '../errors.js';
 
 export interface TreeItem {
@@ -292,9 +292,13 @@ export function zlibStored(parts: readonly Buffer[]): Buffer {
 }
 
 /**
- * Writes one loose object (if absent) into an objects directory; returns its id.
- * As git does: deflated into a temporary file in the fan-out directory, then
- * renamed into place (readers see the whole object or none).
+ * Writes one loose object into an objects directory; returns its id. As git
+ * does: into a temporary file in the fan-out directory, then renamed into
+ * place (readers see the whole object or none). An object already there is
+ * written again rather than looked for first: nearly every object of ours is
+ * new (the stat cost more than the rare rewrite), and the fresh file is what
+ * git's own "freshen" gives an existing object, so a concurrent gc does not
+ * prune an old unreferenced copy we have just referenced.
  */
 let tmpSeq = 0;
 
@@ -303,7 +307,6 @@ export function writeLooseObject(objectsDir: string, type: string, content: Buff
   // plain concatenation: path.join's normalising showed in the hook's profile (objectsDir is absolute)
   const dir = `${objectsDir}/${oid.slice(0, 2)}`;
   const file = `${dir}/${oid.slice(2)}`;
-  if (existsSync(file)) return oid;
   // unique among live writers (pid) and within this one (sequence); the time tells a crashed
   // writer's leftover (git gc removes tmp_obj_* files) from a later process given the same pid
   const tmp = `${dir}/tmp_obj_${process.pid}_${Date.now().toString(36)}_${++tmpSeq}`;
