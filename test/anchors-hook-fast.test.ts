@@ -328,7 +328,11 @@ describe('the anchor index journal', () => {
       rmSync(tsv, { force: true });
       rmSync(log, { force: true });
       const all = sorted((await anchorIndex(store, await store.tip())).entries);
-      [tsv, log].forEach((f, i) => (keep[i] ? writeFileSync(f, keep[i]!) : rmSync(f, { force: true })));
+      for (const [i, f] of [tsv, log].entries()) {
+        const k = keep[i];
+        if (k) writeFileSync(f, k);
+        else rmSync(f, { force: true });
+      }
       return all;
     };
     try {

@@ -231,7 +231,11 @@ export function readJournal(
     const entry: Array<[string, number]> = [];
     const recs: Array<[string, string]> = [];
     let ok = true;
-    for (const [mark, count] of [['-', Number(head[3])], ['+', Number(head[4])], ['R', Number(head[5])]] as const) {
+    for (const [mark, count] of [
+      ['-', Number(head[3])],
+      ['+', Number(head[4])],
+      ['R', Number(head[5])],
+    ] as const) {
       for (let i = 0; i < count && ok; i++) {
         const l = next();
         if (l === undefined || l[0] !== mark) ok = false;
@@ -377,7 +381,9 @@ export function saveIndex(
     for (const l of adds) entry.push(`+${l}\n`);
     const text = Buffer.concat([
       Buffer.from(entry.join(''), 'latin1'),
-      ...[...changed.values()].map((c) => Buffer.from(`R${c.afterOid}\t${JSON.stringify(c.after)}\n`, 'utf8')),
+      ...[...changed.values()].map((c) =>
+        Buffer.from(`R${c.afterOid}\t${JSON.stringify(c.after)}\n`, 'utf8'),
+      ),
       Buffer.from('.\n', 'latin1'),
     ]);
     if (base.journal + text.length <= JOURNAL_LIMIT) {
