@@ -43,7 +43,7 @@ const fast = postCommit
 if (fast && 'code' in fast) {
   if (fast.code !== undefined) process.exitCode = fast.code;
 } else
-  (await import('../dist/cli.js')).main(argv, fast?.io).then(
+  (await loadCli()).main(argv, fast?.io).then(
   (code) => {
     process.exitCode = code;
   },
@@ -52,3 +52,32 @@ if (fast && 'code' in fast) {
     process.exitCode = 70;
   },
 );
+
+/**
+ * The CLI: dist/cli.cjs (one CommonJS file) compiled from a V8 code cache kept
+ * per command (src/v8cache.ts), else the ES module build (dist/cli.js).
+ */
+async function loadCli() {
+  try {
+    const { createRequire } = await import('node:module');
+    const require = createRequire(import.meta.url);
+    const file = require.resolve('../dist/cli.cjs');
+    const { loadWithCodeCache, statKey } = require('../dist/v8cache.cjs');
+    const key = statKey(file);
+    const cmd = /^[a-z][a-z-]{0,30}$/.test(argv[0] ?? '') ? argv[0] : '';
+    let cli;
+    cli = loadWithCodeCache(
+      file,
+      {
+        names: [`cli-${key}-${cmd || 'help'}`],
+        // one cache per command that exists (not per typo)
+        save: (found, rejected) => ((!found || rejected) && (!cmd || cli?.isCommand(cmd)) ? `cli-${key}-${cmd || 'help'}` : undefined),
+        prune: { prefix: 'cli-', keep: `cli-${key}-` },
+      },
+      true,
+    );
+    return cli;
+  } catch {
+    return import('../dist/cli.js');
+  }
+}

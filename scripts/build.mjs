@@ -9,6 +9,21 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = `${root}dist.new-${process.pid}`;
+// one id for every bundle of this build: a search daemon started by one of them is
+// "this build" for all the others (src/search/daemon-client.ts buildId)
+const define = { __GIT_MEM_BUILD__: JSON.stringify(`${Date.now().toString(36)}-${process.pid}`) };
+// bundled: small pure-JS libraries on the hot path (yaml, yargs, micromatch, orama);
+// external: native, WASM or very large packages, loaded lazily when used
+const external = [
+  '@huggingface/transformers',
+  'onnxruntime-node',
+  'onnxruntime-web',
+  'sharp',
+  'web-tree-sitter',
+  'tree-sitter-wasms',
+  '@modelcontextprotocol/sdk',
+  '@modelcontextprotocol/sdk/*',
+];
 await build({
   // claude-hook: the agent hook handler, also loaded directly by dist/claude-fast.js (below)
   // search-fast: `git mem search` against a running daemon without loading the CLI (shares its daemon client chunk)
@@ -23,18 +38,8 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
   minify: true,
-  // bundled: small pure-JS libraries on the hot path (yaml, yargs, micromatch, orama);
-  // external: native, WASM or very large packages, loaded lazily when used
-  external: [
-    '@huggingface/transformers',
-    'onnxruntime-node',
-    'onnxruntime-web',
-    'sharp',
-    'web-tree-sitter',
-    'tree-sitter-wasms',
-    '@modelcontextprotocol/sdk',
-    '@modelcontextprotocol/sdk/*',
-  ],
+  define,
+  external,
   banner: {
     js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);",
   },
@@ -42,7 +47,7 @@ await build({
 // Fast paths that bin/ runs before the CLI, each one self-contained file so a hot
 // command loads a single small module: the agent hook's tool events (node built-ins
 // only) and `git mem show REF` / `list --json` from the catalog cache.
-const selfContained = { absWorkingDir: root, outdir: tmp, bundle: true, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'warning', minify: true };
+const selfContained = { absWorkingDir: root, outdir: tmp, bundle: true, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'warning', minify: true, define };
 await build({ ...selfContained, entryPoints: { 'claude-fast': 'src/agents/claude-fast.ts' } });
 await build({
   ...selfContained,
@@ -52,42 +57,40 @@ await build({
     js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);",
   },
 });
+// The CLI again as one CommonJS file, which bin/git-mem.js loads with a V8 code cache
+// per command (src/v8cache.ts, dist/v8cache.cjs): no ES module graph to resolve and
+// compile on every run. Lazy imports of bundled code become lazily run modules of the
+// same file; the packages left out are still imported when used.
+const cjsCommon = {
+  absWorkingDir: root,
+  outdir: tmp,
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+  minify: true,
+  define: { ...define, 'import.meta.url': '__gmImportMetaUrl' },
+  banner: { js: "'use strict';const __gmImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+};
+await build({ ...cjsCommon, entryPoints: { cli: 'src/cli/main.ts' }, sourcemap: 'linked', external });
+await build({ ...cjsCommon, entryPoints: { v8cache: 'src/v8cache.ts' } });
 // The post-commit hook (run by the installed git hook, src/hooks/git-hooks.ts):
 // one self-contained CommonJS file, so every commit pays for the hook's code only,
 // not the CLI's, and not for the ES module loader either (~5 ms of a node start);
 // started by post-commit.cjs (below), which loads it with a V8 code cache.
 await build({
+  ...cjsCommon,
   entryPoints: { 'post-commit-main': 'src/anchors/post-commit-main.ts' },
-  absWorkingDir: root,
-  outdir: tmp,
-  outExtension: { '.js': '.cjs' },
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
   sourcemap: 'linked',
-  logLevel: 'warning',
-  minify: true,
   external: ['web-tree-sitter', 'tree-sitter-wasms'],
-  define: { 'import.meta.url': '__gmImportMetaUrl' },
-  banner: { js: "'use strict';const __gmImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
-// post-commit-main.cjs runs as a vm.Script (for the code cache), where import() fails
+// post-commit-main.cjs runs as a vm.Script without a module loader (post-commit-loader.ts), where import() fails
 if (/\bimport\(/.test(readFileSync(`${tmp}/post-commit-main.cjs`, 'utf8'))) {
   throw new Error('dist/post-commit-main.cjs must not use import(): it runs as a vm.Script (see post-commit-loader.ts)');
 }
-await build({
-  entryPoints: { 'post-commit': 'src/anchors/post-commit-loader.ts' },
-  absWorkingDir: root,
-  outdir: tmp,
-  outExtension: { '.js': '.cjs' },
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'warning',
-  minify: true,
-});
+await build({ ...cjsCommon, entryPoints: { 'post-commit': 'src/anchors/post-commit-loader.ts' } });
 // yaml and micromatch as one CommonJS file each, required synchronously on
 // first use (src/model/lazy.ts): most one-shot commands never parse them
 for (const name of ['yaml', 'micromatch']) {

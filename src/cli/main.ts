@@ -16,6 +16,11 @@ export interface MainOptions {
 
 class UsageError extends Error {}
 
+/** Whether `name` is a command or an alias of one (bin/git-mem.js keeps a code cache per command). */
+export function isCommand(name: string): boolean {
+  return commands.some((c) => c.command.split(' ')[0] === name || c.aliases?.includes(name));
+}
+
 export async function main(argv: string[], io: IO = processIO(), opts: MainOptions = {}): Promise<number> {
   const env = opts.env ?? process.env;
   const format = argv.includes('--json') ? 'json' : outputFormat(env);

@@ -37,8 +37,15 @@ export function socketPath(store: Store): string {
   return join(daemonDir(store), 'daemon.sock');
 }
 
-/** Identifies this build of git-mem: the bundle (or source file) and its modification time. */
+declare const __GIT_MEM_BUILD__: string | undefined;
+
+/**
+ * Identifies this build of git-mem: the id scripts/build.mjs gives all its bundles
+ * (the CLI as ES modules and as one CommonJS file, the fast paths), else (sources,
+ * in tests) this file and its modification time.
+ */
 export function buildId(): string {
+  if (typeof __GIT_MEM_BUILD__ === 'string') return __GIT_MEM_BUILD__;
   const self = fileURLToPath(import.meta.url);
   try {
     return `${self}@${statSync(self).mtimeMs}`;
