@@ -75,6 +75,8 @@ export interface AnchorIndex {
   entries: IndexEntry[];
   /** The index lines at `tip`, each ending in a newline (kept to rewrite the file after a write without parsing the rest). */
   body: Buffer;
+  /** The journal's changes on top of `body` (+1 a line added, -1 dropped), when there is a journal. */
+  delta?: ReadonlyMap<string, number>;
   /** The journal on disk when it ends at `tip` and a write may append to it: its size in bytes. */
   journal?: number;
 }
@@ -174,8 +176,16 @@ const splitLines = (body: Buffer) => {
 };
 const sortLines = (lines: string[]) => lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
-/** The index file: its tip and its lines (the journal applied); undefined when absent or unreadable. */
-function load(store: Store): { tip: string; body: Buffer; migrated?: boolean; journal?: number } | undefined {
+/**
+ * The index file: its tip and its lines, and the journal's changes on top
+ * (applied by select: a hook reads ten paths' lines, and splicing the whole
+ * file cost more than that); undefined when absent or unreadable.
+ */
+function load(
+  store: Store,
+):
+  | { tip: string; body: Buffer; delta?: Map<string, number>; migrated?: boolean; journal?: number }
+  | undefined {
   let buf: Buffer;
   try {
     buf = readFileSync(file(store));
@@ -195,10 +205,13 @@ function load(store: Store): { tip: string; body: Buffer; migrated?: boolean; jo
     return { tip, body, journal: 0 };
   }
   const j = readJournal(log, tip);
-  const spliced = j.lines.size ? splice(body, j.lines) : body;
-  if (!spliced) return { tip, body }; // the journal does not fit this file: ignored, and rewritten by the next write
   rememberRecordsJson(store, j.records);
-  return { tip: j.tip, body: spliced, journal: j.complete ? log.length : undefined };
+  return {
+    tip: j.tip,
+    body,
+    delta: j.lines.size ? j.lines : undefined,
+    journal: j.complete ? log.length : undefined,
+  };
 }
 
 /**
@@ -209,9 +222,9 @@ function load(store: Store): { tip: string; body: Buffer; migrated?: boolean; jo
 export function readJournal(
   log: Buffer,
   tip: string,
-): { tip: string; lines: Map<string, number>; records: Map<string, string>; complete: boolean } {
+): { tip: string; lines: Map<string, number>; records: Map<string, Buffer>; complete: boolean } {
   const lines = new Map<string, number>();
-  const records = new Map<string, string>();
+  const records = new Map<string, Buffer>();
   let at = 0;
   let cur = tip;
   const next = (): string | undefined => {
@@ -229,20 +242,27 @@ export function readJournal(
       break;
     }
     const entry: Array<[string, number]> = [];
-    const recs: Array<[string, string]> = [];
+    const recs: Array<[string, Buffer]> = [];
     let ok = true;
     for (const [mark, count] of [
       ['-', Number(head[3])],
       ['+', Number(head[4])],
-      ['R', Number(head[5])],
     ] as const) {
       for (let i = 0; i < count && ok; i++) {
         const l = next();
         if (l === undefined || l[0] !== mark) ok = false;
-        else if (mark === 'R') {
-          const tab = l.indexOf('\t');
-          recs.push([l.slice(1, tab), Buffer.from(l.slice(tab + 1), 'latin1').toString('utf8')]);
-        } else entry.push([l.slice(1), mark === '+' ? 1 : -1]);
+        else entry.push([l.slice(1), mark === '+' ? 1 : -1]);
+      }
+    }
+    // records: "R<oid>\t<json>", kept as bytes (decoded when a check asks for one)
+    for (let i = 0, n = Number(head[5]); i < n && ok; i++) {
+      const e = log.indexOf(NL, at);
+      const tab = log.indexOf(9, at);
+      if (e < 0 || log[at] !== 0x52 || tab < 0 || tab > e || (tab - at - 1 !== 40 && tab - at - 1 !== 64))
+        ok = false;
+      else {
+        recs.push([log.toString('latin1', at + 1, tab), log.subarray(tab + 1, e)]);
+        at = e + 1;
       }
     }
     if (!ok || next() !== '.') {
@@ -274,6 +294,14 @@ function loadOld(store: Store): { tip: string; body: Buffer; migrated: true } | 
   } catch {
     return undefined;
   }
+}
+
+/** Removes the index and its journal (derived data, built again when next needed). */
+function drop(store: Store): void {
+  try {
+    rmSync(journalFile(store), { force: true });
+    rmSync(file(store), { force: true });
+  } catch {}
 }
 
 function save(store: Store, tip: string, body: readonly Buffer[]): void {
@@ -397,9 +425,20 @@ export function saveIndex(
     }
   }
   for (const c of changed.values()) cacheRecord(store, c.afterOid, c.after);
-  const next = splice(base.body, lines);
+  const all = new Map(base.delta);
+  for (const [l, d] of lines) {
+    const n = (all.get(l) ?? 0) + d;
+    if (n) all.set(l, n);
+    else all.delete(l);
+  }
+  const next = splice(base.body, all);
   if (next) {
     save(store, tip, [next]);
+    return;
+  }
+  if (base.delta) {
+    // the journal's changes do not fit the file: the next check builds the index again
+    drop(store);
     return;
   }
   const m = new Map<string, string[] | undefined>();
@@ -407,21 +446,45 @@ export function saveIndex(
   save(store, tip, [rebuild(base.body, m)]);
 }
 
-/** The entries of all lines, or of the lines of some paths (by binary search). */
-function select(tip: string, body: Buffer, paths?: ReadonlySet<string>): AnchorIndex {
+/**
+ * The entries of all lines, or of the lines of some paths (by binary search),
+ * the journal's changes applied; undefined when they do not fit the file (a
+ * line to drop is not there, or one to add already is).
+ */
+function select(
+  tip: string,
+  body: Buffer,
+  paths?: ReadonlySet<string>,
+  delta?: ReadonlyMap<string, number>,
+): AnchorIndex | undefined {
   const entries: IndexEntry[] = [];
   if (paths) {
     for (const p of paths) {
       const key = bytesOf(`${enc(p)}\t`);
+      let lines: string[] = [];
       for (let at = lowerBound(body, key); at < body.length; ) {
         const e = body.indexOf(NL, at);
         if (body.toString('latin1', at, at + key.length) !== key) break;
-        entries.push(parseLine(body.toString('utf8', at, e)));
+        lines.push(body.toString('latin1', at, e));
         at = e + 1;
       }
+      if (delta) {
+        const set = new Set(lines);
+        for (const [l, d] of delta) {
+          if (!l.startsWith(key)) continue;
+          if (d === -1 ? !set.delete(l) : set.has(l)) return undefined;
+          if (d === 1) set.add(l);
+        }
+        lines = sortLines([...set]);
+      }
+      for (const l of lines) entries.push(parseLine(utf8Of(l)));
     }
-  } else for (const l of splitLines(body)) entries.push(parseLine(utf8Of(l)));
-  return { tip, entries, body };
+  } else {
+    const all = delta ? splice(body, delta) : body;
+    if (!all) return undefined;
+    for (const l of splitLines(all)) entries.push(parseLine(utf8Of(l)));
+  }
+  return { tip, entries, body, delta };
 }
 
 /**
@@ -434,20 +497,23 @@ export async function anchorIndex(
   paths?: ReadonlySet<string>,
 ): Promise<AnchorIndex> {
   if (!tip) return { tip: null, entries: [], body: Buffer.alloc(0) };
-  const cached = load(store);
+  let cached = load(store);
   if (cached && cached.tip === tip) {
     if (cached.migrated) {
       save(store, tip, [cached.body]);
-      return { ...select(tip, cached.body, paths), journal: 0 };
+      return { ...select(tip, cached.body, paths)!, journal: 0 };
     }
-    return { ...select(tip, cached.body, paths), journal: cached.journal };
+    const s = select(tip, cached.body, paths, cached.delta);
+    if (s) return { ...s, journal: cached.journal };
+    cached = undefined; // a journal that does not fit its file: built again from the records
   }
-  let body: Buffer;
-  let changed: Array<{ path: string; oid: string | null }>;
+  let body: Buffer | undefined;
+  let changed: Array<{ path: string; oid: string | null }> = [];
   if (cached?.tip && (await store.hasCommit(cached.tip))) {
-    body = cached.body;
-    changed = await store.diffPaths(cached.tip, tip, 'memories');
-  } else {
+    body = cached.delta ? splice(cached.body, cached.delta) : cached.body;
+    if (body) changed = await store.diffPaths(cached.tip, tip, 'memories');
+  }
+  if (!body) {
     body = Buffer.alloc(0);
     const cat = await store.catalogAt(tip);
     changed = [...cat.entries.values()]
@@ -476,5 +542,5 @@ export async function anchorIndex(
   });
   body = rebuild(body, next);
   save(store, tip, [body]);
-  return { ...select(tip, body, paths), journal: 0 };
+  return { ...select(tip, body, paths)!, journal: 0 };
 }

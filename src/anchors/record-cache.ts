@@ -14,10 +14,10 @@ import { parseRecordFast } from './record-yaml.js';
 
 const bases = new WeakMap<Store, string>();
 /** Records as JSON by blob id from the anchor index's journal (index-cache.ts), per store. */
-const fromJournal = new WeakMap<Store, ReadonlyMap<string, string>>();
+const fromJournal = new WeakMap<Store, ReadonlyMap<string, Buffer>>();
 
-/** Records of the anchor index's journal: read before the cache files. */
-export function rememberRecordsJson(store: Store, records: ReadonlyMap<string, string>): void {
+/** Records of the anchor index's journal (JSON bytes by blob id): read before the cache files. */
+export function rememberRecordsJson(store: Store, records: ReadonlyMap<string, Buffer>): void {
   if (records.size) fromJournal.set(store, records);
 }
 
@@ -57,7 +57,9 @@ export async function loadRecords(
   const journal = fromJournal.get(store);
   for (const w of wanted) {
     try {
-      const r = JSON.parse(journal?.get(w.oid) ?? readFileSync(file(store, w.oid), 'utf8')) as MemoryRecord;
+      const r = JSON.parse(
+        journal?.get(w.oid)?.toString('utf8') ?? readFileSync(file(store, w.oid), 'utf8'),
+      ) as MemoryRecord;
       if (r && r.id === w.id && Array.isArray(r.anchors)) {
         out.set(w.id, r);
         continue;
