@@ -384,6 +384,15 @@ describe('the anchor index journal', () => {
       expect(existsSync(log)).toBe(false);
       expect(tipOfFile()).toBe(await store.tip());
       expect(sorted((await anchorIndex(store, await store.tip())).entries)).toEqual(await rebuilt());
+      // a journal whose changes do not fit the file (a line to drop that is not there): built again
+      const now = (await store.tip())!;
+      const want = await rebuilt();
+      const bPath = want.find((e) => e.p === 'src/b.ts')!.p;
+      writeFileSync(log, `= ${now} ${now} 1 0 0\n-${bPath}\tnot a line\n.\n`);
+      expect(sorted((await anchorIndex(store, now, new Set([bPath]))).entries)).toEqual(
+        want.filter((e) => e.p === bPath),
+      );
+      expect(existsSync(log)).toBe(false);
     } finally {
       store.close();
     }
