@@ -23,6 +23,11 @@ export async function revParse(repo: Repo, rev: string): Promise<string | null> 
 /** Resolves a revision through the store's running `cat-file --batch` (no process spawned). */
 export async function revParseVia(store: Store, rev: string): Promise<string | null> {
   if (/\s/.test(rev) || rev.startsWith('-')) return revParse(store.repo, rev);
+  // a commit's id (the hook's): its object, read without git when it is loose
+  if (/^[0-9a-f]{40}$/.test(rev)) {
+    const c = await store.catFile.read(rev);
+    if (c?.type === 'commit') return rev;
+  }
   const o = await store.catFile.read(`${rev}^{commit}`);
   return o && o.type === 'commit' ? o.oid : null;
 }

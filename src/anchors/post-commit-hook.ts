@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Ctx } from '../cli/context.js';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
+import { readHeadFast } from '../gitstore/refs.js';
 import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
 import { type Ident, type RefUpdate, readRefFast, Store } from '../gitstore/store.js';
 import { mark } from '../trace.js';
@@ -80,8 +81,12 @@ export async function postCommit(store: Store): Promise<string | undefined> {
       throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
     return undefined; // no memory store here: nothing to check
   }
-  // the memory tip, the new commit and its parent in one round trip of the running cat-file
-  const [tipObj, headObj, parentObj] = await store.catFile.readMany([tip, 'HEAD', 'HEAD^']);
+  // the memory tip, the new commit and its parent: read from their files when HEAD resolves
+  // without git (then usually no git process at all), else in one round trip of cat-file
+  const headId = readHeadFast(repo.gitDir, repo.commonDir);
+  const [tipObj, headObj, parentObj] = await store.catFile.readMany(
+    headId ? [tip, headId] : [tip, 'HEAD', 'HEAD^'],
+  );
   if (tipObj?.type !== 'commit')
     throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
   if (headObj?.type !== 'commit') return undefined;

@@ -6,6 +6,8 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { err } from '../errors.js';
+import { mark } from '../trace.js';
+import { ObjectReader, odbUsable } from './odb.js';
 
 export interface GitOptions {
   cwd: string;
@@ -89,13 +91,37 @@ export class CatFile {
   /** closed by its owner: a later read (from a stale reference) still works, but the process ends when idle */
   private closed = false;
 
+  /** loose objects read without git (odb.ts); null: not here (unknown store, or one git must read) */
+  private loose?: ObjectReader | null;
+
   constructor(
     private readonly cwd: string,
     private readonly env?: NodeJS.ProcessEnv,
+    /** the repository's common git dir: loose objects are then read from it directly */
+    private readonly commonDir?: string,
   ) {}
+
+  /**
+   * A loose object read straight from its file (~30 µs, where git cat-file costs
+   * a process start and a round trip through it); undefined for anything else.
+   */
+  private readLoose(spec: string): CatFileObject | undefined {
+    if (this.loose === null || spec.length !== 40 || !/^[0-9a-f]{40}$/.test(spec)) return undefined;
+    if (this.loose === undefined) {
+      const env = this.env ?? process.env;
+      this.loose =
+        this.commonDir && env.GIT_MEM_ODB !== 'git' && odbUsable(this.commonDir, env)
+          ? new ObjectReader(`${this.commonDir}/objects`, { packs: false })
+          : null;
+      if (!this.loose) return undefined;
+    }
+    const o = this.loose.read(spec);
+    return o && { oid: spec, type: o.type, size: o.content.length, content: o.content };
+  }
 
   private start(): ChildProcessWithoutNullStreams {
     if (this.child) return this.child;
+    mark('git cat-file --batch started');
     const child = spawn('git', ['cat-file', '--batch'], {
       cwd: this.cwd,
       env: gitEnv(this.env),
@@ -149,6 +175,8 @@ export class CatFile {
 
   /** Reads an object by oid or `rev:path`; null when it does not exist. */
   read(spec: string): Promise<CatFileObject | null> {
+    const loose = this.readLoose(spec);
+    if (loose) return Promise.resolve(loose);
     if (this.failed) return Promise.reject(this.failed);
     const child = this.start();
     return new Promise((resolve, reject) => {
@@ -167,6 +195,7 @@ export class CatFile {
   }
 
   close(): void {
+    this.loose?.close();
     this.closed = true;
     if (this.child && !this.waiting.length) {
       this.child.stdin.end();

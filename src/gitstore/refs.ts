@@ -55,6 +55,22 @@ export function readRefFast(commonDir: string, ref: string): string | null | und
   }
 }
 
+/**
+ * HEAD's commit id from the files backend: a detached HEAD's id, or the branch
+ * it names read by readRefFast. undefined = "ask git" (an unborn branch, a
+ * symbolic ref elsewhere, the reftable backend, anything unexpected).
+ */
+export function readHeadFast(gitDir: string, commonDir: string): string | undefined {
+  try {
+    const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+    if (/^[0-9a-f]{40}$/.test(head)) return head;
+    const m = /^ref: (refs\/heads\/[^\s]+)$/.exec(head);
+    return (m && readRefFast(commonDir, m[1])) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export type CasOutcome = 'moved' | 'lost' | 'locked' | 'unsupported';
 
 export interface CasContext {

@@ -249,7 +249,7 @@ export class Store {
   ) {}
 
   get catFile(): CatFile {
-    this.cat ??= new CatFile(this.repo.cwd, this.repo.env);
+    this.cat ??= new CatFile(this.repo.cwd, this.repo.env, this.repo.commonDir);
     return this.cat;
   }
 
