@@ -574,6 +574,8 @@ describe('the store reads loose objects without git', () => {
   it('answers from the object files, and asks git cat-file for packed objects and revisions', async () => {
     const { CatFile } = await import('../src/gitstore/git.js');
     const r = makeRepo({ commit: true });
+    r.write('sub/deep.txt', 'deep\n');
+    r.commitAll('deep');
     const dotgit = join(r.dir, '.git');
     const head = r.git('rev-parse', 'HEAD').trim();
     const tree = r.git('rev-parse', 'HEAD^{tree}').trim();
@@ -588,6 +590,11 @@ describe('the store reads loose objects without git', () => {
           execFileSync('git', ['cat-file', 'tree', tree], { cwd: r.dir }),
         ),
       ).toBe(true);
+      // "<commit>:<path>" through loose trees, and a path that is not there
+      expect((await noGit.read(`${head}:README.md`))?.content.toString()).toBe('# test\n');
+      expect((await noGit.read(`${head}:sub/deep.txt`))?.content.toString()).toBe('deep\n');
+      expect(await noGit.read(`${head}:sub/none.txt`)).toBeNull();
+      expect(await noGit.read(`${head}:README.md/x`)).toBeNull();
       await expect(noGit.read('HEAD')).rejects.toThrow(/cannot run git cat-file/);
     } finally {
       noGit.close();
@@ -598,6 +605,8 @@ describe('the store reads loose objects without git', () => {
     try {
       expect((await withGit.read(head))?.content.toString()).toBe(r.git('cat-file', 'commit', head));
       expect((await withGit.read('HEAD'))?.oid).toBe(head);
+      expect((await withGit.read(`${head}:sub/deep.txt`))?.content.toString()).toBe('deep\n');
+      expect(await withGit.read(`${head}:sub/none.txt`)).toBeNull();
       expect(await withGit.read('0'.repeat(40))).toBeNull();
     } finally {
       withGit.close();

@@ -7,6 +7,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { err } from '../errors.js';
 import { mark } from '../trace.js';
+import { findTreeEntry } from './loose.js';
 import { ObjectReader, odbUsable } from './odb.js';
 
 export interface GitOptions {
@@ -103,10 +104,12 @@ export class CatFile {
 
   /**
    * A loose object read straight from its file (~30 µs, where git cat-file costs
-   * a process start and a round trip through it); undefined for anything else.
+   * a process start and a round trip through it), by id or as `<commit id>:<path>`
+   * through loose trees; null when such a path is certainly not there; undefined
+   * for anything else (git answers).
    */
-  private readLoose(spec: string): CatFileObject | undefined {
-    if (this.loose === null || spec.length !== 40 || !/^[0-9a-f]{40}$/.test(spec)) return undefined;
+  private readLoose(spec: string): CatFileObject | null | undefined {
+    if (this.loose === null || spec.length < 40 || !/^[0-9a-f]{40}(?::|$)/.test(spec)) return undefined;
     if (this.loose === undefined) {
       const env = this.env ?? process.env;
       this.loose =
@@ -115,8 +118,35 @@ export class CatFile {
           : null;
       if (!this.loose) return undefined;
     }
-    const o = this.loose.read(spec);
-    return o && { oid: spec, type: o.type, size: o.content.length, content: o.content };
+    const reader = this.loose;
+    const get = (oid: string): CatFileObject | undefined => {
+      const o = reader.read(oid);
+      return o && { oid, type: o.type, size: o.content.length, content: o.content };
+    };
+    if (spec.length === 40) return get(spec);
+    // "<commit>:<path>": the commit's tree, then one tree entry per path component
+    const path = spec.slice(41);
+    if (!path || path.startsWith('/') || path.endsWith('/') || path.includes('//')) return undefined;
+    const commit = get(spec.slice(0, 40));
+    const m =
+      commit?.type === 'commit'
+        ? /^tree ([0-9a-f]{40})\n/.exec(commit.content.toString('latin1', 0, 46))
+        : null;
+    if (!m) return undefined;
+    let cur = get(m[1]);
+    try {
+      for (const name of path.split('/')) {
+        if (!cur) return undefined; // not loose: git reads it
+        if (cur.type !== 'tree') return null; // a path through a file: git says "missing" too
+        const e = findTreeEntry(cur.content, name);
+        if (!e) return null; // git: "<spec> missing"
+        if (e.mode === '160000') return undefined; // a submodule's commit: git says what it says
+        cur = get(e.oid);
+      }
+    } catch {
+      return undefined; // a malformed tree: git says what is wrong
+    }
+    return cur;
   }
 
   private start(): ChildProcessWithoutNullStreams {
@@ -176,7 +206,7 @@ export class CatFile {
   /** Reads an object by oid or `rev:path`; null when it does not exist. */
   read(spec: string): Promise<CatFileObject | null> {
     const loose = this.readLoose(spec);
-    if (loose) return Promise.resolve(loose);
+    if (loose !== undefined) return Promise.resolve(loose);
     if (this.failed) return Promise.reject(this.failed);
     const child = this.start();
     return new Promise((resolve, reject) => {
