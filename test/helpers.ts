@@ -141,3 +141,13 @@ export function makeRepo(opts: { bare?: boolean; commit?: boolean; env?: NodeJS.
   }
   return repo;
 }
+
+/** A small deterministic generator (mulberry32), so a failure of a randomised test reproduces. */
+export function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -11,16 +11,7 @@ import {
   type TreeItem,
   zlibStored,
 } from '../src/gitstore/loose.js';
-
-// a small deterministic generator (mulberry32), so a failure reproduces
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './helpers.js';
 
 // names chosen to exercise git's order: a tree sorts as if named "name/", so "a" (tree) comes after "a-b" and "a.b"
 const NAMES = [

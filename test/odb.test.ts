@@ -22,17 +22,7 @@ import { deflateSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adler32, writeLooseObject } from '../src/gitstore/loose.js';
 import { ObjectReader, type OdbObject, odbUsable } from '../src/gitstore/odb.js';
-import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
-
-// a small deterministic generator (mulberry32), so a failure reproduces
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { makeRepo, rng, type TestRepo, tmpDir } from './helpers.js';
 
 function randomBytes(rand: () => number, n: number): Buffer {
   const b = Buffer.allocUnsafe(n);

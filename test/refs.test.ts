@@ -54,32 +54,31 @@ describe('casLooseRefs', () => {
     const theirs = makeRepo();
     const [a1, a2] = twoCommits(ours);
     const [b1, b2] = twoCommits(theirs);
-    // the same commits in both (same trees, times to the second may differ: compare by position)
-    const line = reflogLine(null, a1, who);
-    // refs/notes/* keeps a reflog by default in a repository with a work tree; refs/memory does not
-    expect(
-      casLooseRefs(
-        ctxOf(ours),
-        [
-          { ref: 'refs/memory', next: a1, expected: null },
-          { ref: 'refs/notes/memory', next: a1, expected: null },
-        ],
-        who,
-      ),
-    ).toBe('moved');
-    byGit(
-      theirs,
-      [
-        ['refs/memory', b1, null],
-        ['refs/notes/memory', b1, null],
-      ],
-      line,
-    );
+    // the same updates in both: ours in process, theirs by git at the time and zone of our line;
+    // the commits differ (their times), so the reflogs are compared with the ids by position
+    const moveBoth = (extra: Partial<CasContext>, updates: Array<[string, 0 | 1, 0 | 1 | null]>) => {
+      const A = [a1, a2];
+      const B = [b1, b2];
+      const [, n0, e0] = updates[0];
+      const line = reflogLine(e0 === null ? null : A[e0], A[n0], who);
+      const ups = updates.map(([ref, n, e]) => ({ ref, next: A[n], expected: e === null ? null : A[e] }));
+      expect(casLooseRefs(ctxOf(ours, extra), ups, who)).toBe('moved');
+      byGit(
+        theirs,
+        updates.map(([ref, n, e]) => [ref, B[n], e === null ? null : B[e]]),
+        line,
+      );
+    };
     const norm = (s: string, x: string, y: string) => s.replaceAll(x, 'C1').replaceAll(y, 'C2');
     const log = (r: TestRepo, ref: string) => {
       const f = join(r.dir, '.git', 'logs', ref);
       return existsSync(f) ? readFileSync(f, 'utf8') : null;
     };
+    // refs/notes/* keeps a reflog by default in a repository with a work tree; refs/memory does not
+    moveBoth({}, [
+      ['refs/memory', 0, null],
+      ['refs/notes/memory', 0, null],
+    ]);
     expect(ours.git('rev-parse', 'refs/memory', 'refs/notes/memory').trim().split('\n')).toEqual([a1, a1]);
     expect(log(ours, 'refs/memory')).toBeNull();
     expect(log(theirs, 'refs/memory')).toBeNull();
@@ -89,25 +88,10 @@ describe('casLooseRefs', () => {
     // the next move appends; with core.logAllRefUpdates=always refs/memory gets a reflog too
     ours.git('config', 'core.logAllRefUpdates', 'always');
     theirs.git('config', 'core.logAllRefUpdates', 'always');
-    const line2 = reflogLine(a1, a2, who);
-    expect(
-      casLooseRefs(
-        ctxOf(ours, { logAllRefUpdates: 'always' }),
-        [
-          { ref: 'refs/notes/memory', next: a2, expected: a1 },
-          { ref: 'refs/memory', next: a2, expected: a1 },
-        ],
-        who,
-      ),
-    ).toBe('moved');
-    byGit(
-      theirs,
-      [
-        ['refs/memory', b2, b1],
-        ['refs/notes/memory', b2, b1],
-      ],
-      line2,
-    );
+    moveBoth({ logAllRefUpdates: 'always' }, [
+      ['refs/notes/memory', 1, 0],
+      ['refs/memory', 1, 0],
+    ]);
     for (const ref of ['refs/memory', 'refs/notes/memory']) {
       expect(norm(log(ours, ref)!, a1, a2), ref).toBe(norm(log(theirs, ref)!, b1, b2));
     }
