@@ -346,6 +346,18 @@ describe('the anchor index journal', () => {
         expect(rep.results.map((x: { status: string }) => x.status)).toEqual(['moved', 'moved']);
       }
       const tip = await store.tip();
+      // the blobs the anchors moved to are kept reachable, one tree per checked commit
+      const head = r.git('rev-parse', 'HEAD').trim();
+      expect(
+        r
+          .git('ls-tree', '--name-only', 'refs/memory', `anchors/${head.slice(0, 2)}/${head}/`)
+          .trim()
+          .split('\n')
+          .map((p) => p.split('/').pop())
+          .sort(),
+      ).toEqual(
+        [r.git('rev-parse', 'HEAD:src/a.ts').trim(), r.git('rev-parse', 'HEAD:src/b.ts').trim()].sort(),
+      );
       expect(tipOfFile()).not.toBe(tip);
       expect(readJournal(readFileSync(log), tipOfFile()!)).toMatchObject({ tip, complete: true });
       const viaJournal = sorted((await anchorIndex(store, tip)).entries);

@@ -28,7 +28,7 @@ import {
   worktreeBlobs,
 } from './gitio.js';
 import { anchorIndex, type IndexedAnchor, saveIndex } from './index-cache.js';
-import { AnchorPreparer, anchorBlobPath } from './prepare.js';
+import { AnchorPreparer, anchorBlobPath, checkedBlobPath } from './prepare.js';
 import { loadRecords } from './record-cache.js';
 import { serializeRecordFast } from './record-yaml.js';
 import { contextScore, findCandidates, relocate } from './relocate.js';
@@ -350,7 +350,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
           tx.put(recordPath(id), text);
           n++;
         }
-        for (const b of newBlobs) tx.putOid(anchorBlobPath(b), b);
+        for (const b of newBlobs) tx.putOid(target ? checkedBlobPath(target, b) : anchorBlobPath(b), b);
         if (!n) return null;
         return {
           message: `${label} ${targetName.slice(0, 12)}: ${n} record${n === 1 ? '' : 's'} updated (${staleN} stale, ${movedN} moved)`,

@@ -22,6 +22,17 @@ export function anchorBlobPath(blob: string): string {
   return `anchors/${blob.slice(0, 2)}/${blob}`;
 }
 
+/**
+ * Where a check keeps the blobs its anchors moved to (or were completed at) in
+ * the code commit it checked: one tree per commit, `anchors/<xx>/<commit>/<blob>`.
+ * The post-commit hook's ten blobs then cost three tree objects (that tree, its
+ * fan-out and anchors/) instead of eleven (ten fan-outs and anchors/), and tree
+ * objects are most of what the hook writes.
+ */
+export function checkedBlobPath(commit: string, blob: string): string {
+  return `anchors/${commit.slice(0, 2)}/${commit}/${blob}`;
+}
+
 /** Normalises a user path to a repository-relative one; refuses escapes. */
 export function normalizeAnchorPath(root: string, cwd: string, p: string): string {
   const raw = p.trim().replace(/\\/g, '/');
