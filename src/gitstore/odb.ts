@@ -167,6 +167,34 @@ function applyDelta(base: Buffer, delta: Buffer): Buffer | undefined {
   return o === size ? out : undefined;
 }
 
+/**
+ * The bytes of a zlib stream made only of stored (uncompressed) blocks, as
+ * git-mem writes its loose objects (loose.ts zlibStored): copied out without
+ * a zlib instance, whose making is most of an inflate's cost in a one-shot
+ * process. undefined for any other stream (zlib inflates it). The Adler-32 is
+ * not checked: read() checks the object against its id.
+ */
+function storedBlocks(z: Buffer): Buffer | undefined {
+  // CMF/FLG: deflate, no preset dictionary, the header check
+  if (z.length < 7 || (z[0] & 0x0f) !== 8 || z[1] & 0x20 || ((z[0] << 8) | z[1]) % 31) return undefined;
+  const parts: Buffer[] = [];
+  let at = 2;
+  for (;;) {
+    if (at + 5 > z.length) return undefined;
+    const head = z[at];
+    // a stored block starting on a byte: BFINAL, BTYPE 00, the rest of the byte padding
+    if ((head & 0xfe) !== 0) return undefined;
+    const len = z[at + 1] | (z[at + 2] << 8);
+    const nlen = z[at + 3] | (z[at + 4] << 8);
+    if ((len ^ 0xffff) !== nlen || at + 5 + len > z.length) return undefined;
+    parts.push(z.subarray(at + 5, at + 5 + len));
+    at += 5 + len;
+    if (head & 1) break;
+  }
+  if (at + 4 !== z.length) return undefined; // the Adler-32, and nothing after it
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+}
+
 export class ObjectReader {
   private readonly objectsDir: string;
   private packs: Pack[] | undefined;
@@ -263,11 +291,13 @@ export class ObjectReader {
       // gone since (pruned after a repack): look in the packs
       return (e as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
     }
-    let raw: Buffer;
-    try {
-      raw = inflateSync(file, { maxOutputLength: MAX_OBJECT + 64 });
-    } catch {
-      return undefined;
+    let raw: Buffer | undefined = storedBlocks(file);
+    if (!raw) {
+      try {
+        raw = inflateSync(file, { maxOutputLength: MAX_OBJECT + 64 });
+      } catch {
+        return undefined;
+      }
     }
     // "<type> <size>\0"
     const limit = Math.min(raw.length, 32);
