@@ -115,7 +115,7 @@ for (const f of [...fresh].sort((a, b) => (a === 'cli.js') - (b === 'cli.js'))) 
 rmSync(tmp, { recursive: true, force: true });
 for (const f of readdirSync(`${root}dist`)) {
   const p = `${root}dist/${f}`;
-  // the post-commit hook's V8 code caches are made by the first hooks after a build (never packed)
+  // V8 code caches (the CLI's per command, the post-commit hook's) are made by the first runs after a build (never packed)
   if (f.endsWith('.v8cache')) rmSync(p, { force: true });
   else if (!fresh.has(f) && Date.now() - statSync(p).mtimeMs > 15 * 60_000) rmSync(p, { force: true });
 }
