@@ -143,6 +143,54 @@ describe('query daemon', () => {
   }, 20_000);
 });
 
+describe('a daemon started on demand', () => {
+  it('is not waited for: the call that starts it answers in process, later ones go to it', async () => {
+    const r = makeRepo({ commit: true });
+    // enough memories for the index snapshot to pass AUTO_START_BYTES (512 KiB)
+    const lines: string[] = [];
+    for (let i = 0; i < 700; i++) {
+      const words = Array.from({ length: 120 }, (_, k) => `w${(i * 131 + k * 7) % 997}`).join(' ');
+      lines.push(JSON.stringify({ type: 'convention', title: `convention ${i} w${i % 97}`, body: words }));
+    }
+    lines.push(
+      JSON.stringify({ type: 'decision', title: 'Pooling through pgbouncer', body: 'Transaction mode.' }),
+    );
+    const { writeFileSync, statSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const jsonl = join(r.dir, '..', `${Date.now()}-mem.jsonl`);
+    writeFileSync(jsonl, `${lines.join('\n')}\n`);
+    expect((await r.mem(['import', '--jsonl', jsonl])).code).toBe(0);
+    const store = new Store(await openRepo(r.dir, r.env));
+    const { daemonDir, launchDaemon, startingFile } = await import('../src/search/daemon-client.js');
+    try {
+      // (a daemon that takes 4 s more to load than it does: the start must not be waited for)
+      const env = { ...r.env, GIT_MEM_TEST_DAEMON_LOAD_MS: '4000' };
+      const search = () => runBinAsync(['search', '--json', 'pgbouncer'], { cwd: r.dir, env });
+      // the first search builds and keeps the index snapshot (no daemon yet: nothing says it is worth one)
+      expect(out(await search())[0].title).toBe('Pooling through pgbouncer');
+      expect(statSync(join(daemonDir(store), 'index.json')).size).toBeGreaterThan(512 * 1024);
+      expect(existsSync(socketPath(store))).toBe(false);
+      // the next one starts a daemon and answers without waiting for it: the daemon is still
+      // loading when the answer is printed
+      expect(out(await search())[0].title).toBe('Pooling through pgbouncer');
+      expect(existsSync(startingFile(store))).toBe(true);
+      expect(existsSync(socketPath(store))).toBe(false);
+      // while it starts, nobody starts another
+      expect(launchDaemon(store, r.env)).toBe(false);
+      expect(out(await search())[0].title).toBe('Pooling through pgbouncer');
+      expect(await waitFor(() => existsSync(socketPath(store)), 20_000)).toBe(true);
+      expect(existsSync(startingFile(store))).toBe(false);
+      const status = out(await runBinAsync(['daemon', 'status', '--json'], { cwd: r.dir, env: r.env }));
+      expect(status).toMatchObject({ running: true, memories: 701 });
+      pids.push(status.pid);
+      expect(out(await search())[0].title).toBe('Pooling through pgbouncer');
+      expect((await runBinAsync(['daemon', 'stop'], { cwd: r.dir, env: r.env })).code).toBe(0);
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+});
+
 describe('search fast path', () => {
   it('declines without a daemon, with GIT_DIR set, or for options it does not know', async () => {
     const { fastSearch } = await import('../src/search/search-fast.js');

@@ -7,7 +7,7 @@
  * Exits after an idle period (GIT_MEM_DAEMON_IDLE_MS, default 10 minutes),
  * saving the index snapshot if it moved.
  */
-import { chmodSync, existsSync, type FSWatcher, unlinkSync, watch as watchFs } from 'node:fs';
+import { chmodSync, existsSync, type FSWatcher, rmSync, unlinkSync, watch as watchFs } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { isGitMemError } from '../errors.js';
@@ -61,6 +61,9 @@ export async function serve(
       { provider, recordUsage: false },
     );
   } catch {}
+  // test hook: a daemon slow to load (the on-demand start must not wait for it)
+  const delay = Number(store.repo.env.GIT_MEM_TEST_DAEMON_LOAD_MS ?? 0);
+  if (delay > 0) await new Promise((r) => setTimeout(r, delay));
   let queue: Promise<unknown> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
   let resolveDone!: () => void;
@@ -233,7 +236,13 @@ export async function serve(
       // no inotify here: requests still bring the index to the tip themselves
     }
   }
-  await listen(server, path);
+  try {
+    await listen(server, path);
+  } finally {
+    // started on demand: listening (or not starting after all), so callers may ask or start
+    // another now (daemon-client.ts launchDaemon)
+    rmSync(join(dirname(path), 'starting'), { force: true });
+  }
   try {
     chmodSync(path, 0o600);
   } catch {}
