@@ -68,6 +68,8 @@ for (const n of SIZES) {
     const w = (k) => `w${(i * 7 + k) * 2654435761 % 1000003}`;
     addMs.push(timeMs(() => spawnSync(process.execPath, [BIN, 'add', '--title', `bench ${w(1)} ${w(2)}`, '--content', `${w(3)} ${w(4)} ${w(5)}`], { ...opts, stdio: 'ignore' })));
   }
+  // the first adds of a fresh store build the search index, then start a daemon (not waited for)
+  process.stderr.write(`store ${n}: add times (ms): ${addMs.map((x) => x.toFixed(0)).join(" ")}\n`);
   const after = JSON.parse(execFileSync(process.execPath, [BIN, 'stats', '--json'], { ...opts })).records;
   if (after !== n + N) throw new Error(`only ${after - n} of ${N} bench adds landed`);
   // first read after the adds updates the cache incrementally from the tree diff
