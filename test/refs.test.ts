@@ -110,31 +110,23 @@ describe('casLooseRefs', () => {
     r.git('update-ref', 'refs/notes/memory', c1);
     const state = () => r.git('rev-parse', 'refs/memory', 'refs/notes/memory').trim();
     const before = state();
-    // the notes ref is not where the caller thought
-    expect(
+    // both refs to c2, the notes ref expected at `notesAt`
+    const moveBoth = (notesAt: string | null) =>
       casLooseRefs(
         ctx,
         [
           { ref: 'refs/memory', next: c2, expected: c1 },
-          { ref: 'refs/notes/memory', next: c2, expected: null },
+          { ref: 'refs/notes/memory', next: c2, expected: notesAt },
         ],
         who,
-      ),
-    ).toBe('lost');
+      );
+    // the notes ref is not where the caller thought
+    expect(moveBoth(null)).toBe('lost');
     expect(state()).toBe(before);
     // another writer holds the notes ref's lock
     const lock = join(r.dir, '.git', 'refs', 'notes', 'memory.lock');
     writeFileSync(lock, '');
-    expect(
-      casLooseRefs(
-        ctx,
-        [
-          { ref: 'refs/memory', next: c2, expected: c1 },
-          { ref: 'refs/notes/memory', next: c2, expected: c1 },
-        ],
-        who,
-      ),
-    ).toBe('locked');
+    expect(moveBoth(c1)).toBe('locked');
     expect(state()).toBe(before);
     expect(existsSync(join(r.dir, '.git', 'refs', 'memory.lock'))).toBe(false);
     expect(existsSync(lock)).toBe(true); // theirs, not ours to remove

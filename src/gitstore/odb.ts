@@ -117,29 +117,26 @@ function closeQuietly(fd: number): void {
 function applyDelta(base: Buffer, delta: Buffer): Buffer | undefined {
   const n = delta.length;
   let p = 0;
-  let baseSize = 0;
-  let mul = 1;
-  let c: number;
-  do {
-    if (p >= n || mul > 2 ** 49) return undefined;
-    c = delta[p++];
-    baseSize += (c & 0x7f) * mul;
-    mul *= 128;
-  } while (c & 0x80);
-  if (baseSize !== base.length) return undefined;
-  let size = 0;
-  mul = 1;
-  do {
-    if (p >= n || mul > 2 ** 49) return undefined;
-    c = delta[p++];
-    size += (c & 0x7f) * mul;
-    mul *= 128;
-  } while (c & 0x80);
-  if (size > MAX_OBJECT) return undefined;
+  // the base's and the result's sizes: little-endian base-128 numbers
+  const sizeAt = (): number | undefined => {
+    let v = 0;
+    let mul = 1;
+    let c: number;
+    do {
+      if (p >= n || mul > 2 ** 49) return undefined;
+      c = delta[p++];
+      v += (c & 0x7f) * mul;
+      mul *= 128;
+    } while (c & 0x80);
+    return v;
+  };
+  if (sizeAt() !== base.length) return undefined;
+  const size = sizeAt();
+  if (size === undefined || size > MAX_OBJECT) return undefined;
   const out = Buffer.allocUnsafe(size);
   let o = 0;
   while (p < n) {
-    c = delta[p++];
+    const c = delta[p++];
     if (c & 0x80) {
       let off = 0;
       let len = 0;
