@@ -602,8 +602,29 @@ describe('the store reads loose objects without git', () => {
     } finally {
       noGit.close();
     }
-    // packed: loose-only reading leaves it to git, which answers
+    // packed: the first few packed objects are read from the pack, the rest by git
+    r.git('checkout', '-q', '-b', 'more');
+    for (let i = 0; i < 4; i++) {
+      r.write(`more/${i}.txt`, `more ${i}\n`);
+      r.commitAll(`more ${i}`);
+    }
+    r.git('checkout', '-q', 'main');
     r.git('gc', '-q');
+    const objects = r
+      .git('cat-file', '--batch-all-objects', '--batch-check=%(objectname)')
+      .trim()
+      .split('\n');
+    expect(objects.length).toBeGreaterThan(8);
+    const packedNoGit = new CatFile(r.dir, { ...r.env, PATH: '/nonexistent' }, dotgit);
+    try {
+      for (const oid of objects.slice(0, 8)) {
+        const o = await packedNoGit.read(oid);
+        expect(o?.content.equals(execFileSync('git', ['cat-file', o!.type, oid], { cwd: r.dir }))).toBe(true);
+      }
+      await expect(packedNoGit.read(objects[8])).rejects.toThrow(/cannot run git cat-file/);
+    } finally {
+      packedNoGit.close();
+    }
     const withGit = new CatFile(r.dir, r.env, dotgit);
     try {
       expect((await withGit.read(head))?.content.toString()).toBe(r.git('cat-file', 'commit', head));

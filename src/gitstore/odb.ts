@@ -204,6 +204,8 @@ export class ObjectReader {
 
   /** reads packs too (else loose objects only: a packed object is "ask git") */
   private readonly withPacks: boolean;
+  /** whether the read under way may look into packs */
+  private packsNow = true;
 
   /**
    * objectsDir: absolute path of the repository's objects directory (<common git dir>/objects).
@@ -222,10 +224,12 @@ export class ObjectReader {
    * an unsupported index version, a read error, a delta whose base it cannot find). The caller
    * then asks git. It never returns wrong content (the result is checked against the id) and
    * never throws. The content may be shared with the reader's cache: do not modify it.
+   * `packs` overrides the reader's setting for this read.
    */
-  read(oid: string): OdbObject | undefined {
+  read(oid: string, opts: { packs?: boolean } = {}): OdbObject | undefined {
     try {
       if (typeof oid !== 'string' || !OID_RE.test(oid)) return undefined;
+      this.packsNow = opts.packs ?? this.withPacks;
       const obj = this.find(oid, 0);
       if (!obj) return undefined;
       const hash = createHash('sha1')
@@ -258,7 +262,7 @@ export class ObjectReader {
   private find(oid: string, depth: number): OdbObject | undefined {
     const loose = this.readLoose(oid);
     if (loose !== null) return loose;
-    if (!this.withPacks) return undefined;
+    if (!this.packsNow) return undefined;
     const packs = this.listPacks();
     const want = Buffer.from(oid, 'hex');
     const n = packs.length;
