@@ -65,13 +65,14 @@ async function loadCli() {
     const { loadWithCodeCache, statKey } = require('../dist/v8cache.cjs');
     const key = statKey(file);
     const cmd = /^[a-z][a-z-]{0,30}$/.test(argv[0] ?? '') ? argv[0] : '';
+    const name = `cli-${key}-${cmd || 'help'}`;
     let cli;
     cli = loadWithCodeCache(
       file,
       {
-        names: [`cli-${key}-${cmd || 'help'}`],
+        names: [name],
         // one cache per command that exists (not per typo)
-        save: (found, rejected) => ((!found || rejected) && (!cmd || cli?.isCommand(cmd)) ? `cli-${key}-${cmd || 'help'}` : undefined),
+        save: (found, rejected) => ((!found || rejected) && (!cmd || cli?.isCommand(cmd)) ? name : undefined),
         prune: { prefix: 'cli-', keep: `cli-${key}-` },
       },
       true,

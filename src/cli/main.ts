@@ -16,9 +16,14 @@ export interface MainOptions {
 
 class UsageError extends Error {}
 
+/** The command called `name` or aliased so. */
+function findCommand(name: string | undefined) {
+  return commands.find((c) => c.command.split(' ')[0] === name || c.aliases?.includes(name ?? ''));
+}
+
 /** Whether `name` is a command or an alias of one (bin/git-mem.js keeps a code cache per command). */
 export function isCommand(name: string): boolean {
-  return commands.some((c) => c.command.split(' ')[0] === name || c.aliases?.includes(name));
+  return findCommand(name) !== undefined;
 }
 
 export async function main(argv: string[], io: IO = processIO(), opts: MainOptions = {}): Promise<number> {
@@ -36,7 +41,7 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
   let exitCode = 0;
   // fast path: a well-formed command skips loading yargs (see fastargs.ts)
   const name = argv[0];
-  const cmd = commands.find((c) => c.command.split(' ')[0] === name || c.aliases?.includes(name));
+  const cmd = findCommand(name);
   if (cmd && !argv.some((x) => x === '--help' || x === '-h' || x === '--version' || x === 'help')) {
     const parsed = fastParse(cmd, argv.slice(1));
     if (parsed) {
