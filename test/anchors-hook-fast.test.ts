@@ -15,7 +15,7 @@ import { sortTreeItems } from '../src/gitstore/loose.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { type Anchor, newRecord, parseRecord, serializeRecord } from '../src/model/record.js';
-import { makeRepo, ROOT, runBin, sh, type TestRepo, tmpDir } from './helpers.js';
+import { dropTmpRefs, makeRepo, ROOT, runBin, sh, type TestRepo, tmpDir } from './helpers.js';
 
 // The pieces the post-commit hook is made fast with, each checked against git itself.
 
@@ -701,11 +701,7 @@ describe('loose writes that edit trees in place', () => {
       const commit = await store.commitChanges(base, tx, 'test', ident);
       trees.push(r.git('rev-parse', `${commit}^{tree}`).trim());
       store.close();
-      for (const ref of r
-        .git('for-each-ref', '--format=%(refname)', 'refs/mem-tmp/')
-        .split('\n')
-        .filter(Boolean))
-        r.git('update-ref', '-d', ref);
+      dropTmpRefs(r);
     }
     expect(trees[0]).toBe(trees[1]);
     expect(r.git('ls-tree', '-r', '--name-only', trees[0]).split('\n')).toContain(files[0]);

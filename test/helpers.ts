@@ -151,3 +151,9 @@ export function rng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Removes the temporary refs a fast-import write leaves when its commit is not published (refs/mem-tmp/). */
+export function dropTmpRefs(r: TestRepo): void {
+  for (const ref of r.git('for-each-ref', '--format=%(refname)', 'refs/mem-tmp/').split('\n').filter(Boolean))
+    r.git('update-ref', '-d', ref);
+}

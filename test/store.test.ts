@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isolatedEnv, makeRepo, runCli, type TestRepo, tmpDir } from './helpers.js';
+import { dropTmpRefs, isolatedEnv, makeRepo, runCli, type TestRepo, tmpDir } from './helpers.js';
 
 /** Hash of everything the user owns: HEAD, index, refs other than ours, and the working tree. */
 function userState(r: TestRepo): string {
@@ -264,11 +264,7 @@ describe('loose-object writer', () => {
       trees.push(r.git('rev-parse', `${commit}^{tree}`).trim());
       expect(r.git('rev-parse', `${commit}^`).trim()).toBe(base);
       store.close();
-      for (const ref of r
-        .git('for-each-ref', '--format=%(refname)', 'refs/mem-tmp/')
-        .split('\n')
-        .filter(Boolean))
-        r.git('update-ref', '-d', ref);
+      dropTmpRefs(r);
     }
     expect(trees[0]).toBe(trees[1]);
     r.git('fsck', '--strict', '--no-dangling');
