@@ -7,17 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeRepo, runBin } from './helpers.js';
-
-async function until<T>(fn: () => Promise<T | undefined>, ms = 45_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { makeRepo, runBin, until } from './helpers.js';
 
 describe('Codex CLI and Factory Droid', { timeout: 60_000 }, () => {
   it('installs each agent its hook file with the events it has, idempotently, and removes exactly that', async () => {

@@ -6,17 +6,7 @@
 import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeRepo, ROOT, runBin, type TestRepo } from './helpers.js';
-
-async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 45_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { makeRepo, ROOT, runBin, type TestRepo, until } from './helpers.js';
 
 function hook(repo: TestRepo, payload: Record<string, unknown>) {
   const r = runBin(['hook', 'claude-code'], { cwd: repo.dir, env: repo.env, stdin: JSON.stringify(payload) });

@@ -157,3 +157,14 @@ export function dropTmpRefs(r: TestRepo): void {
   for (const ref of r.git('for-each-ref', '--format=%(refname)', 'refs/mem-tmp/').split('\n').filter(Boolean))
     r.git('update-ref', '-d', ref);
 }
+
+/** Waits for `fn` to give something other than undefined (polling every 100 ms), or fails after `ms`. */
+export async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 45_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
