@@ -440,13 +440,13 @@ async function anchoredRepo(): Promise<{ r: TestRepo; id: string }> {
 const EDITED = 'export const a = 42;\nexport const b = 2;\n';
 
 describe('the installed post-commit hook', () => {
-  it('runs dist/post-commit.cjs, or `git mem hook post-commit` through GIT_MEM_CMD', async () => {
+  it('runs `git mem hook post-commit` through this git-mem, or the one GIT_MEM_CMD names', async () => {
     const r = makeRepo({ commit: true });
     await r.memJson(['hooks', 'install']);
     const script = readFileSync(join(r.dir, '.git', 'hooks', 'post-commit'), 'utf8');
-    expect(script).toContain(join(ROOT, 'dist', 'post-commit.cjs'));
+    expect(script).toContain(join(ROOT, 'bin', 'git-mem.js'));
     expect(script).toContain('hook post-commit');
-    expect(existsSync(join(ROOT, 'dist', 'post-commit.cjs'))).toBe(true);
+    expect(script).not.toContain('post-commit.cjs');
     // GIT_MEM_CMD names the git-mem to run: it gets `hook post-commit`
     const log = join(r.dir, 'calls.txt');
     const fake = join(r.dir, 'fake-git-mem.sh');
@@ -740,43 +740,5 @@ describe('a store write with another ref alongside', () => {
     } finally {
       store.close();
     }
-  });
-});
-
-describe('the hook program loader', () => {
-  it('keeps a V8 code cache beside the program, and a bad cache only costs the compile', async () => {
-    const { cpSync, mkdirSync, readdirSync: ls } = await import('node:fs');
-    const dist = join(tmpDir('gm-dist-'), 'dist');
-    mkdirSync(dist);
-    for (const f of ['post-commit.cjs', 'post-commit-main.cjs', 'yaml.cjs'])
-      cpSync(join(ROOT, 'dist', f), join(dist, f));
-    const r = makeRepo();
-    r.write('m.txt', 'one\ntwo\nthree\nfour\n');
-    r.commitAll('init');
-    await r.memJson(['init']);
-    await r.memJson(['add', '--title', 't', '--content', 'x', '--anchor', 'm.txt:2-3']);
-    const runHook = (msg: string, top: string) => {
-      r.write('m.txt', `${top}\n${readFileSync(join(r.dir, 'm.txt'), 'utf8')}`);
-      r.commitAll(msg);
-      const out = sh(process.execPath, [join(dist, 'post-commit.cjs')], r.dir, r.env);
-      expect(out).toBe('');
-      expect(JSON.parse(noteLines(r, 'HEAD')[0])).toMatchObject({ verdict: 'moved' });
-    };
-    const caches = () => ls(dist).filter((f) => f.endsWith('.v8cache'));
-    // a run that records nothing leaves a cache of what it compiled
-    r.write('other.txt', 'x\n');
-    r.commitAll('unrelated');
-    expect(sh(process.execPath, [join(dist, 'post-commit.cjs')], r.dir, r.env)).toBe('');
-    expect(caches()).toEqual([expect.stringMatching(/^post-commit-[0-9a-f]{20}\.v8cache$/)]);
-    // the first run that records verdicts keeps a full one, used from then on
-    runHook('first', 'a');
-    expect(caches().filter((f) => f.endsWith('.full.v8cache'))).toHaveLength(1);
-    const cache = join(dist, caches().find((f) => f.endsWith('.full.v8cache'))!);
-    const made = readFileSync(cache);
-    runHook('second', 'b'); // with the cache
-    expect(readFileSync(cache).equals(made)).toBe(true);
-    writeFileSync(cache, Buffer.alloc(made.length, 7)); // rejected by V8: compiled as usual, then rewritten
-    runHook('third', 'c');
-    expect(readFileSync(cache).equals(Buffer.alloc(made.length, 7))).toBe(false);
   });
 });

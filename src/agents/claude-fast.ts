@@ -1,40 +1,23 @@
 /**
- * Fast path of `git mem hook claude-code` for tool events (PostToolUse,
- * PostToolUseFailure), run by bin/git-mem.js before the CLI bundle loads:
- * it appends the event to the local buffer and returns, so a tool call costs
- * the agent little more than starting node. Built as its own entry point
- * (dist/claude-fast.js) and importing node built-ins only.
- *
- * UserPromptSubmit, when a search daemon serves the store, is answered by
- * the daemon as a whole (op `prompt`: candidates, the relevance bar and the
- * framed text), so the hook process loads no store code and starts no git.
- *
- * Other events go straight to the hook handler (claude-hook.ts) without the
- * CLI's command table and argument parser; with extra arguments or
- * GIT_MEM_NO_FAST_HOOK set, everything falls through to the full CLI.
+ * What bin/git-mem.js runs for `git mem hook claude-code` before loading the
+ * CLI, for the two events an agent waits on most:
+ *  - tool events (PostToolUse, PostToolUseFailure) are appended to the local
+ *    buffer, so a tool call costs the agent little more than starting node;
+ *  - UserPromptSubmit, when a search daemon serves the store, is answered by
+ *    the daemon as a whole (op `prompt`: candidates, the relevance bar and the
+ *    framed text), so the hook process loads no store code.
+ * Built from the CLI's own modules (the repository from openRepo, the event
+ * buffer of events.ts); everything else, or anything unusual, goes to the CLI
+ * (`hook claude-code`, claude-hook.ts) with the stdin already read.
  */
 import { appendFileSync, existsSync, fstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openRepo } from '../gitstore/repo.js';
 import { ask, DEFAULT_SOCKET } from '../search/daemon-wire.js';
-import {
-  appendEvent,
-  compactEvent,
-  findCommonDir,
-  logLine,
-  normalizePayload,
-  sessionPaths,
-  TOOL_EVENTS,
-} from './events.js';
+import { appendEvent, compactEvent, logLine, normalizePayload, sessionPaths, TOOL_EVENTS } from './events.js';
 
-export interface FastIO {
-  out(s: string): void;
-  err(s: string): void;
-  readStdin(): Promise<string | undefined>;
-  isTTY: boolean;
-  stdinIsTTY: boolean;
-}
-
-export type FastResult = { code: number } | { io: FastIO };
+/** Done (the exit code), or the CLI's to do with this stdin. */
+export type FastResult = { code: number } | { stdin: string | undefined };
 
 /** All of stdin, read synchronously from fd 0 (cheaper than instantiating process.stdin); undefined on a terminal. */
 async function readAll(): Promise<string | undefined> {
@@ -52,27 +35,13 @@ async function readAll(): Promise<string | undefined> {
   }
 }
 
-function passOn(text: string | undefined): FastResult {
-  return {
-    io: {
-      out: (s) => process.stdout.write(s),
-      err: (s) => process.stderr.write(s),
-      isTTY: !!process.stdout.isTTY,
-      stdinIsTTY: text === undefined,
-      readStdin: async () => text,
-    },
-  };
-}
-
-/** Any other event: the hook handler itself, without loading the CLI's commands and argument parser. */
-async function slowPath(text: string | undefined): Promise<FastResult> {
-  const { io } = passOn(text) as { io: FastIO };
-  // the CLI build's claude-hook entry (a runtime path, so this file's own build does not pull it in)
-  const url = new URL('./claude-hook.js', import.meta.url).href;
-  const { runClaudeHook } = (await import(url)) as typeof import('./claude-hook.js');
-  return {
-    code: await runClaudeHook({ io, cwd: process.cwd(), env: process.env, json: false, stores: [] }, []),
-  };
+/** The common git dir of the repository at `cwd` (the CLI's finder), undefined outside one. */
+async function commonDirOf(cwd: string): Promise<string | undefined> {
+  try {
+    return (await openRepo(cwd, process.env)).commonDir;
+  } catch {
+    return undefined;
+  }
 }
 
 const OFF = new Set(['0', 'off', 'no', 'false']);
@@ -85,11 +54,10 @@ const PROMPT_WAIT_MS = 1500;
  */
 async function promptViaDaemon(p: Record<string, unknown>): Promise<FastResult | undefined> {
   const env = process.env;
-  if (env.GIT_DIR || env.GIT_WORK_TREE || env.GIT_COMMON_DIR) return undefined;
   if (OFF.has(String(env.GIT_MEM_DAEMON ?? '').toLowerCase())) return undefined;
   const prompt = p.prompt;
   if (typeof prompt !== 'string' || !prompt.trim()) return undefined;
-  const common = findCommonDir(process.cwd(), env);
+  const common = await commonDirOf(process.cwd());
   if (!common) return undefined;
   const sock = join(common, ...DEFAULT_SOCKET);
   if (!existsSync(sock)) return undefined;
@@ -124,20 +92,19 @@ async function promptViaDaemon(p: Record<string, unknown>): Promise<FastResult |
 }
 
 export async function fastHook(argv: string[]): Promise<FastResult> {
-  if (argv.length !== 2 || process.env.GIT_MEM_NO_FAST_HOOK) return passOn(await readAll());
-  const text = await readAll();
+  const stdin = await readAll();
+  if (argv.length !== 2 || process.env.GIT_MEM_NO_FAST_HOOK) return { stdin };
   let p: Record<string, unknown>;
   try {
-    p = normalizePayload(JSON.parse(text ?? ''));
+    p = normalizePayload(JSON.parse(stdin ?? ''));
   } catch {
-    return slowPath(text);
+    return { stdin };
   }
-  if (!p || typeof p !== 'object' || typeof p.session_id !== 'string' || !p.session_id) return slowPath(text);
-  if (p.hook_event_name === 'UserPromptSubmit') return (await promptViaDaemon(p)) ?? slowPath(text);
-  if (!TOOL_EVENTS.has(String(p.hook_event_name))) return slowPath(text);
-  const common =
-    findCommonDir(process.cwd()) ?? (typeof p.cwd === 'string' ? findCommonDir(p.cwd) : undefined);
-  if (!common) return slowPath(text);
+  if (!p || typeof p !== 'object' || typeof p.session_id !== 'string' || !p.session_id) return { stdin };
+  if (p.hook_event_name === 'UserPromptSubmit') return (await promptViaDaemon(p)) ?? { stdin };
+  if (!TOOL_EVENTS.has(String(p.hook_event_name))) return { stdin };
+  const common = await commonDirOf(process.cwd());
+  if (!common) return { stdin };
   try {
     const paths = sessionPaths(common, p.session_id);
     const trigger = appendEvent(paths, compactEvent(p));

@@ -5,7 +5,7 @@
  *
  *  SessionStart (startup, resume, clear, compact)  → context pack as additionalContext
  *  UserPromptSubmit                                 → relevant memories, only above the bar
- *  PostToolUse / PostToolUseFailure                 → append to .git/mem/events/ (fast path in bin/)
+ *  PostToolUse / PostToolUseFailure                 → append to .git/mem/events/ (claude-fast.ts, before the CLI)
  *  Stop / SessionEnd                                → checkpoint + session summary, detached
  *
  * A memory failure must never break the agent's session: every path exits 0,
@@ -16,14 +16,12 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Ctx } from '../cli/context.js';
-import { openRepo, type Repo } from '../gitstore/repo.js';
+import { openRepo } from '../gitstore/repo.js';
 import { Store } from '../gitstore/store.js';
 import {
   type AgentEvent,
   appendEvent,
   compactEvent,
-  findCommonDir,
-  locateRepo,
   logLine,
   normalizePayload,
   type SessionPaths,
@@ -128,7 +126,7 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
   let common: string | undefined;
   let event = '?';
   try {
-    common = findCommonDir(ctx.cwd, ctx.env);
+    common = (await openRepo(ctx.cwd, ctx.env).catch(() => undefined))?.commonDir;
     const text = await ctx.io.readStdin();
     let p: Record<string, unknown>;
     try {
@@ -238,23 +236,8 @@ async function warmSearchDaemon(ctx: Ctx, store: Store): Promise<void> {
   } catch {}
 }
 
-/** The repository without running git when its layout is plain (a .git found walking up); git otherwise. */
-async function repoOf(ctx: Ctx): Promise<Repo> {
-  const loc = ctx.env.GIT_DIR || ctx.env.GIT_WORK_TREE ? undefined : locateRepo(ctx.cwd, ctx.env);
-  if (loc?.workTree)
-    return {
-      cwd: ctx.cwd,
-      env: ctx.env,
-      gitDir: loc.gitDir,
-      commonDir: loc.commonDir,
-      workTree: loc.workTree,
-      bare: false,
-    };
-  return openRepo(ctx.cwd, ctx.env);
-}
-
 async function withStore(ctx: Ctx, fn: (store: Store) => Promise<void>): Promise<void> {
-  const store = new Store(await repoOf(ctx));
+  const store = new Store(await openRepo(ctx.cwd, ctx.env));
   try {
     await fn(store);
   } finally {

@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { err } from '../errors.js';
-import { findCommonDir } from './events.js';
+import { openRepo } from '../gitstore/repo.js';
 
 export const HOOK_COMMAND = 'git mem hook claude-code';
 
@@ -158,8 +158,12 @@ function writeSettings(file: string, v: Json): void {
 }
 
 /** Local note of a settings file install created (so uninstall can remove it again). */
-function markerFile(workTree: string, target: AgentTarget, local: boolean): string | undefined {
-  const common = findCommonDir(workTree);
+async function markerFile(
+  workTree: string,
+  target: AgentTarget,
+  local: boolean,
+): Promise<string | undefined> {
+  const common = (await openRepo(workTree).catch(() => undefined))?.commonDir;
   if (!common) return undefined;
   // Claude's name predates the other agents (kept so earlier installs uninstall cleanly)
   const name =
@@ -181,7 +185,7 @@ export async function installAgentHooks(
   if (!added.length) return { hook: target.name, action: 'already installed', path, events: [] };
   writeSettings(path, settings);
   if (!existing) {
-    const m = markerFile(workTree, target, o.local);
+    const m = await markerFile(workTree, target, o.local);
     if (m) {
       mkdirSync(dirname(m), { recursive: true });
       writeFileSync(m, path);
@@ -200,7 +204,7 @@ export async function uninstallAgentHooks(
   if (!settings) return { hook: target.name, action: 'not installed', path, events: [] };
   const removed = removeHooks(settings);
   if (!removed.length) return { hook: target.name, action: 'not installed', path, events: [] };
-  const m = markerFile(workTree, target, o.local);
+  const m = await markerFile(workTree, target, o.local);
   if (m && existsSync(m) && Object.keys(settings).length === 0) {
     rmSync(path, { force: true });
     rmSync(m, { force: true });

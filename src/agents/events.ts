@@ -3,11 +3,10 @@
  * one compact event per line, never committed (tool output can hold secrets).
  *
  * This module is on the PostToolUse hot path (see claude-fast.ts): it imports
- * node built-ins only, finds the git dir without spawning git, and does a
- * handful of small file operations per event.
+ * node built-ins only and does a handful of small file operations per event.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 // biome-ignore lint/suspicious/noExplicitAny: hook payloads are untyped JSON from the agent
 type Json = any;
@@ -86,55 +85,6 @@ export function isShellTool(name: string | undefined): boolean {
 }
 export function isEditTool(name: string | undefined): boolean {
   return !!name && EDIT_TOOLS.has(name);
-}
-
-// ------------------------------------------------------------------ locating .git without spawning git
-
-/** The common git dir for a working directory, found by walking up (honours GIT_DIR). */
-export function findCommonDir(start: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return locateRepo(start, env)?.commonDir;
-}
-
-/** git dir, common dir and work tree of a directory, without running git (undefined when unsure). */
-export function locateRepo(
-  start: string,
-  env: NodeJS.ProcessEnv = process.env,
-): { gitDir: string; commonDir: string; workTree?: string } | undefined {
-  let gitDir: string | undefined;
-  let workTree: string | undefined;
-  if (env.GIT_DIR) gitDir = resolve(start, env.GIT_DIR);
-  else {
-    let d = resolve(start);
-    for (;;) {
-      const dotgit = join(d, '.git');
-      let st: ReturnType<typeof statSync> | undefined;
-      try {
-        st = statSync(dotgit);
-      } catch {}
-      if (st?.isDirectory()) {
-        gitDir = dotgit;
-        workTree = d;
-        break;
-      }
-      if (st?.isFile()) {
-        const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotgit, 'utf8'));
-        if (!m) return undefined;
-        gitDir = isAbsolute(m[1]) ? m[1] : resolve(d, m[1]);
-        workTree = d;
-        break;
-      }
-      const up = dirname(d);
-      if (up === d) return undefined;
-      d = up;
-    }
-  }
-  if (!existsSync(join(gitDir, 'HEAD'))) return undefined;
-  let commonDir = gitDir;
-  try {
-    const c = readFileSync(join(gitDir, 'commondir'), 'utf8').trim();
-    commonDir = isAbsolute(c) ? c : resolve(gitDir, c);
-  } catch {}
-  return { gitDir, commonDir, workTree };
 }
 
 export function eventsDir(commonDir: string): string {

@@ -140,9 +140,6 @@ export async function postCommit(store: Store): Promise<string | undefined> {
     alongside: note,
   });
   mark('post-commit: checked');
-  // tells post-commit-loader.ts this run went through the whole check (its code cache is worth keeping)
-  if (rep.recorded)
-    (globalThis as Record<symbol, unknown>)[Symbol.for('git-mem.post-commit.recorded')] = true;
   if (fallback) await addNote(repo, head, fallback, await store.ident());
   mark('post-commit: done');
   const stale = rep.changes.filter((c) => c.to === 'stale');

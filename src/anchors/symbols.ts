@@ -83,9 +83,7 @@ const langs = new Map<string, Promise<any>>();
 
 async function runtime() {
   modP ??= (async () => {
-    // its CommonJS build, through require: the post-commit hook's program runs as a
-    // vm.Script with a code cache (post-commit-loader.ts), where import() has no loader
-    const mod = createRequire(import.meta.url)('web-tree-sitter');
+    const mod = await import('web-tree-sitter');
     await mod.Parser.init();
     return mod;
   })();

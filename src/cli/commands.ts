@@ -1,92 +1,79 @@
 /**
  * Every `git mem` command, one file each, in the order `git mem --help`
  * lists them: the store, code anchors, search, sharing, agents, plumbing.
+ * Each is imported when it runs (the bundle keeps it in a chunk of its own),
+ * so `git mem show` never parses the code of `search` or `mcp`. Aliases are
+ * keys too; test/cli-bin.test.ts checks the table against the modules.
  */
-import add from './add.js';
-import check from './check.js';
-import checkpoint from './checkpoint.js';
-import ci from './ci.js';
 import type { CommandDef } from './command.js';
-import config from './config.js';
-import conflicts from './conflicts.js';
-import contextPack from './context-pack.js';
-import daemon from './daemon.js';
-import doctor from './doctor.js';
-import exportCmd from './export.js';
-import history from './history.js';
-import hook from './hook.js';
-import hooks from './hooks.js';
-import importCmd from './import.js';
-import init from './init.js';
-import list from './list.js';
-import mcp from './mcp.js';
-import mergeDriver from './merge-driver.js';
-import models from './models.js';
-import mv from './mv.js';
-import prune from './prune.js';
-import pull from './pull.js';
-import push from './push.js';
-import reanchor from './reanchor.js';
-import reindex from './reindex.js';
-import remote from './remote.js';
-import resolve from './resolve.js';
-import review from './review.js';
-import rm from './rm.js';
-import rules from './rules.js';
-import search from './search.js';
-import sessions from './sessions.js';
-import show from './show.js';
-import stale from './stale.js';
-import stats from './stats.js';
-import strategy from './strategy.js';
-import supersede from './supersede.js';
-import sync from './sync.js';
-import update from './update.js';
 
-export const commands: CommandDef[] = [
+type Load = () => Promise<{ default: CommandDef }>;
+
+export const commandLoaders: Record<string, Load> = {
   // the store
-  init,
-  add,
-  show,
-  list,
-  update,
-  rm,
-  mv,
-  supersede,
-  history,
-  prune,
-  importCmd,
-  exportCmd,
-  stats,
-  doctor,
-  config,
-  rules,
+  init: () => import('./init.js'),
+  add: () => import('./add.js'),
+  show: () => import('./show.js'),
+  list: () => import('./list.js'),
+  update: () => import('./update.js'),
+  rm: () => import('./rm.js'),
+  mv: () => import('./mv.js'),
+  supersede: () => import('./supersede.js'),
+  history: () => import('./history.js'),
+  prune: () => import('./prune.js'),
+  import: () => import('./import.js'),
+  export: () => import('./export.js'),
+  stats: () => import('./stats.js'),
+  doctor: () => import('./doctor.js'),
+  config: () => import('./config.js'),
+  rules: () => import('./rules.js'),
   // code anchors and staleness
-  check,
-  stale,
-  reanchor,
-  ci,
-  hooks,
+  check: () => import('./check.js'),
+  stale: () => import('./stale.js'),
+  reanchor: () => import('./reanchor.js'),
+  ci: () => import('./ci.js'),
+  hooks: () => import('./hooks.js'),
   // search and context
-  search,
-  contextPack,
-  reindex,
-  daemon,
-  models,
+  search: () => import('./search.js'),
+  context: () => import('./context-pack.js'),
+  reindex: () => import('./reindex.js'),
+  daemon: () => import('./daemon.js'),
+  models: () => import('./models.js'),
   // sharing
-  sync,
-  pull,
-  push,
-  remote,
-  conflicts,
-  resolve,
-  mergeDriver,
+  sync: () => import('./sync.js'),
+  pull: () => import('./pull.js'),
+  push: () => import('./push.js'),
+  remote: () => import('./remote.js'),
+  conflicts: () => import('./conflicts.js'),
+  resolve: () => import('./resolve.js'),
+  'merge-driver': () => import('./merge-driver.js'),
   // agents
-  mcp,
-  sessions,
-  checkpoint,
-  review,
-  strategy,
+  mcp: () => import('./mcp.js'),
+  sessions: () => import('./sessions.js'),
+  checkpoint: () => import('./checkpoint.js'),
+  review: () => import('./review.js'),
+  strategy: () => import('./strategy.js'),
   // plumbing: what installed hooks run
-  hook,
-];
+  hook: () => import('./hook.js'),
+};
+
+/** Alias → command name. */
+export const commandAliases: Record<string, string> = {
+  log: 'history',
+  ls: 'list',
+  move: 'mv',
+  remove: 'rm',
+  find: 'search',
+};
+
+/** The command called `name` (or aliased so), loaded; undefined for no such command. */
+export async function loadCommand(name: string | undefined): Promise<CommandDef | undefined> {
+  if (!name) return undefined;
+  const key = Object.hasOwn(commandAliases, name) ? commandAliases[name] : name;
+  return Object.hasOwn(commandLoaders, key) ? (await commandLoaders[key]()).default : undefined;
+}
+
+/** Every command, loaded (for the full help and for suggestions after a typo). */
+export async function loadAllCommands(): Promise<CommandDef[]> {
+  return Promise.all(Object.values(commandLoaders).map(async (l) => (await l()).default));
+}

@@ -3,9 +3,11 @@
  * returns the exit code, so tests run commands in-process.
  */
 import { GitMemError, isGitMemError } from '../errors.js';
-import { commands } from './commands.js';
+import type { CommandDef } from './command.js';
+import { loadAllCommands, loadCommand } from './commands.js';
 import { type Ctx, type IO, outputFormat, processIO } from './context.js';
-import { fastParse } from './fastargs.js';
+
+export { processIO };
 
 export const VERSION = '0.1.0';
 
@@ -15,16 +17,6 @@ export interface MainOptions {
 }
 
 class UsageError extends Error {}
-
-/** The command called `name` or aliased so. */
-function findCommand(name: string | undefined) {
-  return commands.find((c) => c.command.split(' ')[0] === name || c.aliases?.includes(name ?? ''));
-}
-
-/** Whether `name` is a command or an alias of one (bin/git-mem.js keeps a code cache per command). */
-export function isCommand(name: string): boolean {
-  return findCommand(name) !== undefined;
-}
 
 export async function main(argv: string[], io: IO = processIO(), opts: MainOptions = {}): Promise<number> {
   const env = opts.env ?? process.env;
@@ -39,54 +31,43 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     stores: [],
   };
   let exitCode = 0;
-  // fast path: a well-formed command skips loading yargs (see fastargs.ts)
-  const name = argv[0];
-  const cmd = findCommand(name);
-  if (cmd && !argv.some((x) => x === '--help' || x === '-h' || x === '--version' || x === 'help')) {
-    const parsed = fastParse(cmd, argv.slice(1));
-    if (parsed) {
-      try {
-        const code = await cmd.run(parsed, ctx);
-        return typeof code === 'number' ? code : 0;
-      } catch (e) {
-        return report(ctx, e);
-      } finally {
-        for (const s of ctx.stores) s.close();
-      }
-    }
-  }
-  const { default: yargs } = await import('yargs');
-  const y = yargs()
-    .scriptName('git mem')
-    .usage(
-      'git mem <command> [options]\n\nGit-native memory for AI coding agents and the people who work with them.',
-    )
-    .version(VERSION)
-    .option('json', { type: 'boolean', describe: 'print one stable JSON document', global: true })
-    .strictCommands()
-    .strictOptions()
-    .demandCommand(1, 'name a command (see git mem --help)')
-    .recommendCommands()
-    .wrap(Math.min(110, process.stdout.columns || 100))
-    .epilogue('Docs: README.md. Exit codes: 0 ok, 1 failed, 2 bad input, 3 not found, 4 conflict.')
-    .exitProcess(false)
-    .fail((msg, e) => {
-      throw e ?? new UsageError(msg);
-    });
-  for (const c of commands) {
-    y.command(
-      c.command,
-      c.describe,
-      (yy) => (c.builder ? c.builder(yy) : yy),
-      async (args) => {
-        const code = await c.run(args as Record<string, any>, ctx);
-        exitCode = typeof code === 'number' ? code : 0;
-      },
-      [],
-    );
-    if (c.aliases) for (const a of c.aliases) y.alias(a, c.command.split(' ')[0]);
-  }
   try {
+    // only the command named is loaded (its module and what it imports); no command, or
+    // one that does not exist, loads them all for the full help and the suggestions
+    const named = await loadCommand(argv.find((a) => !a.startsWith('-')));
+    const commands: CommandDef[] = named ? [named] : await loadAllCommands();
+    const { default: yargs } = await import('yargs');
+    const y = yargs()
+      .scriptName('git mem')
+      .usage(
+        'git mem <command> [options]\n\nGit-native memory for AI coding agents and the people who work with them.',
+      )
+      .version(VERSION)
+      .help()
+      .alias('h', 'help')
+      .option('json', { type: 'boolean', describe: 'print one stable JSON document', global: true })
+      .strictCommands()
+      .strictOptions()
+      .demandCommand(1, 'name a command (see git mem --help)')
+      .recommendCommands()
+      .wrap(Math.min(110, process.stdout.columns || 100))
+      .epilogue('Docs: README.md. Exit codes: 0 ok, 1 failed, 2 bad input, 3 not found, 4 conflict.')
+      .exitProcess(false)
+      .fail((msg, e) => {
+        throw e ?? new UsageError(msg);
+      });
+    for (const c of commands) {
+      y.command(
+        [c.command, ...(c.aliases ?? [])],
+        c.describe,
+        (yy) => (c.builder ? c.builder(yy) : yy),
+        async (args) => {
+          const code = await c.run(args as Record<string, any>, ctx);
+          exitCode = typeof code === 'number' ? code : 0;
+        },
+        [],
+      );
+    }
     let helpOut: string | undefined;
     await y.parseAsync(argv, {}, (_e: unknown, _a: unknown, output: string) => {
       if (output) helpOut = output;

@@ -29,18 +29,6 @@ export function selfCommand(): string {
   return bin ? `"${process.execPath}" "${bin}"` : 'git-mem';
 }
 
-/**
- * The post-commit hook's own program (dist/post-commit.cjs, built beside the
- * CLI): it runs without loading the CLI. Undefined when there is none (a
- * git-mem found on PATH only).
- */
-export function postCommitProgram(): string | undefined {
-  const here = dirname(fileURLToPath(import.meta.url));
-  // dist/cli.js (or a chunk) → dist/post-commit.cjs ; src/hooks/git-hooks.ts (tests) → ../../dist/post-commit.cjs
-  const candidates = [resolve(here, 'post-commit.cjs'), resolve(here, '../../dist/post-commit.cjs')];
-  return candidates.find((c) => existsSync(c));
-}
-
 export function hookScript(name: GitHookName): string {
   const chained = `"$(dirname "$0")/${name}.git-mem-chained"`;
   const self = selfCommand();
@@ -59,21 +47,12 @@ fi
 exit 0
 `;
   }
-  // post-commit runs its own program (the same work as `git mem hook post-commit`, without
-  // loading the CLI) unless GIT_MEM_CMD names another git-mem or the program has gone
-  const prog = name === 'post-commit' ? postCommitProgram() : undefined;
-  // That program opens no network connection, so it starts without the extra CA bundle a
-  // NODE_EXTRA_CA_CERTS setting makes node parse first (30 to 50 ms of every commit here).
-  const fast = prog
-    ? `if [ -z "\${GIT_MEM_CMD:-}" ] && [ -f "${prog}" ]; then GIT_MEM="NODE_EXTRA_CA_CERTS= \\"${process.execPath}\\" \\"${prog}\\""; else GIT_MEM="$GIT_MEM hook ${name}"; fi`
-    : `GIT_MEM="$GIT_MEM hook ${name}"`;
   return `#!/bin/sh
 ${MARKER}
 status=0
 if [ -x ${chained} ]; then ${chained} "$@" || status=$?; fi
 ${run}
-${fast}
-eval "$GIT_MEM \\"\\$@\\"" </dev/null 2>&1 | { IFS= read -r line; [ -n "$line" ] && printf '%s\\n' "$line" >&2; cat >/dev/null; } || true
+eval "$GIT_MEM hook ${name} \\"\\$@\\"" </dev/null 2>&1 | { IFS= read -r line; [ -n "$line" ] && printf '%s\\n' "$line" >&2; cat >/dev/null; } || true
 exit $status
 `;
 }
