@@ -16,14 +16,13 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Ctx } from '../cli/context.js';
-import { openRepo, type Repo } from '../gitstore/repo.js';
+import { openRepo } from '../gitstore/repo.js';
 import { Store } from '../gitstore/store.js';
 import {
   type AgentEvent,
   appendEvent,
   compactEvent,
   findCommonDir,
-  locateRepo,
   logLine,
   normalizePayload,
   type SessionPaths,
@@ -238,23 +237,8 @@ async function warmSearchDaemon(ctx: Ctx, store: Store): Promise<void> {
   } catch {}
 }
 
-/** The repository without running git when its layout is plain (a .git found walking up); git otherwise. */
-async function repoOf(ctx: Ctx): Promise<Repo> {
-  const loc = ctx.env.GIT_DIR || ctx.env.GIT_WORK_TREE ? undefined : locateRepo(ctx.cwd, ctx.env);
-  if (loc?.workTree)
-    return {
-      cwd: ctx.cwd,
-      env: ctx.env,
-      gitDir: loc.gitDir,
-      commonDir: loc.commonDir,
-      workTree: loc.workTree,
-      bare: false,
-    };
-  return openRepo(ctx.cwd, ctx.env);
-}
-
 async function withStore(ctx: Ctx, fn: (store: Store) => Promise<void>): Promise<void> {
-  const store = new Store(await repoOf(ctx));
+  const store = new Store(await openRepo(ctx.cwd, ctx.env));
   try {
     await fn(store);
   } finally {

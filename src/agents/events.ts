@@ -2,12 +2,13 @@
  * The local event buffer of agent sessions: `.git/mem/events/<session>.jsonl`,
  * one compact event per line, never committed (tool output can hold secrets).
  *
- * This module is on the PostToolUse hot path (see claude-fast.ts): it imports
- * node built-ins only, finds the git dir without spawning git, and does a
- * handful of small file operations per event.
+ * This module is on the PostToolUse hot path (see claude-fast.ts): it finds
+ * the git dir with one `git rev-parse` (the repository finder everything
+ * uses) and does a handful of small file operations per event.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openRepoSync } from '../gitstore/repo.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: hook payloads are untyped JSON from the agent
 type Json = any;
@@ -88,53 +89,15 @@ export function isEditTool(name: string | undefined): boolean {
   return !!name && EDIT_TOOLS.has(name);
 }
 
-// ------------------------------------------------------------------ locating .git without spawning git
+// ------------------------------------------------------------------ locating the repository
 
-/** The common git dir for a working directory, found by walking up (honours GIT_DIR). */
+/** The common git dir for a working directory, as git finds it (the one finder, openRepoSync); undefined outside a repository. */
 export function findCommonDir(start: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return locateRepo(start, env)?.commonDir;
-}
-
-/** git dir, common dir and work tree of a directory, without running git (undefined when unsure). */
-export function locateRepo(
-  start: string,
-  env: NodeJS.ProcessEnv = process.env,
-): { gitDir: string; commonDir: string; workTree?: string } | undefined {
-  let gitDir: string | undefined;
-  let workTree: string | undefined;
-  if (env.GIT_DIR) gitDir = resolve(start, env.GIT_DIR);
-  else {
-    let d = resolve(start);
-    for (;;) {
-      const dotgit = join(d, '.git');
-      let st: ReturnType<typeof statSync> | undefined;
-      try {
-        st = statSync(dotgit);
-      } catch {}
-      if (st?.isDirectory()) {
-        gitDir = dotgit;
-        workTree = d;
-        break;
-      }
-      if (st?.isFile()) {
-        const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotgit, 'utf8'));
-        if (!m) return undefined;
-        gitDir = isAbsolute(m[1]) ? m[1] : resolve(d, m[1]);
-        workTree = d;
-        break;
-      }
-      const up = dirname(d);
-      if (up === d) return undefined;
-      d = up;
-    }
-  }
-  if (!existsSync(join(gitDir, 'HEAD'))) return undefined;
-  let commonDir = gitDir;
   try {
-    const c = readFileSync(join(gitDir, 'commondir'), 'utf8').trim();
-    commonDir = isAbsolute(c) ? c : resolve(gitDir, c);
-  } catch {}
-  return { gitDir, commonDir, workTree };
+    return openRepoSync(start, env).commonDir;
+  } catch {
+    return undefined;
+  }
 }
 
 export function eventsDir(commonDir: string): string {

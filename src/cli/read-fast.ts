@@ -15,7 +15,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { findInCache, listJsonFromCache } from '../gitstore/catalog-cache.js';
 import { gitMemHome } from '../gitstore/config.js';
-import { readRefFast } from '../gitstore/refs.js';
 import type { Repo } from '../gitstore/repo.js';
 import { normalizeIdInput } from '../model/id.js';
 import { expiredAt, parseRecord, recordPath } from '../model/record.js';
@@ -32,7 +31,8 @@ function storeAt(env: NodeJS.ProcessEnv, cwd: string): { repo: Repo; ref: string
   const found = findRepo(cwd);
   if (!found) return undefined;
   const ref = 'refs/memory';
-  const tip = readRefFast(found.commonDir, ref);
+  const r = spawnSync('git', ['rev-parse', '-q', '--verify', `${ref}^{commit}`], { cwd, env });
+  const tip = r.status === 0 ? r.stdout.toString('utf8').trim() : null;
   if (!tip) return undefined;
   const repo = {
     cwd,
