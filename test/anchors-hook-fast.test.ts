@@ -2,7 +2,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diffTreesVia } from '../src/anchors/gitio.js';
 import { anchorIndex, JOURNAL_LIMIT, readJournal, saveIndex } from '../src/anchors/index-cache.js';
 import {
   anchorsYaml,
@@ -12,6 +11,7 @@ import {
 } from '../src/anchors/record-yaml.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
+import { diffTrees } from '../src/gitstore/tree.js';
 import { type Anchor, newRecord, parseRecord, serializeRecord } from '../src/model/record.js';
 import { makeRepo, ROOT, runBin, sh, type TestRepo, tmpDir, until } from './helpers.js';
 
@@ -111,7 +111,7 @@ describe('notes written with the memory commit', () => {
   });
 });
 
-describe('tree diff through cat-file', () => {
+describe('the tree differ', () => {
   it('names the paths git diff-tree -r --no-renames names, with their new blob ids', async () => {
     const r = makeRepo();
     r.write('keep.txt', 'k\n');
@@ -139,7 +139,9 @@ describe('tree diff through cat-file', () => {
     const store = await storeOf(r);
     try {
       const tree = (rev: string) => r.git('rev-parse', `${rev}^{tree}`).trim();
-      const got = await diffTreesVia(store, tree('HEAD^'), tree('HEAD'));
+      const got = new Map(
+        (await diffTrees(store.catFile, tree('HEAD^'), tree('HEAD'))).map((c) => [c.path, c.oid] as const),
+      );
       const raw = r.git('diff-tree', '-r', '-z', '--no-renames', 'HEAD^', 'HEAD').split('\0');
       const want = new Map<string, string | null>();
       for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -148,9 +150,14 @@ describe('tree diff through cat-file', () => {
       }
       expect(new Map([...got].sort())).toEqual(new Map([...want].sort()));
       // a root commit: everything
-      const root = await diffTreesVia(store, null, tree('HEAD'));
+      const root = await diffTrees(store.catFile, null, tree('HEAD'));
       const files = r.git('ls-tree', '-r', '--name-only', '-z', 'HEAD').split('\0').filter(Boolean);
-      expect([...root.keys()].sort()).toEqual(files.sort());
+      expect(root.map((c) => c.path).sort()).toEqual(files.sort());
+      // the same through the store, under a folder
+      const viaStore = await store.diffPaths('HEAD^', 'HEAD', 'dir');
+      expect(new Map(viaStore.map((c) => [c.path, c.oid]))).toEqual(
+        new Map([...want].filter(([p]) => p.startsWith('dir/'))),
+      );
     } finally {
       store.close();
     }

@@ -15,9 +15,9 @@ import type { Ctx } from '../cli/context.js';
 import { err } from '../errors.js';
 import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
 import { type Ident, type NoteAdd, Store } from '../gitstore/store.js';
+import { diffTrees } from '../gitstore/tree.js';
 import { mark } from '../trace.js';
 import { type AnchorResult, runCheck } from './check.js';
-import { diffTreesVia } from './gitio.js';
 
 export const NOTES_REF = 'refs/notes/memory';
 
@@ -82,7 +82,9 @@ export async function postCommit(store: Store): Promise<string | undefined> {
   }
   mark('post-commit: commit read');
   // the files this commit touched, with their blob ids (the check needs no ls-tree)
-  const diff = await diffTreesVia(store, parentTree, commit.tree);
+  const diff = new Map(
+    (await diffTrees(store.catFile, parentTree, commit.tree)).map((c) => [c.path, c.oid] as const),
+  );
   mark('post-commit: tree diff');
   if (!diff.size) return undefined;
   const targetBlobs = new Map<string, string>();

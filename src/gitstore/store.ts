@@ -29,6 +29,7 @@ import { mark } from '../trace.js';
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
 import { CatFile, git, gitEnv, gitText, ZERO_OID } from './git.js';
 import { memDir, type Repo } from './repo.js';
+import { diffTrees } from './tree.js';
 
 export const MEMORY_REF = 'refs/memory';
 export const FORMAT_PATH = 'FORMAT';
@@ -422,36 +423,39 @@ export class Store {
     return cat;
   }
 
+  /** Whether a commit exists (asked of the running cat-file). */
   async hasCommit(oid: string): Promise<boolean> {
-    const r = await git(['cat-file', '-e', `${oid}^{commit}`], {
-      cwd: this.repo.cwd,
-      env: this.repo.env,
-      allowFail: true,
-    });
-    return r.code === 0;
+    return (await this.catFile.read(`${oid}^{commit}`))?.type === 'commit';
   }
 
-  /** Paths under `prefix` that differ between two commits; oid null = deleted. */
+  /**
+   * Files under `prefix` that differ between two commits (what `git diff-tree
+   * -r --no-renames` names); oid null = deleted. Walked through the running
+   * cat-file (tree.ts), no process of its own.
+   */
   async diffPaths(
     from: string,
     to: string,
     prefix?: string,
   ): Promise<Array<{ path: string; oid: string | null; status: string }>> {
-    const args = ['diff-tree', '-r', '-z', '--no-renames', from, to];
-    if (prefix) args.push('--', prefix);
-    const r = await git(args, { cwd: this.repo.cwd, env: this.repo.env });
-    const parts = r.stdout.toString('utf8').split('\0');
-    const out: Array<{ path: string; oid: string | null; status: string }> = [];
-    for (let i = 0; i + 1 < parts.length; i += 2) {
-      const meta = parts[i];
-      if (!meta.startsWith(':')) {
-        i--;
-        continue;
-      }
-      const [, , , newOid, status] = meta.slice(1).split(' ');
-      out.push({ path: parts[i + 1], oid: status === 'D' ? null : newOid, status });
-    }
-    return out;
+    const [a, b] = await this.catFile.readMany([`${from}^{tree}`, `${to}^{tree}`]);
+    for (const [o, rev] of [
+      [a, from],
+      [b, to],
+    ] as const)
+      if (o?.type !== 'tree') throw err('E_GIT', `cannot diff: ${rev} is not a commit here`);
+    const at = (t: string) => (prefix ? `${t}:${prefix.replace(/\/+$/, '')}` : t);
+    const changes = await diffTrees(
+      this.catFile,
+      at(a!.oid),
+      at(b!.oid),
+      prefix ? `${prefix.replace(/\/+$/, '')}/` : '',
+    );
+    return changes.map((c) => ({
+      path: c.path,
+      oid: c.oid,
+      status: c.oid === null ? 'D' : c.old === null ? 'A' : 'M',
+    }));
   }
 
   /** Reads a record by id/prefix/alias at the tip (or at a given commit). */
@@ -601,9 +605,10 @@ export class Store {
       ).find((b) => b?.type === 'blob');
       if (found) have = found.content.toString('utf8').split('\n').filter(Boolean);
     }
-    const all = [...new Set([...have, ...add.lines])];
-    if (all.length === have.length) return null;
-    return { ...add, expected, text: `${all.join('\n')}\n` };
+    const there = new Set(have);
+    const fresh = [...new Set(add.lines)].filter((l) => !there.has(l));
+    if (!fresh.length) return null;
+    return { ...add, expected, text: `${[...have, ...fresh].join('\n')}\n` };
   }
 
   /**
