@@ -76,3 +76,43 @@ describe('refused input with packed objects (after git gc, and in a clone)', () 
     }
   }, 240_000);
 });
+
+describe('core.fsync', () => {
+  it('is honoured by an add: git writes the objects and refs, so git makes the fsyncs', () => {
+    const strace = spawnSync('strace', ['-V'], { encoding: 'utf8' });
+    if (strace.status !== 0) return; // no strace on this machine: nothing to observe the calls with
+    const r = makeRepo({ commit: true });
+    expect(runBinBounded(['init'], r).code).toBe(0);
+    const fsyncs = (title: string) => {
+      const log = join(tmpDir(), 'strace.txt');
+      const res = spawnSync(
+        'strace',
+        [
+          '-f',
+          '-qq',
+          '-e',
+          'trace=fsync,fdatasync',
+          '-o',
+          log,
+          process.execPath,
+          BIN,
+          'add',
+          '--title',
+          title,
+          '--content',
+          title,
+        ],
+        { cwd: r.dir, env: r.env, encoding: 'utf8', timeout: 60_000 },
+      );
+      expect(res.status, res.stderr).toBe(0);
+      return sh('cat', [log], r.dir, r.env)
+        .split('\n')
+        .filter((l) => /\bf(data)?sync\(/.test(l)).length;
+    };
+    const without = fsyncs('without fsync config');
+    r.git('config', 'core.fsync', 'all');
+    const withAll = fsyncs('with core.fsync all');
+    expect(withAll).toBeGreaterThan(without);
+    expect(withAll).toBeGreaterThanOrEqual(3); // at least the objects, the ref and the reflog or pack
+  }, 120_000);
+});
