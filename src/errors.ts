@@ -5,6 +5,8 @@
  */
 export type ErrorCode =
   | 'E_NOT_A_REPO'
+  | 'E_UNSUPPORTED_REPO'
+  | 'E_LOCKED'
   | 'E_NOT_INITIALIZED'
   | 'E_NOT_FOUND'
   | 'E_AMBIGUOUS'

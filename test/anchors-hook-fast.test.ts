@@ -1,25 +1,21 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diffTreesVia } from '../src/anchors/gitio.js';
 import { anchorIndex, JOURNAL_LIMIT, readJournal, saveIndex } from '../src/anchors/index-cache.js';
-import { writeNote } from '../src/anchors/note-writer.js';
 import {
   anchorsYaml,
   parseRecordFast,
   readAnchorsYaml,
   serializeRecordFast,
 } from '../src/anchors/record-yaml.js';
-import { sortTreeItems } from '../src/gitstore/loose.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
+import { diffTrees } from '../src/gitstore/tree.js';
 import { type Anchor, newRecord, parseRecord, serializeRecord } from '../src/model/record.js';
-import { dropTmpRefs, makeRepo, ROOT, runBin, sh, type TestRepo, tmpDir } from './helpers.js';
+import { makeRepo, ROOT, runBin, sh, type TestRepo, tmpDir, until } from './helpers.js';
 
 // The pieces the post-commit hook is made fast with, each checked against git itself.
-
-const ident = { name: 'Test User', email: 'test@example.com' };
 
 async function storeOf(r: TestRepo): Promise<Store> {
   return new Store(await openRepo(r.dir, r.env));
@@ -29,24 +25,37 @@ function noteLines(r: TestRepo, rev: string): string[] {
   return r.git('notes', '--ref=memory', 'show', rev).trim().split('\n');
 }
 
-describe('notes written from Node', () => {
+/** Adds note lines the way the post-commit hook does: with a store write, in one fast-import and one ref transaction. */
+async function writeNote(store: Store, object: string, lines: string[]): Promise<void> {
+  let n = 0;
+  await store.write(
+    async (tx) => {
+      tx.put('config.yaml', `n: ${Date.now()}-${n++}\n`);
+      return { message: 'mem: test', value: 1 };
+    },
+    { note: async () => ({ ref: 'refs/notes/memory', object, lines, message: 'Notes added by a test' }) },
+  );
+}
+
+describe('notes written with the memory commit', () => {
   it('are what git notes reads: show, log --notes, list, fsck --strict; extended without duplicates', async () => {
     const r = makeRepo({ commit: true });
+    await r.memJson(['init']);
     const c1 = r.git('rev-parse', 'HEAD').trim();
     r.write('a.txt', 'a\n');
     const c2 = r.commitAll('second');
     const store = await storeOf(r);
     try {
-      expect(await writeNote(store, 'refs/notes/memory', c1, ['{"id":"A"}', '{"id":"B"}'], ident)).toBe(true);
+      await writeNote(store, c1, ['{"id":"A"}', '{"id":"B"}']);
       expect(noteLines(r, c1)).toEqual(['{"id":"A"}', '{"id":"B"}']);
       // a second note on another commit, then more lines on the first (one repeated)
-      expect(await writeNote(store, 'refs/notes/memory', c2, ['{"id":"C"}'], ident)).toBe(true);
-      expect(await writeNote(store, 'refs/notes/memory', c1, ['{"id":"B"}', '{"id":"D"}'], ident)).toBe(true);
+      await writeNote(store, c2, ['{"id":"C"}']);
+      await writeNote(store, c1, ['{"id":"B"}', '{"id":"D"}']);
       expect(noteLines(r, c1)).toEqual(['{"id":"A"}', '{"id":"B"}', '{"id":"D"}']);
       expect(noteLines(r, c2)).toEqual(['{"id":"C"}']);
-      // nothing new: the notes ref does not move
+      // nothing new: the notes ref does not move (the memory ref does)
       const before = r.git('rev-parse', 'refs/notes/memory').trim();
-      expect(await writeNote(store, 'refs/notes/memory', c1, ['{"id":"A"}'], ident)).toBe(true);
+      await writeNote(store, c1, ['{"id":"A"}']);
       expect(r.git('rev-parse', 'refs/notes/memory').trim()).toBe(before);
       expect(r.git('log', '--notes=memory', '--format=%H %N', '-1', c2)).toContain('{"id":"C"}');
       expect(r.git('log', '-1', '--format=%an <%ae>', 'refs/notes/memory').trim()).toBe(
@@ -55,6 +64,8 @@ describe('notes written from Node', () => {
       expect(r.git('log', '--format=%H', 'refs/notes/memory').trim().split('\n')).toHaveLength(3);
       const listed = r.git('notes', '--ref=memory', 'list').trim().split('\n');
       expect(listed.map((l) => l.split(' ')[1]).sort()).toEqual([c1, c2].sort());
+      // the notes ref keeps a reflog, as git notes would
+      expect(r.git('reflog', 'show', '--format=%gs', 'refs/notes/memory').trim().split('\n')).toHaveLength(3);
       r.git('fsck', '--strict', '--no-dangling');
       // git's own notes command keeps working on top of ours
       r.git('notes', '--ref=memory', 'append', '-m', '{"id":"E"}', c2);
@@ -64,41 +75,11 @@ describe('notes written from Node', () => {
     }
   });
 
-  it('follow a fanned-out notes tree and fan a flat one out when it grows', async () => {
-    const r = makeRepo({ commit: true });
-    // commits to annotate, made with fast-import (quick), then notes on all of them
-    const n = 40;
-    let stream = '';
-    for (let i = 1; i <= n; i++) {
-      stream += `commit refs/heads/main\ncommitter T <t@e> ${1700000000 + i} +0000\ndata 4\nc${String(i).padStart(2, '0')}\n`;
-      stream += `${i === 1 ? `from ${r.git('rev-parse', 'HEAD').trim()}\n` : ''}M 100644 inline f.txt\ndata ${String(i).length + 1}\n${i}\n\n`;
-    }
-    sh('git', ['fast-import', '--quiet'], r.dir, r.env, stream);
-    const commits = r.git('rev-list', '--max-count', String(n), 'main').trim().split('\n');
-    const store = await storeOf(r);
-    try {
-      // flat until 8 notes (a low threshold to test the switch), then one level of fan-out
-      for (const [i, c] of commits.entries()) {
-        expect(await writeNote(store, 'refs/notes/memory', c, [`{"n":${i}}`], ident, { fanoutAt: 8 })).toBe(
-          true,
-        );
-      }
-      const paths = r.git('ls-tree', '-r', '--name-only', 'refs/notes/memory').trim().split('\n');
-      expect(paths).toHaveLength(n);
-      for (const p of paths) expect(p).toMatch(/^[0-9a-f]{2}\/[0-9a-f]{38}$/);
-      for (const [i, c] of commits.entries()) expect(noteLines(r, c)).toEqual([`{"n":${i}}`]);
-      // extending a note that lives one level down keeps it there
-      expect(await writeNote(store, 'refs/notes/memory', commits[3], ['{"more":1}'], ident)).toBe(true);
-      expect(noteLines(r, commits[3])).toEqual(['{"n":3}', '{"more":1}']);
-      expect(r.git('ls-tree', '-r', '--name-only', 'refs/notes/memory').trim().split('\n')).toHaveLength(n);
-      r.git('fsck', '--strict', '--no-dangling');
-    } finally {
-      store.close();
-    }
-    // a tree git fanned out itself (more notes than its threshold): ours go where git reads them
+  it('extend a note in a tree git fanned out, where git notes reads it', async () => {
     const r2 = makeRepo({ commit: true });
+    await r2.memJson(['init']);
     const many = 300;
-    stream = '';
+    let stream = '';
     for (let i = 1; i <= many; i++) {
       stream += `commit refs/heads/main\ncommitter T <t@e> ${1700000000 + i} +0000\ndata 2\nc\n`;
       stream += `${i === 1 ? `from ${r2.git('rev-parse', 'HEAD').trim()}\n` : ''}M 100644 inline f.txt\ndata ${String(i).length + 1}\n${i}\n\n`;
@@ -115,8 +96,8 @@ describe('notes written from Node', () => {
     );
     const s2 = await storeOf(r2);
     try {
-      expect(await writeNote(s2, 'refs/notes/memory', cs[0], ['new'], ident)).toBe(true);
-      expect(await writeNote(s2, 'refs/notes/memory', cs[5], ['new'], ident)).toBe(true);
+      await writeNote(s2, cs[0], ['new']);
+      await writeNote(s2, cs[5], ['new']);
     } finally {
       s2.close();
     }
@@ -124,11 +105,13 @@ describe('notes written from Node', () => {
     expect(noteLines(r2, cs[5])).toEqual(['old', 'new']);
     expect(noteLines(r2, cs[6])).toEqual(['old']);
     expect(r2.git('notes', '--ref=memory', 'list').trim().split('\n')).toHaveLength(cs.length);
+    for (const p of r2.git('ls-tree', '-r', '--name-only', 'refs/notes/memory').trim().split('\n'))
+      expect(p).toMatch(/^[0-9a-f]{2}\/[0-9a-f]{38}$/);
     r2.git('fsck', '--strict', '--no-dangling');
   });
 });
 
-describe('tree diff through cat-file', () => {
+describe('the tree differ', () => {
   it('names the paths git diff-tree -r --no-renames names, with their new blob ids', async () => {
     const r = makeRepo();
     r.write('keep.txt', 'k\n');
@@ -156,7 +139,9 @@ describe('tree diff through cat-file', () => {
     const store = await storeOf(r);
     try {
       const tree = (rev: string) => r.git('rev-parse', `${rev}^{tree}`).trim();
-      const got = await diffTreesVia(store, tree('HEAD^'), tree('HEAD'));
+      const got = new Map(
+        (await diffTrees(store.catFile, tree('HEAD^'), tree('HEAD'))).map((c) => [c.path, c.oid] as const),
+      );
       const raw = r.git('diff-tree', '-r', '-z', '--no-renames', 'HEAD^', 'HEAD').split('\0');
       const want = new Map<string, string | null>();
       for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -165,9 +150,14 @@ describe('tree diff through cat-file', () => {
       }
       expect(new Map([...got].sort())).toEqual(new Map([...want].sort()));
       // a root commit: everything
-      const root = await diffTreesVia(store, null, tree('HEAD'));
+      const root = await diffTrees(store.catFile, null, tree('HEAD'));
       const files = r.git('ls-tree', '-r', '--name-only', '-z', 'HEAD').split('\0').filter(Boolean);
-      expect([...root.keys()].sort()).toEqual(files.sort());
+      expect(root.map((c) => c.path).sort()).toEqual(files.sort());
+      // the same through the store, under a folder
+      const viaStore = await store.diffPaths('HEAD^', 'HEAD', 'dir');
+      expect(new Map(viaStore.map((c) => [c.path, c.oid]))).toEqual(
+        new Map([...want].filter(([p]) => p.startsWith('dir/'))),
+      );
     } finally {
       store.close();
     }
@@ -408,24 +398,6 @@ describe('the anchor index journal', () => {
     } finally {
       store.close();
     }
-  });
-});
-
-describe('loose trees', () => {
-  it("sort entries in git's byte order, non-ASCII names included", () => {
-    // U+FF21 sorts after U+1F600 by UTF-16 code units but before it by UTF-8 bytes, as git sorts
-    const items = ['b', 'a-b', 'a', 'é', '\uff21', 'z', '\u{1f600}', 'a.b', 'Z', 'ab'].map((name, i) => ({
-      mode: i % 2 ? '40000' : '100644',
-      name,
-      oid: '0'.repeat(40),
-    }));
-    const key = (t: { mode: string; name: string }) =>
-      Buffer.from(t.mode === '40000' ? `${t.name}/` : t.name);
-    const want = [...items].sort((x, y) => Buffer.compare(key(x), key(y))).map((t) => t.name);
-    expect(sortTreeItems(items).map((t) => t.name)).toEqual(want);
-    expect(want.indexOf('\uff21')).toBeLessThan(want.indexOf('\u{1f600}'));
-    const ascii = items.filter((t) => /^[a-zA-Z.-]+$/.test(t.name));
-    expect(sortTreeItems(ascii).map((t) => t.name)).toEqual(want.filter((n) => /^[a-zA-Z.-]+$/.test(n)));
   });
 });
 
@@ -674,71 +646,73 @@ describe('records with anchors written without the yaml library', () => {
   });
 });
 
-describe('loose writes that edit trees in place', () => {
-  it('build the same trees as git fast-import when entries that are there change', async () => {
-    const r = makeRepo();
-    r.write('code.ts', 'a\nb\nc\n');
-    r.commitAll('code');
-    await r.memJson(['init']);
-    for (let i = 0; i < 12; i++) {
-      await r.memJson(['add', '--title', `m${i}`, '--content', `x${i}`, '--anchor', 'code.ts:1-2']);
-    }
-    const base = r.git('rev-parse', 'refs/memory').trim();
-    const files = r.git('ls-tree', '-r', '--name-only', base, 'memories').trim().split('\n');
-    const anchorsDir = r.git('ls-tree', '--name-only', base, 'anchors/').trim().split('\n')[0];
-    const blob = r.git('rev-parse', `${base}:FORMAT`).trim();
-    const ident = { name: 'T', email: 't@example.com' };
-    const trees: string[] = [];
-    for (const writer of ['loose', 'fast-import']) {
-      const store = new Store(await openRepo(r.dir, { ...r.env, GIT_MEM_WRITER: writer }));
-      const tx = new (await import('../src/gitstore/store.js')).Tx(store, base);
-      tx.put(files[0], 'changed\n'); // a record in a folder that is there
-      tx.put(files[1], 'changed too\n');
-      tx.remove(files[2]); // a folder that may become empty
-      tx.putOid(files[3], blob); // an existing object instead of content
-      tx.putOid(`${anchorsDir}/${blob}`, blob); // a new entry in a folder that is there
-      tx.put('FORMAT', 'format: 1\n# edited\n');
-      const commit = await store.commitChanges(base, tx, 'test', ident);
-      trees.push(r.git('rev-parse', `${commit}^{tree}`).trim());
-      store.close();
-      dropTmpRefs(r);
-    }
-    expect(trees[0]).toBe(trees[1]);
-    expect(r.git('ls-tree', '-r', '--name-only', trees[0]).split('\n')).toContain(files[0]);
-    r.git('fsck', '--strict', '--no-dangling');
-  });
-});
-
-describe('a store write with another ref alongside', () => {
-  it('moves both refs in one transaction, asking again for the other ref when its compare-and-swap fails', async () => {
+describe('the memory commit and its note', () => {
+  it('move in one transaction: a notes ref moved meanwhile fails both, and the retry keeps both notes', async () => {
     const r = makeRepo({ commit: true });
     await r.memJson(['init']);
     const head = r.git('rev-parse', 'HEAD').trim();
-    r.git('update-ref', 'refs/notes/other', head);
-    const store = await storeOf(r);
+    r.write('b.txt', 'b\n');
+    const other = r.commitAll('other');
+    const before = r.git('rev-parse', 'refs/memory').trim();
+    const paused = join(r.dir, '.git', 'mem', 'test-paused');
+    const store = new Store(await openRepo(r.dir, { ...r.env, GIT_MEM_TEST_PAUSE_BEFORE_CAS: '400' }));
     try {
-      let asked = 0;
-      const before = r.git('rev-parse', 'refs/memory').trim();
-      const res = await store.write(
+      const writing = store.write(
         async (tx) => {
           tx.put('config.yaml', 'x: 1\n');
           return { message: 'mem: test', value: 1 };
         },
-        {
-          alongside: async () => {
-            asked++;
-            // the first answer expects a stale value: the whole transaction fails and is retried
-            return { ref: 'refs/notes/other', next: before, expected: asked === 1 ? before : head };
-          },
-        },
+        { note: async () => ({ ref: 'refs/notes/memory', object: head, lines: ['ours'], message: 'test' }) },
       );
-      expect(asked).toBe(2);
+      // objects written, refs not yet moved: another writer notes another commit
+      await until(() => existsSync(paused) || undefined, 20_000);
+      r.git('notes', '--ref=memory', 'add', '-m', 'theirs', other);
+      const theirs = r.git('rev-parse', 'refs/notes/memory').trim();
+      expect(r.git('rev-parse', 'refs/memory').trim()).toBe(before);
+      const res = await writing;
       expect(res.attempts).toBe(2);
       expect(r.git('rev-parse', 'refs/memory').trim()).toBe(res.commit);
-      expect(r.git('rev-parse', 'refs/notes/other').trim()).toBe(before);
       expect(r.git('rev-list', '--count', `${before}..refs/memory`).trim()).toBe('1');
+      expect(noteLines(r, head)).toEqual(['ours']);
+      expect(noteLines(r, other)).toEqual(['theirs']);
+      expect(r.git('rev-parse', 'refs/notes/memory^').trim()).toBe(theirs);
+      expect(r.git('for-each-ref', 'refs/mem-tmp/')).toBe('');
+      r.git('fsck', '--strict', '--no-dangling');
     } finally {
       store.close();
     }
   });
+
+  it('a hook killed between writing its objects and moving the refs leaves both refs as they were and no lock', async () => {
+    const { r } = await anchoredRepo();
+    r.write('src/a.ts', EDITED);
+    const head = r.commitAll('two');
+    const mem = r.git('rev-parse', 'refs/memory').trim();
+    const paused = join(r.dir, '.git', 'mem', 'test-paused');
+    rmSync(paused, { force: true });
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'git-mem.js'), 'hook', 'post-commit'], {
+      cwd: r.dir,
+      env: { ...r.env, GIT_MEM_TEST_PAUSE_BEFORE_CAS: '30000' },
+      stdio: 'ignore',
+    });
+    const closed = new Promise((res) => child.on('close', res));
+    await until(() => existsSync(paused) || undefined, 30_000);
+    child.kill('SIGKILL');
+    await closed;
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(mem);
+    expect(r.git('for-each-ref', 'refs/notes/')).toBe('');
+    const locks = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? locks(join(d, e.name)) : e.name.endsWith('.lock') ? [join(d, e.name)] : [],
+      );
+    expect(locks(join(r.dir, '.git'))).toEqual([]);
+    expect(r.git('for-each-ref', 'refs/mem-tmp/')).toBe('');
+    r.git('fsck', '--strict', '--no-dangling', '--connectivity-only');
+    // the next run records it: both refs move
+    expect(runBin(['hook', 'post-commit'], { cwd: r.dir, env: r.env }).code).toBe(0);
+    expect(r.git('rev-parse', 'refs/memory^').trim()).toBe(mem);
+    expect(noteLines(r, head).map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({ verdict: 'changed' }),
+    ]);
+  }, 60_000);
 });

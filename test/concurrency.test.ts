@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, makeRepo, ROOT } from './helpers.js';
+import { BIN, makeRepo, ROOT, until } from './helpers.js';
 
 function run(
   args: string[],
@@ -76,12 +76,15 @@ describe('concurrent writers', () => {
     });
     const closed = new Promise((res) => child.on('close', res));
     const marker = join(r.dir, '.git', 'mem', 'test-paused');
-    for (let i = 0; i < 300 && !existsSync(marker); i++) await new Promise((res) => setTimeout(res, 20));
+    await until(() => existsSync(marker) || undefined, 60_000); // a busy machine starts node slowly
     const written = readFileSync(marker, 'utf8').trim();
     expect(r.git('cat-file', '-t', written).trim()).toBe('commit'); // its objects are on disk
     child.kill('SIGKILL');
     await closed;
     expect(r.git('rev-parse', 'refs/memory').trim()).toBe(before);
+    // git never got to lock a ref, and no temporary ref was written
+    expect(existsSync(join(r.dir, '.git', 'refs', 'memory.lock'))).toBe(false);
+    expect(r.git('for-each-ref', 'refs/mem-tmp/')).toBe('');
     const doctor = JSON.parse((await r.mem(['doctor', '--json'])).stdout);
     expect(doctor.findings.filter((f: { level: string }) => f.level === 'error')).toEqual([]);
     expect((await r.memJson(['list'])).map((m: { title: string }) => m.title)).not.toContain('in the window');

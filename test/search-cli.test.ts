@@ -212,16 +212,20 @@ describe('the index cache', () => {
       await r.memJson(['update', r.ids.m3, '--title', 'Pooling through PgBouncer (transaction mode)']);
       await r.memJson(['rm', r.ids.m2]);
       const after = r.git('rev-parse', 'refs/memory').trim();
-      const { changedPaths } = await import('../src/search/treediff.js');
-      const walked = await changedPaths(store, before, after, 'memories');
-      const diffed = (await store.diffPaths(before, after, 'memories')).map((c) => ({
+      const walked = (await store.diffPaths(before, after, 'memories')).map((c) => ({
         path: c.path,
         oid: c.oid,
       }));
+      const raw = r.git('diff-tree', '-r', '-z', '--no-renames', before, after, '--', 'memories').split('\0');
+      const diffed: Array<{ path: string; oid: string | null }> = [];
+      for (let i = 0; i + 1 < raw.length; i += 2) {
+        const meta = raw[i].split(' ');
+        diffed.push({ path: raw[i + 1], oid: meta[4] === 'D' ? null : meta[3] });
+      }
       const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
       expect(walked.sort(byPath)).toEqual(diffed.sort(byPath));
       expect(walked.map((c) => c.oid === null)).toContain(true);
-      expect(await changedPaths(store, tip, after, 'memories')).toHaveLength(3);
+      expect(await store.diffPaths(tip, after, 'memories')).toHaveLength(3);
       const hits = await searchMemories(store, { query: 'ECONNREFUSED api' }, { provider: null });
       expect(hits.map((h) => h.alias)).not.toContain('m2');
       expect(

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
-import type { RefUpdate, Store } from '../gitstore/store.js';
+import type { NoteAdd, Store } from '../gitstore/store.js';
 import { type Anchor, type MemoryRecord, recordPath } from '../model/record.js';
 import { mark } from '../trace.js';
 import { diffLines } from './diff.js';
@@ -70,10 +70,10 @@ export interface CheckOptions {
    */
   targetBlobs?: Map<string, string>;
   /**
-   * Another ref to move in the same transaction as the recorded verdicts (the
-   * post-commit hook's note), built from the verdicts; asked for on every attempt.
+   * A git note written and published with the recorded verdicts (the
+   * post-commit hook's), built from the verdicts; asked for on every attempt.
    */
-  alongside?: (results: readonly AnchorResult[]) => Promise<RefUpdate | null>;
+  note?: (results: readonly AnchorResult[]) => Promise<NoteAdd | null>;
 }
 
 export interface AnchorResult {
@@ -357,7 +357,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
           value: n,
         };
       },
-      opts.alongside ? { alongside: () => opts.alongside!(results) } : {},
+      opts.note ? { note: () => opts.note!(results) } : {},
     );
     mark('check: recorded');
     memoryCommit = res.commit;

@@ -3,7 +3,8 @@
  * files that commit touched, record the verdicts in one memory commit, and
  * write a git note on the code commit under refs/notes/memory (one JSON
  * object per line: id, verdict, reason) so `git log --notes=memory` shows
- * what each commit made stale.
+ * what each commit made stale. Both commits go through one `git fast-import`
+ * and both refs move in one `git update-ref` transaction: both or neither.
  *
  * It never fails and never blocks the commit: any error goes to
  * .git/mem/logs/post-commit.log and one warning line; the exit code is 0.
@@ -12,14 +13,11 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../cli/context.js';
 import { err } from '../errors.js';
-import { git } from '../gitstore/git.js';
-import { readHeadFast } from '../gitstore/refs.js';
 import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
-import { type Ident, type RefUpdate, readRefFast, Store } from '../gitstore/store.js';
+import { type Ident, type NoteAdd, Store } from '../gitstore/store.js';
+import { diffTrees } from '../gitstore/tree.js';
 import { mark } from '../trace.js';
 import { type AnchorResult, runCheck } from './check.js';
-import { diffTreesVia } from './gitio.js';
-import { buildNote } from './note-writer.js';
 
 export const NOTES_REF = 'refs/notes/memory';
 
@@ -68,26 +66,10 @@ function parseCommit(content: Buffer): { tree: string; parents: string[]; commit
 export async function postCommit(store: Store): Promise<string | undefined> {
   mark('post-commit: start');
   const repo = store.repo;
-  const tip = await store.tip();
-  if (!tip) {
-    // no such ref in the files backend: no memory store here, nothing to check (and no process to ask)
-    if (readRefFast(repo.commonDir, store.ref) === null) return undefined;
-    const exists = await git(['rev-parse', '-q', '--verify', store.ref], {
-      cwd: repo.cwd,
-      env: repo.env,
-      allowFail: true,
-    });
-    if (exists.code === 0)
-      throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
-    return undefined; // no memory store here: nothing to check
-  }
-  // the memory tip, the new commit and its parent: read from their files when HEAD resolves
-  // without git (then usually no git process at all), else in one round trip of cat-file
-  const headId = readHeadFast(repo.gitDir, repo.commonDir);
-  const [tipObj, headObj, parentObj] = await store.catFile.readMany(
-    headId ? [tip, headId] : [tip, 'HEAD', 'HEAD^'],
-  );
-  if (tipObj?.type !== 'commit')
+  // the memory tip, the new commit and its parent: one round trip of cat-file
+  const [tipObj, headObj, parentObj] = await store.catFile.readMany([store.ref, 'HEAD', 'HEAD^']);
+  if (!tipObj) return undefined; // no memory store here: nothing to check
+  if (tipObj.type !== 'commit')
     throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
   if (headObj?.type !== 'commit') return undefined;
   const head = headObj.oid;
@@ -100,7 +82,9 @@ export async function postCommit(store: Store): Promise<string | undefined> {
   }
   mark('post-commit: commit read');
   // the files this commit touched, with their blob ids (the check needs no ls-tree)
-  const diff = await diffTreesVia(store, parentTree, commit.tree);
+  const diff = new Map(
+    (await diffTrees(store.catFile, parentTree, commit.tree)).map((c) => [c.path, c.oid] as const),
+  );
   mark('post-commit: tree diff');
   if (!diff.size) return undefined;
   const targetBlobs = new Map<string, string>();
@@ -113,9 +97,8 @@ export async function postCommit(store: Store): Promise<string | undefined> {
       email: env.GIT_AUTHOR_EMAIL || commit.committer.email || 'git-mem@localhost',
     };
   }
-  // the note on the code commit moves with the memory commit, in one ref transaction
-  let fallback: string[] | undefined;
-  const note = async (results: readonly AnchorResult[]): Promise<RefUpdate | null> => {
+  // the note on the code commit: written and published with the memory commit
+  const note = async (results: readonly AnchorResult[]): Promise<NoteAdd | null> => {
     const lines: NoteLine[] = results
       .filter((r) => r.news)
       .map((r) => ({
@@ -127,56 +110,25 @@ export async function postCommit(store: Store): Promise<string | undefined> {
         to: r.verdict.to,
       }));
     if (!lines.length) return null;
-    const text = lines.map((l) => JSON.stringify(l));
-    const u = await buildNote(store, NOTES_REF, head, text, await store.ident());
-    if (u === undefined) fallback = text; // written by git notes once the verdicts are recorded
-    return u === undefined || u === 'unchanged' ? null : u;
+    return {
+      ref: NOTES_REF,
+      object: head,
+      lines: lines.map((l) => JSON.stringify(l)),
+      message: "Notes added by 'git mem hook post-commit'",
+    };
   };
   const rep = await runCheck(store, {
     target: head,
     paths: [...diff.keys()],
     targetBlobs,
     label: 'mem: post-commit',
-    alongside: note,
+    note,
   });
   mark('post-commit: checked');
-  if (fallback) await addNote(repo, head, fallback, await store.ident());
   mark('post-commit: done');
   const stale = rep.changes.filter((c) => c.to === 'stale');
   if (stale.length) {
     return `git-mem: ${stale.length} memor${stale.length === 1 ? 'y' : 'ies'} went stale with this commit (git mem stale; git log --notes=memory)`;
   }
   return undefined;
-}
-
-/** Adds lines to the commit's note (keeping lines already there, no duplicates). */
-export async function addNote(repo: Repo, commit: string, lines: string[], ident: Ident): Promise<void> {
-  const env = {
-    ...repo.env,
-    GIT_AUTHOR_NAME: repo.env.GIT_AUTHOR_NAME || ident.name,
-    GIT_AUTHOR_EMAIL: repo.env.GIT_AUTHOR_EMAIL || ident.email,
-    GIT_COMMITTER_NAME: repo.env.GIT_COMMITTER_NAME || ident.name,
-    GIT_COMMITTER_EMAIL: repo.env.GIT_COMMITTER_EMAIL || ident.email,
-  };
-  // a new commit has no note yet: try a plain add first (one process), merge with an existing note otherwise
-  const first = await git(['notes', `--ref=${NOTES_REF}`, 'add', '-F', '-', commit], {
-    cwd: repo.cwd,
-    env,
-    input: `${lines.join('\n')}\n`,
-    allowFail: true,
-  });
-  if (first.code === 0) return;
-  const prev = await git(['notes', `--ref=${NOTES_REF}`, 'show', commit], {
-    cwd: repo.cwd,
-    env,
-    allowFail: true,
-  });
-  const have = prev.code === 0 ? prev.stdout.toString('utf8').split('\n').filter(Boolean) : [];
-  const all = [...new Set([...have, ...lines])];
-  if (all.length === have.length) return;
-  await git(['notes', `--ref=${NOTES_REF}`, 'add', '-f', '-F', '-', commit], {
-    cwd: repo.cwd,
-    env,
-    input: `${all.join('\n')}\n`,
-  });
 }

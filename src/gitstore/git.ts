@@ -7,8 +7,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { err } from '../errors.js';
 import { mark } from '../trace.js';
-import { findTreeEntry } from './loose.js';
-import { ObjectReader, odbUsable } from './odb.js';
 
 export interface GitOptions {
   cwd: string;
@@ -81,17 +79,13 @@ export interface CatFileObject {
 }
 
 /**
- * One long-lived `git cat-file --batch`: many object reads for the cost of one
- * process. Requests are pipelined; answers come back in order.
+ * One long-lived `git cat-file --batch`: many object reads (by id, `rev:path`
+ * or a ref name) for the cost of one process. Requests are pipelined; answers
+ * come back in order. The child holds the event loop only while a read is
+ * waiting for its answer: idle, it is unreferenced, so a command that fails
+ * (or forgets to close its store) still exits, and git sees end of input when
+ * this process ends.
  */
-/**
- * Packed objects a CatFile reads itself before it starts git cat-file. Reading a
- * pack entry in a one-shot process costs 0.1 ms for a whole object to ~1 ms for a
- * deep delta chain (an inflate per link), against 3-7 ms to start cat-file; for
- * many packed objects a running cat-file is cheaper (odb.ts, measured).
- */
-const PACK_READS_BEFORE_GIT = 8;
-
 export class CatFile {
   private child?: ChildProcessWithoutNullStreams;
   private buf: Buffer = Buffer.alloc(0);
@@ -100,71 +94,10 @@ export class CatFile {
   /** closed by its owner: a later read (from a stale reference) still works, but the process ends when idle */
   private closed = false;
 
-  /** loose objects read without git (odb.ts); null: not here (unknown store, or one git must read) */
-  private loose?: ObjectReader | null;
-  /** packed objects read without git so far (see PACK_READS_BEFORE_GIT) */
-  private packReads = 0;
-
   constructor(
     private readonly cwd: string,
     private readonly env?: NodeJS.ProcessEnv,
-    /** the repository's common git dir: loose objects are then read from it directly */
-    private readonly commonDir?: string,
   ) {}
-
-  /**
-   * A loose object read straight from its file (~30 µs, where git cat-file costs
-   * a process start and a round trip through it), by id or as `<commit id>:<path>`
-   * through loose trees; null when such a path is certainly not there; undefined
-   * for anything else (git answers).
-   */
-  private readLoose(spec: string): CatFileObject | null | undefined {
-    if (this.loose === null || spec.length < 40 || !/^[0-9a-f]{40}(?::|$)/.test(spec)) return undefined;
-    if (this.loose === undefined) {
-      const env = this.env ?? process.env;
-      this.loose =
-        this.commonDir && env.GIT_MEM_ODB !== 'git' && odbUsable(this.commonDir, env)
-          ? new ObjectReader(`${this.commonDir}/objects`)
-          : null;
-      if (!this.loose) return undefined;
-    }
-    const reader = this.loose;
-    const get = (oid: string): CatFileObject | undefined => {
-      let o = reader.read(oid, { packs: false });
-      // a few packed objects before git runs (an add's one fan-out tree from an import): a pack
-      // entry costs ~0.1-1 ms here, starting cat-file 3-7 ms; past that, git reads them
-      if (!o && !this.child && this.packReads < PACK_READS_BEFORE_GIT) {
-        this.packReads++;
-        o = reader.read(oid, { packs: true });
-        if (o) o = { type: o.type, content: Buffer.from(o.content) }; // (the reader's cache keeps its copy)
-      }
-      return o && { oid, type: o.type, size: o.content.length, content: o.content };
-    };
-    if (spec.length === 40) return get(spec);
-    // "<commit>:<path>": the commit's tree, then one tree entry per path component
-    const path = spec.slice(41);
-    if (!path || path.startsWith('/') || path.endsWith('/') || path.includes('//')) return undefined;
-    const commit = get(spec.slice(0, 40));
-    const m =
-      commit?.type === 'commit'
-        ? /^tree ([0-9a-f]{40})\n/.exec(commit.content.toString('latin1', 0, 46))
-        : null;
-    if (!m) return undefined;
-    let cur = get(m[1]);
-    try {
-      for (const name of path.split('/')) {
-        if (!cur) return undefined; // not loose: git reads it
-        if (cur.type !== 'tree') return null; // a path through a file: git says "missing" too
-        const e = findTreeEntry(cur.content, name);
-        if (!e) return null; // git: "<spec> missing"
-        if (e.mode === '160000') return undefined; // a submodule's commit: git says what it says
-        cur = get(e.oid);
-      }
-    } catch {
-      return undefined; // a malformed tree: git says what is wrong
-    }
-    return cur;
-  }
 
   private start(): ChildProcessWithoutNullStreams {
     if (this.child) return this.child;
@@ -187,18 +120,36 @@ export class CatFile {
     child.on('error', (e) => fail(err('E_GIT', `cannot run git cat-file: ${e.message}`)));
     child.on('close', () => {
       if (this.waiting.length) fail(err('E_GIT', 'git cat-file exited unexpectedly'));
-      this.child = undefined;
+      if (this.child === child) this.child = undefined;
     });
     this.child = child;
     return child;
   }
 
+  /** Holds the event loop (a read is waiting) or lets it go (idle). */
+  private hold(child: ChildProcessWithoutNullStreams, on: boolean): void {
+    for (const h of [child, child.stdin, child.stdout, child.stderr] as Array<{
+      ref?: () => void;
+      unref?: () => void;
+    }>) {
+      if (on) h.ref?.();
+      else h.unref?.();
+    }
+  }
+
   private drain(): void {
     this.drainQueue();
-    if (this.closed && !this.waiting.length && this.child) {
-      this.child.stdin.end();
-      this.child = undefined;
-    }
+    if (this.waiting.length || !this.child) return;
+    if (this.closed) this.end();
+    else this.hold(this.child, false);
+  }
+
+  private end(): void {
+    const child = this.child;
+    if (!child) return;
+    this.child = undefined;
+    child.stdin.end();
+    this.hold(child, false);
   }
 
   private drainQueue(): void {
@@ -220,12 +171,12 @@ export class CatFile {
     }
   }
 
-  /** Reads an object by oid or `rev:path`; null when it does not exist. */
+  /** Reads an object by oid, `rev:path` or ref name; null when it does not exist. */
   read(spec: string): Promise<CatFileObject | null> {
-    const loose = this.readLoose(spec);
-    if (loose !== undefined) return Promise.resolve(loose);
     if (this.failed) return Promise.reject(this.failed);
+    if (/[\n\r]/.test(spec)) return Promise.resolve(null); // one request per line: no such name
     const child = this.start();
+    if (!this.waiting.length) this.hold(child, true);
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject });
       // the requests of one tick go out in one write (a tree walk asks for many at once)
@@ -242,12 +193,8 @@ export class CatFile {
   }
 
   close(): void {
-    this.loose?.close();
     this.closed = true;
-    if (this.child && !this.waiting.length) {
-      this.child.stdin.end();
-      this.child = undefined;
-    }
+    if (!this.waiting.length) this.end();
   }
 }
 

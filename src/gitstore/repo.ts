@@ -1,12 +1,16 @@
 /**
- * Locating the repository. One store per repository: local state lives in the
- * *common* git dir, so linked worktrees share it; GIT_DIR / GIT_WORK_TREE are
- * honoured because every lookup goes through `git rev-parse`.
+ * Locating the repository: one finder, and it is git's. `git rev-parse`
+ * answers, so GIT_DIR, GIT_WORK_TREE, GIT_CEILING_DIRECTORIES, linked
+ * worktrees and safe.directory mean exactly what they mean to git. One store
+ * per repository: local state lives in the *common* git dir, so linked
+ * worktrees share it. A repository git-mem cannot serve (another object
+ * format than SHA-1) is refused here, in one line, before anything is written.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { err } from '../errors.js';
-import { git } from './git.js';
+import { git, gitEnv } from './git.js';
 
 export interface Repo {
   /** Directory git commands run from. */
@@ -19,73 +23,66 @@ export interface Repo {
   bare: boolean;
 }
 
-/**
- * The common case without a git process: walk up from cwd to a `.git`
- * directory (or a worktree's `.git` file). Anything unusual — GIT_DIR and
- * friends, ceiling directories, a bare repository, a `.git` we cannot read —
- * returns undefined and `git rev-parse` decides, as git itself would.
- */
-export function discoverRepoFast(cwd: string, env: NodeJS.ProcessEnv): Repo | undefined {
-  if (env.GIT_DIR || env.GIT_WORK_TREE || env.GIT_COMMON_DIR || env.GIT_CEILING_DIRECTORIES) return undefined;
-  try {
-    let dir = resolve(cwd);
-    for (;;) {
-      const dotgit = join(dir, '.git');
-      const st = statSync(dotgit, { throwIfNoEntry: false });
-      if (st?.isDirectory()) {
-        if (!existsSync(join(dotgit, 'HEAD')) || existsSync(join(dotgit, 'commondir'))) return undefined;
-        return { cwd, env, gitDir: dotgit, commonDir: dotgit, bare: false, workTree: dir };
-      }
-      if (st?.isFile()) {
-        const m = /^gitdir: (.+)$/m.exec(readFileSync(dotgit, 'utf8'));
-        if (!m) return undefined;
-        const gitDir = resolve(dir, m[1].trim());
-        const cd = join(gitDir, 'commondir');
-        const commonDir = existsSync(cd) ? resolve(gitDir, readFileSync(cd, 'utf8').trim()) : gitDir;
-        if (!existsSync(join(gitDir, 'HEAD'))) return undefined;
-        return { cwd, env, gitDir, commonDir, bare: false, workTree: dir };
-      }
-      if (basename(dir) === '.git') return undefined; // inside a git dir: let git decide
-      const parent = dirname(dir);
-      if (parent === dir) return undefined;
-      dir = parent;
-    }
-  } catch {
-    return undefined;
-  }
-}
+const REV_PARSE = [
+  'rev-parse',
+  '--path-format=absolute',
+  '--git-dir',
+  '--git-common-dir',
+  '--is-bare-repository',
+  '--show-object-format',
+  // last: it fails (after the answers above) where there is no work tree
+  '--show-toplevel',
+];
 
-export async function openRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Repo> {
-  const fast = discoverRepoFast(cwd, env);
-  if (fast) return fast;
-  const r = await git(
-    [
-      'rev-parse',
-      '--path-format=absolute',
-      '--git-dir',
-      '--git-common-dir',
-      '--is-bare-repository',
-      '--show-toplevel',
-    ],
-    { cwd, env, allowFail: true },
-  );
-  const lines = r.stdout.toString('utf8').split('\n');
-  if (lines.length < 3 || !lines[0]) {
+/** The Repo from rev-parse's answer to REV_PARSE, or a one-line refusal. */
+function fromRevParse(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  code: number,
+  stdout: string,
+  stderr: string,
+): Repo {
+  const lines = stdout.split('\n');
+  if (lines.length < 5 || !lines[0] || !lines[3]) {
+    const why = stderr.trim().split('\n')[0] ?? '';
+    // git's own reason when it is not the usual one (dubious ownership, a bad GIT_DIR)
+    const dubious = /dubious ownership/.test(stderr);
     throw err(
       'E_NOT_A_REPO',
-      `not a git repository: ${cwd}`,
-      'run git mem inside a git repository (or run git init)',
+      dubious
+        ? `git refuses this repository: ${why.replace(/^fatal: /, '')}`
+        : `not a git repository: ${cwd}`,
+      dubious
+        ? 'if you trust it, mark it safe: git config --global --add safe.directory <path> (see git help config)'
+        : 'run git mem inside a git repository (or run git init)',
+    );
+  }
+  const format = lines[3];
+  if (format !== 'sha1') {
+    throw err(
+      'E_UNSUPPORTED_REPO',
+      `git-mem cannot serve this repository: it uses ${format} object ids, and git-mem supports only sha1`,
+      'nothing was written; use git-mem in a sha1 repository',
     );
   }
   const bare = lines[2] === 'true';
-  return {
-    cwd,
-    env,
-    gitDir: lines[0],
-    commonDir: lines[1],
-    bare,
-    workTree: bare || r.code !== 0 ? undefined : lines[3] || undefined,
-  };
+  const workTree = bare || code !== 0 ? undefined : lines[4] || undefined;
+  return { cwd, env, gitDir: lines[0], commonDir: lines[1], bare, workTree };
+}
+
+export async function openRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Repo> {
+  const r = await git(REV_PARSE, { cwd, env, allowFail: true });
+  return fromRevParse(cwd, env, r.code, r.stdout.toString('utf8'), r.stderr);
+}
+
+/**
+ * The same finder for the few callers that cannot await (the agent hook's
+ * path before the CLI): the same rev-parse, run synchronously.
+ */
+export function openRepoSync(cwd: string, env: NodeJS.ProcessEnv = process.env): Repo {
+  const r = spawnSync('git', REV_PARSE, { cwd, env: gitEnv(env), encoding: 'utf8' });
+  if (r.error) throw err('E_GIT', `cannot run git: ${r.error.message}`, 'install git and put it on PATH');
+  return fromRevParse(cwd, env, r.status ?? 128, r.stdout ?? '', r.stderr ?? '');
 }
 
 /** `.git/mem/` (in the common dir): caches, counters, locks, events. Never in the ref. */

@@ -1,14 +1,14 @@
 /**
- * The store on refs/memory: reads through one `git cat-file --batch`, writes
- * through `git fast-import` (which builds the new trees itself and keeps small
- * writes as loose objects), and moves the ref only by compare-and-swap against
- * the tip the change was built on. The user's HEAD, index and working tree are
- * never read or written.
+ * The store on refs/memory: reads through one `git cat-file --batch` (the tip
+ * too), writes through `git fast-import` (which builds the new trees itself
+ * and keeps small writes as loose objects), and moves the ref only by one
+ * `git update-ref --stdin` transaction, compare-and-swap against the tip the
+ * change was built on. git writes every object, ref, lock and reflog. The
+ * user's HEAD, index and working tree are never read or written.
  */
 
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { abbreviate, normalizeIdInput } from '../model/id.js';
@@ -27,15 +27,11 @@ import {
 import { stringify } from '../model/yaml.js';
 import { mark } from '../trace.js';
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
-import { configSignature, parseAndCacheConfig, readConfigCache } from './config-cache.js';
 import { CatFile, git, gitEnv, gitText, ZERO_OID } from './git.js';
-import { editTree, findTreeEntries, isTreeMode, type TreeItem, writeLooseObject } from './loose.js';
-import { type CasUpdate, casLooseRefs, readRefFast } from './refs.js';
 import { memDir, type Repo } from './repo.js';
+import { diffTrees } from './tree.js';
 
 export const MEMORY_REF = 'refs/memory';
-/** Changes of at most this many paths are written as loose objects from Node; larger ones through fast-import. */
-const SMALL_CHANGE = 64;
 export const FORMAT_PATH = 'FORMAT';
 export const FORMAT_VERSION = 1;
 export const SHARED_CONFIG_PATH = 'config.yaml';
@@ -228,7 +224,27 @@ export interface Ident {
 }
 
 /** A compare-and-swap of a ref: to `next` if it is still at `expected` (null: absent). */
-export type RefUpdate = CasUpdate;
+export interface RefUpdate {
+  ref: string;
+  next: string;
+  expected: string | null;
+}
+
+/**
+ * Lines to add to the git note of `object` on a notes ref, written in the same
+ * fast-import stream as a store write and published in the same ref
+ * transaction (the post-commit hook's verdicts). Lines already there are kept,
+ * none is duplicated; the notes tree is laid out (fanned out) by git.
+ */
+export interface NoteAdd {
+  ref: string;
+  object: string;
+  lines: readonly string[];
+  message: string;
+}
+
+/** A lock git found on a ref: one that old was left by a process that died. */
+const STALE_LOCK_MS = 2000;
 
 export interface WriteResult<T> {
   commit: string | null;
@@ -249,7 +265,7 @@ export class Store {
   ) {}
 
   get catFile(): CatFile {
-    this.cat ??= new CatFile(this.repo.cwd, this.repo.env, this.repo.commonDir);
+    this.cat ??= new CatFile(this.repo.cwd, this.repo.env);
     return this.cat;
   }
 
@@ -257,15 +273,18 @@ export class Store {
     this.cat?.close();
   }
 
+  /** The commit the ref points at (read through the running cat-file: no process of its own). */
   async tip(): Promise<string | null> {
-    const fast = readRefFast(this.repo.commonDir, this.ref);
-    if (fast !== undefined) return fast;
-    const r = await git(['rev-parse', '-q', '--verify', `${this.ref}^{commit}`], {
-      cwd: this.repo.cwd,
-      env: this.repo.env,
-      allowFail: true,
-    });
-    return r.code === 0 ? r.stdout.toString().trim() : null;
+    return this.refTip(this.ref);
+  }
+
+  /** A ref's commit; null when there is no such ref, an error when it names something else. */
+  async refTip(ref: string): Promise<string | null> {
+    const o = await this.catFile.read(ref);
+    if (!o) return null;
+    if (o.type !== 'commit')
+      throw err('E_GIT', `${ref} does not point at a commit (${o.type} ${o.oid})`, 'run git mem doctor');
+    return o.oid;
   }
 
   async requireTip(): Promise<string> {
@@ -404,36 +423,39 @@ export class Store {
     return cat;
   }
 
+  /** Whether a commit exists (asked of the running cat-file). */
   async hasCommit(oid: string): Promise<boolean> {
-    const r = await git(['cat-file', '-e', `${oid}^{commit}`], {
-      cwd: this.repo.cwd,
-      env: this.repo.env,
-      allowFail: true,
-    });
-    return r.code === 0;
+    return (await this.catFile.read(`${oid}^{commit}`))?.type === 'commit';
   }
 
-  /** Paths under `prefix` that differ between two commits; oid null = deleted. */
+  /**
+   * Files under `prefix` that differ between two commits (what `git diff-tree
+   * -r --no-renames` names); oid null = deleted. Walked through the running
+   * cat-file (tree.ts), no process of its own.
+   */
   async diffPaths(
     from: string,
     to: string,
     prefix?: string,
   ): Promise<Array<{ path: string; oid: string | null; status: string }>> {
-    const args = ['diff-tree', '-r', '-z', '--no-renames', from, to];
-    if (prefix) args.push('--', prefix);
-    const r = await git(args, { cwd: this.repo.cwd, env: this.repo.env });
-    const parts = r.stdout.toString('utf8').split('\0');
-    const out: Array<{ path: string; oid: string | null; status: string }> = [];
-    for (let i = 0; i + 1 < parts.length; i += 2) {
-      const meta = parts[i];
-      if (!meta.startsWith(':')) {
-        i--;
-        continue;
-      }
-      const [, , , newOid, status] = meta.slice(1).split(' ');
-      out.push({ path: parts[i + 1], oid: status === 'D' ? null : newOid, status });
-    }
-    return out;
+    const [a, b] = await this.catFile.readMany([`${from}^{tree}`, `${to}^{tree}`]);
+    for (const [o, rev] of [
+      [a, from],
+      [b, to],
+    ] as const)
+      if (o?.type !== 'tree') throw err('E_GIT', `cannot diff: ${rev} is not a commit here`);
+    const at = (t: string) => (prefix ? `${t}:${prefix.replace(/\/+$/, '')}` : t);
+    const changes = await diffTrees(
+      this.catFile,
+      at(a!.oid),
+      at(b!.oid),
+      prefix ? `${prefix.replace(/\/+$/, '')}/` : '',
+    );
+    return changes.map((c) => ({
+      path: c.path,
+      oid: c.oid,
+      status: c.oid === null ? 'D' : c.old === null ? 'A' : 'M',
+    }));
   }
 
   /** Reads a record by id/prefix/alias at the tip (or at a given commit). */
@@ -465,26 +487,27 @@ export class Store {
 
   private configP?: Promise<Array<{ scope: string; key: string; value: string }>>;
 
-  /**
-   * Every git config entry with its scope, read once per store (one process
-   * for identity and mem.* settings), or from the cache of the last listing
-   * when none of the files it came from changed (config-cache.ts).
-   */
+  /** Every git config entry with its scope, in git's order: one `git config --list` per store. */
   gitConfig(): Promise<Array<{ scope: string; key: string; value: string }>> {
-    if (this.configP) return this.configP;
-    const cached = readConfigCache(this.repo);
-    if (cached) {
-      this.configP = Promise.resolve(cached);
-      return this.configP;
-    }
-    const before = configSignature(this.repo);
-    this.configP = git(['config', '-z', '--list', '--show-scope', '--show-origin'], {
+    this.configP ??= git(['config', '-z', '--list', '--show-scope'], {
       cwd: this.repo.cwd,
       env: this.repo.env,
       allowFail: true,
-    }).then((r) =>
-      parseAndCacheConfig(this.repo, r.stdout.toString('utf8'), r.code === 0 ? before : undefined),
-    );
+    }).then((r) => {
+      // scope NUL key LF value NUL (a key alone: a boolean true)
+      const parts = r.stdout.toString('utf8').split('\0');
+      const out: Array<{ scope: string; key: string; value: string }> = [];
+      for (let i = 0; i + 1 < parts.length; i += 2) {
+        const kv = parts[i + 1];
+        const nl = kv.indexOf('\n');
+        out.push({
+          scope: parts[i],
+          key: nl < 0 ? kv : kv.slice(0, nl),
+          value: nl < 0 ? 'true' : kv.slice(nl + 1),
+        });
+      }
+      return out;
+    });
     return this.configP;
   }
 
@@ -519,17 +542,14 @@ export class Store {
    * the ref moves: a check that runs meanwhile (add's duplicate check) can
    * still stop the change by rejecting, and the store stays as it was (the
    * unreferenced objects are git's usual garbage, pruned by gc).
+   *
+   * `note`, when given, is asked for on every attempt: lines for a git note
+   * written in the same fast-import stream and published in the same ref
+   * transaction as the memory commit (both refs move, or neither).
    */
   async write<T>(
     build: (tx: Tx) => Promise<{ message: string; value: T } | null>,
-    opts: {
-      gate?: Promise<unknown>;
-      /**
-       * Another ref to move in the same transaction as this write (the post-commit hook's
-       * git note): asked for again on every attempt, so it can build on that ref's tip.
-       */
-      alongside?: () => Promise<RefUpdate | null>;
-    } = {},
+    opts: { gate?: Promise<unknown>; note?: () => Promise<NoteAdd | null> } = {},
   ): Promise<WriteResult<T | undefined>> {
     const ident = await this.ident();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -537,7 +557,8 @@ export class Store {
       const tx = new Tx(this, base);
       const res = await build(tx);
       if (!res || tx.changes.size === 0) return { commit: base, value: res?.value, attempts: attempt };
-      const commit = await this.commitChanges(base, tx, res.message, ident);
+      const note = opts.note ? await this.noteCommit(await opts.note()) : null;
+      const [commit, noteCommit] = await this.commitChanges(base, tx, res.message, ident, [], note);
       // test hook: widen the window between writing objects and moving the ref (crash tests)
       const pause = Number(this.repo.env.GIT_MEM_TEST_PAUSE_BEFORE_CAS ?? 0);
       if (pause > 0) {
@@ -546,49 +567,75 @@ export class Store {
       }
       mark('write: objects written');
       if (opts.gate) await opts.gate;
-      const also = opts.alongside ? await opts.alongside() : null;
-      if (await this.casRef(commit, base, also ? [also] : [], res.message.split('\n')[0])) {
+      const also: RefUpdate[] =
+        note && noteCommit ? [{ ref: note.ref, next: noteCommit, expected: note.expected }] : [];
+      if (await this.casRef(commit, base, also, res.message.split('\n')[0])) {
         mark('write: ref moved');
         return { commit, value: res.value, attempts: attempt };
       }
-      const backoff = Math.min(250, 5 * 2 ** Math.min(attempt, 6));
-      await new Promise((r) => setTimeout(r, backoff / 2 + Math.random() * backoff));
+      await backoff(attempt);
     }
     throw err(
       'E_CONFLICT_RETRY',
-      `refs/memory kept moving; gave up after ${MAX_ATTEMPTS} attempts`,
+      `${this.ref} kept moving; gave up after ${MAX_ATTEMPTS} attempts`,
       'try again',
     );
   }
 
-  /** Writes the objects and the commit with fast-import; returns the new commit id. */
+  /**
+   * What a NoteAdd writes on the notes ref's tip as it is now: the note's whole
+   * new text (the lines there already, then the new ones), or null when the
+   * note already says all of it.
+   */
+  private async noteCommit(
+    add: NoteAdd | null,
+  ): Promise<(NoteAdd & { expected: string | null; text: string }) | null> {
+    if (!add?.lines.length) return null;
+    const expected = await this.refTip(add.ref);
+    let have: string[] = [];
+    if (expected) {
+      // the note of `object` at any fan-out git uses (none, 2/38, 2/2/36)
+      const o = add.object;
+      const found = (
+        await this.catFile.readMany([
+          `${expected}:${o}`,
+          `${expected}:${o.slice(0, 2)}/${o.slice(2)}`,
+          `${expected}:${o.slice(0, 2)}/${o.slice(2, 4)}/${o.slice(4)}`,
+        ])
+      ).find((b) => b?.type === 'blob');
+      if (found) have = found.content.toString('utf8').split('\n').filter(Boolean);
+    }
+    const there = new Set(have);
+    const fresh = [...new Set(add.lines)].filter((l) => !there.has(l));
+    if (!fresh.length) return null;
+    return { ...add, expected, text: `${[...have, ...fresh].join('\n')}\n` };
+  }
+
+  /**
+   * Writes the objects and the commit (and a notes commit, when given) with one
+   * `git fast-import`; returns the new commit ids. No ref is written: the
+   * commits are published by casRef.
+   */
   async commitChanges(
     base: string | null,
     tx: Tx,
     message: string,
     ident: Ident,
     parents: string[] = [],
-  ): Promise<string> {
-    if (
-      tx.changes.size <= SMALL_CHANGE &&
-      !this.repo.env.GIT_OBJECT_DIRECTORY &&
-      this.repo.env.GIT_MEM_WRITER !== 'fast-import'
-    ) {
-      return this.commitLoose(base, tx, message, ident, parents);
-    }
-    const tmpRef = `refs/mem-tmp/${process.pid}-${randomBytes(4).toString('hex')}`;
+    note: (NoteAdd & { expected: string | null; text: string }) | null = null,
+  ): Promise<[string, string | undefined]> {
+    // fast-import needs a branch name; resetting it to nothing at the end leaves no ref behind
+    const branch = 'refs/mem-tmp/fast-import';
     const when = `${Math.floor(Date.now() / 1000)} +0000`;
-    const chunks: Buffer[] = [];
-    const msg = Buffer.from(message.endsWith('\n') ? message : `${message}\n`, 'utf8');
     const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
-    chunks.push(
-      Buffer.from(
-        `commit ${tmpRef}\nmark :1\nauthor ${who} ${when}\ncommitter ${who} ${when}\ndata ${msg.length}\n`,
-      ),
-    );
-    chunks.push(msg);
-    chunks.push(Buffer.from('\n'));
-    if (base) chunks.push(Buffer.from(`from ${base}\n`));
+    const chunks: Buffer[] = [];
+    const data = (text: string | Buffer) => {
+      const b = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+      chunks.push(Buffer.from(`data ${b.length}\n`), b, Buffer.from('\n'));
+    };
+    chunks.push(Buffer.from(`commit ${branch}\nmark :1\nauthor ${who} ${when}\ncommitter ${who} ${when}\n`));
+    data(message.endsWith('\n') ? message : `${message}\n`);
+    chunks.push(Buffer.from(base ? `from ${base}\n` : `from ${ZERO_OID}\n`));
     for (const p of parents) chunks.push(Buffer.from(`merge ${p}\n`));
     const sorted = [...tx.changes.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     for (const c of sorted) {
@@ -596,103 +643,35 @@ export class Store {
       if ('remove' in c) chunks.push(Buffer.from(`D ${path}\n`));
       else if ('oid' in c) chunks.push(Buffer.from(`M 100644 ${c.oid} ${path}\n`));
       else {
-        chunks.push(Buffer.from(`M 100644 inline ${path}\ndata ${c.content.length}\n`));
-        chunks.push(c.content);
-        chunks.push(Buffer.from('\n'));
+        chunks.push(Buffer.from(`M 100644 inline ${path}\n`));
+        data(c.content);
       }
     }
-    chunks.push(Buffer.from('\nget-mark :1\ndone\n'));
-    const out = await runFastImport(this.repo, Buffer.concat(chunks));
-    const oid = out.trim().split('\n').pop() ?? '';
-    if (!/^[0-9a-f]{40}$/.test(oid))
-      throw err('E_GIT', `git fast-import returned no commit (${out.slice(0, 80)})`);
-    this.pendingTmpRef = tmpRef;
-    return oid;
+    chunks.push(Buffer.from('\nget-mark :1\n'));
+    if (note) {
+      chunks.push(Buffer.from(`reset ${branch}\nfrom ${ZERO_OID}\n\n`));
+      chunks.push(
+        Buffer.from(`commit ${branch}\nmark :2\nauthor ${who} ${when}\ncommitter ${who} ${when}\n`),
+      );
+      data(note.message.endsWith('\n') ? note.message : `${note.message}\n`);
+      chunks.push(Buffer.from(`from ${note.expected ?? ZERO_OID}\nN inline ${note.object}\n`));
+      data(note.text);
+      chunks.push(Buffer.from('\nget-mark :2\n'));
+    }
+    chunks.push(Buffer.from(`reset ${branch}\nfrom ${ZERO_OID}\n\ndone\n`));
+    const out = (await runFastImport(this.repo, Buffer.concat(chunks))).trim().split('\n');
+    const oids = out.slice(-(note ? 2 : 1));
+    if (!oids.every((o) => /^[0-9a-f]{40}$/.test(o)))
+      throw err('E_GIT', `git fast-import returned no commit (${out.join(' ').slice(0, 80)})`);
+    return [oids[0], oids[1]];
   }
 
   /**
-   * A small change written as loose objects from this process (see loose.ts):
-   * only the trees on the changed paths are read (through cat-file) and
-   * spliced (unchanged entries copied as bytes), so the cost barely grows
-   * with the store.
+   * Compare-and-swap of the ref (and of `also`) in one `git update-ref --stdin`
+   * transaction: every ref moves, or none does. False when another writer
+   * moved one of them first; E_LOCKED, naming the lock file, its age and how to
+   * clear it, when a lock stays in the way.
    */
-  private async commitLoose(
-    base: string | null,
-    tx: Tx,
-    message: string,
-    ident: Ident,
-    parents: string[],
-  ): Promise<string> {
-    const objects = join(this.repo.commonDir, 'objects');
-    let rootTree: string | null = null;
-    if (base) {
-      const c = await this.catFile.read(base);
-      const m = c && /^tree ([0-9a-f]{40})/.exec(c.content.toString('latin1'));
-      if (!m) throw err('E_GIT', `cannot read commit ${base}`);
-      rootTree = m[1];
-    }
-    // nested map of the changes: directory → name → change (or a deeper map)
-    type Node = Map<string, Node | Change>;
-    const root: Node = new Map();
-    for (const c of tx.changes.values()) {
-      const parts = c.path.split('/');
-      let node = root;
-      for (const dir of parts.slice(0, -1)) {
-        let next = node.get(dir);
-        if (!(next instanceof Map)) {
-          next = new Map();
-          node.set(dir, next);
-        }
-        node = next;
-      }
-      node.set(parts[parts.length - 1], c);
-    }
-    const build = async (treeOid: string | null, node: Node): Promise<string | null> => {
-      let cur: Buffer = Buffer.alloc(0);
-      if (treeOid) {
-        const t = await this.catFile.read(treeOid);
-        if (!t || t.type !== 'tree') throw err('E_GIT', `cannot read tree ${treeOid}`);
-        cur = t.content;
-      }
-      // subtrees are built side by side: their cat-file reads go out together, not one round trip each
-      const subs = new Map<string, Promise<string | null>>();
-      // the entries of every changed name in one pass: subtrees to descend into, places to splice
-      const found = treeOid ? findTreeEntries(cur, node.keys()) : undefined;
-      for (const [name, ch] of node) {
-        if (!(ch instanceof Map)) continue;
-        const prev = found?.get(name);
-        const p = build(prev && isTreeMode(prev.mode) ? prev.oid : null, ch);
-        p.catch(() => {}); // a failure is thrown where it is awaited, below, not as an unhandled rejection
-        subs.set(name, p);
-      }
-      // only the changed entries are decoded; the rest of the tree is copied as bytes
-      const edits = new Map<string, TreeItem | null>();
-      for (const [name, ch] of node) {
-        if (ch instanceof Map) {
-          const sub = await subs.get(name)!;
-          edits.set(name, sub ? { mode: '40000', name, oid: sub } : null);
-        } else if ('remove' in ch) edits.set(name, null);
-        else if ('oid' in ch) edits.set(name, { mode: '100644', name, oid: ch.oid });
-        else edits.set(name, { mode: '100644', name, oid: writeLooseObject(objects, 'blob', ch.content) });
-      }
-      const next = editTree(cur, edits, found);
-      return next.length ? writeLooseObject(objects, 'tree', next) : null;
-    };
-    const tree = (await build(rootTree, root)) ?? writeLooseObject(objects, 'tree', Buffer.alloc(0));
-    const when = `${Math.floor(Date.now() / 1000)} +0000`;
-    const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
-    const lines = [`tree ${tree}`];
-    if (base) lines.push(`parent ${base}`);
-    for (const p of parents) lines.push(`parent ${p}`);
-    lines.push(`author ${who} ${when}`, `committer ${who} ${when}`, '');
-    const msg = message.endsWith('\n') ? message : `${message}\n`;
-    return writeLooseObject(objects, 'commit', Buffer.from(`${lines.join('\n')}\n${msg}`, 'utf8'));
-  }
-
-  private pendingTmpRef?: string;
-  private lockWaits = 0;
-
-  /** Compare-and-swap of the ref (and of `also`, in one transaction); also drops the temporary ref fast-import wrote. */
   async casRef(
     newOid: string,
     expected: string | null,
@@ -700,41 +679,9 @@ export class Store {
     /** the reflog message, for refs git keeps a reflog of (refs/notes/*, or all with core.logAllRefUpdates=always) */
     reason?: string,
   ): Promise<boolean> {
-    const tmp = this.pendingTmpRef;
-    this.pendingTmpRef = undefined;
-    const env = this.repo.env;
-    if (!tmp && env.GIT_MEM_REF_WRITER !== 'git') {
-      // the files backend's transaction without a git process (refs.ts), reflogs included;
-      // git update-ref for everything else
-      const cfg = await this.gitConfig();
-      const last = (key: string) => cfg.findLast((e) => e.key === key)?.value;
-      // a reflog line is git's committer identity (a fixed GIT_COMMITTER_DATE: left to git)
-      const ident = env.GIT_COMMITTER_DATE ? undefined : await this.ident();
-      const outcome = casLooseRefs(
-        {
-          commonDir: this.repo.commonDir,
-          logAllRefUpdates: last('core.logallrefupdates'),
-          hooksPath: last('core.hookspath'),
-          workTree: this.repo.workTree,
-          bare: this.repo.bare,
-        },
-        [{ ref: this.ref, next: newOid, expected }, ...also],
-        ident && {
-          name: env.GIT_COMMITTER_NAME || ident.name,
-          email: env.GIT_COMMITTER_EMAIL || ident.email,
-          message: reason ?? '',
-        },
-      );
-      if (outcome === 'moved') {
-        this.catalogMemo.clear();
-        return true;
-      }
-      if (outcome === 'lost') return false;
-      if (outcome === 'locked') return this.lockWait();
-    }
-    const lines = [`update ${this.ref} ${newOid} ${expected ?? ZERO_OID}`];
-    for (const u of also) lines.push(`update ${u.ref} ${u.next} ${u.expected ?? ZERO_OID}`);
-    if (tmp) lines.push(`delete ${tmp}`);
+    const updates = [{ ref: this.ref, next: newOid, expected }, ...also];
+    const lines = ['start', ...updates.map((u) => `update ${u.ref} ${u.next} ${u.expected ?? ZERO_OID}`)];
+    lines.push('prepare', 'commit');
     const r = await git(['update-ref', ...(reason ? ['-m', reason] : []), '--stdin'], {
       cwd: this.repo.cwd,
       env: this.repo.env,
@@ -743,31 +690,45 @@ export class Store {
     });
     if (r.code === 0) {
       this.catalogMemo.clear();
+      this.lockWaits = 0;
       return true;
     }
-    if (tmp)
-      await git(['update-ref', '-d', tmp], { cwd: this.repo.cwd, env: this.repo.env, allowFail: true });
-    if (/\.lock': File exists/.test(r.stderr)) return this.lockWait();
+    const lock = /Unable to create '([^']+\.lock)': File exists/.exec(r.stderr);
+    if (lock) return this.lockWait(lock[1]);
     if (!/but expected|reference already exists|unable to resolve|cannot lock ref/i.test(r.stderr)) {
-      const refs = [this.ref, ...also.map((u) => u.ref)].join(' and ');
+      const refs = updates.map((u) => u.ref).join(' and ');
       throw err('E_GIT', `cannot update ${refs}: ${r.stderr.trim().split('\n').pop()}`);
     }
     return false;
   }
 
+  private lockWaits = 0;
+
   /**
-   * Another writer holds the ref lock right now (for milliseconds): retry. A lock
-   * that outlives our retries is most likely left by a crashed process.
+   * git found a lock on a ref. One held by a live process is gone within
+   * milliseconds: back off and try again. One older than STALE_LOCK_MS, or one
+   * that outlives the retries, was left by a process that died: say which file,
+   * how old, and how to clear it.
    */
-  private lockWait(): false {
+  private async lockWait(file: string): Promise<false> {
     this.lockWaits++;
-    if (this.lockWaits > 40) {
+    let age: number | undefined;
+    try {
+      age = Date.now() - statSync(file).mtimeMs;
+    } catch {
+      return false; // gone already: the next attempt goes through
+    }
+    if (age >= STALE_LOCK_MS || this.lockWaits > 8) {
+      const base = [this.repo.commonDir, this.repo.gitDir].find((d) => file.startsWith(`${d}/`));
+      const ref = (base ? file.slice(base.length + 1) : file).replace(/\.lock$/, '');
       throw err(
-        'E_GIT',
-        `${this.ref}.lock exists and is not going away`,
-        `if no git process is running, remove ${join(this.repo.commonDir, `${this.ref}.lock`)}`,
+        'E_LOCKED',
+        `${ref} is locked by ${file}, left ${describeAge(age)} ago by a git process that did not finish`,
+        `if no git or git-mem process is running, remove it: rm '${file}'`,
+        { lock: file, ageMs: Math.round(age) },
       );
     }
+    await backoff(this.lockWaits);
     return false;
   }
 
@@ -823,12 +784,24 @@ export class Store {
   }
 }
 
+/** Waits a little longer after each failed attempt (with jitter, so racing writers spread out). */
+function backoff(attempt: number): Promise<void> {
+  const ms = Math.min(250, 5 * 2 ** Math.min(attempt, 6));
+  return new Promise((r) => setTimeout(r, ms / 2 + Math.random() * ms));
+}
+
+function describeAge(ms: number): string {
+  const s = ms / 1000;
+  if (s < 120) return `${s.toFixed(1)} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  if (s < 172800) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86400)} days`;
+}
+
 function quotePath(p: string): string {
   if (/^[A-Za-z0-9._/-]+$/.test(p)) return p;
   return JSON.stringify(p);
 }
-
-export { readRefFast };
 
 /** Runs `git fast-import` on a prepared stream; resolves with what it printed (marks asked for). */
 export function runFastImport(repo: Repo, input: Buffer): Promise<string> {

@@ -27,7 +27,6 @@ import type { SearchDoc } from './docs.js';
 import { embedText } from './docs.js';
 import { type EmbeddingProvider, lineageKey } from './embeddings.js';
 import { type IndexData, SearchIndex, unit } from './engine.js';
-import { changedPaths, commitExists } from './treediff.js';
 
 export const INDEX_FORMAT = 4;
 /** Changes applied since the saved snapshot before it is rewritten. */
@@ -155,7 +154,7 @@ async function loadSnapshot(
         snap.lineage === lineage &&
         typeof snap.tip === 'string' &&
         snap.data &&
-        (await commitExists(store, snap.tip))
+        (await store.hasCommit(snap.tip))
       ) {
         const gen = snap.oramaGen;
         const rawFile = gen ? join(dir, `orama-${gen}.json`) : undefined;
@@ -237,8 +236,8 @@ async function bringToTip(
     st.last = { mode: 'empty', changed: 0, ms: 0 };
     return 'rebuild';
   }
-  if (st.tip && (await commitExists(store, st.tip))) {
-    const changes = await changedPaths(store, st.tip, tip, 'memories');
+  if (st.tip && (await store.hasCommit(st.tip))) {
+    const changes = await store.diffPaths(st.tip, tip, 'memories');
     const ids = changes.map((c) => ({ ...c, id: idFromPath(c.path) })).filter((c) => c.id);
     // old bodies leave the full-text index with their tokens
     const olds = ids.map((c) => st.index.docs.get(c.id!)).filter((d): d is SearchDoc => !!d);

@@ -1,0 +1,135 @@
+/**
+ * The one tree parser and the one tree differ. Trees are read through the
+ * store's running `git cat-file --batch` (no process per diff: a daemon
+ * holding a large index would pay tens of milliseconds per spawned git), and
+ * only where their ids differ, so a change to ten files reads a handful of
+ * trees; entries are compared as raw bytes side by side and decoded only
+ * where they differ.
+ */
+import type { CatFile } from './git.js';
+
+export interface TreeItem {
+  mode: string;
+  name: string;
+  oid: string;
+  tree: boolean;
+}
+
+/** End of the raw tree entry that starts at byte `i` (`<mode> <name>\0<20-byte id>`). */
+function entryEnd(buf: Buffer, i: number): number {
+  const nul = buf.indexOf(0, i);
+  if (nul < 0 || nul + 21 > buf.length) throw new Error('malformed tree object');
+  return nul + 21;
+}
+
+function entryAt(buf: Buffer, i: number, end: number): TreeItem {
+  const sp = buf.indexOf(32, i);
+  if (sp < 0 || sp >= end) throw new Error('malformed tree object');
+  const mode = buf.toString('latin1', i, sp);
+  return {
+    mode,
+    name: buf.toString('utf8', sp + 1, end - 21),
+    oid: buf.toString('hex', end - 20, end),
+    tree: mode === '40000' || mode === '040000',
+  };
+}
+
+/** The entries of a raw tree object, in git's order. */
+export function parseTree(buf: Buffer): TreeItem[] {
+  const out: TreeItem[] = [];
+  for (let i = 0; i < buf.length; ) {
+    const end = entryEnd(buf, i);
+    out.push(entryAt(buf, i, end));
+    i = end;
+  }
+  return out;
+}
+
+/** Git's tree order: name bytes, a tree's name as if it ended in "/". */
+function compareEntries(a: TreeItem, b: TreeItem): number {
+  return Buffer.compare(
+    Buffer.from(a.tree ? `${a.name}/` : a.name),
+    Buffer.from(b.tree ? `${b.name}/` : b.name),
+  );
+}
+
+export interface TreeChange {
+  path: string;
+  /** the blob id in `to`; null: not a file there (deleted, or now a folder or submodule) */
+  oid: string | null;
+  /** the blob id in `from`; null: not a file there */
+  old: string | null;
+}
+
+/**
+ * The files two trees differ at, recursively, without rename detection: what
+ * `git diff-tree -r --no-renames` names. `from`/`to` are anything cat-file
+ * names a tree by (an id, `<commit>^{tree}`, `<commit>:<folder>`); null or a
+ * name that does not exist is the empty tree. Paths get `prefix` in front.
+ */
+export async function diffTrees(
+  cat: CatFile,
+  from: string | null,
+  to: string | null,
+  prefix = '',
+): Promise<TreeChange[]> {
+  const out: TreeChange[] = [];
+  const raw = async (spec: string | null): Promise<Buffer> => {
+    if (!spec) return Buffer.alloc(0);
+    const o = await cat.read(spec);
+    if (!o) return Buffer.alloc(0);
+    if (o.type !== 'tree') throw new Error(`${spec} is a ${o.type}, not a tree`);
+    return o.content;
+  };
+  const walk = async (a: string | null, b: string | null, dir: string): Promise<void> => {
+    const [xs, ys] = await Promise.all([raw(a), raw(b)]);
+    const sub: Array<Promise<void>> = [];
+    const differ = (o: TreeItem | undefined, n: TreeItem | undefined) => {
+      const path = dir + (o ?? n)!.name;
+      if (o?.tree || n?.tree) sub.push(walk(o?.tree ? o.oid : null, n?.tree ? n.oid : null, `${path}/`));
+      const file = (e: TreeItem | undefined) => !!e && !e.tree && e.mode !== '160000';
+      if (file(o) || file(n)) out.push({ path, oid: file(n) ? n!.oid : null, old: file(o) ? o!.oid : null });
+    };
+    let i = 0;
+    let j = 0;
+    while (i < xs.length || j < ys.length) {
+      if (i >= xs.length) {
+        const e = entryEnd(ys, j);
+        differ(undefined, entryAt(ys, j, e));
+        j = e;
+        continue;
+      }
+      if (j >= ys.length) {
+        const e = entryEnd(xs, i);
+        differ(entryAt(xs, i, e), undefined);
+        i = e;
+        continue;
+      }
+      const ei = entryEnd(xs, i);
+      const ej = entryEnd(ys, j);
+      // the same bytes: the same mode, name and id (nearly every entry)
+      if (ei - i === ej - j && xs.compare(ys, j, ej, i, ei) === 0) {
+        i = ei;
+        j = ej;
+        continue;
+      }
+      const o = entryAt(xs, i, ei);
+      const n = entryAt(ys, j, ej);
+      const c = o.name === n.name ? 0 : compareEntries(o, n);
+      if (c === 0 || (o.name === n.name && o.tree !== n.tree)) {
+        differ(o, n);
+        i = ei;
+        j = ej;
+      } else if (c < 0) {
+        differ(o, undefined);
+        i = ei;
+      } else {
+        differ(undefined, n);
+        j = ej;
+      }
+    }
+    await Promise.all(sub);
+  };
+  await walk(from, to, prefix);
+  return out;
+}
