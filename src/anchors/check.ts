@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { RefUpdate, Store } from '../gitstore/store.js';
-import { type Anchor, type MemoryRecord, recordPath } from '../model/record.js';
+import { type Anchor, type MemoryRecord, recordPath, serializeRecord } from '../model/record.js';
 import { mark } from '../trace.js';
 import { diffLines } from './diff.js';
 import {
@@ -30,7 +30,6 @@ import {
 import { anchorIndex, type IndexedAnchor, saveIndex } from './index-cache.js';
 import { AnchorPreparer, anchorBlobPath, checkedBlobPath } from './prepare.js';
 import { loadRecords } from './record-cache.js';
-import { serializeRecordFast } from './record-yaml.js';
 import { contextScore, findCandidates, relocate } from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
 import { blobId, normLine, splitLines } from './text.js';
@@ -344,7 +343,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
           if (!merged) continue;
           let text = merged === rec ? texts.get(id) : undefined;
           if (text === undefined) {
-            text = serializeRecordFast(merged);
+            text = serializeRecord(merged);
             if (merged === rec) texts.set(id, text);
           }
           tx.put(recordPath(id), text);
@@ -369,7 +368,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
         { before: MemoryRecord; beforeOid: string; after: MemoryRecord; afterOid: string }
       >();
       for (const [id, rec] of updated) {
-        const oid = blobId(texts.get(id) ?? serializeRecordFast(rec));
+        const oid = blobId(texts.get(id) ?? serializeRecord(rec));
         changed.set(id, { before: records.get(id)!, beforeOid: oids.get(id)!, after: rec, afterOid: oid });
       }
       saveIndex(store, res.commit, idx, changed);

@@ -1,7 +1,6 @@
 /**
  * The yaml library, loaded on first use (see lazy.ts): 260 KB of code that
- * most one-shot commands never need, since git-mem's own records go through
- * the fast codec in fastyaml.ts.
+ * one-shot commands answered from the caches (list, the catalog) never need.
  */
 import type * as Yaml from 'yaml';
 import { lazyRequire } from './lazy.js';
