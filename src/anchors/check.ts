@@ -41,7 +41,11 @@ import {
   isComplete,
   type Loc,
   locString,
+  STALE_REASONS_KEY,
   STALE_VERDICTS,
+  staleReasonsField,
+  staleReasonsOfAnchors,
+  staleReasonText,
   type Verdict,
   type VerdictStatus,
 } from './types.js';
@@ -307,7 +311,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
           title: rec.title,
           from: rec.status,
           to: next.record.status,
-          reasons: staleReasons(next.record),
+          reasons: staleReasonsOfAnchors(next.record.anchors).map(staleReasonText),
         });
       }
     }
@@ -397,7 +401,11 @@ function rebase(cur: MemoryRecord, ours: MemoryRecord): MemoryRecord | null {
   const out = structuredClone(cur);
   applyPatch(
     out,
-    { anchors: ours.anchors, status: ours.status, extra: { stale_reasons: ours.extra.stale_reasons } },
+    {
+      anchors: ours.anchors,
+      status: ours.status,
+      extra: { [STALE_REASONS_KEY]: ours.extra[STALE_REASONS_KEY] },
+    },
     new Date().toISOString(),
   );
   return out;
@@ -423,15 +431,6 @@ function loc(path: string, lines?: [number, number]): Loc {
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;
-
-export function staleReasons(r: MemoryRecord): string[] {
-  const out: string[] = [];
-  for (const a of r.anchors as FullAnchor[]) {
-    const v = a.verdict;
-    if (v && STALE_VERDICTS.has(v.status)) out.push(`${locString(v.from)}: ${v.status}: ${v.reason}`);
-  }
-  return out;
-}
 
 /**
  * Writes outcomes into a copy of the record: completed anchors, new current
@@ -489,16 +488,15 @@ export function applyOutcomes(
   }
   if (!touched) return { record: rec, changed: false, newVerdicts };
   const next = structuredClone(rec);
-  const probe: MemoryRecord = { ...next, anchors };
-  const reasons = staleReasons(probe);
+  const reasons = staleReasonsOfAnchors(anchors);
   let status = rec.status;
-  const extra: Record<string, unknown> = {};
+  let extra: Record<string, unknown> = {};
   if (reasons.length) {
     if (rec.status === 'active') status = 'stale';
-    if (status === 'stale') extra.stale_reasons = reasons;
-  } else if (rec.status === 'stale' && rec.extra.stale_reasons !== undefined) {
+    if (status === 'stale') extra = staleReasonsField(reasons);
+  } else if (rec.status === 'stale' && rec.extra[STALE_REASONS_KEY] !== undefined) {
     status = 'active';
-    extra.stale_reasons = undefined;
+    extra = staleReasonsField(undefined);
   }
   applyPatch(next, { anchors, status, extra }, now);
   return { record: next, changed: true, newVerdicts };
