@@ -3,16 +3,10 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { anchorIndex, JOURNAL_LIMIT, readJournal, saveIndex } from '../src/anchors/index-cache.js';
-import {
-  anchorsYaml,
-  parseRecordFast,
-  readAnchorsYaml,
-  serializeRecordFast,
-} from '../src/anchors/record-yaml.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { diffTrees } from '../src/gitstore/tree.js';
-import { type Anchor, newRecord, parseRecord, serializeRecord } from '../src/model/record.js';
+import { parseRecord } from '../src/model/record.js';
 import { makeRepo, ROOT, runBin, sh, type TestRepo, tmpDir, until } from './helpers.js';
 
 // The pieces the post-commit hook is made fast with, each checked against git itself.
@@ -363,7 +357,7 @@ describe('the anchor index journal', () => {
       // a journal that does not fit its limit: the file is rewritten at the new tip, the journal removed
       const idx = await anchorIndex(store, tip);
       const before = viaJournal.find((e) => e.p === 'src/c.ts')!;
-      const rec = parseRecordFast(r.git('cat-file', 'blob', before.oid), `memories/${before.id}.md`);
+      const rec = parseRecord(r.git('cat-file', 'blob', before.oid), `memories/${before.id}.md`);
       const after = { ...rec, title: 'c, renamed' };
       const afterOid = '0'.repeat(40);
       saveIndex(
@@ -458,191 +452,6 @@ describe('the installed post-commit hook', () => {
     expect(noteLines(r, 'HEAD').map((l) => JSON.parse(l))).toEqual([
       expect.objectContaining({ id, verdict: 'changed' }),
     ]);
-  });
-});
-
-describe('records with anchors written without the yaml library', () => {
-  const rec = (anchors: Anchor[], extra: Record<string, unknown> = {}) =>
-    newRecord({
-      id: '01JD3KX9QF2A7M4W8B5N6C1D0E',
-      type: 'decision',
-      title: 'a title: with "quotes"',
-      body: 'body\n',
-      now: '2026-11-22T03:00:53.453Z',
-      tags: ['x'],
-      anchors,
-      extra,
-    });
-  const anchorOf = (text: string, before: string[], after: string[], reason: string, n: number): Anchor =>
-    ({
-      path: `src/${reason.slice(0, 3)}.ts`,
-      lines: [n, n + 3],
-      commit: '1aecdc151d456076ed8cfe293a20e26549241b65',
-      blob: 'b25c2e4c0e64d463423e78c5f2dd1f8f90a28189',
-      hash: 'e33f5466e6fe103e3bb87bd201bc5596',
-      text,
-      before,
-      after,
-      truncated: n % 7 === 0 ? true : undefined,
-      current: { path: 'src/b.ts', lines: [n + 1, n + 4], blob: 'b'.repeat(40), commit: 'c'.repeat(40) },
-      verdict: {
-        status: 'moved',
-        reason,
-        confidence: n % 3 ? 0.95 : 1,
-        from: { path: 'src/a.ts', lines: [n, n + 3] },
-        to: n % 2 ? null : { path: 'src/b.ts', lines: [n + 1, n + 4], symbol: 'A.b' },
-        commit: 'c'.repeat(40),
-        checked: '2026-11-22T03:00:53.453Z',
-        blob: n % 5 ? undefined : '',
-      },
-    }) as unknown as Anchor;
-
-  it('are byte-identical to serializeRecord on generated text', () => {
-    let seed = 42;
-    const rnd = (n: number) => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed % n;
-    };
-    const alphabet = [
-      'a',
-      'Z',
-      '0',
-      '9',
-      ' ',
-      '  ',
-      ':',
-      ': ',
-      '#',
-      ' #',
-      '-',
-      '- ',
-      '?',
-      '? ',
-      "'",
-      '"',
-      '\n',
-      '\n\n',
-      '\t',
-      '{',
-      '}',
-      '[',
-      ']',
-      ',',
-      '|',
-      '>',
-      '%',
-      '@',
-      '`',
-      '!',
-      '&',
-      '*',
-      '.',
-      'e',
-      'null',
-      'true',
-      '~',
-      '0x1F',
-      '1e5',
-      '.5',
-      '---',
-      '...',
-      'é',
-      '\u2028',
-      '\u0085',
-      '\r',
-      '\u0001',
-      '😀',
-      '\\',
-      '/',
-      '=',
-      '+',
-    ];
-    // all of the alphabet (many strings the fast path leaves to the library), then only what it writes itself
-    const printable = alphabet.filter((x) => !/[\r\u0001\u0085]|^\n/.test(x));
-    let fast = 0;
-    for (const [letters, runs] of [
-      [alphabet, 3000],
-      [printable, 3000],
-    ] as const) {
-      const word = () => Array.from({ length: rnd(7) }, () => letters[rnd(letters.length)]).join('');
-      for (let n = 0; n < runs; n++) {
-        const lines = Array.from({ length: 1 + rnd(4) }, word);
-        const r = rec([
-          anchorOf(lines.join('\n'), [word(), word()], [word()], word(), n),
-          anchorOf(`${word()}\n`, [], [''], `reason ${n}`, n + 1),
-        ]);
-        const text = serializeRecord(r);
-        expect(serializeRecordFast(r)).toBe(text);
-        // and read back: the same record as the yaml library reads
-        expect(parseRecordFast(text)).toEqual(parseRecord(text));
-        const block = anchorsYaml(r.anchors);
-        if (block !== undefined) {
-          fast++;
-          expect(readAnchorsYaml(block)).toBeDefined();
-        }
-      }
-    }
-    expect(fast).toBeGreaterThan(1500); // the fast path is taken, not only its fallback
-  });
-
-  it('are byte-identical to serializeRecord on real code, and read back the same', () => {
-    const files = readdirSync(join(ROOT, 'src'), { recursive: true })
-      .map(String)
-      .filter((f) => f.endsWith('.ts'));
-    let fast = 0;
-    let n = 0;
-    for (const f of files) {
-      const lines = readFileSync(join(ROOT, 'src', f), 'utf8').split('\n');
-      for (let at = 3; at + 12 < lines.length; at += 29) {
-        const r = rec(
-          [
-            anchorOf(
-              lines.slice(at, at + 8).join('\n'),
-              lines.slice(at - 3, at),
-              lines.slice(at + 8, at + 11),
-              `${f}: lines edited`,
-              n++,
-            ),
-          ],
-          n % 4 ? {} : { stale_reasons: [`${f}:1-2: changed: x`] },
-        );
-        const text = serializeRecordFast(r);
-        expect(text).toBe(serializeRecord(r));
-        expect(parseRecordFast(text)).toEqual(parseRecord(text));
-        if (anchorsYaml(r.anchors) !== undefined) fast++;
-      }
-    }
-    expect(n).toBeGreaterThan(200);
-    expect(fast / n).toBeGreaterThan(0.8);
-  });
-
-  it('fall back to the library for what they do not write (links, nested lists, control characters)', () => {
-    const a = anchorOf('x\ny', [], [], 'r', 1);
-    const withLinks = rec([a]);
-    withLinks.links.related = ['01JD3KX9QF2A7M4W8B5N6C1D0F'];
-    expect(serializeRecordFast(withLinks)).toBe(serializeRecord(withLinks));
-    const nested = rec([{ ...a, odd: [[1, 2]] } as unknown as Anchor]);
-    expect(anchorsYaml(nested.anchors)).toBeUndefined();
-    expect(serializeRecordFast(nested)).toBe(serializeRecord(nested));
-    const ctl = rec([anchorOf('a\u0007b', [], [], 'r', 2)]);
-    expect(anchorsYaml(ctl.anchors)).toBeUndefined();
-    expect(serializeRecordFast(ctl)).toBe(serializeRecord(ctl));
-    // reading: hand-written records read the same as the yaml library reads them, whichever way
-    const head =
-      '---\nid: "01JD3KX9QF2A7M4W8B5N6C1D0E"\ntype: decision\ntitle: t\nstatus: active\ntags: []\n';
-    const texts = [
-      `${head}anchors:\n  - path: a.ts\n    lines:\n      - 1\n      - 2\nclock: 3\n---\nbody\n`, // keys after the block
-      `${head}anchors:\n  - path: a.ts # a comment\n---\nbody\n`,
-      `${head}anchors: []\n---\n`,
-      `${head}anchors:\n  - path: a.ts\n\nclock: 3\n---\n`, // a blank line after the block
-      `${head}anchors:\n  - path: a.ts\n    text: |\n      x\n\n      y\n---\n`, // a blank line inside a block
-      `${head}anchors:\n- path: a.ts\n---\n`, // another indentation
-      `${head}anchors:\n  - path: &p a.ts\n  - path: *p\n---\n`,
-      `${head}links:\n  related: [x]\nanchors:\n  - path: a.ts\n---\n`,
-      `${head}anchors:\n  - path: a.ts\n  - "not a map"\n  - lines: [1, 2]\n---\n`,
-    ];
-    for (const t of texts) expect(parseRecordFast(t)).toEqual(parseRecord(t));
-    expect(() => parseRecordFast(`${head}anchors:\n  - path: a\nanchors:\n  - path: b\n---\n`)).toThrow();
   });
 });
 

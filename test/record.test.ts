@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { abbreviate, fanout, isId, newId, normalizeIdInput } from '../src/model/id.js';
 import {
@@ -12,6 +14,7 @@ import {
   validateAlias,
 } from '../src/model/record.js';
 import { entropy, scanSecrets } from '../src/safety/secrets.js';
+import { ROOT } from './helpers.js';
 
 function full(): MemoryRecord {
   return newRecord({
@@ -114,6 +117,216 @@ describe('record format', () => {
     expect(parseDateInput('2026-12-31')).toBe('2026-12-31T00:00:00.000Z');
     expect(Date.parse(parseDateInput('2d', new Date(0)))).toBe(2 * 864e5);
     expect(() => parseDateInput('someday')).toThrow(/invalid date/);
+  });
+});
+
+// The bytes of a record as git-mem has always written them (one-line values on one line, strings
+// plain only when unambiguous, else JSON-quoted; anchors and other nested values as block YAML).
+const GOLDEN = `---
+id: "01JD3KX9QF2A7M4W8B5N6C1D0E"
+type: known_fix
+title: "ECONNREFUSED: wait for \\"postgres\\" #ci"
+alias: fixes/db/econnrefused
+status: stale
+tags: [db, ci-cd]
+scope: ["packages/db/**", "src/{a,b}.ts"]
+confidence: 0.65
+source: agent
+author: "Ann <ann@example.com>"
+created: "2026-01-02T03:04:05.000Z"
+updated: "2026-01-02T03:04:05.000Z"
+clock: 1
+stale_reasons: ["src/db/pool.ts:3-5: changed: lines 3-5 edited"]
+x_flag: true
+x_n: 3
+links:
+  related:
+    - 01ARZ3NDEKTSV4RRFFQ69G5FAV
+anchors:
+  - path: src/db/pool.ts
+    lines:
+      - 3
+      - 5
+    commit: 1aecdc151d456076ed8cfe293a20e26549241b65
+    blob: b25c2e4c0e64d463423e78c5f2dd1f8f90a28189
+    hash: e33f5466e6fe103e3bb87bd201bc5596
+    text: |-
+      export function connect(url: string) {
+        const p = new Pool({ url }); // "retry": yes
+        return p;
+    before:
+      - ""
+      - "# a heading"
+    after:
+      - "}"
+    verdict:
+      status: changed
+      reason: lines 3-5 edited
+      confidence: 1
+      from:
+        path: src/db/pool.ts
+        lines:
+          - 3
+          - 5
+      to: null
+      commit: cccccccccccccccccccccccccccccccccccccccc
+      checked: 2026-01-03T00:00:00.000Z
+---
+Run \`pg_isready\` first.
+`;
+
+function golden(): MemoryRecord {
+  return newRecord({
+    id: '01JD3KX9QF2A7M4W8B5N6C1D0E',
+    type: 'known_fix',
+    title: 'ECONNREFUSED: wait for "postgres" #ci',
+    body: 'Run `pg_isready` first.\n',
+    now: '2026-01-02T03:04:05.000Z',
+    author: 'Ann <ann@example.com>',
+    tags: ['db', 'ci-cd'],
+    scope: ['packages/db/**', 'src/{a,b}.ts'],
+    alias: 'fixes/db/econnrefused',
+    status: 'stale',
+    confidence: 0.65,
+    source: 'agent',
+    links: { related: ['01ARZ3NDEKTSV4RRFFQ69G5FAV'] },
+    anchors: [
+      {
+        path: 'src/db/pool.ts',
+        lines: [3, 5],
+        commit: '1aecdc151d456076ed8cfe293a20e26549241b65',
+        blob: 'b25c2e4c0e64d463423e78c5f2dd1f8f90a28189',
+        hash: 'e33f5466e6fe103e3bb87bd201bc5596',
+        text: 'export function connect(url: string) {\n  const p = new Pool({ url }); // "retry": yes\n  return p;',
+        before: ['', '# a heading'],
+        after: ['}'],
+        verdict: {
+          status: 'changed',
+          reason: 'lines 3-5 edited',
+          confidence: 1,
+          from: { path: 'src/db/pool.ts', lines: [3, 5] },
+          to: null,
+          commit: 'c'.repeat(40),
+          checked: '2026-01-03T00:00:00.000Z',
+        },
+      },
+    ],
+    extra: { stale_reasons: ['src/db/pool.ts:3-5: changed: lines 3-5 edited'], x_flag: true, x_n: 3 },
+  });
+}
+
+const TRICKY = [
+  'plain words',
+  'true',
+  'False',
+  'yes',
+  'NO',
+  'on',
+  'null',
+  '~',
+  '',
+  ' ',
+  ' lead',
+  'trail ',
+  '123',
+  '-1.5',
+  '1e3',
+  '.5',
+  '0x1F',
+  '0o17',
+  '.inf',
+  '-.Inf',
+  '.nan',
+  'a: b',
+  'a:b',
+  '#hash',
+  'x #y',
+  '- item',
+  '? key',
+  '[x]',
+  '{y}',
+  'a,b',
+  '"quoted"',
+  "'single'",
+  'back\\slash',
+  'tab\there',
+  'new\nline',
+  'ünïcødé ✓',
+  '@at',
+  '`tick`',
+  '*star',
+  '&amp',
+  '!bang',
+  '%pct',
+  '|pipe',
+  '>gt',
+  'https://x.y/z?q=1#f',
+  'packages/db/**',
+  '**/*.ts',
+  'src/{a,b}.ts',
+  'C:\\path',
+  '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+  '2026-01-01',
+  '2026-01-01T00:00:00.000Z',
+  'null ',
+  'y',
+  'n',
+  '=',
+  '<<',
+  'a  b',
+  'x\u2028y',
+  'bell\u0007',
+  '---',
+  '...',
+];
+
+describe('frontmatter codec', () => {
+  it('writes the on-disk format byte for byte, and reads it back as the same record', () => {
+    const r = golden();
+    expect(serializeRecord(r)).toBe(GOLDEN);
+    expect(parseRecord(GOLDEN)).toEqual(r);
+  });
+
+  it('reads back every string it writes, as a value, in a list and in an anchor', () => {
+    const r = golden();
+    for (const s of TRICKY) {
+      r.extra = { k: s, l: [s, 'x'], n: { deep: s } };
+      r.anchors = [{ path: 'a.ts', text: s, before: [s] }];
+      r.source = s || undefined;
+      const text = serializeRecord(r);
+      const back = parseRecord(text);
+      expect(back.extra, JSON.stringify(s)).toEqual(r.extra);
+      expect(back.anchors).toEqual(r.anchors);
+      expect(back.source).toEqual(r.source);
+      expect(serializeRecord(back)).toBe(text);
+    }
+  });
+
+  it('round-trips anchors holding real source code', () => {
+    const files = readdirSync(join(ROOT, 'src'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.ts'));
+    let n = 0;
+    for (const f of files) {
+      const lines = readFileSync(join(ROOT, 'src', f), 'utf8').split('\n');
+      for (let at = 3; at + 12 < lines.length; at += 97) {
+        const r = golden();
+        r.anchors = [
+          {
+            path: `src/${f}`,
+            lines: [at, at + 7],
+            text: lines.slice(at, at + 8).join('\n'),
+            before: lines.slice(at - 3, at),
+            after: lines.slice(at + 8, at + 11),
+          },
+        ];
+        r.extra = { stale_reasons: [`src/${f}:${at}-${at + 7}: changed: ${lines[at]}`] };
+        const text = serializeRecord(r);
+        expect(parseRecord(text)).toEqual(r);
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThan(100);
   });
 });
 

@@ -12,6 +12,7 @@
  * lexical pass over the catalog otherwise). Loading the search index in a
  * one-shot hook costs seconds at 10k memories, so hooks never do.
  */
+import { staleReasons, staleReasonText } from '../anchors/types.js';
 import { rulesFor } from '../commands/rules.js';
 import type { CatalogEntry, Store } from '../gitstore/store.js';
 import { isExpired, type MemoryRecord } from '../model/record.js';
@@ -77,13 +78,7 @@ export async function sessionStartContext(
   if (stale.length) {
     const recs = await readRecords(store, stale);
     const lines = recs.map((r) => {
-      const why = r.extra.stale_reason ?? r.extra.staleness ?? r.extra.stale;
-      const reason =
-        typeof why === 'string'
-          ? why
-          : why && typeof why === 'object'
-            ? String((why as { reason?: unknown }).reason ?? '')
-            : '';
+      const reason = staleReasons(r).map(staleReasonText).join('; ');
       return `- [${r.id.slice(0, 12)}] ${oneLine(neutralize(r.title), 140)}${reason ? ` — ${oneLine(neutralize(reason), 120)}` : ''}`;
     });
     staleText = fill(

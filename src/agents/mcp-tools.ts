@@ -6,6 +6,7 @@
  * never takes the server down.
  */
 
+import { staleReasons, staleReasonText } from '../anchors/types.js';
 import { addMemory, removeMemory, updateMemory } from '../commands/memory.js';
 import { rulesFor } from '../commands/rules.js';
 import { err, isGitMemError } from '../errors.js';
@@ -570,7 +571,7 @@ async function doStale(env: McpEnv, a: Json): Promise<ToolResult> {
       updated: r.updated,
       anchors: r.anchors,
       // why it went stale, as the anchors check recorded it (edited range, deleted file, removed symbol…)
-      reasons: Array.isArray(r.extra.stale_reasons) ? r.extra.stale_reasons : [],
+      reasons: staleReasons(r).map(staleReasonText),
     })),
   );
 }

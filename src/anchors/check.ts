@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { NoteAdd, Store } from '../gitstore/store.js';
-import { type Anchor, type MemoryRecord, recordPath } from '../model/record.js';
+import { type Anchor, type MemoryRecord, recordPath, serializeRecord } from '../model/record.js';
 import { mark } from '../trace.js';
 import { diffLines } from './diff.js';
 import {
@@ -30,7 +30,6 @@ import {
 import { anchorIndex, type IndexedAnchor, saveIndex } from './index-cache.js';
 import { AnchorPreparer, anchorBlobPath, checkedBlobPath } from './prepare.js';
 import { loadRecords } from './record-cache.js';
-import { serializeRecordFast } from './record-yaml.js';
 import { contextScore, findCandidates, relocate } from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
 import { blobId, normLine, splitLines } from './text.js';
@@ -42,7 +41,11 @@ import {
   isComplete,
   type Loc,
   locString,
+  STALE_REASONS_KEY,
   STALE_VERDICTS,
+  staleReasonsField,
+  staleReasonsOfAnchors,
+  staleReasonText,
   type Verdict,
   type VerdictStatus,
 } from './types.js';
@@ -308,7 +311,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
           title: rec.title,
           from: rec.status,
           to: next.record.status,
-          reasons: staleReasons(next.record),
+          reasons: staleReasonsOfAnchors(next.record.anchors).map(staleReasonText),
         });
       }
     }
@@ -344,7 +347,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
           if (!merged) continue;
           let text = merged === rec ? texts.get(id) : undefined;
           if (text === undefined) {
-            text = serializeRecordFast(merged);
+            text = serializeRecord(merged);
             if (merged === rec) texts.set(id, text);
           }
           tx.put(recordPath(id), text);
@@ -369,7 +372,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
         { before: MemoryRecord; beforeOid: string; after: MemoryRecord; afterOid: string }
       >();
       for (const [id, rec] of updated) {
-        const oid = blobId(texts.get(id) ?? serializeRecordFast(rec));
+        const oid = blobId(texts.get(id) ?? serializeRecord(rec));
         changed.set(id, { before: records.get(id)!, beforeOid: oids.get(id)!, after: rec, afterOid: oid });
       }
       saveIndex(store, res.commit, idx, changed);
@@ -398,7 +401,11 @@ function rebase(cur: MemoryRecord, ours: MemoryRecord): MemoryRecord | null {
   const out = structuredClone(cur);
   applyPatch(
     out,
-    { anchors: ours.anchors, status: ours.status, extra: { stale_reasons: ours.extra.stale_reasons } },
+    {
+      anchors: ours.anchors,
+      status: ours.status,
+      extra: { [STALE_REASONS_KEY]: ours.extra[STALE_REASONS_KEY] },
+    },
     new Date().toISOString(),
   );
   return out;
@@ -424,15 +431,6 @@ function loc(path: string, lines?: [number, number]): Loc {
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;
-
-export function staleReasons(r: MemoryRecord): string[] {
-  const out: string[] = [];
-  for (const a of r.anchors as FullAnchor[]) {
-    const v = a.verdict;
-    if (v && STALE_VERDICTS.has(v.status)) out.push(`${locString(v.from)}: ${v.status}: ${v.reason}`);
-  }
-  return out;
-}
 
 /**
  * Writes outcomes into a copy of the record: completed anchors, new current
@@ -490,16 +488,15 @@ export function applyOutcomes(
   }
   if (!touched) return { record: rec, changed: false, newVerdicts };
   const next = structuredClone(rec);
-  const probe: MemoryRecord = { ...next, anchors };
-  const reasons = staleReasons(probe);
+  const reasons = staleReasonsOfAnchors(anchors);
   let status = rec.status;
-  const extra: Record<string, unknown> = {};
+  let extra: Record<string, unknown> = {};
   if (reasons.length) {
     if (rec.status === 'active') status = 'stale';
-    if (status === 'stale') extra.stale_reasons = reasons;
-  } else if (rec.status === 'stale' && rec.extra.stale_reasons !== undefined) {
+    if (status === 'stale') extra = staleReasonsField(reasons);
+  } else if (rec.status === 'stale' && rec.extra[STALE_REASONS_KEY] !== undefined) {
     status = 'active';
-    extra.stale_reasons = undefined;
+    extra = staleReasonsField(undefined);
   }
   applyPatch(next, { anchors, status, extra }, now);
   return { record: next, changed: true, newVerdicts };

@@ -37,9 +37,8 @@ import { appendFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 
 import { join } from 'node:path';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
-import { idFromPath, type MemoryRecord, recordPath } from '../model/record.js';
+import { idFromPath, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
 import { cacheRecord, rememberRecordsJson } from './record-cache.js';
-import { parseRecordFast } from './record-yaml.js';
 import { baseOf, type FullAnchor, isComplete, STALE_VERDICTS } from './types.js';
 
 const HEADER = 'git-mem anchor index 4 ';
@@ -536,7 +535,7 @@ export async function anchorIndex(
     // cheap pre-filter: a record without an anchors key has nothing to index
     if (!text.includes('\nanchors:')) return;
     try {
-      const r = parseRecordFast(text, t.path);
+      const r = parseRecord(text, t.path);
       if (r.anchors.length) next.set(t.id, indexLines(t.id, r, t.oid));
     } catch {}
   });

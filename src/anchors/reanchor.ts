@@ -10,7 +10,7 @@ import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import type { Anchor, MemoryRecord } from '../model/record.js';
 import { AnchorPreparer } from './prepare.js';
-import type { FullAnchor } from './types.js';
+import { type FullAnchor, staleReasonsField } from './types.js';
 
 export interface ReanchorResult {
   record: MemoryRecord;
@@ -87,7 +87,7 @@ export async function reanchor(
     const status = rec.status === 'stale' ? 'active' : rec.status;
     applyPatch(
       rec,
-      { anchors: fresh, status, extra: { stale_reasons: undefined } },
+      { anchors: fresh, status, extra: staleReasonsField(undefined) },
       new Date().toISOString(),
     );
     tx.putRecord(rec);

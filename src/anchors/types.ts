@@ -4,7 +4,7 @@
  * when the anchor is made and never overwritten; a check writes only
  * `current` (where the text is now) and `verdict` (what the last check found).
  */
-import type { Anchor } from '../model/record.js';
+import type { Anchor, MemoryRecord } from '../model/record.js';
 
 export const VERDICTS = [
   'fresh',
@@ -17,12 +17,9 @@ export const VERDICTS = [
 ] as const;
 export type VerdictStatus = (typeof VERDICTS)[number];
 /** Verdicts that make a memory stale. */
-export const STALE_VERDICTS: ReadonlySet<string> = new Set([
-  'changed',
-  'symbol_removed',
-  'symbol_renamed',
-  'deleted',
-]);
+export const STALE_VERDICT_LIST = ['changed', 'symbol_removed', 'symbol_renamed', 'deleted'] as const;
+export type StaleVerdict = (typeof STALE_VERDICT_LIST)[number];
+export const STALE_VERDICTS: ReadonlySet<string> = new Set(STALE_VERDICT_LIST);
 
 export interface Loc {
   path: string;
@@ -110,4 +107,70 @@ export function isComplete(a: Anchor): a is FullAnchor {
 export function locString(l: Loc | null | undefined): string {
   if (!l) return '(nowhere)';
   return l.lines ? `${l.path}:${l.lines[0]}-${l.lines[1]}` : l.path;
+}
+
+// ---------------------------------------------------------------- stale reasons
+
+/** Why a memory is stale: one anchor's stale verdict. */
+export interface StaleReason {
+  /** Where the anchored code was last known intact; null for a line not written by a check. */
+  anchor: Loc | null;
+  /** null for a line not written by a check. */
+  verdict: StaleVerdict | null;
+  reason: string;
+}
+
+/**
+ * The frontmatter key a check writes when it makes a memory stale: a list of
+ * strings, one per stale anchor, `<path>[:<start>-<end>]: <verdict>: <reason>`.
+ */
+export const STALE_REASONS_KEY = 'stale_reasons';
+
+/** One reason as one line (the on-disk form, and what every view of staleness shows). */
+export function staleReasonText(s: StaleReason): string {
+  return s.verdict ? `${locString(s.anchor)}: ${s.verdict}: ${s.reason}` : s.reason;
+}
+
+const REASON_LINE = new RegExp(`^([\\s\\S]*?): (${STALE_VERDICT_LIST.join('|')}): ([\\s\\S]*)$`);
+
+/** Reads one on-disk line back; a line a check did not write is kept whole as the reason. */
+export function parseStaleReason(line: string): StaleReason {
+  const m = REASON_LINE.exec(line);
+  if (!m) return { anchor: null, verdict: null, reason: line };
+  const at = /^([\s\S]+):([1-9]\d*)-([1-9]\d*)$/.exec(m[1]);
+  const anchor: Loc | null =
+    m[1] === locString(null)
+      ? null
+      : at
+        ? { path: at[1], lines: [Number(at[2]), Number(at[3])] }
+        : { path: m[1] };
+  return { anchor, verdict: m[2] as StaleVerdict, reason: m[3] };
+}
+
+/** The stale verdicts of some anchors, in anchor order. */
+export function staleReasonsOfAnchors(anchors: readonly Anchor[]): StaleReason[] {
+  const out: StaleReason[] = [];
+  for (const a of anchors as FullAnchor[]) {
+    const v = a.verdict;
+    if (v && STALE_VERDICTS.has(v.status))
+      out.push({ anchor: v.from ?? null, verdict: v.status as StaleVerdict, reason: v.reason });
+  }
+  return out;
+}
+
+/**
+ * Why a memory is stale: the reasons the check that made it stale recorded,
+ * else (a record without them) the stale verdicts of its anchors. The one
+ * reader for everything that shows staleness.
+ */
+export function staleReasons(r: Pick<MemoryRecord, 'anchors' | 'extra'>): StaleReason[] {
+  const recorded = r.extra[STALE_REASONS_KEY];
+  if (Array.isArray(recorded))
+    return recorded.filter((x) => typeof x === 'string' && x).map((x) => parseStaleReason(x as string));
+  return staleReasonsOfAnchors(r.anchors);
+}
+
+/** The frontmatter patch that records reasons (undefined or none: removes the key). */
+export function staleReasonsField(reasons: readonly StaleReason[] | undefined): Record<string, unknown> {
+  return { [STALE_REASONS_KEY]: reasons?.length ? reasons.map(staleReasonText) : undefined };
 }

@@ -1,4 +1,10 @@
-import { type FullAnchor, locString, STALE_VERDICTS } from '../anchors/types.js';
+import {
+  type FullAnchor,
+  locString,
+  STALE_VERDICTS,
+  staleReasons,
+  staleReasonText,
+} from '../anchors/types.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 
@@ -15,6 +21,7 @@ export default defineCommand({
       .map((e) => e.id)
       .sort();
     const out: Array<Record<string, unknown>> = [];
+    const text: string[] = [];
     for (const id of ids) {
       const r = await store.readRecord(tip, id);
       const anchors = (r.anchors as FullAnchor[])
@@ -28,33 +35,21 @@ export default defineCommand({
           to: a.verdict!.to,
           commit: a.verdict!.commit,
         }));
-      const reasons = Array.isArray(r.extra.stale_reasons)
-        ? (r.extra.stale_reasons as string[])
-        : anchors.map((a) => `${a.path}: ${a.status}: ${a.reason}`);
-      out.push({ id, title: r.title, type: r.type, reasons, anchors });
+      const why = staleReasons(r);
+      out.push({ id, title: r.title, type: r.type, reasons: why.map(staleReasonText), anchors });
+      text.push(`${cat.abbrev(id)} ${r.type} "${r.title}"`);
+      for (const w of why)
+        text.push(
+          w.verdict ? `  ${w.verdict.padEnd(14)} ${locString(w.anchor)}  ${w.reason}` : `  ${w.reason}`,
+        );
     }
     emit(ctx, out, () => {
       if (!out.length) return 'No stale memories.';
-      const lines: string[] = [];
-      for (const o of out) {
-        lines.push(`${cat.abbrev(String(o.id))} ${o.type} "${o.title}"`);
-        for (const a of o.anchors as Array<{
-          path: string;
-          lines: [number, number] | null;
-          status: string;
-          reason: string;
-          to: unknown;
-        }>) {
-          lines.push(
-            `  ${a.status.padEnd(14)} ${locString({ path: a.path, lines: a.lines ?? undefined })}  ${a.reason}`,
-          );
-        }
-      }
-      lines.push(
+      return [
+        ...text,
         '',
         'Fix the memory (git mem update), confirm it (git mem reanchor ID) or retire it (git mem rm / supersede).',
-      );
-      return lines.join('\n');
+      ].join('\n');
     });
   },
 });

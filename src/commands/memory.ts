@@ -6,7 +6,6 @@
 
 import { err } from '../errors.js';
 import { FORMAT_PATH, FORMAT_TEXT, FORMAT_VERSION, type Store, type Tx } from '../gitstore/store.js';
-import { parseSimpleYaml } from '../model/fastyaml.js';
 import { newId } from '../model/id.js';
 import {
   type Anchor,
@@ -71,11 +70,7 @@ export async function ensureFormat(tx: Tx): Promise<void> {
   }
   let version = Number.NaN;
   try {
-    const text = buf.toString('utf8');
-    // the fast subset parser reads our own FORMAT file without loading the yaml library
-    version = Number(
-      ((parseSimpleYaml(text.replace(/^#.*\n/gm, '')) ?? parseYaml(text)) as { format?: unknown })?.format,
-    );
+    version = Number((parseYaml(buf.toString('utf8')) as { format?: unknown })?.format);
   } catch {}
   if (!(version >= 1))
     throw err('E_FORMAT', 'refs/memory has an unreadable FORMAT file', 'run git mem doctor');

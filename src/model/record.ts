@@ -5,7 +5,6 @@
  */
 
 import { err } from '../errors.js';
-import { isSimple, parseSimpleYaml, simpleLine } from './fastyaml.js';
 import { fanout, isId } from './id.js';
 import { parseDocument, stringify } from './yaml.js';
 
@@ -287,6 +286,55 @@ export function isBinaryText(s: string): boolean {
 
 // ---------------------------------------------------------------- serialise
 
+/*
+ * The frontmatter format. Values that fit on one line (strings, numbers,
+ * booleans, lists of strings) are written as `key: scalar` or
+ * `key: [flow, list]`, strings plain only when YAML cannot misread them and
+ * JSON-quoted otherwise (a JSON string is a YAML double-quoted scalar); the
+ * rest (anchors, nested maps) is written by the yaml library. Everything is
+ * read back by the yaml library.
+ */
+
+const PLAIN_SAFE = /^[A-Za-z_/][A-Za-z0-9_./@+-]*(?: [A-Za-z0-9_./@+()-]+)*$/;
+const SPECIAL = /^(?:true|false|yes|no|on|off|null|~|y|n|\.nan|\.inf|[-+]?\.inf)$/i;
+const NUMBER = /^[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$|^0x[0-9a-fA-F]+$|^0o[0-7]+$/;
+
+/** A string as a one-line YAML scalar: plain when that cannot be misread, else JSON-quoted. */
+function yamlScalar(s: string, inFlow = false): string {
+  if (
+    s.length > 0 &&
+    s.length < 200 &&
+    PLAIN_SAFE.test(s) &&
+    !SPECIAL.test(s) &&
+    !NUMBER.test(s) &&
+    !(inFlow && /[,[\]{}]/.test(s))
+  ) {
+    return s;
+  }
+  return JSON.stringify(s);
+}
+
+/** A list of strings as a one-line YAML flow sequence. */
+function yamlFlowList(xs: readonly string[]): string {
+  return `[${xs.map((x) => yamlScalar(x, true)).join(', ')}]`;
+}
+
+/** Is this value written on one line (else by the yaml library)? */
+function isOneLine(v: unknown): boolean {
+  if (typeof v === 'string')
+    return !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u2028\u2029\ufeff]/.test(v);
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (typeof v === 'boolean') return true;
+  if (Array.isArray(v)) return v.every((x) => typeof x === 'string' && isOneLine(x));
+  return false;
+}
+
+function oneLine(key: string, v: unknown): string {
+  if (typeof v === 'string') return `${key}: ${yamlScalar(v)}`;
+  if (Array.isArray(v)) return `${key}: ${yamlFlowList(v as string[])}`;
+  return `${key}: ${String(v)}`;
+}
+
 function strArray(v: unknown): string[] {
   if (v == null) return [];
   if (Array.isArray(v)) return v.filter((x) => x != null).map((x) => String(x));
@@ -319,11 +367,11 @@ export function serializeRecord(r: MemoryRecord): string {
   for (const [k, v] of Object.entries(r.extra)) {
     if (!(KNOWN_KEYS as readonly string[]).includes(k) && v !== undefined) fm[k] = v;
   }
-  // simple values go through the fast one-line writer; the rest (anchors, nested maps) through yaml
+  // one-line values first, in order; the rest (anchors, nested maps) through the yaml library
   const lines: string[] = [];
   let rest: Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(fm)) {
-    if (isSimple(v)) lines.push(simpleLine(k, v));
+    if (isOneLine(v)) lines.push(oneLine(k, v));
     else {
       rest ??= {};
       rest[k] = v;
@@ -363,8 +411,6 @@ export function splitFrontmatter(text: string): { yaml: string; body: string } {
 
 export function parseYamlSafe(yaml: string): unknown {
   if (Buffer.byteLength(yaml) > LIMITS.frontmatterBytes) throw new RecordParseError('frontmatter too large');
-  const fast = parseSimpleYaml(yaml);
-  if (fast) return fast;
   const doc = parseDocument(yaml, { schema: 'core', uniqueKeys: true, prettyErrors: false, strict: true });
   if (doc.errors.length) throw new RecordParseError(`invalid YAML: ${doc.errors[0].message.split('\n')[0]}`);
   try {

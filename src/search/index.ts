@@ -3,6 +3,7 @@
  * server, agent hooks and the query daemon. Everything heavy (Orama, the
  * embedding providers) is loaded lazily inside these functions.
  */
+import { staleReasons, staleReasonText } from '../anchors/types.js';
 import { rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
 import { resolveConfig } from '../gitstore/config.js';
@@ -21,7 +22,7 @@ import {
   rank,
   searchable,
 } from './rank.js';
-import { type IndexState, openIndex, readBodies as readBodiesAt } from './store-index.js';
+import { type IndexState, openIndex, readRecords } from './store-index.js';
 import { normalizePath, packageOf, pathWords, terms } from './text.js';
 import { recordUse, usageCounts } from './usage.js';
 
@@ -362,17 +363,25 @@ export async function buildContextPack(
     .sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : a.id < b.id ? 1 : -1))
     .slice(0, Math.max(0, nSessions));
   const wanted = [...constraints.slice(0, 40).map((c) => c.d), ...matches.map((m) => m.doc), ...sessions];
-  const bodies = await readBodies(store, tip, wanted);
+  const records = await readRecords(store, wanted, tip);
+  const bodyOf = (id: string) => records.get(id)?.body ?? '';
+  /** A stale memory's note says why it is stale. */
+  const noteOf = (d: SearchDoc, note?: string) => {
+    const r = d.status === 'stale' ? records.get(d.id) : undefined;
+    const why = r ? staleReasons(r).map(staleReasonText).join('; ') : '';
+    if (!why) return note;
+    return [note, `stale: ${why.length > 200 ? `${why.slice(0, 199)}…` : why}`].filter(Boolean).join('; ');
+  };
   for (const c of constraints.slice(0, 40)) {
     cands.push({
       id: c.d.id,
       alias: c.d.alias,
       type: c.d.type,
       title: c.d.title,
-      body: bodies.get(c.d.id) ?? '',
+      body: bodyOf(c.d.id),
       status: c.d.status,
       section: 'constraints',
-      note: c.note,
+      note: noteOf(c.d, c.note),
     });
   }
   for (const m of matches) {
@@ -381,9 +390,10 @@ export async function buildContextPack(
       alias: m.doc.alias,
       type: m.doc.type,
       title: m.doc.title,
-      body: bodies.get(m.doc.id) ?? '',
+      body: bodyOf(m.doc.id),
       status: m.doc.status,
       section: 'matches',
+      note: noteOf(m.doc),
     });
   }
   for (const s of sessions) {
@@ -392,7 +402,7 @@ export async function buildContextPack(
       alias: s.alias,
       type: s.type,
       title: s.title,
-      body: bodies.get(s.id) ?? '',
+      body: bodyOf(s.id),
       section: 'sessions',
       note: s.created.slice(0, 10),
     });
@@ -404,10 +414,6 @@ export async function buildContextPack(
       pack.items.map((i) => i.id),
     );
   return { ...pack, format: o.format ?? 'md' };
-}
-
-function readBodies(store: Store, tip: string, docs: SearchDoc[]): Promise<Map<string, string>> {
-  return readBodiesAt(store, docs, tip);
 }
 
 export type { Ranked } from './rank.js';

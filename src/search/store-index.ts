@@ -436,13 +436,13 @@ export async function saveSnapshot(store: Store, st: IndexState): Promise<void> 
   }
 }
 
-/** Bodies of indexed docs in one pipelined read (by blob id, else by path at `tip`); unparsable ones are skipped. */
-export async function readBodies(
+/** Records of indexed docs in one pipelined read (by blob id, else by path at `tip`); unparsable ones are skipped. */
+export async function readRecords(
   store: Store,
   docs: SearchDoc[],
   tip?: string,
-): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
+): Promise<Map<string, MemoryRecord>> {
+  const out = new Map<string, MemoryRecord>();
   const blobs = await store.catFile.readMany(
     docs.map((d) => d.oid ?? (tip ? `${tip}:${recordPath(d.id)}` : '0'.repeat(40))),
   );
@@ -450,9 +450,20 @@ export async function readBodies(
     const b = blobs[i];
     if (!b) return;
     try {
-      out.set(d.id, parseRecord(b.content.toString('utf8')).body);
+      out.set(d.id, parseRecord(b.content.toString('utf8')));
     } catch {}
   });
+  return out;
+}
+
+/** Bodies of indexed docs (readRecords). */
+export async function readBodies(
+  store: Store,
+  docs: SearchDoc[],
+  tip?: string,
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const [id, r] of await readRecords(store, docs, tip)) out.set(id, r.body);
   return out;
 }
 
