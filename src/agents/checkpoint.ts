@@ -229,12 +229,21 @@ export async function runCheckpoint(
         };
       }
     }
-    writeFileSync(paths.ckpt, JSON.stringify(ckpt));
+    writeFileSync(paths.ckpt, JSON.stringify(ckpt), { mode: 0o600 });
     if (opts.final) rmSync(paths.end, { force: true });
+    // the session is over and its extraction done: the raw events (tool output, prompts) go
+    // (a Stop ends a turn, not the session: its buffer stays for the rest of the session)
+    if (opts.final && trigger !== 'stop') dropBuffer(paths);
     return result;
   } finally {
     rmSync(paths.lock, { force: true });
   }
+}
+
+/** Deletes a session's local buffer: its events and the state kept beside them (the lock stays to its owner). */
+function dropBuffer(paths: SessionPaths): void {
+  for (const f of [paths.events, paths.state, paths.ckpt, paths.end, paths.injected])
+    rmSync(f, { force: true });
 }
 
 /** Sessions with buffered events, most recently active first. */

@@ -70,7 +70,14 @@ export default defineCommand({
     const stopP = hooks.beforeAdd?.(input);
     stopP?.catch(() => {});
     const settingsP = Promise.all([
-      secretPolicy(ctx, store, a['allow-secret'], { title: a.title, body, source: a.source }),
+      secretPolicy(ctx, store, a['allow-secret'], {
+        title: a.title,
+        body,
+        source: a.source,
+        tags: a.tags,
+        scope: input.scope.join(' '),
+        alias: a.alias,
+      }),
       store.ident(),
     ]);
     settingsP.catch(() => {});

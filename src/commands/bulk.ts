@@ -15,7 +15,7 @@ import {
   recordPath,
   validateAlias,
 } from '../model/record.js';
-import { assertNoSecrets } from '../safety/secrets.js';
+import { assertRecordClean } from '../safety/secrets.js';
 import { ensureFormat } from './memory.js';
 
 const LINE_KEYS = new Set<string>([...KNOWN_KEYS, 'body', 'content']);
@@ -66,7 +66,6 @@ export function recordsFromJsonl(text: string, author: string, opts: ImportOptio
       }
       const body = String(o.body ?? o.content ?? '');
       const title = String(o.title ?? '');
-      assertNoSecrets({ title, body }, opts.allowSecret);
       const anchors = Array.isArray(o.anchors) ? (o.anchors as Anchor[]) : [];
       for (const a of anchors) {
         if (!a || typeof a.path !== 'string') throw err('E_INVALID_ARG', 'every anchor needs a path');
@@ -91,6 +90,8 @@ export function recordsFromJsonl(text: string, author: string, opts: ImportOptio
       });
       if (o.updated) r.updated = parseDateInput(String(o.updated));
       if (o.clock != null && Number.isFinite(Number(o.clock))) r.clock = Number(o.clock);
+      // every field: source, tags, scope, the alias or source_id a foreign id became, unknown keys
+      assertRecordClean(r, { allow: opts.allowSecret });
       out.push(r);
     } catch (e) {
       const ge = e as { code?: string; message: string; hint?: string };

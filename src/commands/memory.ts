@@ -24,7 +24,7 @@ import {
   validateRecord,
 } from '../model/record.js';
 import { parse as parseYaml } from '../model/yaml.js';
-import { assertNoSecrets } from '../safety/secrets.js';
+import { assertRecordClean } from '../safety/secrets.js';
 
 export interface WriteOptions {
   /** Skip the secret scan (the user confirmed it is not a secret). */
@@ -113,7 +113,6 @@ export async function addMemory(
   const type = validateType(input.type);
   if (input.status) validateStatus(input.status);
   const alias = input.alias ? validateAlias(input.alias) : undefined;
-  assertNoSecrets({ title: input.title, body: input.body, source: input.source }, input.allowSecret);
   const id = input.id ?? newId((input.now ?? new Date()).getTime());
   const ident = await store.ident();
   // validate everything we can before touching git
@@ -135,6 +134,8 @@ export async function addMemory(
     links: input.links,
     extra: input.extra,
   });
+  // every field (tags, scope, alias, unknown keys…), before git is touched
+  assertRecordClean(draft, { allow: input.allowSecret });
   const res = await store.write(
     async (tx) => {
       await ensureFormat(tx);
@@ -150,8 +151,10 @@ export async function addMemory(
           );
         }
       }
-      if (record.anchors.length && hooks.prepareAnchors)
+      if (record.anchors.length && hooks.prepareAnchors) {
         record.anchors = await hooks.prepareAnchors(tx, record.anchors);
+        assertRecordClean(record, { allow: input.allowSecret, only: ['anchors'] });
+      }
       tx.putRecord(record);
       return { message: `mem: add ${id.slice(0, 12)} "${shortTitle(record.title)}"`, value: record };
     },
@@ -222,7 +225,6 @@ export async function updateMemory(
   ref: string,
   patch: UpdatePatch,
 ): Promise<{ record: MemoryRecord; commit: string | null; changed: string[] }> {
-  assertNoSecrets({ title: patch.title, body: patch.body, source: patch.source }, patch.allowSecret);
   const res = await store.write(async (tx) => {
     const cat = await tx.catalog();
     if (!tx.base)
@@ -231,6 +233,8 @@ export async function updateMemory(
     const record = await tx.get(id);
     const changed = applyPatch(record, patch, new Date().toISOString());
     if (!changed.length) return { message: '', value: { record, changed } };
+    // the fields this update changes (a secret stored earlier with --allow-secret does not block it)
+    assertRecordClean(record, { allow: patch.allowSecret, only: changed });
     validateRecord(record);
     if (changed.includes('alias') && record.alias) {
       const owner = cat.aliases.get(record.alias);
@@ -251,6 +255,8 @@ export async function removeMemory(
   ref: string,
   reason?: string,
 ): Promise<{ id: string; title: string; commit: string }> {
+  // the reason is stored in the tombstone, on the shared ref like any record
+  if (reason) assertRecordClean({ reason });
   const ident = await store.ident();
   const res = await store.write(async (tx) => {
     const cat = await tx.catalog();
