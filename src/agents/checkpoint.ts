@@ -240,10 +240,31 @@ export async function runCheckpoint(
   }
 }
 
-/** Deletes a session's local buffer: its events and the state kept beside them (the lock stays to its owner). */
+/**
+ * Deletes a session's local buffer: its events and the state derived from them
+ * (the lock stays to its owner). The list of memory ids injected into the
+ * session stays (no session text; a resumed session is not given them again);
+ * recoverSessions deletes it with the old buffers.
+ */
 function dropBuffer(paths: SessionPaths): void {
-  for (const f of [paths.events, paths.state, paths.ckpt, paths.end, paths.injected])
-    rmSync(f, { force: true });
+  for (const f of [paths.events, paths.state, paths.ckpt, paths.end]) rmSync(f, { force: true });
+}
+
+/** Injected-id lists of ended sessions (their events are gone) older than `before`. */
+function dropOldInjected(commonDir: string, before: number): void {
+  const dir = eventsDir(commonDir);
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    if (!n.endsWith('.injected') || names.includes(`${n.slice(0, -9)}.jsonl`)) continue;
+    try {
+      if (statSync(join(dir, n)).mtimeMs < before) rmSync(join(dir, n), { force: true });
+    } catch {}
+  }
 }
 
 /** Sessions with buffered events, most recently active first. */
@@ -311,6 +332,7 @@ export async function recoverSessions(
   const idle = opts.idleMs ?? 30 * 60_000;
   const now = Date.now();
   const done: string[] = [];
+  dropOldInjected(store.repo.commonDir, now - (opts.keepDays ?? 14) * 86_400_000);
   for (const s of bufferedSessions(store.repo.commonDir)) {
     if (s.session === currentSession) continue;
     const paths = sessionPaths(store.repo.commonDir, s.session);
