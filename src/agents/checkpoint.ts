@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
 import type { MemoryRecord } from '../model/record.js';
+import { redactRecord } from '../safety/secrets.js';
 import {
   type AgentEvent,
   type CkptState,
@@ -169,7 +170,9 @@ export async function runCheckpoint(
   if (!existsSync(paths.events)) return { ...result, skipped: 'no-events' };
   if (!(await lock(paths, !!opts.wait || !!opts.final))) return { ...result, skipped: 'locked' };
   try {
-    const events = readEvents(paths.events);
+    // redacted before anything is derived from them: a summary or a proposal clips text, and a
+    // clipped secret is no longer recognisable
+    const events = redactRecord(readEvents(paths.events));
     const ckpt = readJson<CkptState>(paths.ckpt, emptyCkpt());
     result.events = events.length;
     result.newEvents = Math.max(0, events.length - ckpt.total);

@@ -128,9 +128,9 @@ export async function gateProposalsDetailed(
   const accepted: Proposal[] = [];
   const out: GateVerdict[] = [];
   for (const raw of proposals) {
-    const clean = normalizeProposal(raw);
-    // agent text: a likely secret is redacted in place (`postgres://admin:[REDACTED]@db`), never kept
-    const p = clean && redactRecord(clean);
+    // agent text: a likely secret is redacted in place (`postgres://admin:[REDACTED]@db`), never kept;
+    // before normalising, which lowercases tags and clips text (a clipped secret is not recognisable)
+    const p = normalizeProposal(raw && redactRecord(raw));
     if (!p) {
       out.push({ proposal: raw, accepted: false, reason: 'invalid' });
       continue;

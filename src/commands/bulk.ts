@@ -49,6 +49,8 @@ export function recordsFromJsonl(text: string, author: string, opts: ImportOptio
     if (!o || typeof o !== 'object' || Array.isArray(o))
       throw err('E_INVALID_ARG', `${where}: not a JSON object`);
     try {
+      // every key of the line as given: source, author, tags, scope, anchors, a foreign id, unknown keys
+      assertRecordClean(o, { allow: opts.allowSecret });
       const givenId = o.id == null ? undefined : String(o.id);
       const ours = givenId && isId(givenId.toUpperCase());
       let alias = o.alias == null ? undefined : String(o.alias);
@@ -90,8 +92,6 @@ export function recordsFromJsonl(text: string, author: string, opts: ImportOptio
       });
       if (o.updated) r.updated = parseDateInput(String(o.updated));
       if (o.clock != null && Number.isFinite(Number(o.clock))) r.clock = Number(o.clock);
-      // every field: source, tags, scope, the alias or source_id a foreign id became, unknown keys
-      assertRecordClean(r, { allow: opts.allowSecret });
       out.push(r);
     } catch (e) {
       const ge = e as { code?: string; message: string; hint?: string };

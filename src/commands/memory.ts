@@ -112,6 +112,8 @@ export async function addMemory(
 ): Promise<{ record: MemoryRecord; commit: string }> {
   const type = validateType(input.type);
   if (input.status) validateStatus(input.status);
+  // every field as given (tags are lowercased later, which would hide an AWS key id), before git is touched
+  assertRecordClean(input, { allow: input.allowSecret });
   const alias = input.alias ? validateAlias(input.alias) : undefined;
   const id = input.id ?? newId((input.now ?? new Date()).getTime());
   const ident = await store.ident();
@@ -134,8 +136,6 @@ export async function addMemory(
     links: input.links,
     extra: input.extra,
   });
-  // every field (tags, scope, alias, unknown keys…), before git is touched
-  assertRecordClean(draft, { allow: input.allowSecret });
   const res = await store.write(
     async (tx) => {
       await ensureFormat(tx);
@@ -225,6 +225,8 @@ export async function updateMemory(
   ref: string,
   patch: UpdatePatch,
 ): Promise<{ record: MemoryRecord; commit: string | null; changed: string[] }> {
+  // the new text only: a secret stored earlier with --allow-secret does not block a later update
+  assertRecordClean({ ...patch, removeTags: undefined }, { allow: patch.allowSecret });
   const res = await store.write(async (tx) => {
     const cat = await tx.catalog();
     if (!tx.base)
@@ -233,8 +235,6 @@ export async function updateMemory(
     const record = await tx.get(id);
     const changed = applyPatch(record, patch, new Date().toISOString());
     if (!changed.length) return { message: '', value: { record, changed } };
-    // the fields this update changes (a secret stored earlier with --allow-secret does not block it)
-    assertRecordClean(record, { allow: patch.allowSecret, only: changed });
     validateRecord(record);
     if (changed.includes('alias') && record.alias) {
       const owner = cat.aliases.get(record.alias);

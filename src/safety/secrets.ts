@@ -91,7 +91,8 @@ export function entropy(s: string): number {
 function assignedValueLooksSecret(v: string): boolean {
   if (v.length < 6 || isPlaceholder(v)) return false;
   if (/^(?:\/|\.\.?\/|~\/)|:\/\//.test(v)) return false; // a path, or a URL (credentials in URLs have their rule)
-  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(v)) return false; // process.env.API_KEY, settings.token
+  // process.env.API_KEY, settings.token (code, not a value; a token with a suffix like .md has digits)
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(v) && !/\d/.test(v)) return false;
   if (/^[\w$.]+\(/.test(v)) return false; // getToken(…)
   if (/^\d+$/.test(v) || !/[A-Za-z]/.test(v)) return false;
   const h = entropy(v);
@@ -279,7 +280,7 @@ export function redactText(text: string): string {
 // ------------------------------------------------------------------ records
 
 export interface RecordFinding extends SecretFinding {
-  /** The field as the user wrote it: title, body, tags, anchors[0].path, an unknown key's name… */
+  /** The field as the user wrote it: title, body, tags, anchors[0].path, an unknown key… */
   field: string;
   /** The secret is in a field's name, not its value. */
   inKey?: boolean;
@@ -301,9 +302,8 @@ function walk(
     });
   } else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      const name = field ? `${field}.${k}` : k;
-      visit(k, name, true);
-      walk(v, name, visit, depth + 1);
+      visit(k, field, true); // a key is reported by where it is, never by itself
+      walk(v, field ? `${field}.${k}` : k, visit, depth + 1);
     }
   }
 }
@@ -331,7 +331,7 @@ export function scanRecord(r: object, only?: readonly string[]): RecordFinding[]
     const top = (text: string, field: string, inKey: boolean) => {
       for (const f of scanSecrets(text)) out.push({ ...f, field, inKey: inKey || undefined });
     };
-    top(name, name, true);
+    top(name, '', true);
     walk(value, name, top, 0);
   }
   return out;
@@ -339,7 +339,7 @@ export function scanRecord(r: object, only?: readonly string[]): RecordFinding[]
 
 /** One line for a finding: the kind, the field and (in multi-line text) the position. */
 export function describeFinding(f: RecordFinding, multiline = true): string {
-  const where = f.inKey ? `the name of field ${f.field}` : f.field;
+  const where = f.inKey ? `the name of a field${f.field ? ` in ${f.field}` : ''}` : f.field;
   const pos = multiline ? ` at line ${f.line}, column ${f.column}` : '';
   return `${f.kind} in ${where}${pos} (${f.preview})`;
 }
