@@ -86,7 +86,7 @@ describe('Codex CLI and Factory Droid', { timeout: 60_000 }, () => {
       toolInput: { command: 'npm test' },
       toolResponse: { stdout: '12 passing', exitCode: 0 },
     });
-    hook({ ...base, hookEventName: 'SessionEnd', reason: 'exit' });
+    // read before the session ends: the finaliser deletes the buffer once the summary is written
     const events = readFileSync(join(repo.dir, '.git', 'mem', 'events', 'droid-1.jsonl'), 'utf8')
       .trim()
       .split('\n');
@@ -95,12 +95,15 @@ describe('Codex CLI and Factory Droid', { timeout: 60_000 }, () => {
       'UserPromptSubmit',
       'PostToolUse',
       'PostToolUse',
-      'SessionEnd',
     ]);
+    hook({ ...base, hookEventName: 'SessionEnd', reason: 'exit' });
     const shown = await until(async () => {
       const s = await repo.mem(['sessions', 'show', 'droid-1', '--json']);
       return s.code === 0 ? JSON.parse(s.stdout) : undefined;
     });
+    await until(() =>
+      existsSync(join(repo.dir, '.git', 'mem', 'events', 'droid-1.jsonl')) ? undefined : true,
+    );
     expect(shown.body).toContain('src/health.ts (created');
     expect(shown.body).toContain('`npm test` (exit 0)');
     expect(existsSync(join(repo.dir, '.git', 'mem', 'logs', 'hooks.log'))).toBe(false);

@@ -198,6 +198,8 @@ describe('hook processes', { timeout: 120_000 }, () => {
     });
     expect(recovered.title).toMatch(/Rotate the API keys/);
     expect(existsSync(join(dir, 'lost-1.end'))).toBe(false);
+    // recovered and summarised: its raw events are deleted too
+    await until(() => (existsSync(join(dir, 'lost-1.jsonl')) ? undefined : true));
     expect(existsSync(join(repo.dir, '.git', 'mem', 'logs', 'hooks.log'))).toBe(false);
   });
 

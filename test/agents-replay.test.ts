@@ -4,7 +4,7 @@
  * session start, relevant memories per prompt), what was learnt (pending
  * proposals) and the session summary that was committed.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, ROOT, type TestRepo } from './helpers.js';
@@ -73,6 +73,7 @@ async function replay(
   const lines = readFileSync(FIXTURE, 'utf8').split('\n').filter(Boolean);
   const outputs: Array<{ event: string; stdout: string; code: number; stderr: string }> = [];
   for (const raw of lines) {
+    if (opts.only && !opts.only(JSON.parse(raw))) continue;
     let line = raw.replaceAll('{{CWD}}', repo.dir).replaceAll('{{HOME}}', String(repo.env.HOME));
     if (opts.session) line = line.replaceAll(SESSION, opts.session);
     if (line.includes('{{HEAD_SHORT}}')) {
@@ -87,7 +88,6 @@ async function replay(
       line = line.replaceAll('{{HEAD_SHORT}}', repo.git('rev-parse', '--short', 'HEAD').trim());
     }
     const p = JSON.parse(line);
-    if (opts.only && !opts.only(p)) continue;
     const r = await repo.mem(['hook', 'claude-code'], {
       stdin: line,
       env: { ...repo.env, GIT_MEM_HOOK_INLINE: '1', ...opts.env },
@@ -108,10 +108,20 @@ describe('replaying a recorded Claude Code session', () => {
   let repo: TestRepo;
   let ids: Record<string, string>;
   let outputs: Awaited<ReturnType<typeof replay>>;
+  /** The local buffer just before the session ended (it is deleted once the session's extraction is done). */
+  let buffered: { text: string; fileMode: number; dirMode: number };
 
   beforeAll(async () => {
     ({ repo, ids } = await setupProject());
-    outputs = await replay(repo);
+    outputs = await replay(repo, { only: (p) => p.hook_event_name !== 'SessionEnd' });
+    const dir = join(repo.dir, '.git', 'mem', 'events');
+    const file = join(dir, `${SESSION}.jsonl`);
+    buffered = {
+      text: readFileSync(file, 'utf8'),
+      fileMode: statSync(file).mode & 0o777,
+      dirMode: statSync(dir).mode & 0o777,
+    };
+    outputs.push(...(await replay(repo, { only: (p) => p.hook_event_name === 'SessionEnd' })));
   });
 
   it('exits 0 on every event, prints only hook JSON, and logs no failure', () => {
@@ -157,17 +167,21 @@ describe('replaying a recorded Claude Code session', () => {
     for (const p of prompts.slice(1)) expect(p.stdout).toBe('');
   });
 
-  it('buffers the raw events locally, never in refs/memory', () => {
-    const file = join(repo.dir, '.git', 'mem', 'events', `${SESSION}.jsonl`);
-    const events = readFileSync(file, 'utf8')
+  it('buffers the raw events locally (0600 in a 0700 folder), never in refs/memory, and deletes them at session end', () => {
+    const events = buffered.text
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(events.map((e) => e.event)).toEqual(
-      JSON.parse(`[${readFileSync(FIXTURE, 'utf8').trim().split('\n').join(',')}]`).map(
-        (p: any) => p.hook_event_name,
-      ),
+      JSON.parse(`[${readFileSync(FIXTURE, 'utf8').trim().split('\n').join(',')}]`)
+        .map((p: any) => p.hook_event_name)
+        .filter((e: string) => e !== 'SessionEnd'),
     );
+    expect(buffered.fileMode).toBe(0o600);
+    expect(buffered.dirMode).toBe(0o700);
+    // the session ended and its summary and proposals are written: its events are deleted
+    // (only the ids of the memories it was given stay, for a resumed session)
+    expect(readdirSync(join(repo.dir, '.git', 'mem', 'events'))).toEqual([`${SESSION}.injected`]);
     const failing = events.find((e) => e.event === 'PostToolUseFailure');
     expect(failing).toMatchObject({ tool: 'Bash', exit: 1, input: { command: 'npm test' } });
     // the Read tool's file content is not kept

@@ -191,7 +191,8 @@ describe('session summaries', () => {
     ]);
     expect(s.outcome).toBe('failing');
     const body = redactSecrets(renderSummary(s));
-    expect(body).toContain('## Errors\n[redacted: a likely secret]\n');
+    // only the secret goes; the rest of the line still says what failed
+    expect(body).toMatch(/## Errors\n.*token=\[REDACTED\] rejected/);
     expect(body).not.toContain('ghp_');
     const long = renderSummary(
       summarizeSession([
@@ -210,7 +211,7 @@ describe('session summaries', () => {
 });
 
 describe('the proposal gate', () => {
-  it('caps, dedups, and refuses secrets, transient text and text git-mem injected', async () => {
+  it('caps, dedups, redacts secrets, and refuses transient text and text git-mem injected', async () => {
     const repo = makeRepo();
     await repo.memJson([
       'add',
@@ -250,17 +251,22 @@ describe('the proposal gate', () => {
       expect(v.map((x) => x.reason ?? 'ok')).toEqual([
         'duplicate-store',
         'transient',
-        'secret',
+        'ok',
         'ok',
         'duplicate-batch',
         'injected',
         'ok',
         'ok',
-        'ok',
+        'cap',
         'cap',
         'cap',
         'invalid',
       ]);
+      // agent text is redacted, not dropped: the key is gone, what the proposal says stays
+      expect(v[2].proposal).toMatchObject({
+        title: 'Deploy key for staging servers',
+        body: 'key: [REDACTED]',
+      });
       const inj = await gateProposalsDetailed(
         store,
         [

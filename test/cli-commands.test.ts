@@ -471,8 +471,16 @@ describe('settings that change behaviour', () => {
     const warned = await r.mem(secret('two'));
     expect(warned.code).toBe(0);
     expect(warned.stderr).toMatch(/warning: likely secret \(AWS access key id\) in body at line 1/);
+    // the shared layer (anyone who can push refs/memory) may not switch the scan off: ignored, said once
     await r.memJson(['config', 'set', 'secret-scan', 'off', '--shared']);
     await r.memJson(['config', 'unset', 'secret-scan', '--local']);
+    const shared = await r.mem(secret('three alpha beta gamma'));
+    expect(shared.code).toBe(2);
+    expect(shared.stderr).toMatch(/^git-mem: warning: ignoring secret-scan: off from the shared config/);
+    expect(shared.stderr.match(/warning/g)).toHaveLength(1);
+    expect(shared.stderr).toMatch(/refusing to store a likely secret: AWS access key id in body/);
+    // this clone's own setting may
+    await r.memJson(['config', 'set', 'secret-scan', 'off', '--local']);
     const off = await r.mem(secret('three alpha beta gamma'));
     expect(off.code).toBe(0);
     expect(off.stderr).toBe('');

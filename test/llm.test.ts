@@ -273,7 +273,7 @@ describe('llm tier-1 extraction', () => {
     expect(parseReply('[{"type":"decision","title":"bare arrays are accepted"}]')).toHaveLength(1);
   });
 
-  it('feeds the shared proposal gate (transient, secret and duplicate facts are dropped)', async () => {
+  it('feeds the shared proposal gate (transient and duplicate facts are dropped, secrets redacted)', async () => {
     const r = makeRepo();
     await r.memJson([
       'add',
@@ -308,8 +308,9 @@ describe('llm tier-1 extraction', () => {
         ['Run migrations before the integration tests', true],
         ['Use pnpm, never npm install, in this monorepo', false],
         ['Build succeeded', false],
-        ['Staging token', false],
+        ['Staging token', true],
       ]);
+      expect(verdicts[3].proposal.body).toBe('token = [REDACTED]');
     } finally {
       store.close();
     }

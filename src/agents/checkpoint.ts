@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
 import type { MemoryRecord } from '../model/record.js';
+import { redactRecord } from '../safety/secrets.js';
 import {
   type AgentEvent,
   type CkptState,
@@ -169,7 +170,9 @@ export async function runCheckpoint(
   if (!existsSync(paths.events)) return { ...result, skipped: 'no-events' };
   if (!(await lock(paths, !!opts.wait || !!opts.final))) return { ...result, skipped: 'locked' };
   try {
-    const events = readEvents(paths.events);
+    // redacted before anything is derived from them: a summary or a proposal clips text, and a
+    // clipped secret is no longer recognisable
+    const events = redactRecord(readEvents(paths.events));
     const ckpt = readJson<CkptState>(paths.ckpt, emptyCkpt());
     result.events = events.length;
     result.newEvents = Math.max(0, events.length - ckpt.total);
@@ -229,11 +232,41 @@ export async function runCheckpoint(
         };
       }
     }
-    writeFileSync(paths.ckpt, JSON.stringify(ckpt));
+    writeFileSync(paths.ckpt, JSON.stringify(ckpt), { mode: 0o600 });
     if (opts.final) rmSync(paths.end, { force: true });
+    // the session is over and its extraction done: the raw events (tool output, prompts) go
+    // (a Stop ends a turn, not the session: its buffer stays for the rest of the session)
+    if (opts.final && trigger !== 'stop') dropBuffer(paths);
     return result;
   } finally {
     rmSync(paths.lock, { force: true });
+  }
+}
+
+/**
+ * Deletes a session's local buffer: its events and the state derived from them
+ * (the lock stays to its owner). The list of memory ids injected into the
+ * session stays (no session text; a resumed session is not given them again);
+ * recoverSessions deletes it with the old buffers.
+ */
+function dropBuffer(paths: SessionPaths): void {
+  for (const f of [paths.events, paths.state, paths.ckpt, paths.end]) rmSync(f, { force: true });
+}
+
+/** Injected-id lists of ended sessions (their events are gone) older than `before`. */
+function dropOldInjected(commonDir: string, before: number): void {
+  const dir = eventsDir(commonDir);
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    if (!n.endsWith('.injected') || names.includes(`${n.slice(0, -9)}.jsonl`)) continue;
+    try {
+      if (statSync(join(dir, n)).mtimeMs < before) rmSync(join(dir, n), { force: true });
+    } catch {}
   }
 }
 
@@ -302,6 +335,7 @@ export async function recoverSessions(
   const idle = opts.idleMs ?? 30 * 60_000;
   const now = Date.now();
   const done: string[] = [];
+  dropOldInjected(store.repo.commonDir, now - (opts.keepDays ?? 14) * 86_400_000);
   for (const s of bufferedSessions(store.repo.commonDir)) {
     if (s.session === currentSession) continue;
     const paths = sessionPaths(store.repo.commonDir, s.session);

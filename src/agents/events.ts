@@ -1,12 +1,22 @@
 /**
  * The local event buffer of agent sessions: `.git/mem/events/<session>.jsonl`,
- * one compact event per line, never committed (tool output can hold secrets).
+ * one compact event per line, never committed (tool output can hold secrets):
+ * the folder is 0700 and the files 0600, and the buffer is deleted once the
+ * session's extraction is done (see checkpoint.ts).
  *
  * This module is on the PostToolUse hot path (see claude-fast.ts): it imports
  * node built-ins only and does a handful of small file operations per event.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 
 // biome-ignore lint/suspicious/noExplicitAny: hook payloads are untyped JSON from the agent
 type Json = any;
@@ -343,19 +353,25 @@ export function updateTrigger(state: FastState, ev: AgentEvent, ckptTotal: numbe
 /** Appends one event and returns the checkpoint trigger it fires, if any (only tool events trigger). */
 export function appendEvent(paths: SessionPaths, ev: AgentEvent, mayTrigger = true): Trigger | undefined {
   const line = `${JSON.stringify(ev)}\n`;
+  // raw tool output: readable by this user only (the mode applies when the file is created)
   try {
-    appendFileSync(paths.events, line);
+    appendFileSync(paths.events, line, { mode: 0o600 });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    mkdirSync(paths.dir, { recursive: true });
-    appendFileSync(paths.events, line);
+    mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+    appendFileSync(paths.events, line, { mode: 0o600 });
   }
   const state = readJson<FastState>(paths.state, { total: 0, failing: [] });
+  if (state.total === 0) {
+    // a session's first event: also tighten a folder or file an older git-mem made 0755/0644
+    chmodSync(paths.dir, 0o700);
+    chmodSync(paths.events, 0o600);
+  }
   const ckpt = readJson<{ total: number }>(paths.ckpt, { total: 0 });
   let trigger = updateTrigger(state, ev, ckpt.total);
   if (!mayTrigger) trigger = undefined;
   if (trigger && !existsSync(paths.lock)) state.spawned = state.total;
-  writeFileSync(paths.state, JSON.stringify(state));
+  writeFileSync(paths.state, JSON.stringify(state), { mode: 0o600 });
   return trigger && !existsSync(paths.lock) ? trigger : undefined;
 }
 

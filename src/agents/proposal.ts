@@ -2,8 +2,9 @@
  * Proposals: memories that extraction (tier 0 rules, tier 1 LLM) suggests and
  * that enter the store as `pending` until someone reviews them. Every
  * proposal passes one gate before it is written: at most 5 per session,
- * no duplicate of the store or of the batch, no secret, nothing transient
- * ("build succeeded") and never text git-mem itself injected into the agent.
+ * no duplicate of the store or of the batch, nothing transient ("build
+ * succeeded") and never text git-mem itself injected into the agent. Likely
+ * secrets in a proposal (agent text) are redacted, in every field.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 import { newId } from '../model/id.js';
 import { isType, LIMITS, type MemoryRecord, type MemoryType, newRecord } from '../model/record.js';
-import { scanSecrets } from '../safety/secrets.js';
+import { redactRecord } from '../safety/secrets.js';
 import { overlap, tokens } from './text.js';
 
 export { overlap, stem, tokens } from './text.js';
@@ -53,7 +54,6 @@ export interface GateVerdict {
     | 'cap'
     | 'duplicate-store'
     | 'duplicate-batch'
-    | 'secret'
     | 'transient'
     | 'injected'
     | 'rejected-before';
@@ -128,7 +128,9 @@ export async function gateProposalsDetailed(
   const accepted: Proposal[] = [];
   const out: GateVerdict[] = [];
   for (const raw of proposals) {
-    const p = normalizeProposal(raw);
+    // agent text: a likely secret is redacted in place (`postgres://admin:[REDACTED]@db`), never kept;
+    // before normalising, which lowercases tags and clips text (a clipped secret is not recognisable)
+    const p = normalizeProposal(raw && redactRecord(raw));
     if (!p) {
       out.push({ proposal: raw, accepted: false, reason: 'invalid' });
       continue;
@@ -138,7 +140,6 @@ export async function gateProposalsDetailed(
     if (rejected.has(key)) v.reason = 'rejected-before';
     else if (isTransient(p)) v.reason = 'transient';
     else if (looksInjected(p, opts.injected)) v.reason = 'injected';
-    else if ([p.title, p.body, p.evidence ?? ''].some((t) => scanSecrets(t).length > 0)) v.reason = 'secret';
     else if (seen.has(key) || accepted.some((a) => isDuplicate(p, a.title) || overlap(a.body, p.body) > 0.85))
       v.reason = 'duplicate-batch';
     else {
@@ -237,7 +238,7 @@ export async function writeProposals(
   );
   await store.write(async (tx) => {
     await ensureFormat(tx);
-    for (const r of records) tx.putRecord(r);
+    for (const r of records) tx.putRecord(redactRecord(r));
     return {
       message: `mem: propose ${records.length} pending memor${records.length === 1 ? 'y' : 'ies'}${meta.session ? ` from session ${meta.session.slice(0, 12)}` : ''}`,
       value: null,

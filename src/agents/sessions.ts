@@ -9,6 +9,7 @@ import { ensureFormat } from '../commands/memory.js';
 import { layer, readGlobalConfig, readLocalConfig, readSharedConfig } from '../gitstore/config.js';
 import type { CatalogEntry, Store } from '../gitstore/store.js';
 import { type MemoryRecord, newRecord } from '../model/record.js';
+import { redactRecord } from '../safety/secrets.js';
 import type { AgentEvent } from './events.js';
 import {
   compressSummaryBody,
@@ -126,6 +127,8 @@ export async function writeSessionSummary(
         extra,
       });
     }
+    // every field is agent text (the session id and agent name in source and extra too)
+    record = redactRecord(record);
     tx.putRecord(record);
     // retention: newest first; beyond keepFull, compress the ones not compressed yet
     const sessions: CatalogEntry[] = [...cat.entries.values()].filter(

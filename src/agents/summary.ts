@@ -4,7 +4,7 @@
  * they were fixed, decisions and corrections, commits, duration and outcome.
  * Pure functions over the buffered events.
  */
-import { scanSecrets } from '../safety/secrets.js';
+import { redactText } from '../safety/secrets.js';
 import { type AgentEvent, COMMIT_RE, commandOf, isEditTool, isShellTool } from './events.js';
 
 export interface FileChange {
@@ -337,12 +337,7 @@ export function compressSummaryBody(body: string): string {
   return out.join('\n').replace(/\n{3,}/g, '\n\n');
 }
 
-/** Replaces every line holding a likely secret (a summary is never refused, it is redacted). */
+/** Replaces every likely secret with [REDACTED] (a summary is never refused, it is redacted). */
 export function redactSecrets(text: string): string {
-  const hits = new Set(scanSecrets(text).map((f) => f.line));
-  if (!hits.size) return text;
-  return text
-    .split('\n')
-    .map((l, i) => (hits.has(i + 1) ? '[redacted: a likely secret]' : l))
-    .join('\n');
+  return redactText(text);
 }

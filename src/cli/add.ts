@@ -1,5 +1,6 @@
 import { addMemory } from '../commands/memory.js';
 import { parseDateInput } from '../model/record.js';
+import { assertRecordClean, scanRecord } from '../safety/secrets.js';
 import { mark } from '../trace.js';
 import { defineCommand } from './command.js';
 import { emit, list, openStore, readContent, secretPolicy } from './context.js';
@@ -49,6 +50,22 @@ export default defineCommand({
     const body = (await readContent(ctx, a, true)) ?? '';
     const store = await openStore(ctx, { global: a.global, create: true });
     mark('add: store open');
+    const fields = {
+      title: a.title,
+      body,
+      source: a.source,
+      tags: list(a.tags),
+      scope: list(a.scope),
+      alias: a.alias,
+    };
+    const policyP = secretPolicy(ctx, store, a['allow-secret'], {
+      ...fields,
+      tags: fields.tags.join(','),
+      scope: fields.scope.join(' '),
+    });
+    policyP.catch(() => {});
+    // a likely secret is refused before the duplicate check sees the text (it may go to an embedding endpoint)
+    if (scanRecord(fields).length && !(await policyP)) assertRecordClean(fields);
     const hooks = await addHooks(ctx, store, a);
     mark('add: hooks');
     const input = {
@@ -69,10 +86,7 @@ export default defineCommand({
     // are read and the objects are written, and only the ref waits for it (Store.write's gate)
     const stopP = hooks.beforeAdd?.(input);
     stopP?.catch(() => {});
-    const settingsP = Promise.all([
-      secretPolicy(ctx, store, a['allow-secret'], { title: a.title, body, source: a.source }),
-      store.ident(),
-    ]);
+    const settingsP = Promise.all([policyP, store.ident()]);
     settingsP.catch(() => {});
     const stopped = { code: undefined as number | undefined };
     const gate = stopP?.then((code) => {

@@ -38,7 +38,10 @@ export interface Ctx {
 
 /** The layered settings for this command (memoised; needs the store for the shared and local layers). */
 export function settingsFor(ctx: Ctx, store?: Store): Promise<Settings> {
-  ctx.settings ??= resolveConfig(ctx.env, store).then((r) => r.values);
+  ctx.settings ??= resolveConfig(ctx.env, store).then((r) => {
+    for (const w of r.warnings) ctx.io.err(`${w}\n`);
+    return r.values;
+  });
   return ctx.settings;
 }
 

@@ -50,6 +50,8 @@ export default defineCommand({
         title: a.title,
         body,
         source: a.source,
+        tags: [a.tags, ...(a['add-tag'] ?? [])].filter((t) => t !== undefined).join(','),
+        scope: a.scope !== undefined ? list(a.scope).join(' ') : undefined,
       }),
     });
     emit(ctx, { ...recordToJSON(r.record), changed: r.changed, commit: r.commit }, () =>

@@ -15,7 +15,7 @@ import {
   recordPath,
   validateAlias,
 } from '../model/record.js';
-import { assertNoSecrets } from '../safety/secrets.js';
+import { assertRecordClean } from '../safety/secrets.js';
 import { ensureFormat } from './memory.js';
 
 const LINE_KEYS = new Set<string>([...KNOWN_KEYS, 'body', 'content']);
@@ -49,6 +49,8 @@ export function recordsFromJsonl(text: string, author: string, opts: ImportOptio
     if (!o || typeof o !== 'object' || Array.isArray(o))
       throw err('E_INVALID_ARG', `${where}: not a JSON object`);
     try {
+      // every key of the line as given: source, author, tags, scope, anchors, a foreign id, unknown keys
+      assertRecordClean(o, { allow: opts.allowSecret });
       const givenId = o.id == null ? undefined : String(o.id);
       const ours = givenId && isId(givenId.toUpperCase());
       let alias = o.alias == null ? undefined : String(o.alias);
@@ -66,7 +68,6 @@ export function recordsFromJsonl(text: string, author: string, opts: ImportOptio
       }
       const body = String(o.body ?? o.content ?? '');
       const title = String(o.title ?? '');
-      assertNoSecrets({ title, body }, opts.allowSecret);
       const anchors = Array.isArray(o.anchors) ? (o.anchors as Anchor[]) : [];
       for (const a of anchors) {
         if (!a || typeof a.path !== 'string') throw err('E_INVALID_ARG', 'every anchor needs a path');

@@ -23,7 +23,7 @@ import {
   validateRecord,
 } from '../model/record.js';
 import { parse as parseYaml } from '../model/yaml.js';
-import { assertNoSecrets } from '../safety/secrets.js';
+import { assertRecordClean } from '../safety/secrets.js';
 
 export interface WriteOptions {
   /** Skip the secret scan (the user confirmed it is not a secret). */
@@ -107,8 +107,9 @@ export async function addMemory(
 ): Promise<{ record: MemoryRecord; commit: string }> {
   const type = validateType(input.type);
   if (input.status) validateStatus(input.status);
+  // every field as given (tags are lowercased later, which would hide an AWS key id), before git is touched
+  assertRecordClean(input, { allow: input.allowSecret });
   const alias = input.alias ? validateAlias(input.alias) : undefined;
-  assertNoSecrets({ title: input.title, body: input.body, source: input.source }, input.allowSecret);
   const id = input.id ?? newId((input.now ?? new Date()).getTime());
   const ident = await store.ident();
   // validate everything we can before touching git
@@ -145,8 +146,10 @@ export async function addMemory(
           );
         }
       }
-      if (record.anchors.length && hooks.prepareAnchors)
+      if (record.anchors.length && hooks.prepareAnchors) {
         record.anchors = await hooks.prepareAnchors(tx, record.anchors);
+        assertRecordClean(record, { allow: input.allowSecret, only: ['anchors'] });
+      }
       tx.putRecord(record);
       return { message: `mem: add ${id.slice(0, 12)} "${shortTitle(record.title)}"`, value: record };
     },
@@ -217,7 +220,8 @@ export async function updateMemory(
   ref: string,
   patch: UpdatePatch,
 ): Promise<{ record: MemoryRecord; commit: string | null; changed: string[] }> {
-  assertNoSecrets({ title: patch.title, body: patch.body, source: patch.source }, patch.allowSecret);
+  // the new text only: a secret stored earlier with --allow-secret does not block a later update
+  assertRecordClean({ ...patch, removeTags: undefined }, { allow: patch.allowSecret });
   const res = await store.write(async (tx) => {
     const cat = await tx.catalog();
     if (!tx.base)
@@ -246,6 +250,8 @@ export async function removeMemory(
   ref: string,
   reason?: string,
 ): Promise<{ id: string; title: string; commit: string }> {
+  // the reason is stored in the tombstone, on the shared ref like any record
+  if (reason) assertRecordClean({ reason });
   const ident = await store.ident();
   const res = await store.write(async (tx) => {
     const cat = await tx.catalog();

@@ -149,19 +149,49 @@ export async function readLocalConfig(repo: Repo, store?: Store): Promise<Record
 export interface ResolvedConfig {
   values: Settings;
   origin: Record<string, ConfigLayer>;
+  /** One line per shared setting that was ignored because it would weaken security. */
+  warnings: string[];
+}
+
+/**
+ * Security settings, from the weakest value to the strongest. The shared
+ * layer travels with refs/memory (anyone who can push sets it): it may
+ * tighten these, never loosen them.
+ */
+const SECURITY: Record<string, string[]> = {
+  'secret-scan': ['off', 'warn', 'block'],
+};
+
+function strength(key: string, v: unknown): number {
+  return SECURITY[key].indexOf(String(v));
 }
 
 export function layer(layers: Array<[ConfigLayer, Record<string, unknown>]>): ResolvedConfig {
   const values: Record<string, unknown> = {};
   const origin: Record<string, ConfigLayer> = {};
+  const ignored = new Map<string, unknown>();
   for (const [name, vals] of layers) {
     for (const [k, v] of Object.entries(vals)) {
       if (v === undefined) continue;
-      values[k] = coerce(k, v);
+      const value = coerce(k, v);
+      if (name === 'shared' && SECURITY[k] && strength(k, value) < strength(k, values[k] ?? DEFAULTS[k])) {
+        ignored.set(k, value);
+        continue;
+      }
+      values[k] = value;
       origin[k] = name;
     }
   }
-  return { values: values as Settings, origin };
+  const warnings: string[] = [];
+  for (const [k, value] of ignored) {
+    // a later layer (this clone's git config, a flag) set it anyway: nothing was ignored in effect
+    if (origin[k] === 'local' || origin[k] === 'flag') continue;
+    const kept = values[k] ?? DEFAULTS[k];
+    warnings.push(
+      `git-mem: warning: ignoring ${k}: ${value} from the shared config in refs/memory (a shared setting may tighten security, never loosen it); ${k} stays ${kept} (for this clone only: git mem config set ${k} ${value} --local)`,
+    );
+  }
+  return { values: values as Settings, origin, warnings };
 }
 
 export async function resolveConfig(

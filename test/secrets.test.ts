@@ -1,0 +1,476 @@
+/**
+ * Secrets, everywhere text heads for refs/memory: a corpus of real-format fake
+ * secrets (test/secrets-corpus.ts) × every field × every writing path (CLI add,
+ * update and import, MCP tools in-process and over stdio, agent sessions
+ * replayed through the hook, proposals from extraction or an LLM). Human input
+ * is refused with the store unchanged; agent text is redacted. After each path,
+ * every object reachable from refs/memory (blobs and commit messages) is read
+ * and none may hold a corpus secret.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { layer } from '../src/gitstore/config.js';
+import {
+  assertRecordClean,
+  redactRecord,
+  redactText,
+  scanRecord,
+  scanSecrets,
+} from '../src/safety/secrets.js';
+import { BIN, makeRepo, sh, type TestRepo } from './helpers.js';
+import { HARMLESS, secretsCorpus } from './secrets-corpus.js';
+import { bareRemote, clone } from './sync-helpers.js';
+
+const CORPUS = secretsCorpus();
+const WORDS =
+  'billing search ingest mailer scheduler gateway ledger invoices reports exports uploads thumbnails webhooks sessions'.split(
+    ' ',
+  );
+
+/** Every object reachable from refs/memory (blobs, trees, commit messages), as one text. */
+function storeText(repo: TestRepo): string {
+  const oids = repo
+    .git('rev-list', '--objects', 'refs/memory')
+    .split('\n')
+    .map((l) => l.split(' ')[0])
+    .filter(Boolean);
+  return sh('git', ['cat-file', '--batch'], repo.dir, repo.env, `${oids.join('\n')}\n`);
+}
+
+/** The corpus entries whose secret (in any letter case) is found in refs/memory. */
+function leaks(repo: TestRepo): string[] {
+  const all = storeText(repo).toLowerCase();
+  return CORPUS.filter((c) => all.includes(c.secret.toLowerCase())).map((c) => c.name);
+}
+
+const tip = (repo: TestRepo) => repo.git('rev-parse', 'refs/memory').trim();
+
+describe('the scanner', () => {
+  it('holds at least 50 real-format secrets, finds each and redacts each, and passes harmless text', () => {
+    expect(CORPUS.length).toBeGreaterThanOrEqual(50);
+    for (const c of CORPUS) {
+      expect(scanSecrets(c.text).length, c.name).toBeGreaterThan(0);
+      const red = redactText(c.text);
+      expect(red, c.name).not.toContain(c.secret);
+      expect(red, c.name).toContain('[REDACTED]');
+      expect(scanSecrets(red), c.name).toEqual([]);
+    }
+    for (const h of HARMLESS) expect(scanSecrets(h), h).toEqual([]);
+  });
+
+  it('redacts only the secret: the rest of a line still says what happened', () => {
+    const pw = CORPUS.find((c) => c.name === 'postgres URL password')!;
+    expect(redactText(pw.text)).toBe(
+      'error: could not connect to postgres://admin:[REDACTED]@db0.internal:5432/app',
+    );
+    const curl = CORPUS.find((c) => c.name === 'curl -u')!;
+    expect(redactText(curl.text)).toBe('curl -u admin:[REDACTED] https://ci.internal/api/jobs');
+    const env = CORPUS.find((c) => c.name === 'DB_PASS= assignment')!;
+    expect(redactText(env.text)).toBe('export DB_PASS=[REDACTED]');
+  });
+
+  it('walks every field of a record, unknown keys and their names included, and names the field', () => {
+    const s = CORPUS[0].secret;
+    const base = { title: 't', body: 'b', tags: ['a'], scope: [], anchors: [{ path: 'a.ts' }], extra: {} };
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...base, tags: ['a', s] }, 'tags'],
+      [{ ...base, scope: [`src/${s}/**`] }, 'scope'],
+      [{ ...base, alias: s }, 'alias'],
+      [{ ...base, source: s }, 'source'],
+      [{ ...base, author: `${s} <a@b>` }, 'author'],
+      [{ ...base, anchors: [{ path: 'a.ts', symbol: s }] }, 'anchors[0].symbol'],
+      [{ ...base, extra: { ticket: { note: s } } }, 'ticket.note'],
+      [{ ...base, extra: { [s]: 1 } }, ''],
+      [{ ...base, extra: { meta: { [s]: 1 } } }, 'meta'],
+      [{ ...base, links: { related: [s] } }, 'links.related'],
+    ];
+    for (const [r, field] of cases) {
+      expect(scanRecord(r)[0]?.field, field).toBe(field);
+      // the message names where the secret is, never the secret (a key is reported by its place)
+      expect(() => assertRecordClean(r)).toThrow(
+        expect.objectContaining({ message: expect.not.stringContaining(s) }),
+      );
+      expect(() => assertRecordClean(r), field).toThrow(/refusing to store a likely secret/);
+      const red = redactRecord(r);
+      expect(JSON.stringify(red), field).not.toContain(s);
+      expect(scanRecord(red), field).toEqual([]);
+    }
+    expect(() => assertRecordClean({ ...base, tags: [s] }, { allow: true })).not.toThrow();
+  });
+});
+
+describe('human input is refused, every field, the store unchanged', () => {
+  let repo: TestRepo;
+  let target: string;
+  beforeAll(async () => {
+    repo = makeRepo({ commit: true });
+    target = (await repo.memJson(['add', '--title', 'Staging database', '--content', 'It resets nightly.']))
+      .id;
+  });
+
+  const refused = (r: { code: number; stderr: string }, field: RegExp | string, what: string) => {
+    expect(r.code, `${what}: ${r.stderr}`).toBe(2);
+    expect(r.stderr, what).toMatch(/refusing to store a likely secret: .+ in /);
+    expect(r.stderr.split('\n').filter(Boolean), what).toHaveLength(1);
+    expect(r.stderr, what).toMatch(field);
+    expect(r.stderr, what).toContain('--allow-secret');
+  };
+
+  it('git mem add: title, body, source, tags, scope, alias', async () => {
+    const before = tip(repo);
+    for (const c of CORPUS) {
+      const base = ['add', '--title', 'A note', '--content', 'Nothing secret.'];
+      const fields: Array<[string, string[]]> = [
+        ['title', ['add', '--title', `Note ${c.text}`, '--content', 'x']],
+        ['body', ['add', '--title', 'A note', '--content', `Context:\n${c.text}`]],
+        ['source', [...base, `--source=${c.text}`]],
+        ['tags', [...base, `--tags=ops,${c.text}`]],
+        ['scope', [...base, `--scope=src/${c.text}/**`]],
+        ['alias', [...base, `--alias=${c.text}`]],
+      ];
+      for (const [field, args] of fields)
+        refused(await repo.mem(args), ` in ${field}`, `${c.name} in ${field}`);
+    }
+    expect(tip(repo)).toBe(before);
+    expect(leaks(repo)).toEqual([]);
+  });
+
+  it('git mem update: title, body, source, tags, add-tag, scope', async () => {
+    const before = tip(repo);
+    for (const c of CORPUS) {
+      const fields: Array<[string, string[]]> = [
+        ['title', [`--title=Note ${c.text}`]],
+        ['body', [`--content=${c.text}`]],
+        ['source', [`--source=${c.text}`]],
+        ['tags', [`--tags=${c.text}`]],
+        ['addTags', [`--add-tag=${c.text}`]],
+        ['scope', [`--scope=src/${c.text}`]],
+      ];
+      for (const [field, args] of fields)
+        refused(await repo.mem(['update', target, ...args]), ` in ${field}`, `${c.name} in ${field}`);
+    }
+    expect(tip(repo)).toBe(before);
+    expect(leaks(repo)).toEqual([]);
+  });
+
+  it('git mem import: every key of a line, foreign ids, unknown keys and their names, anchors', async () => {
+    const before = tip(repo);
+    for (const c of CORPUS) {
+      const ok = { type: 'decision', title: 'Imported', body: 'Fine.' };
+      const lines: Array<[string, Record<string, unknown>]> = [
+        ['title', { ...ok, title: `Note ${c.text}` }],
+        ['body', { ...ok, body: c.text }],
+        ['content', { type: 'decision', title: 'Imported', content: c.text }],
+        ['source', { ...ok, source: c.text }],
+        ['author', { ...ok, author: `Someone <a@example.org> ${c.text}` }],
+        ['tags', { ...ok, tags: ['ops', c.text] }],
+        ['tags', { ...ok, tags: `ops,${c.text}` }],
+        ['scope', { ...ok, scope: [`src/${c.text}`] }],
+        ['alias', { ...ok, alias: c.text }],
+        ['id', { ...ok, id: c.text }],
+        ['id', { ...ok, id: c.text, alias: 'ops/db' }],
+        ['ticket', { ...ok, ticket: c.text }],
+        ['meta.note', { ...ok, meta: { note: c.text } }],
+        ['the name of a field', { ...ok, [c.text]: 'x' }],
+        ['the name of a field in meta', { ...ok, meta: { [c.text]: 'x' } }],
+        ['anchors[0].path', { ...ok, anchors: [{ path: `docs/${c.text}.md` }] }],
+        ['anchors[0].symbol', { ...ok, anchors: [{ path: 'a.ts', symbol: c.text }] }],
+      ];
+      for (const [field, line] of lines) {
+        const r = await repo.mem(['import', '-'], {
+          stdin: `${JSON.stringify(ok)}\n${JSON.stringify(line)}\n`,
+        });
+        refused(r, `line 2: refusing to store a likely secret: `, `${c.name} in ${field}`);
+        expect(r.stderr, `${c.name} in ${field}`).toContain(` in ${field}`);
+      }
+    }
+    expect(tip(repo)).toBe(before);
+    expect(leaks(repo)).toEqual([]);
+  });
+
+  it('--allow-secret still stores what the user confirms (so the check above can fail)', async () => {
+    const c = CORPUS[0];
+    const r = await repo.mem([
+      'add',
+      '--title',
+      'Confirmed',
+      '--content',
+      'x',
+      '--tags',
+      c.text,
+      '--allow-secret',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(leaks(repo)).toEqual([c.name]);
+    // and a later update of other fields is not blocked by it
+    const id = JSON.parse((await repo.mem(['list', '--json'])).stdout).find(
+      (m: { title: string }) => m.title === 'Confirmed',
+    ).id;
+    expect((await repo.mem(['update', id, '--status', 'archived'])).code).toBe(0);
+    expect((await repo.mem(['rm', id, '--reason', `leaked ${CORPUS[1].text}`])).code).toBe(2);
+  });
+});
+
+describe('MCP tools refuse a secret in any field (an error the agent can act on), the store unchanged', () => {
+  it('add and update through the tool functions, every field', async () => {
+    const repo = makeRepo({ commit: true });
+    const target = (
+      await repo.memJson(['add', '--title', 'Staging database', '--content', 'Resets nightly.'])
+    ).id;
+    const before = tip(repo);
+    const { Store } = await import('../src/gitstore/store.js');
+    const { openRepo } = await import('../src/gitstore/repo.js');
+    const { callTool } = await import('../src/agents/mcp-tools.js');
+    const store = new Store(await openRepo(repo.dir, repo.env));
+    const env = { store, cwd: repo.dir };
+    try {
+      for (const c of CORPUS) {
+        const ok = { type: 'decision', title: 'Agent note', body: 'Fine.' };
+        const adds: Array<[string, Record<string, unknown>]> = [
+          ['title', { ...ok, title: `Note ${c.text}` }],
+          ['body', { ...ok, body: c.text }],
+          ['source', { ...ok, source: c.text }],
+          ['tags', { ...ok, tags: ['ops', c.text] }],
+          ['scope', { ...ok, scope: [`src/${c.text}/**`] }],
+          ['alias', { ...ok, alias: c.text }],
+        ];
+        for (const [field, args] of adds) {
+          const res = await callTool(env, 'add', args);
+          expect(res.isError, `${c.name} in ${field}`).toBe(true);
+          expect(res.content[0].text, `${c.name} in ${field}`).toMatch(
+            new RegExp(
+              `^E_SECRET: refusing to store a likely secret: .+ in ${field.replace(/[[\].]/g, '\\$&')}`,
+            ),
+          );
+        }
+        const updates: Array<[string, Record<string, unknown>]> = [
+          ['title', { title: `Note ${c.text}` }],
+          ['body', { body: c.text }],
+          ['tags', { tags: [c.text] }],
+          ['addTags', { add_tags: [c.text] }],
+          ['scope', { scope: [c.text] }],
+        ];
+        for (const [field, args] of updates) {
+          const res = await callTool(env, 'update', { id: target, ...args });
+          expect(res.isError, `${c.name} in ${field}`).toBe(true);
+          expect(res.content[0].text, `${c.name} in ${field}`).toContain(` in ${field}`);
+        }
+      }
+    } finally {
+      store.close();
+    }
+    expect(tip(repo)).toBe(before);
+    expect(leaks(repo)).toEqual([]);
+  });
+
+  it('over stdio with the SDK client: tags and scope', async () => {
+    const repo = makeRepo({ commit: true });
+    await repo.memJson(['add', '--title', 'Staging database', '--content', 'Resets nightly.']);
+    const before = tip(repo);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      cwd: repo.dir,
+      env: repo.env as Record<string, string>,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'secrets-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      for (const c of CORPUS) {
+        for (const field of ['tags', 'scope']) {
+          const res = (await client.callTool({
+            name: 'add',
+            arguments: { type: 'decision', title: 'Agent note', body: 'Fine.', [field]: [c.text] },
+          })) as { isError?: boolean; content: Array<{ text: string }> };
+          expect(res.isError, `${c.name} in ${field}`).toBe(true);
+          expect(res.content[0].text, `${c.name} in ${field}`).toContain(`in ${field}`);
+        }
+      }
+    } finally {
+      await client.close();
+    }
+    expect(tip(repo)).toBe(before);
+    expect(leaks(repo)).toEqual([]);
+  });
+});
+
+describe('agent text is redacted: sessions replayed through the hook, proposals, LLM replies', () => {
+  it('session summaries and their proposals hold no secret from prompts, commands, errors or output', async () => {
+    const repo = makeRepo({ commit: true });
+    await repo.memJson([
+      'add',
+      '--title',
+      'Deploys go through deploy.sh',
+      '--content',
+      'Run it from the root.',
+    ]);
+    const env = { ...repo.env, GIT_MEM_HOOK_INLINE: '1' };
+    const send = async (p: Record<string, unknown>) => {
+      const r = await repo.mem(['hook', 'claude-code'], { stdin: JSON.stringify(p), env });
+      expect(r.code).toBe(0);
+    };
+    // eight sessions of eight secrets each: every secret is in the first prompt (the title), a failing
+    // command and its error, the same command passing with it in its output, and a "remember:" prompt
+    const GROUP = 8;
+    let n = 0;
+    for (let g = 0; g < CORPUS.length; g += GROUP) {
+      const group = CORPUS.slice(g, g + GROUP);
+      const base = { session_id: `secret-${g}`, transcript_path: '/tmp/t.jsonl', cwd: repo.dir };
+      const bash = (command: string, extra: Record<string, unknown>) => ({
+        ...base,
+        tool_name: 'Bash',
+        tool_input: { command, description: 'run' },
+        tool_use_id: `toolu_${n++}`,
+        ...extra,
+      });
+      await send({ ...base, hook_event_name: 'SessionStart', source: 'startup' });
+      await send({
+        ...base,
+        hook_event_name: 'UserPromptSubmit',
+        prompt: group.map((c) => c.text).join(' ; '),
+      });
+      for (const c of group) {
+        await send({
+          ...bash(c.text, {}),
+          hook_event_name: 'PostToolUseFailure',
+          error: `Exit code 1\n${c.text}\nconnection refused`,
+        });
+        await send({
+          ...bash(c.text, { tool_response: { stdout: `done; ${c.text}`, stderr: '', exit_code: 0 } }),
+          hook_event_name: 'PostToolUse',
+        });
+        await send({
+          ...base,
+          hook_event_name: 'UserPromptSubmit',
+          prompt: `remember: staging uses ${c.text}`,
+        });
+      }
+      await send({ ...base, hook_event_name: 'SessionEnd', reason: 'exit' });
+    }
+    const sessions = await repo.memJson(['sessions', '--limit', '1000']);
+    expect(sessions).toHaveLength(Math.ceil(CORPUS.length / GROUP));
+    // the path wrote agent text, redacted: every title still says what the session was about
+    for (const s of sessions) expect(s.title, s.session).toContain('[REDACTED]');
+    const pending = await repo.memJson(['review']);
+    expect(pending.length).toBeGreaterThan(0);
+    expect(pending.some((p: { body: string }) => p.body.includes('[REDACTED]'))).toBe(true);
+    expect(leaks(repo)).toEqual([]);
+    // the raw buffers are gone once each session's extraction is done
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(join(repo.dir, '.git', 'mem', 'events')).filter((f) => f.endsWith('.jsonl'))).toEqual(
+      [],
+    );
+  }, 240_000);
+
+  it('proposals from tier 0 or an LLM reply are redacted in every field before they are written', async () => {
+    const repo = makeRepo({ commit: true });
+    await repo.memJson(['add', '--title', 'Staging database', '--content', 'Resets nightly.']);
+    const { Store } = await import('../src/gitstore/store.js');
+    const { openRepo } = await import('../src/gitstore/repo.js');
+    const { gateProposalsDetailed, writeProposals } = await import('../src/agents/proposal.js');
+    const store = new Store(await openRepo(repo.dir, repo.env));
+    try {
+      for (let i = 0; i < CORPUS.length; i += 5) {
+        const batch = CORPUS.slice(i, i + 5).map((c, k) => ({
+          type: (['known_fix', 'decision', 'environment', 'convention', 'dependency'] as const)[k],
+          // distinct words, so the gate's duplicate check keeps them apart once the secrets are redacted
+          title: `${WORDS[(i + k) % WORDS.length]} ${WORDS[(i + k + 7) % WORDS.length]} needs care: ${c.text}`,
+          body: `When it fails:\n${c.text}\nrestart the pool.`,
+          tags: ['ops', c.text],
+          source: `tier1:llm ${c.text}`,
+          evidence: c.text,
+        }));
+        const verdicts = await gateProposalsDetailed(store, batch, { max: 100 });
+        const accepted = verdicts.filter((v) => v.accepted).map((v) => v.proposal);
+        await writeProposals(store, accepted, { session: `llm-${i}`, agent: 'claude-code' });
+      }
+    } finally {
+      store.close();
+    }
+    const pending = await repo.memJson(['review']);
+    // (once redacted, some are duplicates of others and the gate drops them: nothing is written for those)
+    expect(pending.length).toBeGreaterThanOrEqual(10);
+    for (const p of pending) expect(p.title, p.title).toContain('[REDACTED]');
+    expect(leaks(repo)).toEqual([]);
+  });
+});
+
+describe('security settings cannot be weakened by the shared layer', () => {
+  it('a shared secret-scan: off may tighten, never loosen', () => {
+    const shared = (v: string) =>
+      layer([
+        ['default', { 'secret-scan': 'block' }],
+        ['shared', { 'secret-scan': v }],
+      ]);
+    expect(shared('off').values['secret-scan']).toBe('block');
+    expect(shared('off').warnings).toHaveLength(1);
+    expect(shared('warn').values['secret-scan']).toBe('block');
+    const tighten = layer([
+      ['global', { 'secret-scan': 'off' }],
+      ['shared', { 'secret-scan': 'warn' }],
+    ]);
+    expect(tighten.values['secret-scan']).toBe('warn');
+    expect(tighten.warnings).toEqual([]);
+    const local = layer([
+      ['shared', { 'secret-scan': 'off' }],
+      ['local', { 'secret-scan': 'off' }],
+    ]);
+    expect(local.values['secret-scan']).toBe('off');
+    expect(local.warnings).toEqual([]);
+  });
+
+  it('a teammate pushing secret-scan: off does not switch off the scan of a clone that syncs it', async () => {
+    const remote = bareRemote();
+    const mallory = clone(remote.url);
+    const alice = clone(remote.url);
+    await mallory.memJson(['add', '--title', 'Staging database', '--content', 'Resets nightly.']);
+    await mallory.memJson(['config', 'set', 'secret-scan', 'off', '--shared']);
+    expect((await mallory.mem(['sync'])).code).toBe(0);
+    expect((await alice.mem(['sync'])).code).toBe(0);
+    expect(alice.git('show', 'refs/memory:config.yaml')).toMatch(/secret-scan: "?off/);
+    const before = tip(alice);
+    const r = await alice.mem(['add', '--title', 'Creds', '--content', `key ${CORPUS[0].secret}`]);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /^git-mem: warning: ignoring secret-scan: off from the shared config in refs\/memory .*stays block/,
+    );
+    expect(lines[1]).toMatch(/refusing to store a likely secret: AWS access key id in body/);
+    expect(tip(alice)).toBe(before);
+    expect(leaks(alice)).toEqual([]);
+  });
+});
+
+describe('local event buffers', () => {
+  it('are 0600 in a 0700 folder, also when an older version made them 0644 in 0755', async () => {
+    const repo = makeRepo({ commit: true });
+    const dir = join(repo.dir, '.git', 'mem', 'events');
+    const send = (session: string, hook_event_name: string) =>
+      repo.mem(['hook', 'claude-code'], {
+        stdin: JSON.stringify({
+          session_id: session,
+          transcript_path: '/tmp/t.jsonl',
+          cwd: repo.dir,
+          hook_event_name,
+          prompt: 'hello',
+        }),
+        env: { ...repo.env, GIT_MEM_HOOK_INLINE: '1' },
+      });
+    await send('modes-1', 'UserPromptSubmit');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'modes-1.jsonl')).mode & 0o777).toBe(0o600);
+    const { chmodSync, writeFileSync } = await import('node:fs');
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, 'modes-2.jsonl'), '', { mode: 0o644 });
+    chmodSync(join(dir, 'modes-2.jsonl'), 0o644);
+    await send('modes-2', 'UserPromptSubmit');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'modes-2.jsonl')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dir, 'modes-2.jsonl'), 'utf8')).toContain('"prompt":"hello"');
+  });
+});
