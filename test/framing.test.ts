@@ -176,8 +176,9 @@ beforeAll(async () => {
   store = new Store(await openRepo(r.dir, r.env));
   for (const it of items) {
     // the same text as a constraint (core, in session starts and packs) and as an unscoped rule
-    it.id = (await addMemory(store, { type: 'constraint', title: it.title, body: it.body, confidence: 0.9 }))
-      .record.id;
+    it.id = (
+      await addMemory(store, { type: 'constraint', title: it.title, body: it.body, confidence: 0.9 })
+    ).record.id;
     it.rule = (await addMemory(store, { type: 'rule', title: `Rule ${it.title}`, body: it.body })).record.id;
   }
   env = { store, cwd: r.dir };
@@ -272,7 +273,10 @@ describe('every surface that hands memory to a model', () => {
   it('context packs', async () => {
     for (const it of items) {
       const pack = await buildContextPack(store, { query: it.marker }, { provider: null });
-      expect(pack.items.map((x) => x.id), it.name).toContain(it.id);
+      expect(
+        pack.items.map((x) => x.id),
+        it.name,
+      ).toContain(it.id);
       assertFramed(pack.text, `context ${it.name}`);
     }
     const cli = await r.mem(['context', '--no-daemon', '--query', items[0].marker]);
