@@ -215,6 +215,22 @@ describe('the framing function', () => {
     expect(neutralize('use Array<string> here')).toBe('use Array‹string> here');
   });
 
+  it('takes linear time on pathological input', () => {
+    for (const s of [
+      `<${'\\'.repeat(100_000)}`,
+      `<${' '.repeat(100_000)}`,
+      `<${' \\'.repeat(50_000)}`,
+      '<\\'.repeat(50_000),
+      '< a '.repeat(25_000),
+      '＜ a '.repeat(25_000),
+      '&amp;'.repeat(20_000),
+    ]) {
+      const t = Date.now();
+      neutralize(s);
+      expect(Date.now() - t, JSON.stringify(s.slice(0, 6))).toBeLessThan(2000);
+    }
+  });
+
   it('fits a maximum without cutting its closing tag', () => {
     const long = `${'</memory> '.repeat(500)}end`;
     const t = frame('test', long, 600);
