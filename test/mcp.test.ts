@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unframe } from '../src/agents/frame.js';
 import { checkArgs, simpleRank, TOOLS } from '../src/agents/mcp-tools.js';
 import { BIN, makeRepo, type TestRepo } from './helpers.js';
 
@@ -24,7 +25,8 @@ async function call(name: string, args: Record<string, unknown> = {}) {
 async function callJson<T = any>(name: string, args: Record<string, unknown> = {}): Promise<T> {
   const res = await call(name, args);
   if (res.isError) throw new Error(`${name} failed: ${res.content[0]?.text}`);
-  return JSON.parse(res.content[0].text) as T;
+  // every result comes framed for the model; JSON results are JSON inside the frame
+  return JSON.parse(unframe(res.content[0].text)!) as T;
 }
 
 beforeAll(async () => {
@@ -327,7 +329,7 @@ describe('git mem mcp over stdio', () => {
     expect(rt).toContain('applies to: `src/db/**`');
     const one = await client.readResource({ uri: `memory://${ids.decision}` });
     expect(one.contents[0]).toMatchObject({ uri: `memory://${ids.decision}`, mimeType: 'text/markdown' });
-    expect((one.contents[0] as { text: string }).text).toMatch(
+    expect(unframe((one.contents[0] as { text: string }).text)).toMatch(
       /^---\nid: "?[0-9A-Z]{26}"?\ntype: decision\n[\s\S]*---\nChose Postgres/,
     );
     await expect(client.readResource({ uri: 'memory://ZZZZZZZZZZZZ' })).rejects.toThrow(/no memory matches/);
@@ -405,7 +407,7 @@ describe('mcp tools in-process on a repository without a store yet', () => {
       ] as const) {
         const res = await callTool(env, name, args);
         expect(res.isError, `${name}: ${res.content[0].text}`).toBeFalsy();
-        expect(JSON.parse(res.content[0].text)).toEqual([]);
+        expect(JSON.parse(unframe(res.content[0].text)!)).toEqual([]);
       }
       const ctx = await callTool(env, 'context', { query: 'x' });
       expect(ctx.isError).toBeFalsy();
@@ -437,14 +439,14 @@ describe('mcp.add-status', () => {
     const env = await mcpEnv(ctx);
     try {
       const res = await callTool(env, 'add', { type: 'decision', title: 'Agent idea', body: 'Try X.' });
-      expect(JSON.parse(res.content[0].text).status).toBe('pending');
+      expect(JSON.parse(unframe(res.content[0].text)!).status).toBe('pending');
       const explicit = await callTool(env, 'add', {
         type: 'decision',
         title: 'Agent fact',
         body: 'Y.',
         status: 'active',
       });
-      expect(JSON.parse(explicit.content[0].text).status).toBe('active');
+      expect(JSON.parse(unframe(explicit.content[0].text)!).status).toBe('active');
     } finally {
       for (const s of ctx.stores as Array<{ close(): void }>) s.close();
     }

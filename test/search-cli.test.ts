@@ -318,7 +318,7 @@ describe('git mem context', () => {
     ]);
     expect(res.code).toBe(0);
     const text = res.stdout;
-    expect(text.startsWith('<memory>\nReference only')).toBe(true);
+    expect(text.startsWith('<memory source="git-mem" kind="context">\nReference only')).toBe(true);
     const at = (s: string) => text.indexOf(s);
     expect(at('Use the pool helper')).toBeGreaterThan(0);
     expect(at('Use the pool helper')).toBeLessThan(at('Never run migrations from app pods'));

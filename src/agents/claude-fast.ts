@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { openRepo } from '../gitstore/repo.js';
 import { ask, DEFAULT_SOCKET } from '../search/daemon-wire.js';
 import { appendEvent, compactEvent, logLine, normalizePayload, sessionPaths, TOOL_EVENTS } from './events.js';
+import { unframe } from './frame.js';
 
 /** Done (the exit code), or the CLI's to do with this stdin. */
 export type FastResult = { code: number } | { stdin: string | undefined };
@@ -47,6 +48,8 @@ async function commonDirOf(cwd: string): Promise<string | undefined> {
 const OFF = new Set(['0', 'off', 'no', 'false']);
 /** How long a prompt waits for the daemon before the in-process path takes over. */
 const PROMPT_WAIT_MS = 1500;
+/** The part of a prompt sent to the daemon (its JSON stays far below the daemon's request limit). */
+const MAX_PROMPT_CHARS = 100_000;
 
 /**
  * UserPromptSubmit through a running search daemon. Undefined when there is
@@ -68,7 +71,9 @@ async function promptViaDaemon(p: Record<string, unknown>): Promise<FastResult |
   } catch {}
   let result: { text?: unknown; ids?: unknown } | undefined;
   try {
-    const reply = await ask(sock, { op: 'prompt', q: { prompt, exclude, countUse: true } }, PROMPT_WAIT_MS);
+    // relevance reads the prompt's first words; a pasted log must not exceed the daemon's request limit
+    const q = { prompt: prompt.slice(0, MAX_PROMPT_CHARS), exclude, countUse: true };
+    const reply = await ask(sock, { op: 'prompt', q }, PROMPT_WAIT_MS);
     if (!reply.ok || !reply.result || typeof reply.result !== 'object') return undefined;
     result = reply.result as typeof result;
   } catch (e) {
@@ -77,6 +82,8 @@ async function promptViaDaemon(p: Record<string, unknown>): Promise<FastResult |
     return undefined;
   }
   const text = typeof result?.text === 'string' ? result.text : '';
+  // only ever a text the one framing function made (a daemon of another build may differ): else do it here
+  if (text && unframe(text) === undefined) return undefined;
   const ids = Array.isArray(result?.ids) ? result.ids.map(String) : [];
   try {
     appendEvent(paths, compactEvent(p as Parameters<typeof compactEvent>[0]), false);

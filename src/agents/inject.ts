@@ -141,5 +141,5 @@ export async function sessionStartContext(
 
   const sections = [rulesFill.text, coreFill.text, sessionsText, staleText].filter(Boolean);
   if (!sections.length) return { text: '', ids: [] };
-  return { text: clip(frame('session-start', sections), max), ids };
+  return { text: frame('session-start', sections, max), ids };
 }

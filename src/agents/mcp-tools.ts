@@ -3,7 +3,9 @@
  * checking and handlers over a Store. `mcp.ts` wires them to the protocol;
  * tests can call them in-process. A handler never throws past `callTool`:
  * every failure becomes a tool result with `isError: true`, so a bad call
- * never takes the server down.
+ * never takes the server down. Every tool result and resource goes to a
+ * model, so each leaves here framed by the one framing function (./frame.ts),
+ * JSON results included (read them with `unframe`).
  */
 
 import { staleReasons, staleReasonText } from '../anchors/types.js';
@@ -20,6 +22,7 @@ import {
   STATUSES,
   TYPES,
 } from '../model/record.js';
+import { frame, neutralize, oneLine, unframe } from './frame.js';
 
 // ------------------------------------------------------------------ schemas
 
@@ -480,9 +483,7 @@ async function doContext(env: McpEnv, a: Json): Promise<ToolResult> {
     .sort(newestFirst)
     .slice(0, 2);
   for (const r of await readBodies(env.store, sessions)) push('sessions', r.id, r.title, r.body);
-  const body = parts.length
-    ? `<memory>\nReference only: notes from this repository's memory (git mem).\n\n${parts.join('\n')}</memory>`
-    : '';
+  const body = parts.length ? frame('context', parts) : '';
   return format === 'json'
     ? json({ text: body, items, tokens: used })
     : text(body || 'No memory for this context yet.');
@@ -661,15 +662,30 @@ const HANDLERS: Record<string, (env: McpEnv, a: Json) => Promise<ToolResult>> = 
   review: doReview,
 };
 
+/** A tool result as the model gets it: each text framed once (a context pack comes framed already). */
+function framed(kind: string, res: ToolResult): ToolResult {
+  return {
+    ...res,
+    content: res.content.map((c) => ({
+      type: 'text' as const,
+      text: unframe(c.text) !== undefined ? c.text : frame(kind, c.text),
+    })),
+  };
+}
+
 /** Runs a tool; every failure comes back as `isError` with one line naming the problem and the fix. */
 export async function callTool(env: McpEnv, name: string, args: unknown): Promise<ToolResult> {
   const tool = TOOLS.find((t) => t.name === name);
-  if (!tool) return toolError(`unknown tool "${name}" (tools: ${TOOLS.map((t) => t.name).join(', ')})`);
+  if (!tool)
+    return framed(
+      'error',
+      toolError(`unknown tool "${name}" (tools: ${TOOLS.map((t) => t.name).join(', ')})`),
+    );
   try {
-    return await HANDLERS[name](env, checkArgs(tool, args));
+    return framed(name, await HANDLERS[name](env, checkArgs(tool, args)));
   } catch (e) {
-    if (isGitMemError(e)) return toolError(`${e.code}: ${e.toLine()}`);
-    return toolError(`internal error: ${(e as Error)?.message ?? String(e)}`);
+    if (isGitMemError(e)) return framed('error', toolError(`${e.code}: ${e.toLine()}`));
+    return framed('error', toolError(`internal error: ${(e as Error)?.message ?? String(e)}`));
   }
 }
 
@@ -708,8 +724,8 @@ export async function listResources(
   for (const e of entries.slice(start, start + PAGE)) {
     out.push({
       uri: `memory://${e.id}`,
-      name: e.alias ?? e.id,
-      title: `${e.type}: ${e.title}`,
+      name: oneLine(neutralize(e.alias ?? e.id), 200),
+      title: oneLine(neutralize(`${e.type}: ${e.title}`), 320),
       mimeType: 'text/markdown',
     });
   }
@@ -735,7 +751,10 @@ export function rulesMarkdown(
   return `${parts.join('\n').trimEnd()}\n`;
 }
 
-/** Reads `memory://rules` or `memory://<id|prefix|alias>`: the record file as stored (Markdown with YAML frontmatter). */
+/**
+ * Reads `memory://rules` or `memory://<id|prefix|alias>`: the record file as
+ * stored (Markdown with YAML frontmatter), framed like every text for a model.
+ */
 export async function readResource(
   env: McpEnv,
   uri: string,
@@ -747,11 +766,11 @@ export async function readResource(
     return {
       uri,
       mimeType: 'text/markdown',
-      text: rulesMarkdown(await rulesFor(env.store, undefined, env.global)),
+      text: frame('rules', rulesMarkdown(await rulesFor(env.store, undefined, env.global))),
     };
   const { record } = await env.store.get(key);
   const blob = await env.store.readPath(await env.store.tip(), recordPath(record.id));
-  return { uri, mimeType: 'text/markdown', text: blob ? blob.toString('utf8') : '' };
+  return { uri, mimeType: 'text/markdown', text: frame('memory', blob ? blob.toString('utf8') : '') };
 }
 
 export const INSTRUCTIONS =

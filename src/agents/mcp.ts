@@ -1,8 +1,9 @@
 /**
  * `git mem mcp`: the memory as an MCP server over stdio. The SDK is imported
  * here, lazily, only when the server starts. Tools and resources live in
- * ./mcp-tools.ts; this file wires them to the protocol. stdout carries the
- * protocol only; anything else goes to stderr.
+ * ./mcp-tools.ts; this file wires them to the protocol over the bounded
+ * stdio transport of ./mcp-transport.ts. stdout carries the protocol only;
+ * anything else goes to stderr.
  */
 import type { Readable, Writable } from 'node:stream';
 import { bufferIO, type Ctx, maybeGlobalStore, openStore } from '../cli/context.js';
@@ -81,9 +82,9 @@ export async function mcpEnv(ctx: Ctx): Promise<McpEnv> {
 /** Serves until the client closes stdin. Resolves when the server has shut down. */
 export async function serveMcp(ctx: Ctx, opts: ServeOptions = {}): Promise<void> {
   const env = await mcpEnv(ctx);
-  const [{ Server }, { StdioServerTransport }, types] = await Promise.all([
+  const [{ Server }, { LineTransport }, types] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('./mcp-transport.js'),
     import('@modelcontextprotocol/sdk/types.js'),
   ]);
   const server = new Server(
@@ -139,7 +140,8 @@ export async function serveMcp(ctx: Ctx, opts: ServeOptions = {}): Promise<void>
     }
   });
   const stdin = opts.stdin ?? process.stdin;
-  const transport = new StdioServerTransport(stdin, opts.stdout ?? process.stdout);
+  // bounded reads; oversized or malformed messages get JSON-RPC errors and the server goes on
+  const transport = new LineTransport(stdin, opts.stdout ?? process.stdout);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });

@@ -214,7 +214,7 @@ export async function promptContext(
     ),
   );
   return {
-    text: clip(frame('relevant', [`## Memories that may bear on this request\n${lines.join('\n')}`]), max),
+    text: frame('relevant', [`## Memories that may bear on this request\n${lines.join('\n')}`], max),
     ids: hits.map((h) => h.id),
   };
 }

@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
-import { ask, type DaemonReply, type DaemonRequest } from './daemon-wire.js';
+import { ask, type DaemonReply, type DaemonRequest, isRefusal } from './daemon-wire.js';
 
 export type { DaemonReply, DaemonRequest } from './daemon-wire.js';
 export { ask };
@@ -211,6 +211,8 @@ export async function queryViaDaemon(
     }
   }
   if (reply.ok) return reply.result;
+  // the daemon refused the connection (busy, request too large): answer in process
+  if (isRefusal(reply.error?.code)) return undefined;
   if (reply.error?.code && reply.error.code !== 'E_INTERNAL') {
     const { GitMemError } = await import('../errors.js');
     throw new GitMemError(reply.error.code as never, reply.error.message, reply.error.hint, reply.error.data);

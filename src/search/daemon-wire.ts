@@ -23,6 +23,20 @@ export interface DaemonReply {
   uptimeMs?: number;
 }
 
+/** Connections the daemon serves at once; more are answered E_DAEMON_BUSY and closed. */
+export const MAX_CONNECTIONS = 32;
+/** The longest request line the daemon reads (1 MiB); a longer one is answered E_DAEMON_TOO_LARGE and closed. */
+export const MAX_REQUEST_BYTES = 1 << 20;
+/** How long a connection may take to send its whole request line. */
+export const REQUEST_MS = 10_000;
+/** Refusals of a connection (not of the request's content): the client does the work itself instead. */
+export const E_DAEMON_BUSY = 'E_DAEMON_BUSY';
+export const E_DAEMON_TOO_LARGE = 'E_DAEMON_TOO_LARGE';
+export const E_DAEMON_TIMEOUT = 'E_DAEMON_TIMEOUT';
+export function isRefusal(code: string | undefined): boolean {
+  return code === E_DAEMON_BUSY || code === E_DAEMON_TOO_LARGE || code === E_DAEMON_TIMEOUT;
+}
+
 /** The socket of the daemon serving `refs/memory`, under a repository's common git dir. */
 export const DEFAULT_SOCKET = ['mem', 'search', 'refs_memory', 'daemon.sock'] as const;
 

@@ -4,15 +4,25 @@
  * .git/mem/search/<ref>/daemon.sock. Every request first brings the index to
  * the ref's current tip (openIndex reads the tip and applies the tree diff),
  * so an answer never reflects an older store. Requests run one at a time.
+ * Connections are bounded (daemon-wire.ts): how many at once, how large a
+ * request line, how long a client may take to send it.
  * Exits after an idle period (GIT_MEM_DAEMON_IDLE_MS, default 10 minutes),
  * saving the index snapshot if it moved.
  */
 import { chmodSync, existsSync, type FSWatcher, rmSync, unlinkSync, watch as watchFs } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { ask, buildId, type DaemonReply, type DaemonRequest, socketPath } from './daemon-client.js';
+import {
+  E_DAEMON_BUSY,
+  E_DAEMON_TIMEOUT,
+  E_DAEMON_TOO_LARGE,
+  MAX_CONNECTIONS,
+  MAX_REQUEST_BYTES,
+  REQUEST_MS,
+} from './daemon-wire.js';
 import type { DupInput } from './dedup.js';
 import {
   buildContextPack,
@@ -26,6 +36,11 @@ import { openIndex, saveSnapshot } from './store-index.js';
 export const DEFAULT_IDLE_MS = 10 * 60 * 1000;
 const WATCH_MS = 2000;
 
+function envMs(v: string | undefined): number | undefined {
+  const n = Number(v);
+  return v && Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
 export interface DaemonHandle {
   server: Server;
   path: string;
@@ -36,7 +51,16 @@ export interface DaemonHandle {
 /** Starts serving; resolves once listening. Rejects with E_DAEMON_RUNNING semantics (code 'EADDRINUSE') if another daemon answers. */
 export async function serve(
   store: Store,
-  opts: { idleMs?: number; log?: (s: string) => void } = {},
+  opts: {
+    idleMs?: number;
+    log?: (s: string) => void;
+    /** connections served at once (default MAX_CONNECTIONS) */
+    maxConnections?: number;
+    /** bytes of one request line (default MAX_REQUEST_BYTES) */
+    maxRequestBytes?: number;
+    /** time for a connection to send its whole request (default REQUEST_MS, env GIT_MEM_DAEMON_REQUEST_MS) */
+    requestMs?: number;
+  } = {},
 ): Promise<DaemonHandle> {
   const path = socketPath(store);
   const idleMs = opts.idleMs ?? DEFAULT_IDLE_MS;
@@ -71,25 +95,72 @@ export async function serve(
     resolveDone = r;
   });
 
+  // one request per connection, bounded: at most MAX_CONNECTIONS at once, a request line of at most
+  // MAX_REQUEST_BYTES, complete within requestMs of connecting; anything else is answered with one
+  // error line and closed, so no client can make the daemon hold more than cap × limit bytes
+  const maxConnections = opts.maxConnections ?? MAX_CONNECTIONS;
+  const maxRequestBytes = opts.maxRequestBytes ?? MAX_REQUEST_BYTES;
+  const requestMs = opts.requestMs ?? envMs(store.repo.env.GIT_MEM_DAEMON_REQUEST_MS) ?? REQUEST_MS;
+  let open = 0;
+  /** The last line to a client: what it still sends is read and dropped (so it reads the line and a clean close), and it has a second to go. */
+  const finish = (sock: Socket, reply: DaemonReply) => {
+    if (sock.destroyed) return;
+    sock.removeAllListeners('data');
+    sock.on('data', () => {});
+    sock.resume();
+    sock.end(`${JSON.stringify(reply)}\n`);
+    const t = setTimeout(() => sock.destroy(), 1000);
+    t.unref?.();
+    sock.once('close', () => clearTimeout(t));
+  };
+  const refuse = (sock: Socket, code: string, message: string) =>
+    finish(sock, { ok: false, error: { code, message }, build });
   const server = createServer((sock) => {
-    sock.setEncoding('utf8');
-    let buf = '';
-    sock.on('data', (d: string) => {
-      buf += d;
-      const nl = buf.indexOf('\n');
-      if (nl < 0) {
-        if (buf.length > 1 << 20) sock.destroy();
+    open++;
+    sock.once('close', () => open--);
+    sock.on('error', () => {});
+    if (open > maxConnections) {
+      refuse(sock, E_DAEMON_BUSY, `the daemon is serving ${maxConnections} connections; try again`);
+      return;
+    }
+    let chunks: Buffer[] = [];
+    let size = 0;
+    const deadline = setTimeout(() => {
+      chunks = [];
+      refuse(sock, E_DAEMON_TIMEOUT, `no complete request within ${requestMs} ms; connection closed`);
+    }, requestMs);
+    deadline.unref?.();
+    sock.once('close', () => {
+      clearTimeout(deadline);
+      chunks = [];
+    });
+    const onData = (d: Buffer) => {
+      const nl = d.indexOf(10);
+      const take = nl < 0 ? d.length : nl;
+      if (size + take > maxRequestBytes) {
+        clearTimeout(deadline);
+        chunks = [];
+        refuse(sock, E_DAEMON_TOO_LARGE, `request over ${maxRequestBytes} bytes refused; connection closed`);
         return;
       }
-      const line = buf.slice(0, nl);
-      buf = '';
+      chunks.push(nl < 0 ? d : d.subarray(0, nl));
+      size += take;
+      if (nl < 0) return;
+      // a whole request: stop reading (anything after it is ignored) and answer in turn
+      sock.off('data', onData);
+      sock.pause();
+      clearTimeout(deadline);
+      const line = Buffer.concat(chunks, size).toString('utf8');
+      chunks = [];
       armIdle();
       queue = queue.then(async () => {
+        if (sock.destroyed) return;
         const reply = await handle(line);
-        if (!sock.destroyed) sock.end(`${JSON.stringify(reply)}\n`);
+        // then closed by us: a client that never closes its end does not keep a connection slot
+        finish(sock, reply);
       });
-    });
-    sock.on('error', () => {});
+    };
+    sock.on('data', onData);
   });
 
   async function handle(line: string): Promise<DaemonReply> {
