@@ -8,10 +8,10 @@
  *
  * Rendering is pure (rules in, file texts out); `exportRules` does the I/O.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
+import { confinedPath, removeConfined, writeConfined } from '../merge/confine.js';
 import { parseRecord, recordPath, splitFrontmatter } from '../model/record.js';
 
 export const BEGIN = '<!-- git-mem:begin rules -->';
@@ -365,12 +365,13 @@ export interface ExportOptions {
 }
 
 export function exportRulesToDir(rules: ExportRule[], opts: ExportOptions): FileChange[] {
+  // every path is resolved inside the target folder, never through a symbolic link
   const read: Reader = (p) => {
-    const f = join(opts.dir, p);
+    const f = confinedPath(opts.dir, p);
     return existsSync(f) ? readFileSync(f, 'utf8') : null;
   };
   const list: Lister = (d) => {
-    const f = join(opts.dir, d);
+    const f = confinedPath(opts.dir, d);
     return existsSync(f) ? readdirSync(f).sort() : [];
   };
   const plans = planExport(rules, opts.targets, read, list);
@@ -378,13 +379,8 @@ export function exportRulesToDir(rules: ExportRule[], opts: ExportOptions): File
   if (opts.check) return changes;
   plans.forEach((p, i) => {
     const c = changes[i];
-    const f = join(opts.dir, p.path);
-    if (c.action === 'created' || c.action === 'updated') {
-      mkdirSync(dirname(f), { recursive: true });
-      writeFileSync(f, p.text);
-    } else if (c.action === 'removed') {
-      rmSync(f, { force: true });
-    }
+    if (c.action === 'created' || c.action === 'updated') writeConfined(opts.dir, p.path, p.text);
+    else if (c.action === 'removed') removeConfined(opts.dir, p.path);
   });
   return changes;
 }

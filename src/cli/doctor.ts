@@ -73,18 +73,20 @@ export default defineCommand({
           message: `${expired} expired record(s)`,
           fix: 'run git mem prune',
         });
-      const stray = await store.lsTree(tip);
-      const unknown = stray.filter(
-        (e) =>
-          !/^(memories|tombstones|anchors|attic|sessions)\//.test(e.path) &&
-          !['FORMAT', 'config.yaml'].includes(e.path),
-      );
-      if (unknown.length)
+      // the boundary validator's tree checks: names, modes, layout, depth (junk anywhere included)
+      const { commitOfPath, showPath, validateTree } = await import('../merge/validate.js');
+      const problems = await validateTree(store, tip, { content: false, limit: 20 });
+      for (const p of problems) {
+        const commit = await commitOfPath(store, tip, p.path);
         f.push({
-          level: 'warn',
+          level: 'error',
           check: 'tree',
-          message: `${unknown.length} unexpected path(s), e.g. ${unknown[0].path}`,
+          message: `${showPath(p.path)}: ${p.message}`,
+          fix: `added by commit ${commit.slice(0, 12)}; remove it from ${store.ref} (other clones refuse to sync a store holding it)`,
         });
+      }
+      if (!problems.length)
+        f.push({ level: 'ok', check: 'tree', message: 'every path fits the store layout' });
     }
     const tmp = await git(['for-each-ref', '--format=%(refname)', 'refs/mem-tmp/'], {
       cwd: store.repo.cwd,

@@ -48,6 +48,17 @@ export default defineCommand({
     const records = recordsFromJsonl(text, `${ident.name} <${ident.email}>`, {
       allowSecret: a['allow-secret'],
     });
+    // the one validator: what local writes refuse, and anchors that leave the repository
+    const { recordProblem } = await import('../merge/validate.js');
+    records.forEach((r, i) => {
+      const p = recordProblem(r);
+      if (p)
+        throw err(
+          'E_INVALID_ARG',
+          `record ${i + 1} (${r.id}): ${p}`,
+          'fix it in the file; nothing was imported',
+        );
+    });
     const tty = ctx.io.isTTY && !ctx.json;
     const r = await importRecords(store, records, {
       onProgress: tty

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import { defineCommand } from './command.js';
@@ -15,15 +15,30 @@ export default defineCommand({
       .positional('path', { type: 'string', describe: '%P: the path in the work tree' }),
   async run(a, ctx) {
     const { layoutRoot, mergeFiles } = await import('../merge/driver.js');
-    const read = (p: string) => {
+    const { blobProblem, nameProblem, pathProblem, showPath } = await import('../merge/validate.js');
+    const { writeConfined } = await import('../merge/confine.js');
+    const readBuf = (p: string) => {
       const f = resolve(ctx.cwd, p);
       if (!existsSync(f))
         throw err('E_INVALID_ARG', `merge-driver: cannot read ${p}`, 'git passes %O %A %B %P');
-      return readFileSync(f, 'utf8');
+      return readFileSync(f);
     };
+    const read = (p: string) => readBuf(p).toString('utf8');
     const current = resolve(ctx.cwd, String(a.current));
-    const path = String(a.path ?? a.current);
-    const r = mergeFiles(read(String(a.base)), read(String(a.current)), read(String(a.other)), path);
+    const path = String(a.path ?? a.current).replace(/\\/g, '/');
+    const { root, rel } = layoutRoot(path);
+    // theirs is data this clone did not write: the one validator checks it before any merge
+    const theirs = readBuf(String(a.other));
+    if (/(^|\/)(memories|tombstones|attic)\//.test(path) || rel === 'FORMAT' || rel === 'config.yaml') {
+      const bad =
+        (root.split('/').filter(Boolean).map(nameProblem).find(Boolean) ?? pathProblem(rel)) ||
+        (theirs.toString('utf8').trim() ? blobProblem(rel, theirs)?.message : null);
+      if (bad) {
+        ctx.io.err(`git-mem: refusing the other side's ${showPath(path)}: ${bad} (resolve it by hand)\n`);
+        return 1;
+      }
+    }
+    const r = mergeFiles(read(String(a.base)), read(String(a.current)), theirs.toString('utf8'), path);
     if (r.fallback) {
       // not a memory file (the attribute pattern matched something else): git's own text merge
       const m = await git(
@@ -48,11 +63,9 @@ export default defineCommand({
       return m.code === 0 ? 0 : 1;
     }
     if (r.text !== undefined) writeFileSync(current, r.text);
-    const { root } = layoutRoot(path.replace(/\\/g, '/'));
     for (const at of r.attic) {
-      const f = join(ctx.cwd, root, at.path);
-      mkdirSync(dirname(f), { recursive: true });
-      writeFileSync(f, at.text);
+      // inside the work tree (git runs drivers at its top), never through a link
+      writeConfined(ctx.cwd, `${root}${at.path}`, at.text);
       ctx.io.err(`git-mem: kept the other version of ${path} in ${root}${at.path} (git add it)\n`);
     }
     if (r.message) ctx.io.err(`git-mem: ${r.message}\n`);

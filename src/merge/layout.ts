@@ -5,8 +5,8 @@
  * directory again, in one commit. Teams that keep their memory in a branch
  * merge those files with `git mem merge-driver`.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { ensureFormat } from '../commands/memory.js';
 import { err } from '../errors.js';
 import { FORMAT_PATH, SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';
@@ -18,35 +18,58 @@ import {
   serializeRecord,
   TOMBSTONES_DIR,
   tombstonePath,
-  validateRecord,
 } from '../model/record.js';
 import { stringify } from '../model/yaml.js';
 import { assertNoSecrets } from '../safety/secrets.js';
+import { confinedPath, removeConfined, writeConfined } from './confine.js';
 import { ATTIC_DIR } from './engine.js';
-import { parseTombstone } from './merge-commits.js';
+import { blobProblem, pathProblem, showPath, sizeLimit, validateTree } from './validate.js';
 
 /** The top-level folders of the layout that export owns (files there not in the store are removed). */
 export const LAYOUT_DIRS = [RECORDS_DIR, TOMBSTONES_DIR, ATTIC_DIR];
-const TOMB_RE = /^tombstones\/[0-9A-Z]{2}\/([0-9A-Z]{26})\.yaml$/;
-const ATTIC_RE = /^attic\/[0-9A-Z]{2}\/[0-9A-Z]{26}\/[0-9a-f]{16}\.md$/;
 
-function walk(root: string, sub: string, out: string[]): void {
+/** Walks without following links: a link is listed in `other`, never entered. */
+function walk(root: string, sub: string, out: string[], other: string[], depth = 0): void {
   const dir = join(root, sub);
-  if (!existsSync(dir)) return;
-  for (const name of readdirSync(dir)) {
-    const rel = sub ? `${sub}/${name}` : name;
-    const st = statSync(join(root, rel));
-    if (st.isDirectory()) walk(root, rel, out);
-    else if (st.isFile()) out.push(rel);
+  let st: ReturnType<typeof lstatSync>;
+  try {
+    st = lstatSync(dir);
+  } catch {
+    return;
   }
+  if (!st.isDirectory()) {
+    other.push(sub);
+    return;
+  }
+  for (const name of readdirSync(dir)) {
+    const rel = `${sub}/${name}`;
+    const s = lstatSync(join(root, rel));
+    if (s.isDirectory() && depth < 6) walk(root, rel, out, other, depth + 1);
+    else if (s.isFile()) out.push(rel);
+    else other.push(rel);
+  }
+}
+
+/** Files of the layout under `dir`, as tree paths (forward slashes); links and other non-files apart. */
+export function layoutEntries(dir: string): { files: string[]; other: string[] } {
+  const out: string[] = [];
+  const other: string[] = [];
+  for (const d of LAYOUT_DIRS) walk(dir, d, out, other);
+  for (const f of [FORMAT_PATH, SHARED_CONFIG_PATH]) {
+    let st: ReturnType<typeof lstatSync> | undefined;
+    try {
+      st = lstatSync(join(dir, f));
+    } catch {}
+    if (st?.isFile()) out.push(f);
+    else if (st) other.push(f);
+  }
+  const norm = (xs: string[]) => xs.map((p) => p.split(sep).join('/')).sort();
+  return { files: norm(out), other: norm(other) };
 }
 
 /** Files of the layout under `dir`, as tree paths (forward slashes). */
 export function layoutFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const d of LAYOUT_DIRS) walk(dir, d, out);
-  for (const f of [FORMAT_PATH, SHARED_CONFIG_PATH]) if (existsSync(join(dir, f))) out.push(f);
-  return out.map((p) => p.split(sep).join('/')).sort();
+  return layoutEntries(dir).files;
 }
 
 export interface ExportDirResult {
@@ -57,8 +80,24 @@ export interface ExportDirResult {
   removed: number;
 }
 
+/**
+ * Writes the tree of `commit` as files under `dir`. The tree is checked first
+ * (names, modes, layout, depth: nothing in it can name a path outside `dir`),
+ * and every write is confined to `dir` and refused through a symbolic link.
+ */
 export async function exportDir(store: Store, commit: string, dir: string): Promise<ExportDirResult> {
+  const [bad] = await validateTree(store, commit, { content: false });
+  if (bad) {
+    throw err(
+      'E_INVALID_RECORD',
+      `cannot export ${commit.slice(0, 12)}: ${showPath(bad.path)}: ${bad.message}`,
+      'nothing was written; run git mem doctor, and remove that entry from the store',
+      { path: bad.path, commit },
+    );
+  }
   const entries = (await store.lsTree(commit)).filter((e) => e.type === 'blob');
+  // every path is confined before anything is written
+  for (const e of entries) confinedPath(dir, e.path);
   const blobs = await store.catFile.readMany(entries.map((e) => e.oid));
   mkdirSync(dir, { recursive: true });
   const keep = new Set<string>();
@@ -68,19 +107,18 @@ export async function exportDir(store: Store, commit: string, dir: string): Prom
     const b = blobs[i];
     if (!b) throw err('E_GIT', `object ${e.oid} for ${e.path} is missing`, 'run git mem doctor');
     keep.add(e.path);
-    const f = join(dir, e.path);
-    if (existsSync(f) && readFileSync(f).equals(b.content)) {
+    const f = confinedPath(dir, e.path);
+    if (existsSync(f) && statSync(f).isFile() && readFileSync(f).equals(b.content)) {
       unchanged++;
       return;
     }
-    mkdirSync(dirname(f), { recursive: true });
-    writeFileSync(f, b.content);
+    writeConfined(dir, e.path, b.content);
     written++;
   });
   let removed = 0;
   for (const p of layoutFiles(dir)) {
     if (keep.has(p) || p === FORMAT_PATH || p === SHARED_CONFIG_PATH) continue;
-    rmSync(join(dir, p));
+    removeConfined(dir, p);
     removed++;
   }
   return { dir, commit, written, unchanged, removed };
@@ -114,7 +152,18 @@ export async function importDir(
       'pass the folder git mem export --dir wrote',
     );
   }
-  const files = layoutFiles(dir);
+  const { files, other } = layoutEntries(dir);
+  const show = (p: string) => showPath(join(dir, p));
+  const refuse = (p: string, message: string) =>
+    err(
+      'E_INVALID_RECORD',
+      `cannot import ${show(p)}: ${message}`,
+      'fix or remove it; nothing was imported',
+      {
+        path: p,
+      },
+    );
+  if (other.length) throw refuse(other[0], 'not a plain file or folder (a symbolic link?)');
   if (
     !files.some(
       (f) => f.startsWith(`${RECORDS_DIR}/`) || f.startsWith(`${TOMBSTONES_DIR}/`) || f === FORMAT_PATH,
@@ -126,57 +175,35 @@ export async function importDir(
       'pass the folder git mem export --dir wrote',
     );
   }
-  const show = (p: string) => join(dir, p);
   const texts = new Map<string, string>();
   const records = new Map<string, MemoryRecord>();
   const aliases = new Map<string, string>();
   for (const p of files) {
-    const text = readFileSync(join(dir, p), 'utf8');
+    // the one validator: names and layout, then the size before reading, then the content
+    const where = pathProblem(p);
+    if (where) throw refuse(p, where);
+    const limit = sizeLimit(p);
+    const size = statSync(join(dir, p)).size;
+    if (limit !== null && size > limit) throw refuse(p, `is ${size} bytes, over the ${limit}-byte limit`);
+    const buf = readFileSync(join(dir, p));
+    const bad = blobProblem(p, buf);
+    if (bad) throw refuse(p, bad.message);
+    const text = buf.toString('utf8');
     texts.set(p, text);
-    if (p.startsWith(`${RECORDS_DIR}/`)) {
-      const id = idFromPath(p);
-      if (!id)
-        throw err('E_INVALID_RECORD', `${show(p)} is not named memories/<xx>/<ID>.md`, 'move or delete it');
-      let r: MemoryRecord;
-      try {
-        r = parseRecord(text, p);
-        if (r.id !== id) throw new Error(`its id ${r.id} does not match its file name`);
-        validateRecord(r);
-      } catch (e) {
+    const id = idFromPath(p);
+    if (!id) continue;
+    const r = parseRecord(text, p);
+    if (r.alias) {
+      const other = aliases.get(r.alias);
+      if (other)
         throw err(
-          'E_INVALID_RECORD',
-          `${show(p)} does not parse: ${(e as Error).message}`,
-          'fix the file; nothing was imported',
-          { path: p },
+          'E_ALIAS_TAKEN',
+          `alias "${r.alias}" is used by both ${other} and ${id}`,
+          'rename one; nothing was imported',
         );
-      }
-      if (r.alias) {
-        const other = aliases.get(r.alias);
-        if (other)
-          throw err(
-            'E_ALIAS_TAKEN',
-            `alias "${r.alias}" is used by both ${other} and ${id}`,
-            'rename one; nothing was imported',
-          );
-        aliases.set(r.alias, id);
-      }
-      records.set(id, r);
-    } else if (p.startsWith(`${TOMBSTONES_DIR}/`)) {
-      const id = TOMB_RE.exec(p)?.[1];
-      try {
-        if (!id) throw new Error('not named tombstones/<xx>/<ID>.yaml');
-        parseTombstone(text, id);
-      } catch (e) {
-        throw err(
-          'E_INVALID_RECORD',
-          `${show(p)} does not parse: ${(e as Error).message}`,
-          'fix the file; nothing was imported',
-          { path: p },
-        );
-      }
-    } else if (p.startsWith(`${ATTIC_DIR}/`) && !ATTIC_RE.test(p)) {
-      throw err('E_INVALID_RECORD', `${show(p)} is not named attic/<xx>/<ID>/<hash>.md`, 'move or delete it');
+      aliases.set(r.alias, id);
     }
+    records.set(id, r);
   }
   const ident = await store.ident();
   const res = await store.write(async (tx) => {

@@ -215,6 +215,9 @@ export async function readTracking(repo: Repo, remote: string): Promise<FetchRes
 export async function fetchMemory(repo: Repo, remote: RemoteInfo, interactive = false): Promise<FetchResult> {
   const args = [
     ...transportArgs(repo),
+    // git's own object checks (names like .. and .git, malformed trees) before anything is stored
+    '-c',
+    'fetch.fsckObjects=true',
     'fetch',
     '--quiet',
     '--no-tags',
@@ -234,9 +237,30 @@ export async function fetchMemory(repo: Repo, remote: RemoteInfo, interactive = 
       await new Promise((res) => setTimeout(res, 40 * attempt + Math.random() * 60));
       continue;
     }
+    if (/fsck error|^error: object [0-9a-f]+: /m.test(r.stderr)) throw await fsckRefusal(repo, remote, r);
     throw transportError('fetch from', remote, r);
   }
   return readTracking(repo, remote.name);
+}
+
+/** The remote's memory failed git's object checks: one line with git's reason and the remote's commit. */
+async function fsckRefusal(repo: Repo, remote: RemoteInfo, r: GitResult) {
+  const line =
+    r.stderr
+      .split('\n')
+      .map((l) => l.replace(/^(fatal|error): /, '').trim())
+      .find((l) => /^object [0-9a-f]+: /.test(l)) ?? 'fsck error in a fetched object';
+  const ls = await git(
+    [...transportArgs(repo), 'ls-remote', remote.name, REMOTE_MEMORY_REF],
+    opts(repo, { allowFail: true, env: transportEnv(repo) }),
+  );
+  const tip = /^([0-9a-f]{40,64})\t/.exec(ls.stdout.toString())?.[1];
+  return err(
+    'E_MERGE',
+    `the remote memory of ${remote.name}${tip ? ` (commit ${tip.slice(0, 12)})` : ''} fails git's object checks: ${line}`,
+    'nothing was fetched or merged and the local memory is unchanged; remove that object where it was written, then sync again',
+    { remote: remote.name, commit: tip, stderr: r.stderr },
+  );
 }
 
 export interface PushRef {
@@ -251,6 +275,22 @@ export interface PushResult {
   /** A rejection worth retrying after a fetch and merge (the remote moved). */
   retry: boolean;
   rejected: Array<{ ref: string; reason: string }>;
+  /** git's own words for a rejection: the remote's `error:` line, else the status line's reason. */
+  reason?: string;
+  /** The remote could not lock or update its ref (a concurrent push, or a stale lock there). */
+  locked?: boolean;
+}
+
+/** git's own reason for a rejected push, in one line: what the remote said, else the status. */
+export function pushReason(stderr: string, rejected: ReadonlyArray<{ ref: string; reason: string }>): string {
+  const said = stderr
+    .split('\n')
+    .filter((l) => l.startsWith('remote:'))
+    .map((l) => l.replace(/^remote:\s*/, '').trim())
+    .filter(Boolean);
+  const line = said.find((l) => /^(error|fatal):/i.test(l)) ?? said[0];
+  if (line) return line.replace(/^(error|fatal):\s*/i, '');
+  return rejected.map((x) => `${x.ref} ${x.reason}`).join(', ') || stderr.trim().split('\n').pop() || '';
 }
 
 /**
@@ -303,12 +343,18 @@ export async function pushRefs(
     if (fatal.length) {
       throw err(
         'E_REMOTE',
-        `${remote.name} refused the memory push: ${fatal.map((x) => `${x.ref} (${x.reason})`).join(', ')}`,
+        `${remote.name} refused the memory push: ${fatal.map((x) => `${x.ref} (${x.reason})`).join(', ')}${
+          r.stderr.includes('remote:') ? `: ${pushReason(r.stderr, fatal)}` : ''
+        }`,
         'the remote may protect these refs or run a hook that declines them; ask its admin to allow refs/mem/* and refs/notes/memory',
         { remote: remote.name, rejected },
       );
     }
-    return { ok: false, retry: true, rejected };
+    const reason = pushReason(r.stderr, rejected);
+    const locked =
+      rejected.every((x) => /failed to update ref|cannot lock ref/i.test(x.reason)) ||
+      /cannot lock ref|Unable to create '[^']*\.lock'/i.test(r.stderr);
+    return { ok: false, retry: true, rejected, reason, locked };
   }
 }
 

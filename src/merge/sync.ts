@@ -11,13 +11,15 @@
  * the store exactly as it was (or at a complete merge of both sides).
  */
 
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
-import { FORMAT_PATH, FORMAT_VERSION, type Store } from '../gitstore/store.js';
-import { parse as parseYaml } from '../model/yaml.js';
+import type { Store } from '../gitstore/store.js';
 import { mergeCommits } from './merge-commits.js';
 import { isAncestor, mergeNotes, type NotesMergeResult, notesTip } from './notes.js';
 import {
+  type FetchResult,
   fetchMemory,
   NOTES_REF,
   notesTrackingRef,
@@ -29,6 +31,7 @@ import {
   resolveRemote,
   trackingRef,
 } from './remote.js';
+import { assertIncoming } from './validate.js';
 
 export interface MergeOutcome {
   commit: string | null;
@@ -110,47 +113,45 @@ export function backoffMs(attempt: number, rand: () => number = Math.random): nu
 }
 
 /**
- * Checks what the remote brings before anything is merged: a store format we
- * can read, and every record that changed on its side (since the merge base)
- * parses and sits at the path of its id. Throws naming the record and commit.
+ * Checks what the remote brings before anything is merged (the one validator,
+ * validate.ts): everything in `theirs` that differs from the local tip and the
+ * merge bases. Throws one line naming the commit, the path and the problem.
  */
 export async function validateIncoming(store: Store, ours: string | null, theirs: string): Promise<void> {
-  const cwd = store.repo.cwd;
-  const env = store.repo.env;
-  const fmt = await store.readPath(theirs, FORMAT_PATH);
-  if (fmt) {
-    let version = Number.NaN;
-    try {
-      version = Number((parseYaml(fmt.toString('utf8')) as { format?: unknown })?.format);
-    } catch {}
-    if (version > FORMAT_VERSION) {
-      throw err(
-        'E_FORMAT',
-        `the remote memory uses store format ${version}; this git-mem reads format ${FORMAT_VERSION}`,
-        'upgrade git-mem',
-      );
-    }
-  }
-  // the catalog of theirs parses exactly what changed since ours (incrementally from the cached
-  // catalog) and is saved as the cache: after the fast-forward the next command finds it warm
-  const oursCat = ours ? await store.catalogAt(ours) : null;
-  const theirsCat = await store.catalogAt(theirs);
-  const known = new Set((oursCat?.bad ?? []).map((b) => `${b.path}\0${b.oid}`));
-  const bad = theirsCat.bad.find((b) => !known.has(`${b.path}\0${b.oid}`));
-  if (bad) {
-    const last = await git(['log', '-1', '--format=%H', theirs, '--', bad.path], {
-      cwd,
-      env,
+  const against: Array<string | null> = [ours];
+  if (ours) {
+    const r = await git(['merge-base', '--all', ours, theirs], {
+      cwd: store.repo.cwd,
+      env: store.repo.env,
       allowFail: true,
     });
-    const commit = last.stdout.toString().trim() || theirs;
-    throw err(
-      'E_MERGE',
-      `the remote memory holds a malformed record ${bad.path} (commit ${commit.slice(0, 12)}): ${bad.error}`,
-      'nothing was merged; fix or remove that record where it was written and sync again',
-      { path: bad.path, commit },
-    );
+    against.push(...r.stdout.toString().split('\n').filter(Boolean));
   }
+  await assertIncoming(store, theirs, against);
+}
+
+/** A stale ref lock: how long a lock must have existed before a sync names it instead of waiting. */
+export const STALE_LOCK_MS = 10_000;
+
+/** The lock file of the store's ref and its age, when one exists. */
+export function refLock(store: Store): { file: string; ageMs: number } | null {
+  const file = join(store.repo.commonDir, `${store.ref}.lock`);
+  try {
+    return { file, ageMs: Math.max(0, Date.now() - statSync(file).mtimeMs) };
+  } catch {
+    return null;
+  }
+}
+
+function staleLockError(store: Store, lock: { file: string; ageMs: number }) {
+  const age =
+    lock.ageMs >= 120_000 ? `${Math.round(lock.ageMs / 60_000)} min` : `${(lock.ageMs / 1000).toFixed(1)} s`;
+  return err(
+    'E_GIT',
+    `${store.ref} is locked by ${lock.file}, ${age} old: a git or git-mem process holds it or crashed holding it`,
+    `if no git or git-mem process is running, remove it (rm '${lock.file}') and sync again; the local memory is unchanged`,
+    { lock: lock.file, ageMs: Math.round(lock.ageMs) },
+  );
 }
 
 async function defaultMerge(): Promise<MergeFn> {
@@ -169,7 +170,14 @@ async function integrate(
   attempt: number,
 ): Promise<Omit<PullResult, 'notes' | 'remote' | 'url' | 'remoteTip'>> {
   const merge = opts.merge ?? (await defaultMerge());
+  let checked: string | null = null;
   for (let local = 0; local < 30; local++) {
+    if (local > 0) {
+      // the ref moved or is locked: a stale lock is named at once, a live one waited for with backoff
+      const lock = refLock(store);
+      if (lock && lock.ageMs >= STALE_LOCK_MS) throw staleLockError(store, lock);
+      await defaultSleep(Math.min(400, 5 * 2 ** Math.min(local, 7)) * (0.5 + Math.random()));
+    }
     const ours = await store.tip();
     if (!theirs) return { before: ours, after: ours, action: 'empty', conflicts: [], stats: {} };
     if (ours === theirs) return { before: ours, after: ours, action: 'up-to-date', conflicts: [], stats: {} };
@@ -181,11 +189,16 @@ async function integrate(
     let conflicts: string[] = [];
     let stats: object = {};
     if (!ours || (await isAncestor(store.repo, ours, theirs))) {
-      // a fast-forward takes their commits whole: check them first (a real merge parses what it takes)
-      await validateIncoming(store, ours, theirs);
+      // a fast-forward takes their commits whole: check them first
+      if (checked !== theirs) await validateIncoming(store, ours, theirs);
+      checked = theirs;
+      // the catalog of theirs is built (incrementally) and cached: the next command finds it warm
+      await store.catalogAt(theirs);
       next = theirs;
       action = ours ? 'fast-forward' : 'created';
     } else {
+      if (checked !== theirs) await validateIncoming(store, ours, theirs);
+      checked = theirs;
       const m = await merge(store, ours, theirs, {
         message: `mem: merge ${remote.name}/memory (${theirs.slice(0, 12)})`,
       });
@@ -197,9 +210,11 @@ async function integrate(
     await opts.hooks?.beforeLocalUpdate?.({ attempt, ours, merged: next });
     if (!next || next === ours) return { before: ours, after: ours, action: 'up-to-date', conflicts, stats };
     if (await store.casRef(next, ours)) return { before: ours, after: next, action, conflicts, stats };
-    // a local write landed meanwhile: merge again on top of it
+    // a local write landed meanwhile (or the ref is locked): merge again on top of it
   }
-  throw err('E_CONFLICT_RETRY', 'refs/memory kept moving during the merge', 'try git mem sync again');
+  const lock = refLock(store);
+  if (lock) throw staleLockError(store, lock);
+  throw err('E_CONFLICT_RETRY', `${store.ref} kept moving during the merge`, 'try git mem sync again');
 }
 
 function openRemote(store: Store, name?: string): Promise<RemoteInfo> {
@@ -209,8 +224,9 @@ function openRemote(store: Store, name?: string): Promise<RemoteInfo> {
 /** Fetch and merge, no push. */
 export async function pull(store: Store, opts: SyncOptions = {}): Promise<PullResult> {
   const remote = await openRemote(store, opts.remote);
+  const prev = await readTracking(store.repo, remote.name);
   const fetched = await fetchMemory(store.repo, remote, opts.interactive);
-  const res = await integrate(store, remote, fetched.memory, opts, 1);
+  const res = await refusing(store, remote, prev, () => integrate(store, remote, fetched.memory, opts, 1));
   const notes = await mergeNotes(store.repo, fetched.notes, await store.ident());
   return { remote: remote.name, url: remote.url, remoteTip: fetched.memory, ...res, notes: notes.action };
 }
@@ -267,12 +283,17 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
   let first: PullResult | undefined;
   const conflicts = new Set<string>();
   const timings = { fetch: 0, merge: 0, push: 0 };
+  let lastReason = '';
+  let lockedInARow = 0;
   for (let attempt = 1; attempt <= retries + 1; attempt++) {
     let t = performance.now();
+    const prev = await readTracking(store.repo, remote.name);
     const fetched = await fetchMemory(store.repo, remote, opts.interactive);
     timings.fetch += performance.now() - t;
     t = performance.now();
-    const res = await integrate(store, remote, fetched.memory, opts, attempt);
+    const res = await refusing(store, remote, prev, () =>
+      integrate(store, remote, fetched.memory, opts, attempt),
+    );
     for (const c of res.conflicts) conflicts.add(c);
     const notes = await mergeNotes(store.repo, fetched.notes, await store.ident());
     timings.merge += performance.now() - t;
@@ -311,13 +332,55 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
         refs.some((x) => x.src === NOTES_REF),
       );
     }
+    lastReason = pushed.reason ?? lastReason;
+    // the remote cannot lock its ref: a concurrent push clears in moments, a stale lock never does
+    lockedInARow = pushed.locked ? lockedInARow + 1 : 0;
+    if (lockedInARow >= LOCKED_PUSHES) {
+      throw err(
+        'E_REMOTE',
+        `${remote.name} could not update its memory ref ${lockedInARow} times: ${lastReason}`,
+        'a lock file on the remote may be left by a crashed git process (its admin can remove it); the local memory holds everything merged so far',
+        { remote: remote.name, rejected: pushed.rejected },
+      );
+    }
     if (attempt <= retries) await sleep(backoffMs(attempt));
   }
   throw err(
     'E_CONFLICT_RETRY',
-    `${remote.name} kept moving: the push was rejected ${retries + 1} times`,
+    `${remote.name} kept moving: the push was rejected ${retries + 1} times${lastReason ? ` (last: ${lastReason})` : ''}`,
     'the local memory holds everything merged so far; run git mem sync again',
   );
+}
+
+/** Pushes in a row the remote could not lock its ref for before sync stops and says so. */
+const LOCKED_PUSHES = 3;
+
+/**
+ * Runs the merge of fetched data; when the validator refuses it, the tracking
+ * refs go back to what they were before the fetch, so the refused commit is
+ * nowhere in the local refs.
+ */
+async function refusing<T>(
+  store: Store,
+  remote: RemoteInfo,
+  prev: FetchResult,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if ((e as { code?: string }).code === 'E_MERGE') {
+      const put = async (ref: string, oid: string | null) =>
+        git(oid ? ['update-ref', ref, oid] : ['update-ref', '-d', ref], {
+          cwd: store.repo.cwd,
+          env: store.repo.env,
+          allowFail: true,
+        });
+      await put(trackingRef(remote.name), prev.memory);
+      await put(notesTrackingRef(remote.name), prev.notes);
+    }
+    throw e;
+  }
 }
 
 /** The most telling action over several rounds (a merge in any round is a merge). */

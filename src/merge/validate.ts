@@ -1,0 +1,544 @@
+/**
+ * The one validator at the trust boundary. Everything git-mem did not write
+ * itself (a fetched remote memory, a folder being imported, a merge driver's
+ * input, a commit being exported as files) passes these checks before it is
+ * merged, committed or written to disk:
+ *
+ * - tree entry names: no `.`, `..`, `.git` (any case), separators, control
+ *   characters or invalid UTF-8, and no two names in one tree that collide on
+ *   a case-insensitive or Unicode-normalising file system;
+ * - modes: plain files (100644) and folders only (no symlinks, gitlinks or
+ *   executables);
+ * - layout and depth: exactly the store's shallow layout (below), nothing
+ *   deeper;
+ * - sizes: the limits local writes have;
+ * - content: UTF-8, `format: 1`, records that parse and validate with their
+ *   id matching their path, anchors inside the repository, tombstones and the
+ *   shared config that parse.
+ *
+ * The store layout:
+ *   FORMAT, config.yaml
+ *   memories/<xx>/<ID>.md            (xx: the id's fan-out)
+ *   tombstones/<xx>/<ID>.yaml
+ *   attic/<xx>/<ID>/<16 hex>.md
+ *   anchors/<hh>/<blob>              (a blob named by its own id; hh: its first two digits)
+ *   anchors/<hh>/<commit>/<blob>
+ *
+ * The pure checks work on names, modes and buffers; `validateTree` walks a
+ * commit's tree through git, skipping every subtree and blob that is the same
+ * as in the commits it is compared against (the local tip, the merge base),
+ * so a sync reads only what the remote changed.
+ */
+import { err, isGitMemError } from '../errors.js';
+import { git } from '../gitstore/git.js';
+import { FORMAT_PATH, FORMAT_VERSION, SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';
+import { fanout, isId } from '../model/id.js';
+import { LIMITS, type MemoryRecord, parseRecord, validateRecord } from '../model/record.js';
+import { parse as parseYaml } from '../model/yaml.js';
+import { parseTombstone } from './merge-commits.js';
+
+/** Largest files the store holds (bytes), by kind: what local writes can produce, with room for YAML. */
+export const FILE_LIMITS = {
+  record: LIMITS.frontmatterBytes + LIMITS.bodyBytes + 16,
+  tombstone: 64 * 1024,
+  config: 64 * 1024,
+  format: 4 * 1024,
+};
+
+/** Deepest path of the layout (anchors/<hh>/<commit>/<blob>, attic/<xx>/<id>/<hash>.md). */
+export const MAX_DEPTH = 4;
+
+export interface Problem {
+  /** The path in the tree (or folder); may hold anything a hostile tree holds: show it with showPath. */
+  path: string;
+  message: string;
+  /** 'record': a record that does not parse or validate; 'entry': everything else. */
+  kind: 'entry' | 'record';
+}
+
+const TREE_MODES = new Set(['40000', '040000']);
+const FANOUT_RE = /^[0-9A-Z]{2}$/;
+const HEX2_RE = /^[0-9a-f]{2}$/;
+const ATTIC_NAME_RE = /^[0-9a-f]{16}\.md$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A path fit for a one-line message: control characters and odd bytes escaped. */
+export function showPath(path: string): string {
+  return /[\u0000-\u001f\u007f\ufffd"\\]/.test(path) ? JSON.stringify(path) : path;
+}
+
+// ------------------------------------------------------------------ names
+
+/** What is wrong with one tree entry name (a single path component), or null. */
+export function nameProblem(name: string): string | null {
+  if (name === '') return 'an entry with an empty name';
+  if (name === '.' || name === '..') return `an entry named "${name}" (it would write outside its folder)`;
+  // .git, and the spellings Windows and macOS file systems treat as .git
+  const bare = name.replace(/[\u200b-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, '');
+  if (/^\.git[. ]*$/i.test(bare) || /^git~\d+$/i.test(bare))
+    return `an entry named ${JSON.stringify(name)} (git's own folder)`;
+  if (name.includes('/') || name.includes('\\'))
+    return `an entry named ${JSON.stringify(name)} holds a path separator`;
+  if (/[\u0000-\u001f\u007f]/.test(name))
+    return `an entry named ${JSON.stringify(name)} holds control characters`;
+  if (name.includes('\ufffd')) return `an entry named ${JSON.stringify(name)} is not valid UTF-8`;
+  return null;
+}
+
+/** Pairs of names in one folder that one file system would store as one file. */
+export function collisionProblems(names: readonly string[]): Array<{ name: string; message: string }> {
+  const out: Array<{ name: string; message: string }> = [];
+  const exact = new Set<string>();
+  const nfc = new Map<string, string>();
+  const folded = new Map<string, string>();
+  for (const n of names) {
+    if (exact.has(n)) {
+      out.push({ name: n, message: `two entries named ${JSON.stringify(n)} in one folder` });
+      continue;
+    }
+    exact.add(n);
+    const c = n.normalize('NFC');
+    const prevC = nfc.get(c);
+    if (prevC !== undefined) {
+      out.push({
+        name: n,
+        message: `${JSON.stringify(prevC)} and ${JSON.stringify(n)} are one name after Unicode normalisation (NFC/NFD): they collide on macOS`,
+      });
+      continue;
+    }
+    nfc.set(c, n);
+    const f = c.toLowerCase();
+    const prevF = folded.get(f);
+    if (prevF !== undefined) {
+      out.push({
+        name: n,
+        message: `${JSON.stringify(prevF)} and ${JSON.stringify(n)} differ only in case: they collide on case-insensitive file systems`,
+      });
+      continue;
+    }
+    folded.set(f, n);
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ modes and layout
+
+function modeProblem(mode: string, isTree: boolean): string | null {
+  if (mode === '120000') return 'a symbolic link (mode 120000): the store holds plain files only';
+  if (mode === '160000') return 'a gitlink (mode 160000, a submodule): the store holds plain files only';
+  if (isTree) return TREE_MODES.has(mode) ? null : `a folder with mode ${mode}`;
+  if (mode === '100755') return 'an executable file (mode 100755): the store holds plain files only';
+  if (mode !== '100644') return `a file with mode ${mode}: the store holds plain files (100644) only`;
+  return null;
+}
+
+const LAYOUT_HELP =
+  'the store holds FORMAT, config.yaml, memories/<xx>/<ID>.md, tombstones/<xx>/<ID>.yaml, attic/<xx>/<ID>/<hash>.md and anchors/…';
+
+const isHex = (s: string, len?: number) =>
+  /^[0-9a-f]+$/.test(s) && (len ? s.length === len : s.length === 40 || s.length === 64);
+
+/**
+ * Whether an entry `name` of kind tree/blob belongs at `parents` in the layout
+ * (a message when not). `oid` and `hexLen` (40 or 64) check anchors' blobs,
+ * which are named by their own id; without them any id-shaped name passes.
+ */
+export function layoutProblem(
+  parents: readonly string[],
+  name: string,
+  isTree: boolean,
+  oid?: string,
+  hexLen?: number,
+): string | null {
+  const where = [...parents, name].join('/');
+  const notHere = (what: string) => `${where} is not part of the store layout (${what})`;
+  const [top, second, third] = parents;
+  const blobNamed = (expect: string) =>
+    isTree ? `${where} is a folder where the layout has a file (${expect})` : null;
+  const folderNamed = (expect: string) =>
+    !isTree ? `${where} is a file where the layout has a folder (${expect})` : null;
+  switch (parents.length) {
+    case 0:
+      if (name === FORMAT_PATH || name === SHARED_CONFIG_PATH) return blobNamed(name);
+      if (['memories', 'tombstones', 'attic', 'anchors'].includes(name)) return folderNamed(`${name}/`);
+      return notHere(LAYOUT_HELP);
+    case 1: {
+      const re = top === 'anchors' ? HEX2_RE : FANOUT_RE;
+      if (!re.test(name)) return notHere(`${top}/ holds two-character fan-out folders`);
+      return folderNamed(`${top}/${top === 'anchors' ? '<hh>' : '<xx>'}/`);
+    }
+    case 2: {
+      if (top === 'memories' || top === 'tombstones') {
+        const ext = top === 'memories' ? '.md' : '.yaml';
+        const id = name.endsWith(ext) ? name.slice(0, -ext.length) : '';
+        if (!isId(id) || fanout(id) !== second)
+          return notHere(`${top}/${second}/ holds <ID>${ext} files whose ID ends in ${second}`);
+        return blobNamed(`${top}/<xx>/<ID>${ext}`);
+      }
+      if (top === 'attic') {
+        if (!isId(name) || fanout(name) !== second)
+          return notHere(`attic/${second}/ holds one folder per record id ending in ${second}`);
+        return folderNamed('attic/<xx>/<ID>/');
+      }
+      // anchors/<hh>/: a blob named by its id, or a checked commit's folder
+      if (!isHex(name, hexLen) || !name.startsWith(second))
+        return notHere(`anchors/${second}/ holds objects named by ids starting with ${second}`);
+      if (!isTree && oid && oid !== name) return `${where} is named for object ${name} but holds ${oid}`;
+      return null;
+    }
+    case 3:
+      if (top === 'attic') {
+        if (!ATTIC_NAME_RE.test(name)) return notHere('attic/<xx>/<ID>/ holds <16 hex digits>.md files');
+        return blobNamed('attic/<xx>/<ID>/<hash>.md');
+      }
+      if (top === 'anchors' && third !== undefined) {
+        if (!isHex(name, hexLen))
+          return notHere(`anchors/${second}/${third}/ holds blobs named by their ids`);
+        if (isTree) return blobNamed('anchors/<hh>/<commit>/<blob>');
+        if (oid && oid !== name) return `${where} is named for object ${name} but holds ${oid}`;
+        return null;
+      }
+      return notHere(LAYOUT_HELP);
+    default:
+      return `${where} is deeper than the store layout allows (at most ${MAX_DEPTH} levels)`;
+  }
+}
+
+/**
+ * Checks a whole path (a file in an imported folder, a merge driver's path):
+ * every component's name, then the layout. Null when the path is a file the
+ * store may hold.
+ */
+export function pathProblem(path: string): string | null {
+  const segs = path.split('/');
+  if (segs.length > MAX_DEPTH + 1) return `${path} is deeper than the store layout allows`;
+  for (let i = 0; i < segs.length; i++) {
+    const n = nameProblem(segs[i]);
+    if (n) return n;
+    const l = layoutProblem(segs.slice(0, i), segs[i], i < segs.length - 1);
+    if (l) return l;
+  }
+  return null;
+}
+
+// ------------------------------------------------------------------ content
+
+/** Where an anchor path fails to stay inside the repository, or null. */
+export function anchorPathProblem(p: unknown): string | null {
+  if (typeof p !== 'string' || p === '') return 'an anchor without a path';
+  const show = JSON.stringify(p);
+  if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.startsWith('\\'))
+    return `anchor path ${show} is absolute: anchors are relative to the repository`;
+  if (/[\u0000-\u001f\u007f]/.test(p)) return `anchor path ${show} holds control characters`;
+  const segs = p.split(/[\\/]/);
+  if (segs.some((s) => s === '..')) return `anchor path ${show} is outside the repository`;
+  if (segs.some((s) => s === '' || s === '.')) return `anchor path ${show} is not a normalised relative path`;
+  if (/^\.git$/i.test(segs[0])) return `anchor path ${show} points inside .git`;
+  return null;
+}
+
+/** What local writes refuse in a record (limits, types, binary text) plus its anchors' paths. */
+export function recordProblem(r: MemoryRecord): string | null {
+  try {
+    validateRecord(r);
+  } catch (e) {
+    if (isGitMemError(e)) return e.message;
+    throw e;
+  }
+  for (const a of r.anchors) {
+    const p = anchorPathProblem(a.path);
+    if (p) return p;
+  }
+  return null;
+}
+
+/** The size limit of a layout path (null: no limit, an anchored code blob). */
+export function sizeLimit(path: string): number | null {
+  if (path === FORMAT_PATH) return FILE_LIMITS.format;
+  if (path === SHARED_CONFIG_PATH) return FILE_LIMITS.config;
+  if (path.startsWith('memories/') || path.startsWith('attic/')) return FILE_LIMITS.record;
+  if (path.startsWith('tombstones/')) return FILE_LIMITS.tombstone;
+  return null;
+}
+
+function sizeProblem(path: string, size: number): string | null {
+  const limit = sizeLimit(path);
+  return limit !== null && size > limit
+    ? `is ${size} bytes, over the ${limit}-byte limit for this file`
+    : null;
+}
+
+/** Reads the store format from a FORMAT file's text; NaN when it does not say. */
+export function formatVersion(text: string): number {
+  try {
+    const v = parseYaml(text, { maxAliasCount: 0 }) as { format?: unknown } | null;
+    return typeof v?.format === 'number' ? v.format : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Checks a file's content for its layout path: size, UTF-8, and its schema.
+ * Anchored code blobs are not read (any bytes are fine there).
+ */
+export function blobProblem(path: string, content: Buffer): Problem | null {
+  const entry = (message: string): Problem => ({ path, message, kind: 'entry' });
+  const size = sizeProblem(path, content.length);
+  if (size) return entry(size);
+  if (path.startsWith('anchors/')) return null;
+  let text: string;
+  try {
+    text = utf8.decode(content);
+  } catch {
+    return entry('is not valid UTF-8');
+  }
+  if (path === FORMAT_PATH) {
+    const v = formatVersion(text);
+    if (v !== FORMAT_VERSION)
+      return entry(
+        Number.isNaN(v)
+          ? `does not say "format: ${FORMAT_VERSION}"`
+          : `says format ${v}; this git-mem reads format ${FORMAT_VERSION} only`,
+      );
+    return null;
+  }
+  if (path === SHARED_CONFIG_PATH) {
+    try {
+      const v = parseYaml(text, { maxAliasCount: LIMITS.yamlAliases });
+      if (v !== null && v !== undefined && (typeof v !== 'object' || Array.isArray(v)))
+        return entry('is not a YAML mapping');
+    } catch (e) {
+      return entry(`is not valid YAML (${(e as Error).message.split('\n')[0]})`);
+    }
+    return null;
+  }
+  const segs = path.split('/');
+  if (segs[0] === 'tombstones') {
+    const id = segs[2].replace(/\.yaml$/, '');
+    try {
+      const t = parseTombstone(text, id);
+      if (t.deleted !== undefined && Number.isNaN(Date.parse(String(t.deleted))))
+        return entry(`is a tombstone with an invalid date ${JSON.stringify(String(t.deleted))}`);
+    } catch (e) {
+      return entry(`is a malformed tombstone: ${(e as Error).message}`);
+    }
+    return null;
+  }
+  if (segs[0] === 'memories' || segs[0] === 'attic') {
+    const id = segs[0] === 'memories' ? segs[2].replace(/\.md$/, '') : segs[2];
+    let r: MemoryRecord;
+    try {
+      r = parseRecord(text, path);
+    } catch (e) {
+      return { path, message: `does not parse: ${(e as Error).message}`, kind: 'record' };
+    }
+    if (r.id !== id) return { path, message: `its id ${r.id} does not match its path`, kind: 'record' };
+    const p = recordProblem(r);
+    return p ? { path, message: p, kind: 'record' } : null;
+  }
+  return null;
+}
+
+// ------------------------------------------------------------------ trees through git
+
+interface RawEntry {
+  mode: string;
+  name: string;
+  oid: string;
+}
+
+/** Parses a raw tree object (`<mode> <name>\0<id bytes>`…); names decoded as UTF-8 (bad bytes → U+FFFD). */
+export function parseTree(buf: Buffer, hashBytes: number): RawEntry[] {
+  const out: RawEntry[] = [];
+  let i = 0;
+  while (i < buf.length) {
+    const sp = buf.indexOf(0x20, i);
+    const nul = buf.indexOf(0, sp + 1);
+    if (sp < 0 || nul < 0 || nul + 1 + hashBytes > buf.length) throw new Error('malformed tree object');
+    out.push({
+      mode: buf.toString('latin1', i, sp),
+      name: buf.toString('utf8', sp + 1, nul),
+      oid: buf.toString('hex', nul + 1, nul + 1 + hashBytes),
+    });
+    i = nul + 1 + hashBytes;
+  }
+  return out;
+}
+
+export interface ValidateOptions {
+  /** Commits whose identical subtrees and blobs are trusted (the local tip, the merge base). */
+  against?: ReadonlyArray<string | null>;
+  /** Also check file contents (sizes, UTF-8, schemas); default true. */
+  content?: boolean;
+  /** Collect up to this many problems instead of stopping at the first (doctor). */
+  limit?: number;
+}
+
+async function rootTrees(store: Store, commits: string[]): Promise<Map<string, string>> {
+  const objs = await store.catFile.readMany(commits);
+  const out = new Map<string, string>();
+  commits.forEach((c, i) => {
+    const o = objs[i];
+    const m = o?.type === 'commit' ? /^tree ([0-9a-f]+)\n/.exec(o.content.toString('latin1', 0, 80)) : null;
+    if (m) out.set(c, m[1]);
+  });
+  return out;
+}
+
+/** Sizes of objects by one `git cat-file --batch-check` (no content read). */
+async function objectSizes(
+  store: Store,
+  oids: string[],
+): Promise<Map<string, { type: string; size: number }>> {
+  const out = new Map<string, { type: string; size: number }>();
+  if (!oids.length) return out;
+  const r = await git(['cat-file', '--batch-check'], {
+    cwd: store.repo.cwd,
+    env: store.repo.env,
+    input: `${oids.join('\n')}\n`,
+  });
+  for (const line of r.stdout.toString('utf8').split('\n')) {
+    const [oid, type, size] = line.split(' ');
+    if (oid && size !== undefined) out.set(oid, { type, size: Number(size) });
+  }
+  return out;
+}
+
+/**
+ * Walks the tree of `commit`, checking every entry that differs from the same
+ * path in the `against` commits, then the contents of the files that differ.
+ * Returns the problems found (at most `limit`, default 1); [] when it is fine.
+ */
+export async function validateTree(
+  store: Store,
+  commit: string,
+  opts: ValidateOptions = {},
+): Promise<Problem[]> {
+  const limit = opts.limit ?? 1;
+  const problems: Problem[] = [];
+  const add = (p: Problem) => {
+    if (problems.length < limit) problems.push(p);
+  };
+  const hexLen = commit.length;
+  const against = [...new Set((opts.against ?? []).filter((c): c is string => !!c && c !== commit))];
+  const roots = await rootTrees(store, [commit, ...against]);
+  const root = roots.get(commit);
+  if (!root) return [{ path: '', message: `${commit} is not a commit`, kind: 'entry' }];
+  type Node = { segs: string[]; oid: string; against: Array<string | null> };
+  let level: Node[] = [{ segs: [], oid: root, against: against.map((c) => roots.get(c) ?? null) }];
+  const blobs: Array<{ path: string; oid: string }> = [];
+  while (level.length && problems.length < limit) {
+    const want = [...new Set(level.flatMap((n) => [n.oid, ...n.against.filter((x): x is string => !!x)]))];
+    const objs = await store.catFile.readMany(want);
+    const byOid = new Map<string, RawEntry[] | null>();
+    want.forEach((oid, i) => {
+      const o = objs[i];
+      let entries: RawEntry[] | null = null;
+      try {
+        if (o && o.type === 'tree') entries = parseTree(o.content, hexLen / 2);
+      } catch {}
+      byOid.set(oid, entries);
+    });
+    const next: Node[] = [];
+    for (const node of level) {
+      const here = node.segs.join('/');
+      const entries = byOid.get(node.oid);
+      if (!entries) {
+        add({ path: here, message: 'is a tree object git cannot read', kind: 'entry' });
+        continue;
+      }
+      const others = node.against.map((oid) => {
+        const es = oid ? byOid.get(oid) : null;
+        return es ? new Map(es.map((e) => [e.name, e])) : null;
+      });
+      for (const c of collisionProblems(entries.map((e) => e.name)))
+        add({ path: [...node.segs, c.name].join('/'), message: c.message, kind: 'entry' });
+      for (const e of entries) {
+        const path = [...node.segs, e.name].join('/');
+        if (others.some((m) => m?.get(e.name)?.oid === e.oid && m.get(e.name)!.mode === e.mode)) continue;
+        const isTree = TREE_MODES.has(e.mode);
+        const problem =
+          nameProblem(e.name) ??
+          modeProblem(e.mode, isTree) ??
+          layoutProblem(node.segs, e.name, isTree, isTree ? undefined : e.oid, hexLen);
+        if (problem) {
+          add({ path, message: problem, kind: 'entry' });
+          continue;
+        }
+        if (isTree) {
+          next.push({
+            segs: [...node.segs, e.name],
+            oid: e.oid,
+            against: others.map((m) => {
+              const o = m?.get(e.name);
+              return o && TREE_MODES.has(o.mode) ? o.oid : null;
+            }),
+          });
+        } else blobs.push({ path, oid: e.oid });
+      }
+    }
+    level = next;
+  }
+  if (problems.length >= limit || opts.content === false) return problems;
+  // contents: sizes first (a 50 MB blob is never read), then one pipelined read
+  const sizes = await objectSizes(
+    store,
+    blobs.map((b) => b.oid),
+  );
+  const toRead: Array<{ path: string; oid: string }> = [];
+  for (const b of blobs) {
+    const s = sizes.get(b.oid);
+    if (s?.type !== 'blob') {
+      add({ path: b.path, message: `is not a readable blob (${s?.type ?? 'missing'})`, kind: 'entry' });
+      continue;
+    }
+    const big = sizeProblem(b.path, s.size);
+    if (big) add({ path: b.path, message: big, kind: 'entry' });
+    else if (!b.path.startsWith('anchors/')) toRead.push(b);
+  }
+  if (problems.length >= limit) return problems;
+  const got = await store.catFile.readMany(toRead.map((b) => b.oid));
+  toRead.forEach((b, i) => {
+    const o = got[i];
+    const p = o
+      ? blobProblem(b.path, o.content)
+      : { path: b.path, message: 'is missing', kind: 'entry' as const };
+    if (p) add(p);
+  });
+  return problems;
+}
+
+/** The commit that last changed `path` on the way to `tip` (the tip when git cannot say). */
+export async function commitOfPath(store: Store, tip: string, path: string): Promise<string> {
+  if (!path || /[\u0000-\u001f]/.test(path)) return tip;
+  const r = await git(['log', '-1', '--format=%H', tip, '--', `:(literal)${path}`], {
+    cwd: store.repo.cwd,
+    env: store.repo.env,
+    allowFail: true,
+  });
+  return (r.code === 0 && r.stdout.toString().trim()) || tip;
+}
+
+/**
+ * Refuses a remote commit whose tree fails any check, in one line naming the
+ * commit, the path and what is wrong. Compared against `against` (the local
+ * tip and the merge bases), only what the remote changed is read.
+ */
+export async function assertIncoming(
+  store: Store,
+  theirs: string,
+  against: ReadonlyArray<string | null>,
+  source = 'the remote memory',
+): Promise<void> {
+  const [p] = await validateTree(store, theirs, { against });
+  if (!p) return;
+  const commit = await commitOfPath(store, theirs, p.path);
+  const what = p.kind === 'record' ? 'a malformed record' : 'an invalid entry';
+  throw err(
+    'E_MERGE',
+    `${source} holds ${what} ${showPath(p.path) || '(root)'} (commit ${commit.slice(0, 12)}): ${p.message}`,
+    'nothing was merged and the local memory is unchanged; fix or remove it where it was written, then sync again',
+    { path: p.path, commit },
+  );
+}

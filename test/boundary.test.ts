@@ -1,0 +1,395 @@
+/**
+ * The trust boundary beyond sync: export --dir, import, rules export and the
+ * merge driver write only inside their target and refuse what the validator
+ * refuses; doctor reports paths outside the store layout; a stale
+ * refs/memory.lock and a remote that cannot lock its ref are named in git's
+ * and the file system's own terms. Plus the validator's pure checks.
+ */
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { confinedPath } from '../src/merge/confine.js';
+import {
+  anchorPathProblem,
+  blobProblem,
+  collisionProblems,
+  nameProblem,
+  pathProblem,
+} from '../src/merge/validate.js';
+import { newId } from '../src/model/id.js';
+import { recordPath } from '../src/model/record.js';
+import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
+import { plumber, recordText, type Spec } from './hostile-helpers.js';
+import { bareRemote, clone } from './sync-helpers.js';
+
+const refsOf = (r: TestRepo) => r.git('for-each-ref', '--format=%(objectname) %(refname)');
+
+/** A store with one record, then `spec` laid over it straight into refs/memory (a poisoned clone). */
+async function poisoned(spec: Spec): Promise<TestRepo> {
+  const r = makeRepo({ commit: true });
+  await r.memJson(['add', '--title', 'fine', '--content', 'fine\n']);
+  const p = plumber(r.dir, r.env);
+  const tip = r.git('rev-parse', 'refs/memory').trim();
+  r.git('update-ref', 'refs/memory', p.commitOver(tip, spec), tip);
+  return r;
+}
+
+/** Every file under `dir` (relative paths), links included, not followed. */
+function listAll(dir: string, sub = ''): string[] {
+  if (!existsSync(join(dir, sub))) return [];
+  return readdirSync(join(dir, sub), { withFileTypes: true }).flatMap((d) => {
+    const rel = sub ? `${sub}/${d.name}` : d.name;
+    return d.isDirectory() ? [rel, ...listAll(dir, rel)] : [rel];
+  });
+}
+
+describe('export --dir of a poisoned store', () => {
+  it('refuses memories/../../.git/hooks/post-commit; no file outside the target, .git/hooks untouched', async () => {
+    const r = await poisoned({
+      memories: {
+        tree: {
+          '..': {
+            tree: {
+              '..': {
+                tree: {
+                  '.git': {
+                    tree: {
+                      hooks: {
+                        tree: { 'post-commit': { blob: '#!/bin/sh\ntouch pwned\n', mode: '100755' } },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    });
+    const hooks = listAll(join(r.dir, '.git', 'hooks'));
+    const top = listAll(r.dir).filter((f) => !f.startsWith('.git/'));
+    const before = refsOf(r);
+    const res = await r.mem(['export', '--dir', '.mem']);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(res.stderr).toMatch(
+      /cannot export \w{12}: memories\/\.\.: an entry named "\.\." .*nothing was written/,
+    );
+    expect(existsSync(join(r.dir, '.git', 'hooks', 'post-commit'))).toBe(false);
+    expect(listAll(join(r.dir, '.git', 'hooks'))).toEqual(hooks);
+    expect(listAll(r.dir).filter((f) => !f.startsWith('.git/'))).toEqual(top);
+    expect(refsOf(r)).toBe(before);
+    // doctor names it
+    const doc = await r.mem(['doctor']);
+    expect(doc.code).toBe(1);
+    expect(doc.stdout).toMatch(/ERROR tree: memories\/\.\.: an entry named "\.\."/);
+  });
+
+  it('never writes through a symlinked folder inside the target', async () => {
+    const r = makeRepo({ commit: true });
+    const one = await r.memJson(['add', '--title', 'one', '--content', 'one\n']);
+    const outside = tmpDir('gm-outside-');
+    mkdirSync(join(r.dir, '.mem'));
+    symlinkSync(outside, join(r.dir, '.mem', 'memories'));
+    const res = await r.mem(['export', '--dir', '.mem']);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toMatch(/refusing to write "memories\/\w{2}\/\w+\.md" .*memories is a symbolic link/);
+    expect(readdirSync(outside)).toEqual([]);
+    // a symlinked record file in place is refused too, its target untouched
+    const r2 = makeRepo({ commit: true });
+    const two = await r2.memJson(['add', '--title', 'two', '--content', 'two\n']);
+    const victim = join(outside, 'victim.txt');
+    writeFileSync(victim, 'keep\n');
+    const f = join(r2.dir, '.mem', recordPath(two.id));
+    mkdirSync(join(f, '..'), { recursive: true });
+    symlinkSync(victim, f);
+    expect((await r2.mem(['export', '--dir', '.mem'])).code).not.toBe(0);
+    expect(readdirSync(outside)).toEqual(['victim.txt']);
+    expect(one.id).toBeTruthy();
+  });
+});
+
+describe('doctor', () => {
+  it('reports junk under memories/ and where it came from', async () => {
+    const id = newId();
+    const r = await poisoned({
+      memories: {
+        tree: { 'README.md': { blob: 'hi\n' }, [id.slice(-2)]: { tree: { 'notes.txt': { blob: 'x\n' } } } },
+      },
+    });
+    const doc = await r.mem(['doctor', '--json']);
+    expect(doc.code).toBe(1);
+    const found = JSON.parse(doc.stdout).findings.filter(
+      (f: { check: string; level: string }) => f.check === 'tree',
+    );
+    const xx = id.slice(-2);
+    expect(found.map((f: { message: string }) => f.message).sort()).toEqual([
+      'memories/README.md: memories/README.md is not part of the store layout (memories/ holds two-character fan-out folders)',
+      `memories/${xx}/notes.txt: memories/${xx}/notes.txt is not part of the store layout (memories/${xx}/ holds <ID>.md files whose ID ends in ${xx})`,
+    ]);
+    expect(
+      found.every(
+        (f: { level: string; fix: string }) => f.level === 'error' && /added by commit \w{12}/.test(f.fix),
+      ),
+    ).toBe(true);
+    // a clean store says so
+    const clean = makeRepo();
+    await clean.memJson(['add', '--title', 'ok', '--content', 'ok\n']);
+    const ok = JSON.parse((await clean.mem(['doctor', '--json'])).stdout);
+    expect(ok.findings).toContainEqual({
+      level: 'ok',
+      check: 'tree',
+      message: 'every path fits the store layout',
+    });
+  });
+});
+
+describe('import', () => {
+  async function exported(): Promise<{ r: TestRepo; id: string; dir: string }> {
+    const r = makeRepo({ commit: true });
+    const one = await r.memJson(['add', '--title', 'one', '--content', 'one\n']);
+    await r.memJson(['export', '--dir', 'mem']);
+    return { r, id: one.id, dir: join(r.dir, 'mem') };
+  }
+
+  it('--dir refuses links, anchors outside the repository, an unknown format and junk; the store unchanged', async () => {
+    const { r, id, dir } = await exported();
+    const before = refsOf(r);
+    const fresh = newId();
+    const put = (rel: string, text: string) => {
+      mkdirSync(join(dir, rel, '..'), { recursive: true });
+      writeFileSync(join(dir, rel), text);
+    };
+    const tries: Array<[() => void, RegExp, () => void]> = [
+      [
+        () => {
+          mkdirSync(join(dir, recordPath(fresh), '..'), { recursive: true });
+          symlinkSync('/etc/hostname', join(dir, recordPath(fresh)));
+        },
+        /not a plain file or folder/,
+        () => rmSync(join(dir, recordPath(fresh))),
+      ],
+      [
+        () => put(recordPath(fresh), recordText(fresh, 'x', 'y\n', 'anchors:\n  - path: ../../etc/passwd')),
+        /is outside the repository/,
+        () => rmSync(join(dir, recordPath(fresh))),
+      ],
+      [() => put('FORMAT', 'format: 99\n'), /says format 99/, () => put('FORMAT', 'format: 1\n')],
+      [
+        () => put('memories/notes.txt', 'x\n'),
+        /not part of the store layout/,
+        () => rmSync(join(dir, 'memories/notes.txt')),
+      ],
+      [
+        () => put(recordPath(fresh), Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0xff]).toString('latin1')),
+        /does not parse|not valid UTF-8/,
+        () => rmSync(join(dir, recordPath(fresh))),
+      ],
+    ];
+    for (const [make, says, undo] of tries) {
+      make();
+      const res = await r.mem(['import', '--dir', 'mem']);
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toMatch(says);
+      expect(res.stderr).toMatch(/nothing was imported/);
+      expect(refsOf(r)).toBe(before);
+      undo();
+    }
+    expect(id).toBeTruthy();
+  });
+
+  it('JSON lines with an anchor outside the repository are refused', async () => {
+    const r = makeRepo({ commit: true });
+    await r.memJson(['init']);
+    const before = refsOf(r);
+    const line = JSON.stringify({ title: 't', body: 'b', anchors: [{ path: '../../../etc/passwd' }] });
+    const res = await r.mem(['import', '-'], { stdin: `${line}\n` });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(
+      /record 1 \(\w+\): anchor path "\.\.\/\.\.\/\.\.\/etc\/passwd" is outside the repository/,
+    );
+    expect(refsOf(r)).toBe(before);
+  });
+});
+
+describe('rules export and the merge driver', () => {
+  it('rules export refuses a symlinked .cursor folder and writes nothing outside', async () => {
+    const r = makeRepo({ commit: true });
+    await r.memJson(['add', '--type', 'rule', '--title', 'Use pnpm', '--content', 'pnpm only\n']);
+    const outside = tmpDir('gm-outside-');
+    symlinkSync(outside, join(r.dir, '.cursor'));
+    const res = await r.mem(['rules', 'export', '--to', 'cursor']);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toMatch(/refusing to write ".cursor\/rules.*\.cursor is a symbolic link/);
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it('the merge driver refuses a hostile other side and leaves %A as it was', async () => {
+    const r = makeRepo({ commit: true });
+    const id = newId();
+    const dir = tmpDir('gm-drv-');
+    const ours = recordText(id, 'ours', 'ours\n');
+    writeFileSync(join(dir, 'base'), recordText(id, 'base', 'base\n'));
+    writeFileSync(join(dir, 'ours'), ours);
+    writeFileSync(join(dir, 'theirs'), recordText(id, 'theirs', 'x\n', 'anchors:\n  - path: /etc/passwd'));
+    const res = await r.mem([
+      'merge-driver',
+      join(dir, 'base'),
+      join(dir, 'ours'),
+      join(dir, 'theirs'),
+      `mem/${recordPath(id)}`,
+    ]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(
+      /refusing the other side's mem\/memories\/.*anchor path "\/etc\/passwd" is absolute/,
+    );
+    expect(readFileSync(join(dir, 'ours'), 'utf8')).toBe(ours);
+    // a hostile %P never leads a write outside the work tree
+    writeFileSync(join(dir, 'theirs'), recordText(id, 'theirs', 'x\n'));
+    const res2 = await r.mem([
+      'merge-driver',
+      join(dir, 'base'),
+      join(dir, 'ours'),
+      join(dir, 'theirs'),
+      `../../.git/memories/${id.slice(-2)}/${id}.md`,
+    ]);
+    expect(res2.code).toBe(1);
+    expect(res2.stderr).toMatch(/an entry named "\.\."/);
+  });
+});
+
+describe("locks and refusals in git's words", () => {
+  it('a stale refs/memory.lock during sync is named with its age and how to clear it', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    const b = clone(remote.url);
+    await a.memJson(['add', '--title', 'from a', '--content', 'a\n']);
+    await a.memJson(['sync']);
+    await b.memJson(['add', '--title', 'from b', '--content', 'b\n']);
+    const lock = join(b.dir, '.git', 'refs', 'memory.lock');
+    writeFileSync(lock, '');
+    const old = new Date(Date.now() - 3600_000);
+    utimesSync(lock, old, old);
+    const before = b.git('rev-parse', 'refs/memory').trim();
+    const res = await b.mem(['sync']);
+    expect(res.code).toBe(1);
+    expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(res.stderr).toContain(`refs/memory is locked by ${lock}, 60 min old`);
+    expect(res.stderr).toContain(`rm '${lock}'`);
+    expect(res.stderr).not.toMatch(/kept moving/);
+    expect(b.git('rev-parse', 'refs/memory').trim()).toBe(before);
+  });
+
+  it('a remote that cannot lock its ref: git\'s own reason, after a few tries, not "rejected 9 times"', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    await a.memJson(['add', '--title', 'first', '--content', 'a\n']);
+    await a.memJson(['sync']);
+    await a.memJson(['add', '--title', 'second', '--content', 'b\n']);
+    writeFileSync(join(remote.dir, 'refs', 'mem', 'memory.lock'), '');
+    const res = await a.mem(['sync']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(
+      /origin could not update its memory ref 3 times: cannot lock ref 'refs\/mem\/memory': Unable to create '.*memory\.lock': File exists/,
+    );
+    expect(res.stderr).not.toMatch(/rejected 9 times/);
+  });
+});
+
+describe('the validator, pure', () => {
+  it('names', () => {
+    for (const bad of [
+      '',
+      '.',
+      '..',
+      '.git',
+      '.GIT',
+      '.Git.',
+      'git~1',
+      '.g\u200cit',
+      'a/b',
+      'a\\b',
+      'a\nb',
+      'a\u0000b',
+      '\ufffd',
+    ])
+      expect(nameProblem(bad), JSON.stringify(bad)).not.toBeNull();
+    for (const ok of ['memories', 'AB', '01ARZ3NDEKTSV4RRFFQ69G5FAV.md', '.gitignore', 'git', 'config.yaml'])
+      expect(nameProblem(ok), ok).toBeNull();
+  });
+
+  it('collisions', () => {
+    expect(collisionProblems(['a', 'b', 'c'])).toEqual([]);
+    expect(collisionProblems(['README', 'readme'])[0].message).toMatch(/differ only in case/);
+    expect(collisionProblems(['\u00e9', 'e\u0301'])[0].message).toMatch(/Unicode normalisation/);
+    expect(collisionProblems(['x', 'x'])[0].message).toMatch(/two entries named "x"/);
+  });
+
+  it('layout paths', () => {
+    const id = newId();
+    for (const ok of [
+      'FORMAT',
+      'config.yaml',
+      recordPath(id),
+      `tombstones/${id.slice(-2)}/${id}.yaml`,
+      `attic/${id.slice(-2)}/${id}/0123456789abcdef.md`,
+    ])
+      expect(pathProblem(ok), ok).toBeNull();
+    for (const bad of [
+      `memories/${id}.md`,
+      'memories/AB/x.md',
+      `memories/${id.slice(-2)}/${id}.md/x`,
+      'sessions/x',
+      'README',
+      `memories/../${id}.md`,
+      'a/b/c/d/e/f',
+    ])
+      expect(pathProblem(bad), bad).not.toBeNull();
+  });
+
+  it('anchor paths', () => {
+    for (const ok of ['src/a.ts', 'README.md', '.github/workflows/ci.yml'])
+      expect(anchorPathProblem(ok), ok).toBeNull();
+    for (const bad of [
+      '',
+      '/etc/passwd',
+      'C:/x',
+      '../x',
+      'a/../../x',
+      './a',
+      'a//b',
+      '.git/config',
+      'a\u0000b',
+    ])
+      expect(anchorPathProblem(bad), bad).not.toBeNull();
+  });
+
+  it('contents', () => {
+    const id = newId();
+    expect(blobProblem(recordPath(id), Buffer.from(recordText(id)))).toBeNull();
+    expect(blobProblem('FORMAT', Buffer.from('# git-mem store\nformat: 1\n'))).toBeNull();
+    expect(blobProblem('FORMAT', Buffer.from('format: 2\n'))?.message).toMatch(/says format 2/);
+    expect(blobProblem('config.yaml', Buffer.from('a: 1\n'))).toBeNull();
+    expect(blobProblem(recordPath(id), Buffer.alloc(400 * 1024, 97))?.message).toMatch(
+      /over the \d+-byte limit/,
+    );
+  });
+
+  it('confinement', () => {
+    const root = tmpDir('gm-conf-');
+    expect(confinedPath(root, 'a/b.md')).toBe(join(root, 'a', 'b.md'));
+    for (const bad of ['../x', 'a/../../x', '/etc/passwd', ''])
+      expect(() => confinedPath(root, bad), bad).toThrow(/refusing to write/);
+    symlinkSync(tmpDir('gm-conf-out-'), join(root, 'link'));
+    expect(() => confinedPath(root, 'link/x')).toThrow(/link is a symbolic link/);
+  });
+});
