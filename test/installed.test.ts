@@ -455,12 +455,13 @@ for (const [name, make] of Object.entries(KINDS)) {
     step('models list; pull without a reachable host fails in one line', async (expect) => {
       ok(expect, await gm(k, ['models', 'list']));
       // port 9 (discard) on loopback: nothing listens; never the network
-      refused(
-        expect,
-        await bin(k, ['models', 'pull', '--host', 'http://127.0.0.1:9', '--timeout', '5'], {
-          timeoutMs: 30_000,
-        }),
-      );
+      const pull = await bin(k, ['models', 'pull', '--host', 'http://127.0.0.1:9', '--timeout', '5'], {
+        timeoutMs: 30_000,
+      });
+      clean(expect, pull);
+      expect.soft(pull.code === 0 || pull.code === null, describeRun(pull)).toBe(false);
+      // a progress line may precede it; the failure itself is one line
+      expect.soft(pull.stderr.split('\n').filter((l) => /error/i.test(l)).length, describeRun(pull)).toBe(1);
     });
 
     step('remote, sync, pull, push with a bare remote', async (expect) => {
@@ -575,21 +576,24 @@ async function mcpRound(expect: ExpectStatic, k: Kind, i: number): Promise<void>
   const client = new Client({ name: 'installed-test', version: '1.0.0' });
   const what = () =>
     `mcp launch ${i + 1} in the ${k.name} repository; server stderr: ${stderr.slice(0, 1500)}`;
-  const within = <T>(p: Promise<T>, ms = 30_000) =>
+  const within = <T>(p: Promise<T>, ms = 60_000) =>
     Promise.race([
       p,
       new Promise<T>((_, rej) => setTimeout(() => rej(new Error(`no answer in ${ms} ms`)), ms)),
     ]);
   try {
     await within(client.connect(transport));
-    const title = `mcp note ${k.name} ${i}`;
+    // distinct words per launch (a near-duplicate add is refused, rightly)
+    const word = ['zephyr', 'quokka'][i];
+    const title = `${word} over mcp in ${k.name}`;
     const added = (await within(
-      client.callTool({ name: 'add', arguments: { type: 'decision', title, body: 'Added through MCP.' } }),
+      client.callTool({
+        name: 'add',
+        arguments: { type: 'decision', title, body: `The ${word} arrived through MCP.` },
+      }),
     )) as { isError?: boolean; content: { text: string }[] };
     expect.soft(added.isError, `${what()}\n${JSON.stringify(added)}`).toBeFalsy();
-    const found = (await within(
-      client.callTool({ name: 'search', arguments: { query: `mcp note ${i}` } }),
-    )) as {
+    const found = (await within(client.callTool({ name: 'search', arguments: { query: word } }))) as {
       isError?: boolean;
       content: { text: string }[];
     };
