@@ -531,12 +531,20 @@ for (const [name, make] of Object.entries(KINDS)) {
     step('merge-driver on exported record files', async (expect) => {
       const mem = join(k.scratch, 'dir', 'memories');
       const sub = readdirSync(mem)[0];
-      const text = readFileSync(join(mem, sub, readdirSync(join(mem, sub))[0]), 'utf8');
+      const file = readdirSync(join(mem, sub))[0];
+      const text = readFileSync(join(mem, sub, file), 'utf8');
       await twice(expect, k, (i) => {
         const d = join(k.scratch, `md${i}`);
         mkdirSync(d, { recursive: true });
         for (const f of ['base', 'ours', 'theirs']) writeFileSync(join(d, f), text);
-        return ['merge-driver', join(d, 'base'), join(d, 'ours'), join(d, 'theirs'), `memories/${sub}/x.md`];
+        // the path git passes (%P): the record's own path, which the driver checks against the layout
+        return [
+          'merge-driver',
+          join(d, 'base'),
+          join(d, 'ours'),
+          join(d, 'theirs'),
+          `memories/${sub}/${file}`,
+        ];
       });
     });
 
@@ -583,13 +591,18 @@ async function mcpRound(expect: ExpectStatic, k: Kind, i: number): Promise<void>
     ]);
   try {
     await within(client.connect(transport));
-    // distinct words per launch (a near-duplicate add is refused, rightly)
+    // distinct text per launch (an agent's near-duplicate add is refused, rightly)
     const word = ['zephyr', 'quokka'][i];
-    const title = `${word} over mcp in ${k.name}`;
+    const title = [`zephyr winds over mcp in ${k.name}`, `quokka marsupial spotted by an agent in ${k.name}`][
+      i
+    ];
+    const body = ['The zephyr arrived through MCP.', 'Small wallaby-like animals live on Rottnest island.'][
+      i
+    ];
     const added = (await within(
       client.callTool({
         name: 'add',
-        arguments: { type: 'decision', title, body: `The ${word} arrived through MCP.` },
+        arguments: { type: 'decision', title, body },
       }),
     )) as { isError?: boolean; content: { text: string }[] };
     expect.soft(added.isError, `${what()}\n${JSON.stringify(added)}`).toBeFalsy();
@@ -688,7 +701,7 @@ describe.concurrent('installed git-mem in a subdirectory under GIT_CEILING_DIREC
       for (const r of rs) refused(expect, r, /not a git repository/);
     }
     expect.soft(sh('git', ['rev-parse', 'refs/memory'], repo, outside).trim()).toBe(tipBefore);
-  });
+  }, 240_000); // 82 process starts: seconds on an idle runner, longer on a loaded one
 });
 
 /** Runs `fn` over `items`, at most `n` at a time, results in order. */

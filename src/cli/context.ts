@@ -187,19 +187,38 @@ export async function readContent(
   if (a.content !== undefined && a.file !== undefined) {
     throw err('E_INVALID_ARG', 'pass either --content or --file, not both');
   }
-  if (a.content !== undefined) return String(a.content);
-  if (a.file !== undefined) {
+  const empty = () =>
+    err('E_INVALID_ARG', 'the content is empty', 'pass --content "…", --file PATH, or pipe text on stdin');
+  if (a.content !== undefined) {
+    const s = String(a.content);
+    if (required && !s.trim()) throw empty();
+    return s;
+  }
+  // `--file -` (which the parser hands over as an empty string) reads stdin
+  if (a.file !== undefined && a.file !== '' && a.file !== '-') {
     const { readFileSync } = await import('node:fs');
     const { resolve } = await import('node:path');
     const path = resolve(ctx.cwd, String(a.file));
     if (!existsSync(path)) throw err('E_INVALID_ARG', `cannot read --file ${a.file}: no such file`);
-    const buf = readFileSync(path);
+    let buf: Buffer;
+    try {
+      buf = readFileSync(path);
+    } catch (e) {
+      throw err(
+        'E_INVALID_ARG',
+        `cannot read --file ${a.file}: ${(e as NodeJS.ErrnoException).code ?? e}`,
+        'name a readable file',
+      );
+    }
     if (buf.includes(0)) throw err('E_BINARY', `--file ${a.file} is binary`, 'store text only');
-    return buf.toString('utf8');
+    const s = buf.toString('utf8');
+    if (required && !s.trim()) throw empty();
+    return s;
   }
-  if (!ctx.io.stdinIsTTY) {
+  if (!ctx.io.stdinIsTTY || a.file !== undefined) {
     const s = await ctx.io.readStdin();
-    if (s !== undefined && (s.length > 0 || !required)) return s;
+    if (s !== undefined && (s.trim().length > 0 || !required)) return s;
+    if (required && s !== undefined) throw empty();
   }
   if (required)
     throw err('E_INVALID_ARG', 'no content given', 'pass --content "…", --file PATH, or pipe text on stdin');
