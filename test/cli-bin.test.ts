@@ -128,7 +128,7 @@ describe('the built git-mem, run twice', () => {
         expect(res.code, args.join(' ')).not.toBe(0);
         expect(res.stderr).toContain('not a git repository');
       }
-  });
+  }, 60_000);
 
   it('prints what the in-process CLI prints, help with -h as with --help', async () => {
     const r = makeRepo({ commit: true });
@@ -175,7 +175,7 @@ describe('the built git-mem, run twice', () => {
     const typo = runBin(['shwo'], o);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('Did you mean show?');
-  });
+  }, 120_000);
 });
 
 describe('post-commit hooks installed by earlier versions', () => {
@@ -211,7 +211,7 @@ exit $status
     r.write('src/a.ts', 'export const a = 42;\nexport const b = 2;\n');
     r.commitAll('two');
     expect((await r.memJson(['show', id])).status).toBe('stale');
-  });
+  }, 60_000);
 });
 
 describe('the command table', () => {

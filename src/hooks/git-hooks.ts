@@ -47,12 +47,14 @@ fi
 exit 0
 `;
   }
+  // The hook opens no connection: it runs without the extra CA bundle a NODE_EXTRA_CA_CERTS
+  // setting makes node load first (30 to 50 ms of every commit, and a warning line when unreadable).
   return `#!/bin/sh
 ${MARKER}
 status=0
 if [ -x ${chained} ]; then ${chained} "$@" || status=$?; fi
 ${run}
-eval "$GIT_MEM hook ${name} \\"\\$@\\"" </dev/null 2>&1 | { IFS= read -r line; [ -n "$line" ] && printf '%s\\n' "$line" >&2; cat >/dev/null; } || true
+eval "NODE_EXTRA_CA_CERTS= $GIT_MEM hook ${name} \\"\\$@\\"" </dev/null 2>&1 | { IFS= read -r line; [ -n "$line" ] && printf '%s\\n' "$line" >&2; cat >/dev/null; } || true
 exit $status
 `;
 }
