@@ -20,7 +20,7 @@ import {
   tombstonePath,
 } from '../model/record.js';
 import { stringify } from '../model/yaml.js';
-import { assertNoSecrets } from '../safety/secrets.js';
+import { assertRecordClean } from '../safety/secrets.js';
 import { confinedPath, removeConfined, writeConfined } from './confine.js';
 import { ATTIC_DIR } from './engine.js';
 import { blobProblem, pathProblem, showPath, sizeLimit, validateTree } from './validate.js';
@@ -226,7 +226,7 @@ export async function importDir(
           if (r.clock <= old.clock) out = serializeRecord({ ...r, clock: old.clock + 1, updated: now });
           stats.updated++;
         } else stats.added++;
-        assertNoSecrets({ title: r.title, body: r.body, source: r.source }, opts.allowSecret);
+        assertRecordClean(r, { allow: opts.allowSecret });
         tx.put(p, out);
       } else tx.put(p, text);
     }
