@@ -1,12 +1,14 @@
 /**
  * UserPromptSubmit answered by a running search daemon (op `prompt`): the hook
- * process loads no store code and starts no git, and its answer is the one
- * the in-process handler gives. Real processes; needs `npm run build`.
+ * process loads no store code and runs git only to find the repository
+ * (`rev-parse`, the one finder), and its answer is the one the in-process
+ * handler gives. Real processes; needs `npm run build`.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeRepo, runBin, runBinAsync } from './helpers.js';
+import { makeRepo, runBin, runBinAsync, tmpDir } from './helpers.js';
 
 const pids: number[] = [];
 afterAll(() => {
@@ -25,7 +27,7 @@ function injected(stdout: string): string {
 }
 
 describe('UserPromptSubmit through the search daemon', { timeout: 60_000 }, () => {
-  it('injects what the in-process handler injects, without git, and records the injection and the use', async () => {
+  it('injects what the in-process handler injects, with git able only to find the repository, and records the injection and the use', async () => {
     const repo = makeRepo({ commit: true });
     const { id } = await repo.memJson([
       'add',
@@ -71,8 +73,17 @@ describe('UserPromptSubmit through the search daemon', { timeout: 60_000 }, () =
     expect(started.code).toBe(0);
     pids.push(JSON.parse(started.stdout).pid);
 
-    // no git on PATH: only the daemon can answer (the in-process handler needs git to read records)
-    const noGit = { ...repo.env, PATH: '/nonexistent' };
+    // a git that only finds the repository (rev-parse, the one finder) and refuses everything
+    // else: only the daemon can answer (the in-process handler needs git to read records)
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const bin = tmpDir('gm-gitbin-');
+    writeFileSync(
+      join(bin, 'git'),
+      `#!/bin/sh\n[ "$1" = rev-parse ] && exec "${realGit}" "$@"\necho "git $1: not here" >&2\nexit 1\n`,
+      { mode: 0o755 },
+    );
+    const noGit = { ...repo.env, PATH: bin };
+    expect(runBin(['list'], { cwd: repo.dir, env: noGit }).code).not.toBe(0); // the wrapper really refuses reads
     expect(hook('s-daemon', noGit)).toBe(inProcess);
     const events = join(repo.dir, '.git', 'mem', 'events');
     expect(readFileSync(join(events, 's-daemon.injected'), 'utf8')).toBe(`${id}\n`);
