@@ -2,7 +2,7 @@
  * The git port: every git process git-mem starts goes through here.
  * We drive the git binary (plumbing) rather than a JS reimplementation: on
  * these machines git's own reads are ~10x faster than isomorphic-git's and
- * it never loads whole packfiles into memory (see DESIGN.md, "Facts").
+ * it never loads whole packfiles into memory (docs/architecture.md).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { err } from '../errors.js';
