@@ -132,10 +132,12 @@ describe('doctor', () => {
       (f: { check: string; level: string }) => f.check === 'tree',
     );
     const xx = id.slice(-2);
-    expect(found.map((f: { message: string }) => f.message).sort()).toEqual([
-      'memories/README.md: memories/README.md is not part of the store layout (memories/ holds two-character fan-out folders)',
-      `memories/${xx}/notes.txt: memories/${xx}/notes.txt is not part of the store layout (memories/${xx}/ holds <ID>.md files whose ID ends in ${xx})`,
-    ]);
+    expect(found.map((f: { message: string }) => f.message).sort()).toEqual(
+      [
+        'memories/README.md: memories/README.md is not part of the store layout (memories/ holds two-character fan-out folders)',
+        `memories/${xx}/notes.txt: memories/${xx}/notes.txt is not part of the store layout (memories/${xx}/ holds <ID>.md files whose ID ends in ${xx})`,
+      ].sort(),
+    );
     expect(
       found.every(
         (f: { level: string; fix: string }) => f.level === 'error' && /added by commit \w{12}/.test(f.fix),
