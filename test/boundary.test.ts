@@ -285,7 +285,7 @@ describe("locks and refusals in git's words", () => {
     const res = await b.mem(['sync']);
     expect(res.code).toBe(1);
     expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(res.stderr).toContain(`refs/memory is locked by ${lock}, 60 min old`);
+    expect(res.stderr).toContain(`refs/memory is locked by ${lock}, left 60 min ago`);
     expect(res.stderr).toContain(`rm '${lock}'`);
     expect(res.stderr).not.toMatch(/kept moving/);
     expect(b.git('rev-parse', 'refs/memory').trim()).toBe(before);

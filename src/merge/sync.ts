@@ -130,30 +130,6 @@ export async function validateIncoming(store: Store, ours: string | null, theirs
   await assertIncoming(store, theirs, against);
 }
 
-/** A stale ref lock: how long a lock must have existed before a sync names it instead of waiting. */
-export const STALE_LOCK_MS = 10_000;
-
-/** The lock file of the store's ref and its age, when one exists. */
-export function refLock(store: Store): { file: string; ageMs: number } | null {
-  const file = join(store.repo.commonDir, `${store.ref}.lock`);
-  try {
-    return { file, ageMs: Math.max(0, Date.now() - statSync(file).mtimeMs) };
-  } catch {
-    return null;
-  }
-}
-
-function staleLockError(store: Store, lock: { file: string; ageMs: number }) {
-  const age =
-    lock.ageMs >= 120_000 ? `${Math.round(lock.ageMs / 60_000)} min` : `${(lock.ageMs / 1000).toFixed(1)} s`;
-  return err(
-    'E_GIT',
-    `${store.ref} is locked by ${lock.file}, ${age} old: a git or git-mem process holds it or crashed holding it`,
-    `if no git or git-mem process is running, remove it (rm '${lock.file}') and sync again; the local memory is unchanged`,
-    { lock: lock.file, ageMs: Math.round(lock.ageMs) },
-  );
-}
-
 async function defaultMerge(): Promise<MergeFn> {
   return mergeCommits;
 }
@@ -173,9 +149,7 @@ async function integrate(
   let checked: string | null = null;
   for (let local = 0; local < 30; local++) {
     if (local > 0) {
-      // the ref moved or is locked: a stale lock is named at once, a live one waited for with backoff
-      const lock = refLock(store);
-      if (lock && lock.ageMs >= STALE_LOCK_MS) throw staleLockError(store, lock);
+      // the ref moved meanwhile: back off (a lock is the store's to wait for or name, in casRef)
       await defaultSleep(Math.min(400, 5 * 2 ** Math.min(local, 7)) * (0.5 + Math.random()));
     }
     const ours = await store.tip();
@@ -212,8 +186,6 @@ async function integrate(
     if (await store.casRef(next, ours)) return { before: ours, after: next, action, conflicts, stats };
     // a local write landed meanwhile (or the ref is locked): merge again on top of it
   }
-  const lock = refLock(store);
-  if (lock) throw staleLockError(store, lock);
   throw err('E_CONFLICT_RETRY', `${store.ref} kept moving during the merge`, 'try git mem sync again');
 }
 
