@@ -11,8 +11,6 @@
  * the store exactly as it was (or at a complete merge of both sides).
  */
 
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
