@@ -12,7 +12,7 @@
  * (NFKC and a list), drops invisibles and backslashes, then looks for tags.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FRAME_NOTE, frame, neutralize, unframe } from '../src/agents/frame.js';
+import { FRAME_NOTE, frame, neutralize, unframe } from '../src/safety/frame.js';
 import { sessionStartContext } from '../src/agents/inject.js';
 import { callTool, type McpEnv, readResource } from '../src/agents/mcp-tools.js';
 import { promptContext } from '../src/agents/relevance.js';

@@ -1,6 +1,6 @@
 /** Pure parts of search: text analysis, ranking, context-pack assembly, dedup measures, usage log. */
 import { describe, expect, it } from 'vitest';
-import { FRAME_NOTE, neutralize } from '../src/agents/frame.js';
+import { FRAME_NOTE, neutralize } from '../src/safety/frame.js';
 import { newId } from '../src/model/id.js';
 import { estimateTokens, newRecord } from '../src/model/record.js';
 import { tokenOverlap } from '../src/search/dedup.js';

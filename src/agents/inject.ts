@@ -25,7 +25,7 @@ import {
   neutralize,
   oneLine,
   PRIORITY,
-} from './frame.js';
+} from '../safety/frame.js';
 import { sessionEntries } from './sessions.js';
 
 export { promptContext, relevantMemories } from './relevance.js';

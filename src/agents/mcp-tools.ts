@@ -22,7 +22,7 @@ import {
   STATUSES,
   TYPES,
 } from '../model/record.js';
-import { frame, neutralize, oneLine, unframe } from './frame.js';
+import { frame, neutralize, oneLine, unframe } from '../safety/frame.js';
 
 // ------------------------------------------------------------------ schemas
 

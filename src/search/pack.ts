@@ -4,11 +4,11 @@
  * before episodic): rules in scope, constraints, best matches, latest
  * session summaries. An item that does not fit whole may go in shortened;
  * the pack never exceeds the budget. The text is framed as reference
- * material by the one framing function (src/agents/frame.ts), which
+ * material by the one framing function (src/safety/frame.ts), which
  * neutralises the assembled text so memory text can neither close the frame
  * nor smuggle control characters.
  */
-import { frame, frameOverhead, neutralize } from '../agents/frame.js';
+import { frame, frameOverhead, neutralize } from '../safety/frame.js';
 import { estimateTokens } from '../model/record.js';
 
 export type Section = 'rules' | 'constraints' | 'matches' | 'sessions';
