@@ -16,7 +16,7 @@ import {
   loadTransformers,
   VectorCache,
 } from '../src/search/embed/index.js';
-import { tinyModelFiles, writeTinyModel } from '../src/search/embed/tiny-model.js';
+import { tinyModelFiles, writeTinyModel } from './support/tiny-model.js';
 import { tmpDir } from './helpers.js';
 
 let modelDir: string;
