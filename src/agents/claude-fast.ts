@@ -13,9 +13,9 @@
 import { appendFileSync, existsSync, fstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openRepo } from '../gitstore/repo.js';
+import { unframe } from '../safety/frame.js';
 import { ask, DEFAULT_SOCKET } from '../search/daemon-wire.js';
 import { appendEvent, compactEvent, logLine, normalizePayload, sessionPaths, TOOL_EVENTS } from './events.js';
-import { unframe } from '../safety/frame.js';
 
 /** Done (the exit code), or the CLI's to do with this stdin. */
 export type FastResult = { code: number } | { stdin: string | undefined };

@@ -8,8 +8,9 @@
  * neutralises the assembled text so memory text can neither close the frame
  * nor smuggle control characters.
  */
-import { frame, frameOverhead, neutralize } from '../safety/frame.js';
+
 import { estimateTokens } from '../model/record.js';
+import { frame, frameOverhead, neutralize } from '../safety/frame.js';
 
 export type Section = 'rules' | 'constraints' | 'matches' | 'sessions';
 
