@@ -14,7 +14,8 @@
  */
 import { staleReasons, staleReasonText } from '../anchors/types.js';
 import { rulesFor } from '../commands/rules.js';
-import type { CatalogEntry, Store } from '../gitstore/store.js';
+import type { CatalogEntry } from '../gitstore/catalog.js';
+import type { Store } from '../gitstore/store.js';
 import { isExpired, type MemoryRecord } from '../model/record.js';
 import {
   clip,

@@ -12,7 +12,8 @@ import { staleReasons, staleReasonText } from '../anchors/types.js';
 import { addMemory, removeMemory, updateMemory } from '../commands/memory.js';
 import { rulesFor } from '../commands/rules.js';
 import { err, isGitMemError } from '../errors.js';
-import type { CatalogEntry, Store } from '../gitstore/store.js';
+import type { CatalogEntry } from '../gitstore/catalog.js';
+import type { Store } from '../gitstore/store.js';
 import {
   estimateTokens,
   type MemoryRecord,

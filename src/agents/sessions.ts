@@ -6,8 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import { ensureFormat } from '../commands/memory.js';
+import type { CatalogEntry } from '../gitstore/catalog.js';
 import { layer, readGlobalConfig, readLocalConfig, readSharedConfig } from '../gitstore/config.js';
-import type { CatalogEntry, Store } from '../gitstore/store.js';
+import type { Store } from '../gitstore/store.js';
 import { type MemoryRecord, newRecord } from '../model/record.js';
 import { redactRecord } from '../safety/secrets.js';
 import type { AgentEvent } from './events.js';

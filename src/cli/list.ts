@@ -1,6 +1,6 @@
 import { err } from '../errors.js';
+import type { CatalogEntry } from '../gitstore/catalog.js';
 import { listJsonFromCache } from '../gitstore/catalog-cache.js';
-import type { CatalogEntry } from '../gitstore/store.js';
 import micromatch from '../model/glob.js';
 import { expiredAt, isStatus, isType } from '../model/record.js';
 import { defineCommand } from './command.js';
