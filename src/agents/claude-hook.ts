@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Ctx } from '../cli/context.js';
+import type { RunContext } from '../commands/context.js';
 import { openRepo } from '../gitstore/repo.js';
 import { Store } from '../gitstore/store.js';
 import {
@@ -52,13 +52,13 @@ export function binPath(): string | undefined {
   return undefined;
 }
 
-function inline(ctx: Ctx): boolean {
+function inline(ctx: RunContext): boolean {
   return ['1', 'true', 'yes'].includes(String(ctx.env.GIT_MEM_HOOK_INLINE ?? '').toLowerCase());
 }
 
 /** Runs `git mem checkpoint …` in a detached process (the agent does not wait), or inline when asked. */
 async function handOff(
-  ctx: Ctx,
+  ctx: RunContext,
   store: Store,
   session: string,
   o: { final?: boolean; trigger?: string; recover?: boolean },
@@ -91,7 +91,7 @@ async function handOff(
   child.unref();
 }
 
-function print(ctx: Ctx, event: string, text: string): void {
+function print(ctx: RunContext, event: string, text: string): void {
   if (!text) return;
   ctx.io.out(
     `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}\n`,
@@ -122,7 +122,7 @@ async function noteInjected(
   } catch {}
 }
 
-export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> {
+export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<number> {
   let common: string | undefined;
   let event = '?';
   try {
@@ -215,7 +215,7 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
  * store is big enough that search keeps an index snapshot worth serving warm,
  * so the session's prompts get body-aware relevance without a cold index load.
  */
-async function warmSearchDaemon(ctx: Ctx, store: Store): Promise<void> {
+async function warmSearchDaemon(ctx: RunContext, store: Store): Promise<void> {
   if (['0', 'off', 'no', 'false'].includes(String(ctx.env.GIT_MEM_DAEMON ?? '').toLowerCase())) return;
   try {
     const d = await import('../search/daemon-client.js');
@@ -236,7 +236,7 @@ async function warmSearchDaemon(ctx: Ctx, store: Store): Promise<void> {
   } catch {}
 }
 
-async function withStore(ctx: Ctx, fn: (store: Store) => Promise<void>): Promise<void> {
+async function withStore(ctx: RunContext, fn: (store: Store) => Promise<void>): Promise<void> {
   const store = new Store(await openRepo(ctx.cwd, ctx.env));
   try {
     await fn(store);
@@ -245,9 +245,9 @@ async function withStore(ctx: Ctx, fn: (store: Store) => Promise<void>): Promise
   }
 }
 
-async function globalStore(ctx: Ctx): Promise<Store | undefined> {
+async function globalStore(ctx: RunContext): Promise<Store | undefined> {
   try {
-    const { maybeGlobalStore } = await import('../cli/context.js');
+    const { maybeGlobalStore } = await import('../commands/context.js');
     const s = await maybeGlobalStore({ ...ctx, stores: [] });
     return s;
   } catch {

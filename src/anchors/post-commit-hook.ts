@@ -11,7 +11,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Ctx } from '../cli/context.js';
+import type { RunContext } from '../commands/context.js';
 import { err } from '../errors.js';
 import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
 import { type Ident, type NoteAdd, Store } from '../gitstore/store.js';
@@ -30,7 +30,7 @@ export interface NoteLine {
   to?: unknown;
 }
 
-export async function runPostCommitHook(ctx: Ctx, _args: string[]): Promise<number> {
+export async function runPostCommitHook(ctx: RunContext, _args: string[]): Promise<number> {
   let repo: Repo | undefined;
   try {
     repo = await openRepo(ctx.cwd, ctx.env);

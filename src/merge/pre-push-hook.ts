@@ -8,7 +8,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Ctx } from '../cli/context.js';
+import type { RunContext } from '../commands/context.js';
 import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
 import { Store } from '../gitstore/store.js';
 
@@ -29,7 +29,7 @@ export function pushesMemoryRefs(stdin: string): boolean {
     );
 }
 
-export async function runPrePushHook(ctx: Ctx, args: string[]): Promise<number> {
+export async function runPrePushHook(ctx: RunContext, args: string[]): Promise<number> {
   const v = ctx.env.GIT_MEM_NO_SYNC;
   if (v !== undefined && v !== '' && v !== '0') return 0;
   let repo: Repo | undefined;
