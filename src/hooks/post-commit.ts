@@ -11,13 +11,13 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type AnchorResult, runCheck } from '../anchors/check.js';
 import type { RunContext } from '../commands/context.js';
 import { err } from '../errors.js';
 import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
 import { type Ident, type NoteAdd, Store } from '../gitstore/store.js';
 import { diffTrees } from '../gitstore/tree.js';
 import { mark } from '../trace.js';
-import { type AnchorResult, runCheck } from './check.js';
 
 export const NOTES_REF = 'refs/notes/memory';
 

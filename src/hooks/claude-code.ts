@@ -15,9 +15,6 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RunContext } from '../commands/context.js';
-import { openRepo } from '../gitstore/repo.js';
-import { Store } from '../gitstore/store.js';
 import {
   type AgentEvent,
   appendEvent,
@@ -26,7 +23,10 @@ import {
   normalizePayload,
   type SessionPaths,
   sessionPaths,
-} from './events.js';
+} from '../agents/events.js';
+import type { RunContext } from '../commands/context.js';
+import { openRepo } from '../gitstore/repo.js';
+import { Store } from '../gitstore/store.js';
 
 export const KNOWN_EVENTS = new Set([
   'SessionStart',
@@ -64,7 +64,7 @@ async function handOff(
   o: { final?: boolean; trigger?: string; recover?: boolean },
 ): Promise<void> {
   if (inline(ctx)) {
-    const { runCheckpoint, recoverSessions } = await import('./checkpoint.js');
+    const { runCheckpoint, recoverSessions } = await import('../agents/checkpoint.js');
     if (o.recover) await recoverSessions(store, session);
     else await runCheckpoint(store, session, { final: o.final, trigger: o.trigger });
     return;
@@ -164,7 +164,7 @@ export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<n
         // after compaction or /clear the agent no longer holds what it was given: it may be given again
         if (ev.source === 'compact' || ev.source === 'clear') writeFileSync(paths.injected, '');
         await withStore(ctx, async (store) => {
-          const { sessionStartContext } = await import('./inject.js');
+          const { sessionStartContext } = await import('../agents/inject.js');
           const global = await globalStore(ctx);
           try {
             const inj = await sessionStartContext(store, { currentSession: session, global });
@@ -174,7 +174,7 @@ export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<n
             global?.close();
           }
           await warmSearchDaemon(ctx, store);
-          const { needsRecovery } = await import('./checkpoint.js');
+          const { needsRecovery } = await import('../agents/checkpoint.js');
           if (needsRecovery(common!, session)) {
             await handOff(ctx, store, session, { recover: true });
           }
@@ -184,7 +184,7 @@ export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<n
         appendEvent(paths, ev, false);
         if (typeof p.prompt !== 'string' || !p.prompt.trim()) return 0;
         await withStore(ctx, async (store) => {
-          const { promptContext } = await import('./relevance.js');
+          const { promptContext } = await import('../agents/relevance.js');
           const inj = await promptContext(store, p.prompt as string, { exclude: readIds(paths) });
           print(ctx, 'UserPromptSubmit', inj.text);
           await noteInjected(store, paths, inj.ids, true);
