@@ -41,7 +41,7 @@ export default defineCommand({
   async run(a, ctx) {
     mark('add: start');
     // the duplicate check's module loads while the content and the store are read
-    import('../search/add-hook.js').catch(() => {});
+    import('../search/duplicate-check.js').catch(() => {});
     const body = (await readContent(ctx, a, true)) ?? '';
     const store = await openStore(ctx, { global: a.global, create: true });
     mark('add: store open');

@@ -56,13 +56,13 @@ export async function add(
   if (scanRecord(fields).length && !(await allowP)) assertRecordClean(fields);
   const anchors = parseAnchorSpecs(opts.anchors, opts.symbols);
   const anchorSteps = anchors.length
-    ? (await import('../anchors/add-hooks.js')).anchorAddHooks(opts.cwd, store)
+    ? (await import('../anchors/add-anchors.js')).anchorSteps(opts.cwd, store)
     : undefined;
   const dupes = opts.duplicates ?? 'refuse';
   const gate =
     dupes === 'off'
       ? undefined
-      : (await import('../search/add-hook.js')).checkDuplicates(
+      : (await import('../search/duplicate-check.js')).checkDuplicates(
           store,
           { title: input.title, body: input.body, tags: input.tags },
           { env: opts.env, daemon: opts.daemon ?? true, force: dupes === 'force', warn: opts.warn },
