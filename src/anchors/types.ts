@@ -179,7 +179,7 @@ export function staleReasonsField(reasons: readonly StaleReason[] | undefined): 
 /** Parses PATH[:START[-END]] into a bare anchor spec (AnchorPreparer completes it). */
 export function parseAnchorSpec(spec: string): Anchor {
   const m = /^(.+?)(?::(\d+)(?:-(\d+))?)?$/.exec(spec.trim());
-  if (!m || !m[1])
+  if (!m?.[1])
     throw err('E_INVALID_ARG', `invalid --anchor "${spec}"`, 'use PATH, PATH:LINE or PATH:START-END');
   const a: Anchor = { path: m[1] };
   if (m[2]) {

@@ -78,7 +78,8 @@ export default defineCommand({
     if (a.worktree && a.rev) throw err('E_INVALID_ARG', 'pass either --worktree or --rev, not both');
     const store = await openStore(ctx);
     const tip = await store.tip();
-    const ids = (a.ids ?? []).length ? await resolveIds(store, a.ids.map(String), tip) : undefined;
+    const given = a.ids ?? [];
+    const ids = given.length ? await resolveIds(store, given.map(String), tip) : undefined;
     const { runCheck } = await import('../anchors/check.js');
     const rep = await runCheck(store, {
       target: a.rev,
