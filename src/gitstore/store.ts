@@ -11,13 +11,12 @@ import { spawn } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
-import { abbreviate, normalizeIdInput } from '../model/id.js';
+import { normalizeIdInput } from '../model/id.js';
 import {
   idFromPath,
   type MemoryRecord,
   parseRecord,
   RecordParseError,
-  type RecordSummary,
   recordPath,
   serializeRecord,
   summarize,
@@ -698,9 +697,4 @@ export function runFastImport(repo: Repo, input: Buffer): Promise<string> {
     child.stdin.on('error', () => {});
     child.stdin.end(input);
   });
-}
-
-/** Abbreviates for display using the catalog when there is one. */
-export function shortId(id: string, catalog?: Catalog): string {
-  return catalog ? catalog.abbrev(id) : abbreviate(id);
 }

@@ -68,10 +68,6 @@ interface HookGroup {
   [k: string]: unknown;
 }
 
-export function settingsPath(workTree: string, local: boolean): string {
-  return join(workTree, '.claude', local ? 'settings.local.json' : 'settings.json');
-}
-
 function isOurs(h: HookEntry | undefined): boolean {
   return !!h && typeof h.command === 'string' && h.command.trim() === HOOK_COMMAND;
 }
@@ -215,8 +211,3 @@ export async function uninstallAgentHooks(
   } else writeSettings(path, settings);
   return { hook: target.name, action: 'removed', path, events: removed };
 }
-
-export const installClaudeHooks = (workTree: string, o: { local: boolean }) =>
-  installAgentHooks(workTree, AGENT_TARGETS.claude, o);
-export const uninstallClaudeHooks = (workTree: string, o: { local: boolean }) =>
-  uninstallAgentHooks(workTree, AGENT_TARGETS.claude, o);

@@ -16,7 +16,6 @@
 import { err } from '../errors.js';
 import { type GitResult, git } from '../gitstore/git.js';
 import { memDir, type Repo } from '../gitstore/repo.js';
-import { MEMORY_REF } from '../gitstore/store.js';
 
 /** Where the memory lives on a remote (two levels: servers refuse `refs/memory`). */
 export const REMOTE_MEMORY_REF = 'refs/mem/memory';
@@ -356,10 +355,6 @@ export async function pushRefs(
       /cannot lock ref|Unable to create '[^']*\.lock'/i.test(r.stderr);
     return { ok: false, retry: true, rejected, reason, locked };
   }
-}
-
-export async function localTip(repo: Repo, ref: string = MEMORY_REF): Promise<string | null> {
-  return readRef(repo, ref);
 }
 
 /**

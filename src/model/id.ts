@@ -67,22 +67,6 @@ export function normalizeIdInput(s: string): string {
   return s.toUpperCase().replace(/[IL]/g, '1').replace(/O/g, '0');
 }
 
-export function looksLikeIdPrefix(s: string): boolean {
-  return (
-    s.length >= 4 &&
-    s.length <= ID_LENGTH &&
-    /^[0-9A-Za-z]+$/.test(s) &&
-    /^[0-9A-HJKMNP-TV-Z]+$/.test(normalizeIdInput(s))
-  );
-}
-
-/** Time encoded in an id (ms since epoch). */
-export function idTime(id: string): number {
-  let t = 0;
-  for (let i = 0; i < 10; i++) t = t * 32 + ALPHABET.indexOf(id[i]);
-  return t;
-}
-
 /** Shortest prefix (at least MIN_ABBREV) that is unique among sorted ids. */
 export function abbreviate(id: string, sortedIds?: readonly string[]): string {
   if (!sortedIds || sortedIds.length === 0) return id.slice(0, MIN_ABBREV);
