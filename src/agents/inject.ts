@@ -34,7 +34,7 @@ export { FRAME_NOTE, frame, MAX_CONTEXT_CHARS, neutralize };
 
 /** Standing knowledge for every session; situational memories (known fixes, failed attempts…) come per prompt. */
 const CORE_TYPES = new Set(['constraint', 'security', 'convention', 'decision', 'architecture', 'strategy']);
-export function isCore(e: CatalogEntry): boolean {
+function isCore(e: CatalogEntry): boolean {
   if (e.tags.includes('core')) return true;
   return CORE_TYPES.has(e.type) && e.confidence >= 0.7 && (e.type !== 'strategy' || e.confidence > 0.7);
 }

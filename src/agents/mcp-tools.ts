@@ -680,7 +680,7 @@ export async function callTool(env: McpEnv, name: string, args: unknown): Promis
 
 // ------------------------------------------------------------------ resources
 
-export const RULES_URI = 'memory://rules';
+const RULES_URI = 'memory://rules';
 export const MEMORY_URI_TEMPLATE = 'memory://{id}';
 const PAGE = 500;
 
@@ -723,7 +723,7 @@ export async function listResources(
     : { resources: out };
 }
 
-export function rulesMarkdown(
+function rulesMarkdown(
   rules: Array<{ id: string; title: string; body: string; scope: string[]; origin?: string }>,
 ): string {
   if (!rules.length)

@@ -34,7 +34,7 @@ export interface ServeOptions {
  * instead of a `git rev-parse` per call. cat-file resolves the ref afresh on
  * every request, so writes by other processes are seen at once.
  */
-export function fastTip(store: Store): Store {
+function fastTip(store: Store): Store {
   const slow = store.tip.bind(store);
   store.tip = async () => {
     try {

@@ -24,7 +24,7 @@ import {
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /** A record id for a session: the time part from its start, the rest from a hash of the session id. */
-export function sessionRecordId(sessionId: string, startedMs: number): string {
+function sessionRecordId(sessionId: string, startedMs: number): string {
   let t = Math.max(0, Math.floor(startedMs));
   let time = '';
   for (let i = 0; i < 10; i++) {

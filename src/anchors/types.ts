@@ -7,7 +7,7 @@
 import { err } from '../errors.js';
 import type { Anchor, MemoryRecord } from '../model/record.js';
 
-export const VERDICTS = [
+const VERDICTS = [
   'fresh',
   'moved',
   'renamed',
@@ -18,7 +18,7 @@ export const VERDICTS = [
 ] as const;
 export type VerdictStatus = (typeof VERDICTS)[number];
 /** Verdicts that make a memory stale. */
-export const STALE_VERDICT_LIST = ['changed', 'symbol_removed', 'symbol_renamed', 'deleted'] as const;
+const STALE_VERDICT_LIST = ['changed', 'symbol_removed', 'symbol_renamed', 'deleted'] as const;
 export type StaleVerdict = (typeof STALE_VERDICT_LIST)[number];
 export const STALE_VERDICTS: ReadonlySet<string> = new Set(STALE_VERDICT_LIST);
 
@@ -177,7 +177,7 @@ export function staleReasonsField(reasons: readonly StaleReason[] | undefined): 
 }
 
 /** Parses PATH[:START[-END]] into a bare anchor spec (AnchorPreparer completes it). */
-export function parseAnchorSpec(spec: string): Anchor {
+function parseAnchorSpec(spec: string): Anchor {
   const m = /^(.+?)(?::(\d+)(?:-(\d+))?)?$/.exec(spec.trim());
   if (!m?.[1])
     throw err('E_INVALID_ARG', `invalid --anchor "${spec}"`, 'use PATH, PATH:LINE or PATH:START-END');

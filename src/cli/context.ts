@@ -21,7 +21,7 @@ export interface Ctx extends RunContext {
 }
 
 /** The layered settings for this command (memoised; needs the store for the shared and local layers). */
-export function settingsFor(ctx: Ctx, store?: Store): Promise<Settings> {
+function settingsFor(ctx: Ctx, store?: Store): Promise<Settings> {
   ctx.settings ??= resolveConfig(ctx.env, store).then((r) => {
     for (const w of r.warnings) ctx.io.err(`${w}\n`);
     return r.values;

@@ -53,7 +53,7 @@ export function makeFilter(f: ListFilter, now = Date.now()): (e: Filterable) => 
 }
 
 /** Pure filter over catalog entries; sorted oldest first (ids are time-ordered). */
-export function filterEntries<T extends Filterable>(
+function filterEntries<T extends Filterable>(
   entries: Iterable<T>,
   f: ListFilter,
   now = Date.now(),

@@ -27,7 +27,7 @@ export interface ImportOptions {
 }
 
 /** Parses and validates JSON lines into records (pure apart from id generation). */
-export function recordsFromJsonl(text: string, author: string, opts: ImportOptions = {}): MemoryRecord[] {
+function recordsFromJsonl(text: string, author: string, opts: ImportOptions = {}): MemoryRecord[] {
   const out: MemoryRecord[] = [];
   const now = opts.now ?? new Date();
   const seenAlias = new Map<string, number>();

@@ -68,7 +68,7 @@ export function bufferIO(stdin?: string): IO & { stdout: string; stderr: string 
   return io;
 }
 
-export function globalStoreDir(env: NodeJS.ProcessEnv): string {
+function globalStoreDir(env: NodeJS.ProcessEnv): string {
   return join(gitMemHome(env), 'store.git');
 }
 

@@ -31,7 +31,7 @@ import { CatFile, git, gitEnv, gitText, ZERO_OID } from './git.js';
 import { memDir, type Repo } from './repo.js';
 import { diffTrees } from './tree.js';
 
-export const MEMORY_REF = 'refs/memory';
+const MEMORY_REF = 'refs/memory';
 export const FORMAT_PATH = 'FORMAT';
 export const FORMAT_VERSION = 1;
 export const SHARED_CONFIG_PATH = 'config.yaml';

@@ -28,7 +28,7 @@ import type { RunContext } from '../commands/context.js';
 import { openRepo } from '../gitstore/repo.js';
 import { Store } from '../gitstore/store.js';
 
-export const KNOWN_EVENTS = new Set([
+const KNOWN_EVENTS = new Set([
   'SessionStart',
   'UserPromptSubmit',
   'PreToolUse',

@@ -14,10 +14,10 @@ import { dirname, join } from 'node:path';
 import { err } from '../errors.js';
 import { openRepo } from '../gitstore/repo.js';
 
-export const HOOK_COMMAND = 'git mem hook claude-code';
+const HOOK_COMMAND = 'git mem hook claude-code';
 
 /** The events git-mem hooks, with the matcher (tool events) and timeout (seconds) it installs. */
-export const CLAUDE_EVENTS: Array<{ event: string; matcher?: string; timeout: number }> = [
+const CLAUDE_EVENTS: Array<{ event: string; matcher?: string; timeout: number }> = [
   { event: 'SessionStart', timeout: 15 },
   { event: 'UserPromptSubmit', timeout: 10 },
   { event: 'PostToolUse', matcher: '*', timeout: 5 },

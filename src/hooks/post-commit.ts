@@ -63,7 +63,7 @@ function parseCommit(content: Buffer): { tree: string; parents: string[]; commit
 }
 
 /** The hook's work; returns a one-line summary when something went stale, or undefined. */
-export async function postCommit(store: Store): Promise<string | undefined> {
+async function postCommit(store: Store): Promise<string | undefined> {
   mark('post-commit: start');
   const repo = store.repo;
   // the memory tip, the new commit and its parent: one round trip of cat-file

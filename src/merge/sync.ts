@@ -117,7 +117,7 @@ export function backoffMs(attempt: number, rand: () => number = Math.random): nu
  * validate.ts): everything in `theirs` that differs from the local tip and the
  * merge bases. Throws one line naming the commit, the path and the problem.
  */
-export async function validateIncoming(store: Store, ours: string | null, theirs: string): Promise<void> {
+async function validateIncoming(store: Store, ours: string | null, theirs: string): Promise<void> {
   const against: Array<string | null> = [ours];
   if (ours) {
     const r = await git(['merge-base', '--all', ours, theirs], {
@@ -134,7 +134,7 @@ export async function validateIncoming(store: Store, ours: string | null, theirs
 export const STALE_LOCK_MS = 10_000;
 
 /** The lock file of the store's ref and its age, when one exists. */
-export function refLock(store: Store): { file: string; ageMs: number } | null {
+function refLock(store: Store): { file: string; ageMs: number } | null {
   const file = join(store.repo.commonDir, `${store.ref}.lock`);
   try {
     return { file, ageMs: Math.max(0, Date.now() - statSync(file).mtimeMs) };

@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-export const ID_LENGTH = 26;
-export const ID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const ID_LENGTH = 26;
+const ID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 /** Minimum abbreviation: 10 time characters + 2 random ones. */
-export const MIN_ABBREV = 12;
+const MIN_ABBREV = 12;
 
 let lastTime = -1;
 let pool = Buffer.alloc(0);

@@ -14,7 +14,7 @@ import { frame, frameOverhead, neutralize } from '../safety/frame.js';
 
 export type Section = 'rules' | 'constraints' | 'matches' | 'sessions';
 
-export const SECTION_TITLES: Record<Section, string> = {
+const SECTION_TITLES: Record<Section, string> = {
   rules: 'Rules in scope',
   constraints: 'Constraints',
   matches: 'Relevant memories',
@@ -62,7 +62,7 @@ function itemText(c: PackCandidate, body: string): string {
 }
 
 /** The first sentence or line of a body, at most `max` characters. */
-export function shorten(body: string, max: number): string {
+function shorten(body: string, max: number): string {
   const flat = body.replace(/\s+/g, ' ').trim();
   const m = /^(.{20,}?[.!?])(\s|$)/.exec(flat);
   let s = m ? m[1] : flat;
