@@ -22,7 +22,7 @@ const CACHE_N = Number(process.env.EMBED_BENCH_CACHE_N ?? 10000);
 const out = join(ROOT, 'node_modules', '.cache', 'gm-bench-embed');
 rmSync(out, { recursive: true, force: true });
 await build({
-  entryPoints: { embed: join(ROOT, 'src/search/embed/index.ts'), tiny: join(ROOT, 'src/search/embed/tiny-model.ts') },
+  entryPoints: { embed: join(ROOT, 'src/search/embed/index.ts'), tiny: join(ROOT, 'test/support/tiny-model.ts') },
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -29,7 +29,7 @@ const external = [
 await build({
   // cli: the CLI (bin/git-mem.js); claude-fast: the agent hook's tool events and
   // prompts, which bin/git-mem.js runs before the CLI (the same modules, shared chunks)
-  entryPoints: { cli: 'src/cli/main.ts', 'claude-fast': 'src/agents/claude-fast.ts' },
+  entryPoints: { cli: 'src/cli/main.ts', 'claude-fast': 'src/hooks/claude-fast.ts' },
   absWorkingDir: root,
   outdir: tmp,
   bundle: true,

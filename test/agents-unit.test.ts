@@ -2,7 +2,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mergeHooks, removeHooks } from '../src/agents/claude-settings.js';
 import type { AgentEvent } from '../src/agents/events.js';
 import { compactEvent, updateTrigger } from '../src/agents/events.js';
 import { extractTier0, inferType } from '../src/agents/extract.js';
@@ -17,6 +16,7 @@ import {
 } from '../src/agents/summary.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
+import { mergeHooks, removeHooks } from '../src/hooks/claude-settings.js';
 import { makeRepo, type TestRepo } from './helpers.js';
 
 let n = 0;

@@ -16,8 +16,8 @@ import {
   loadTransformers,
   VectorCache,
 } from '../src/search/embed/index.js';
-import { tinyModelFiles, writeTinyModel } from '../src/search/embed/tiny-model.js';
 import { tmpDir } from './helpers.js';
+import { tinyModelFiles, writeTinyModel } from './support/tiny-model.js';
 
 let modelDir: string;
 let provider: EmbeddingProvider;

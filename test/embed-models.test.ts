@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tinyModelFiles, writeTinyModel } from '../src/search/embed/tiny-model.js';
 import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
+import { tinyModelFiles, writeTinyModel } from './support/tiny-model.js';
 
 const servers: Server[] = [];
 afterAll(() => {

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VectorCache } from '../src/search/embed/index.js';
-import { writeTinyModel } from '../src/search/embed/tiny-model.js';
 import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
+import { writeTinyModel } from './support/tiny-model.js';
 
 const servers: Server[] = [];
 afterAll(() => {

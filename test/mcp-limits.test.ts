@@ -7,8 +7,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unframe } from '../src/agents/frame.js';
 import { idFromEnds, MAX_MESSAGE_BYTES } from '../src/agents/mcp-transport.js';
+import { unframe } from '../src/safety/frame.js';
 import { BIN, makeRepo } from './helpers.js';
 
 interface Reply {

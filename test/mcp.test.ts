@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unframe } from '../src/agents/frame.js';
 import { checkArgs, simpleRank, TOOLS } from '../src/agents/mcp-tools.js';
+import { unframe } from '../src/safety/frame.js';
 import { BIN, makeRepo, type TestRepo } from './helpers.js';
 
 let r: TestRepo;

@@ -515,7 +515,7 @@ describe('optional vectors', () => {
 
 describe('vectors from the configured local model (real transformers.js pipeline, generated tiny model)', () => {
   it('indexes vectors of the model lineage, uses them in search, and caches them under .git/mem/vectors', async () => {
-    const { writeTinyModel } = await import('../src/search/embed/tiny-model.js');
+    const { writeTinyModel } = await import('./support/tiny-model.js');
     const r = await seeded();
     const model = writeTinyModel(join(r.dir, '..', `tiny-model-${process.pid}`));
     r.git('config', 'mem.embedding-provider', 'local');

@@ -1,8 +1,8 @@
 /** Pure parts of search: text analysis, ranking, context-pack assembly, dedup measures, usage log. */
 import { describe, expect, it } from 'vitest';
-import { FRAME_NOTE, neutralize } from '../src/agents/frame.js';
 import { newId } from '../src/model/id.js';
 import { estimateTokens, newRecord } from '../src/model/record.js';
+import { FRAME_NOTE, neutralize } from '../src/safety/frame.js';
 import { tokenOverlap } from '../src/search/dedup.js';
 import { docFromRecord } from '../src/search/docs.js';
 import { assemblePack, type PackCandidate } from '../src/search/pack.js';

@@ -276,7 +276,7 @@ describe('sync pure parts', () => {
   });
 
   it('knows when a user push already carries the memory refs', async () => {
-    const { pushesMemoryRefs } = await import('../src/merge/pre-push-hook.js');
+    const { pushesMemoryRefs } = await import('../src/hooks/pre-push.js');
     const z = '0'.repeat(40);
     expect(pushesMemoryRefs(`refs/heads/main ${z} refs/heads/main ${z}\n`)).toBe(false);
     expect(pushesMemoryRefs(`refs/memory ${z} refs/mem/memory ${z}\n`)).toBe(true);

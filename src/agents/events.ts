@@ -4,7 +4,7 @@
  * the folder is 0700 and the files 0600, and the buffer is deleted once the
  * session's extraction is done (see checkpoint.ts).
  *
- * This module is on the PostToolUse hot path (see claude-fast.ts): it imports
+ * This module is on the PostToolUse hot path (see src/hooks/claude-fast.ts): it imports
  * node built-ins only and does a handful of small file operations per event.
  */
 import {
@@ -116,7 +116,7 @@ function fnvHex(s: string): string {
 }
 
 /** A file-name-safe form of a session id (a hash when the id is unusual). */
-export function sessionFileName(sessionId: string): string {
+function sessionFileName(sessionId: string): string {
   if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(sessionId)) return sessionId;
   return `s-${fnvHex(sessionId)}`;
 }
@@ -151,7 +151,7 @@ export function sessionPaths(commonDir: string, sessionId: string): SessionPaths
 const MAX_STR = 2000;
 
 /** Keeps the head and the tail of a long string (errors live at the end of output). */
-export function clipText(s: string, max = MAX_STR): string {
+function clipText(s: string, max = MAX_STR): string {
   if (s.length <= max) return s;
   const head = Math.floor(max * 0.6);
   const tail = max - head - 20;
@@ -170,7 +170,7 @@ const DROP_KEYS = new Set([
 ]);
 
 /** A bounded copy of a JSON value: long strings clipped, bulky keys dropped, depth limited. */
-export function clipValue(v: unknown, depth = 0, drop = false): unknown {
+function clipValue(v: unknown, depth = 0, drop = false): unknown {
   if (typeof v === 'string') return clipText(v);
   if (v === null || typeof v !== 'object') return v;
   if (depth > 4) return '[…]';
@@ -189,7 +189,7 @@ function lineCount(s: unknown): number {
 }
 
 /** Files changed by an edit tool, with added/removed line counts. */
-export function editedFiles(tool: string | undefined, input: Json, response: Json): AgentEvent['files'] {
+function editedFiles(tool: string | undefined, input: Json, response: Json): AgentEvent['files'] {
   if (!isEditTool(tool) || !input || typeof input !== 'object') return undefined;
   const path = String(input.file_path ?? input.path ?? input.notebook_path ?? response?.filePath ?? '');
   if (!path) return undefined;
@@ -231,7 +231,7 @@ export function editedFiles(tool: string | undefined, input: Json, response: Jso
 }
 
 /** Exit code of a shell tool call, from whichever field the agent sends. */
-export function exitCodeOf(
+function exitCodeOf(
   event: string,
   tool: string | undefined,
   response: Json,
@@ -273,7 +273,7 @@ export function compactEvent(p: Record<string, Json>, now = new Date()): AgentEv
 }
 
 /** A shell command, normalised so "the same command" can be recognised. */
-export function normalizeCommand(cmd: unknown): string {
+function normalizeCommand(cmd: unknown): string {
   return String(cmd ?? '')
     .replace(/^\s*cd\s+\S+\s*&&\s*/, '')
     .replace(/\s+/g, ' ')
@@ -326,7 +326,7 @@ export function emptyCkpt(): CkptState {
 
 export type Trigger = 'count' | 'test-pass' | 'commit';
 
-export const CHECKPOINT_EVERY = 10;
+const CHECKPOINT_EVERY = 10;
 
 /** Decides whether an event (just appended) calls for a checkpoint; updates the fast state. Pure. */
 export function updateTrigger(state: FastState, ev: AgentEvent, ckptTotal: number): Trigger | undefined {

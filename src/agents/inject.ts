@@ -14,7 +14,8 @@
  */
 import { staleReasons, staleReasonText } from '../anchors/types.js';
 import { rulesFor } from '../commands/rules.js';
-import type { CatalogEntry, Store } from '../gitstore/store.js';
+import type { CatalogEntry } from '../gitstore/catalog.js';
+import type { Store } from '../gitstore/store.js';
 import { isExpired, type MemoryRecord } from '../model/record.js';
 import {
   clip,
@@ -25,7 +26,7 @@ import {
   neutralize,
   oneLine,
   PRIORITY,
-} from './frame.js';
+} from '../safety/frame.js';
 import { sessionEntries } from './sessions.js';
 
 export { promptContext, relevantMemories } from './relevance.js';
@@ -33,7 +34,7 @@ export { FRAME_NOTE, frame, MAX_CONTEXT_CHARS, neutralize };
 
 /** Standing knowledge for every session; situational memories (known fixes, failed attempts…) come per prompt. */
 const CORE_TYPES = new Set(['constraint', 'security', 'convention', 'decision', 'architecture', 'strategy']);
-export function isCore(e: CatalogEntry): boolean {
+function isCore(e: CatalogEntry): boolean {
   if (e.tags.includes('core')) return true;
   return CORE_TYPES.has(e.type) && e.confidence >= 0.7 && (e.type !== 'strategy' || e.confidence > 0.7);
 }

@@ -46,7 +46,7 @@ export interface LlmInput {
 }
 
 /** Types the model may propose: knowledge, not rules, sessions or strategies (those have their own paths). */
-export const LLM_TYPES = [
+const LLM_TYPES = [
   'decision',
   'convention',
   'known_fix',
@@ -59,7 +59,7 @@ export const LLM_TYPES = [
   'security',
 ] as const satisfies readonly MemoryType[];
 
-export const MAX_PROPOSALS = 5;
+const MAX_PROPOSALS = 5;
 const TITLE_MAX = 120;
 const BODY_MAX = 2000;
 const EVENT_CHARS = 600;
@@ -77,7 +77,7 @@ const DEFAULT_KEY_ENV: Record<LlmProvider, string> = {
   openai: 'OPENAI_API_KEY',
   anthropic: 'ANTHROPIC_API_KEY',
 };
-export const ANTHROPIC_VERSION = '2023-06-01';
+const ANTHROPIC_VERSION = '2023-06-01';
 
 function setting(settings: Record<string, unknown>, key: string): unknown {
   if (settings[`llm.${key}`] !== undefined) return settings[`llm.${key}`];
@@ -132,7 +132,7 @@ export function llmConfig(
 }
 
 /** Masks anything the secret scanner flags: events may hold tool output, and this text leaves the machine. */
-export function redact(text: string): string {
+function redact(text: string): string {
   const findings = scanSecrets(text);
   if (!findings.length) return text;
   const lines = text.split('\n');
@@ -154,7 +154,7 @@ function eventLine(e: unknown): string {
   return s.length > EVENT_CHARS ? `${s.slice(0, EVENT_CHARS)}…` : s;
 }
 
-export const SYSTEM_PROMPT =
+const SYSTEM_PROMPT =
   'You extract durable project knowledge from a coding session for a memory store. Reply with JSON only.';
 
 /** The seed-000 prompt shape: events, the existing facts, 1–3 facts back as JSON. */
@@ -255,7 +255,7 @@ export function parseReply(text: string, source = 'tier1:llm', via?: string): Ll
 }
 
 /** The request for a provider's wire format (pure, for tests and for `--dry-run`). */
-export function buildRequest(
+function buildRequest(
   cfg: LlmConfig,
   prompt: string,
 ): { url: string; headers: Record<string, string>; body: string } {
@@ -293,7 +293,7 @@ export function buildRequest(
 }
 
 /** The model's text from a provider's response document, or null if the shape is wrong. */
-export function replyText(provider: LlmProvider, doc: unknown): string | null {
+function replyText(provider: LlmProvider, doc: unknown): string | null {
   if (!doc || typeof doc !== 'object') return null;
   if (provider === 'openai') {
     const choices = (doc as { choices?: unknown }).choices;

@@ -9,10 +9,12 @@
  */
 
 import { staleReasons, staleReasonText } from '../anchors/types.js';
-import { addMemory, removeMemory, updateMemory } from '../commands/memory.js';
+import { add } from '../commands/add.js';
+import { removeMemory, updateMemory } from '../commands/memory.js';
 import { rulesFor } from '../commands/rules.js';
 import { err, isGitMemError } from '../errors.js';
-import type { CatalogEntry, Store } from '../gitstore/store.js';
+import type { CatalogEntry } from '../gitstore/catalog.js';
+import type { Store } from '../gitstore/store.js';
 import {
   estimateTokens,
   type MemoryRecord,
@@ -22,7 +24,7 @@ import {
   STATUSES,
   TYPES,
 } from '../model/record.js';
-import { frame, neutralize, oneLine, unframe } from './frame.js';
+import { frame, neutralize, oneLine, unframe } from '../safety/frame.js';
 
 // ------------------------------------------------------------------ schemas
 
@@ -314,19 +316,13 @@ export interface ToolResult {
   [k: string]: unknown;
 }
 
-/** What the handlers need: the project store, optional personal store, the server's cwd. */
+/** What the handlers need: the project store, optional personal store, the server's cwd and environment. */
 export interface McpEnv {
   store: Store;
   global?: Store;
   cwd: string;
-  /** Resolves anchors and duplicate checks the way `git mem add` does (the CLI supplies it). */
-  prepareAdd?: (args: { anchor: string[] }) => Promise<{
-    anchors?: unknown[];
-    prepareAnchors?: unknown;
-    beforeAdd?: (input: never) => Promise<number | undefined>;
-  }>;
-  /** Text the add hooks printed (duplicate warnings), read after beforeAdd stops an add. */
-  addOutput?: () => string;
+  /** The search daemon's mode and socket for add's duplicate check; default the store's. */
+  env?: NodeJS.ProcessEnv;
   /** Status of memories added without one: `active`, or `pending` to send agents' additions through review (setting mcp.add-status). */
   addStatus?: () => Promise<'active' | 'pending'>;
 }
@@ -490,10 +486,6 @@ async function doContext(env: McpEnv, a: Json): Promise<ToolResult> {
 }
 
 async function doAdd(env: McpEnv, a: Json): Promise<ToolResult> {
-  const anchors = (a.anchors as string[] | undefined) ?? [];
-  const hooks = env.prepareAdd ? await env.prepareAdd({ anchor: anchors }) : {};
-  if (anchors.length && !env.prepareAdd)
-    throw err('E_INVALID_ARG', 'anchors are not available in this server', 'add the memory without anchors');
   const input = {
     type: String(a.type),
     title: String(a.title),
@@ -505,16 +497,13 @@ async function doAdd(env: McpEnv, a: Json): Promise<ToolResult> {
     confidence: a.confidence as number | undefined,
     source: (a.source as string | undefined) ?? 'mcp',
     expires: a.expires ? parseDateInput(String(a.expires)) : undefined,
-    anchors: hooks.anchors as MemoryRecord['anchors'] | undefined,
   };
-  if (hooks.beforeAdd) {
-    const stop = await hooks.beforeAdd(input as never);
-    if (stop !== undefined) {
-      const said = env.addOutput?.().trim();
-      return toolError(said || 'not added: a similar memory exists (update it instead)');
-    }
-  }
-  const { record, commit } = await addMemory(env.store, input, hooks as never);
+  // anchors and the duplicate check exactly as `git mem add` (without --force) does them
+  const { record, commit } = await add(env.store, input, {
+    cwd: env.cwd,
+    env: env.env ?? env.store.repo.env,
+    anchors: (a.anchors as string[] | undefined) ?? [],
+  });
   return json({ id: record.id, type: record.type, title: record.title, status: record.status, commit });
 }
 
@@ -691,7 +680,7 @@ export async function callTool(env: McpEnv, name: string, args: unknown): Promis
 
 // ------------------------------------------------------------------ resources
 
-export const RULES_URI = 'memory://rules';
+const RULES_URI = 'memory://rules';
 export const MEMORY_URI_TEMPLATE = 'memory://{id}';
 const PAGE = 500;
 
@@ -734,7 +723,7 @@ export async function listResources(
     : { resources: out };
 }
 
-export function rulesMarkdown(
+function rulesMarkdown(
   rules: Array<{ id: string; title: string; body: string; scope: string[]; origin?: string }>,
 ): string {
   if (!rules.length)

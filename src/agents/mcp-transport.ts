@@ -70,7 +70,7 @@ interface Issue {
 }
 
 /** One line about the first problem the schema found, in words a person reads. */
-export function describeIssue(method: string, msg: Record<string, unknown>, error: unknown): string {
+function describeIssue(method: string, msg: Record<string, unknown>, error: unknown): string {
   const issues = ((error as { issues?: Issue[] })?.issues ?? []) as Issue[];
   const issue = issues[0];
   if (!issue) return `${method}: invalid params`;

@@ -6,8 +6,7 @@
  * anything else goes to stderr.
  */
 import type { Readable, Writable } from 'node:stream';
-import { bufferIO, type Ctx, maybeGlobalStore, openStore } from '../cli/context.js';
-import { addHooks } from '../cli/hooks-registry.js';
+import { maybeGlobalStore, openStore, type RunContext } from '../commands/context.js';
 import { isGitMemError } from '../errors.js';
 import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
@@ -35,7 +34,7 @@ export interface ServeOptions {
  * instead of a `git rev-parse` per call. cat-file resolves the ref afresh on
  * every request, so writes by other processes are seen at once.
  */
-export function fastTip(store: Store): Store {
+function fastTip(store: Store): Store {
   const slow = store.tip.bind(store);
   store.tip = async () => {
     try {
@@ -48,13 +47,11 @@ export function fastTip(store: Store): Store {
   return store;
 }
 
-/** Builds the handler environment for a CLI context. */
-export async function mcpEnv(ctx: Ctx): Promise<McpEnv> {
+/** Builds the handler environment for a run context. */
+export async function mcpEnv(ctx: RunContext): Promise<McpEnv> {
   const store = fastTip(await openStore(ctx));
   const g = await maybeGlobalStore(ctx);
   const global = g ? fastTip(g) : undefined;
-  // `add` resolves anchors and checks duplicates exactly as `git mem add` does; what those hooks print is captured
-  let io = bufferIO();
   return {
     addStatus: async () => {
       // read at each add (cheap next to the commit), so a changed setting applies without a restart
@@ -70,17 +67,12 @@ export async function mcpEnv(ctx: Ctx): Promise<McpEnv> {
     store,
     global,
     cwd: ctx.cwd,
-    prepareAdd: async (a) => {
-      io = bufferIO();
-      const quiet: Ctx = { ...ctx, io, json: false };
-      return (await addHooks(quiet, store, a)) as never;
-    },
-    addOutput: () => `${io.stderr}${io.stdout}`,
+    env: ctx.env,
   };
 }
 
 /** Serves until the client closes stdin. Resolves when the server has shut down. */
-export async function serveMcp(ctx: Ctx, opts: ServeOptions = {}): Promise<void> {
+export async function serveMcp(ctx: RunContext, opts: ServeOptions = {}): Promise<void> {
   const env = await mcpEnv(ctx);
   const [{ Server }, { LineTransport }, types] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),

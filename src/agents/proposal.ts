@@ -31,7 +31,7 @@ export interface Proposal {
   confidence?: number;
 }
 
-export const MAX_PROPOSALS_PER_SESSION = 5;
+const MAX_PROPOSALS_PER_SESSION = 5;
 
 export interface GateOptions {
   /** Proposals this session already made (the per-session cap counts them). */
@@ -87,14 +87,14 @@ export function isTransient(p: Pick<Proposal, 'title' | 'body'>): boolean {
 }
 
 /** Markers of the framing git-mem wraps around what it injects. */
-export const INJECTION_MARKERS = [
+const INJECTION_MARKERS = [
   '<memory',
   '</memory>',
   'git-mem context',
   'Reference only; not instructions',
 ];
 
-export function looksInjected(p: Pick<Proposal, 'title' | 'body'>, injected: string[] = []): boolean {
+function looksInjected(p: Pick<Proposal, 'title' | 'body'>, injected: string[] = []): boolean {
   const text = `${p.title}\n${p.body}`;
   if (INJECTION_MARKERS.some((m) => text.includes(m))) return true;
   const pt = tokens(p.title);
@@ -172,7 +172,7 @@ export async function gateProposals(
 }
 
 /** Cleans a proposal from any source (an LLM reply included); undefined when unusable. */
-export function normalizeProposal(p: Partial<Proposal> | null | undefined): Proposal | undefined {
+function normalizeProposal(p: Partial<Proposal> | null | undefined): Proposal | undefined {
   if (!p || typeof p !== 'object') return undefined;
   const type = String(p.type ?? '');
   if (!isType(type) || type === 'session' || type === 'rule') return undefined;

@@ -5,7 +5,7 @@
  */
 import type { Store } from '../gitstore/store.js';
 import { isExpired, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
-import { clip, frame, type Injection, neutralize, oneLine, PRIORITY } from './frame.js';
+import { clip, frame, type Injection, neutralize, oneLine, PRIORITY } from '../safety/frame.js';
 import { tokens } from './text.js';
 
 // ------------------------------------------------------------------ per-prompt relevance

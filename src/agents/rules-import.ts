@@ -180,7 +180,7 @@ export function parseCursorRule(text: string, source: string): RuleDraft[] {
 }
 
 /** One Copilot path-specific instructions file → one rule (applyTo). */
-export function parseCopilotInstructions(text: string, source: string): RuleDraft[] {
+function parseCopilotInstructions(text: string, source: string): RuleDraft[] {
   const { front, body } = splitFront(text.replace(/\r\n/g, '\n'));
   const fm = parseFrontLines(front);
   const content = clean(stripSections(body));
@@ -205,7 +205,7 @@ type Reader = (path: string) => string | null;
 type Lister = (dir: string) => string[];
 
 /** Reads every known rule file of the chosen formats (pure given the reader). */
-export function collectDrafts(targets: Target[], read: Reader, list: Lister): RuleDraft[] {
+function collectDrafts(targets: Target[], read: Reader, list: Lister): RuleDraft[] {
   const out: RuleDraft[] = [];
   const md = (path: string, t: Target) => {
     const text = read(path);
@@ -239,7 +239,7 @@ export function collectDrafts(targets: Target[], read: Reader, list: Lister): Ru
   return out;
 }
 
-export function normText(s: string): string {
+function normText(s: string): string {
   return s
     .toLowerCase()
     .replace(/[`*_>#-]/g, ' ')

@@ -6,8 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import { ensureFormat } from '../commands/memory.js';
+import type { CatalogEntry } from '../gitstore/catalog.js';
 import { layer, readGlobalConfig, readLocalConfig, readSharedConfig } from '../gitstore/config.js';
-import type { CatalogEntry, Store } from '../gitstore/store.js';
+import type { Store } from '../gitstore/store.js';
 import { type MemoryRecord, newRecord } from '../model/record.js';
 import { redactRecord } from '../safety/secrets.js';
 import type { AgentEvent } from './events.js';
@@ -23,7 +24,7 @@ import {
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /** A record id for a session: the time part from its start, the rest from a hash of the session id. */
-export function sessionRecordId(sessionId: string, startedMs: number): string {
+function sessionRecordId(sessionId: string, startedMs: number): string {
   let t = Math.max(0, Math.floor(startedMs));
   let time = '';
   for (let i = 0; i < 10; i++) {

@@ -9,10 +9,10 @@ import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import type { MemoryRecord } from '../model/record.js';
 
-export const STRATEGY_MIN = 0.1;
-export const STRATEGY_MAX = 0.95;
+const STRATEGY_MIN = 0.1;
+const STRATEGY_MAX = 0.95;
 export const STRATEGY_NEW = 0.5;
-export const ARCHIVE_BELOW = 0.3;
+const ARCHIVE_BELOW = 0.3;
 const ARCHIVED_REASON = 'confidence below 0.3';
 
 export function strategyConfidence(successes: number, failures: number): number {

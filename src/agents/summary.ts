@@ -70,7 +70,7 @@ export function errorTextOf(ev: AgentEvent): string {
 
 // ------------------------------------------------------------------ corrections and markers (shared with extraction)
 
-export const CORRECTION_PATTERNS: RegExp[] = [
+const CORRECTION_PATTERNS: RegExp[] = [
   /\b(?:no|nope)\s*[,.!;:-]?\s+(?:don'?t|do not|never|stop|not|that'?s not|it'?s not|we don'?t)\b/i,
   /\b(?:don'?t|do not|never)\s+(?:ever\s+)?(?:use|call|add|run|edit|touch|commit|modify|change|put|write|import|mock|push|delete|remove|install)\b/i,
   /\buse\s+[^?!\n]{1,60}?\s+instead\b/i,
@@ -80,7 +80,7 @@ export const CORRECTION_PATTERNS: RegExp[] = [
   /\bstop\s+(?:using|doing|adding|calling)\b/i,
 ];
 
-export const MARKER_RE = /\bremember(?:\s+that)?\s*[:\-–]\s*(.+)|\bremember\s+that\s+(.+)/i;
+const MARKER_RE = /\bremember(?:\s+that)?\s*[:\-–]\s*(.+)|\bremember\s+that\s+(.+)/i;
 
 /** The sentences of a prompt that carry a correction ("No, don't X. Use Y instead."), or undefined. */
 export function correctionOf(prompt: string): string | undefined {
@@ -245,7 +245,7 @@ export function summarizeSession(
   };
 }
 
-export function formatDuration(s: number): string {
+function formatDuration(s: number): string {
   if (s < 60) return `${s}s`;
   const m = Math.round(s / 60);
   return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;

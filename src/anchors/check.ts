@@ -437,7 +437,7 @@ const round = (x: number) => Math.round(x * 100) / 100;
  * locations, verdicts (only when they change what a reader should know), and
  * the status: stale while any anchor is stale, active again once all are fine.
  */
-export function applyOutcomes(
+function applyOutcomes(
   rec: MemoryRecord,
   byIndex: Map<number, Outcome>,
   commit: string,
@@ -838,7 +838,7 @@ class CheckContext {
 }
 
 /** Symbol verdict within one file: by qualified name, then by body hash (a rename). Pure. */
-export function symbolInFile(
+function symbolInFile(
   a: FullAnchor,
   defs: readonly SymbolDef[],
   base: BaseState,

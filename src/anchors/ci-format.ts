@@ -93,7 +93,7 @@ function mdCell(s: string): string {
 }
 
 /** A PR comment body. */
-export function formatMarkdown(r: CiReport): string {
+function formatMarkdown(r: CiReport): string {
   const touched = r.items.filter((i) => i.status !== 'fresh');
   const stale = r.items.filter((i) => i.stale);
   const lines = ['<!-- git-mem:ci -->', '### git-mem: memories anchored to code this change touches', ''];
@@ -124,7 +124,7 @@ export function formatMarkdown(r: CiReport): string {
 
 // ------------------------------------------------------------------ sarif
 
-export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
+const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 
 const RULES: Record<string, string> = {
   moved: 'The anchored text moved; the anchor was relocated.',
@@ -197,7 +197,7 @@ export function buildSarif(r: CiReport, version = '0.1.0'): Record<string, unkno
   };
 }
 
-export function formatSarif(r: CiReport): string {
+function formatSarif(r: CiReport): string {
   return `${JSON.stringify(buildSarif(r), null, 2)}\n`;
 }
 
@@ -213,7 +213,7 @@ function xml(s: string): string {
 }
 
 /** One test case per anchor; stale anchors are failures (or all non-fresh with --fail-on changed). */
-export function formatJunit(r: CiReport): string {
+function formatJunit(r: CiReport): string {
   const failing = (i: CiItem) => (r.failOn === 'changed' ? i.status !== 'fresh' : i.stale);
   const failures = r.items.filter(failing).length;
   const lines = [
@@ -239,7 +239,7 @@ export function formatJunit(r: CiReport): string {
 
 // ------------------------------------------------------------------ json
 
-export function formatJson(r: CiReport): string {
+function formatJson(r: CiReport): string {
   return `${JSON.stringify({ base: r.base, head: r.head, failOn: r.failOn, failed: r.failed, items: r.items }, null, 2)}\n`;
 }
 

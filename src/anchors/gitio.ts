@@ -32,15 +32,6 @@ export async function revParseVia(store: Store, rev: string): Promise<string | n
   return o && o.type === 'commit' ? o.oid : null;
 }
 
-export async function commitExists(repo: Repo, oid: string): Promise<boolean> {
-  const r = await git(['cat-file', '-e', `${oid}^{commit}`], {
-    cwd: repo.cwd,
-    env: repo.env,
-    allowFail: true,
-  });
-  return r.code === 0;
-}
-
 function parseLsTree(out: string, into: Map<string, string>): void {
   for (const line of out.split('\0')) {
     if (!line) continue;

@@ -101,7 +101,7 @@ function dec(s: string): string {
 }
 
 /** The index entries of one record version. */
-export function indexAnchors(r: MemoryRecord): IndexedAnchor[] {
+function indexAnchors(r: MemoryRecord): IndexedAnchor[] {
   return r.anchors.map((a) => {
     const b = isComplete(a) ? baseOf(a as FullAnchor) : null;
     if (!b) return { p: a.path, b: null, c: null, i: 1 } as IndexedAnchor;
@@ -128,7 +128,7 @@ function lineOf(id: string, n: number, oid: string, status: string, a: IndexedAn
 }
 
 /** The index lines of one record version (none when it has no anchors). */
-export function indexLines(id: string, r: MemoryRecord, oid: string): string[] {
+function indexLines(id: string, r: MemoryRecord, oid: string): string[] {
   return indexAnchors(r).map((a, n) => lineOf(id, n, oid, r.status, a));
 }
 

@@ -34,7 +34,7 @@ export function checkedBlobPath(commit: string, blob: string): string {
 }
 
 /** Normalises a user path to a repository-relative one; refuses escapes. */
-export function normalizeAnchorPath(root: string, cwd: string, p: string): string {
+function normalizeAnchorPath(root: string, cwd: string, p: string): string {
   const raw = p.trim().replace(/\\/g, '/');
   if (!raw) throw err('E_ANCHOR', 'an anchor needs a path', 'use --anchor PATH[:START[-END]]');
   if (raw.includes('\0')) throw err('E_ANCHOR', 'invalid anchor path');
@@ -298,7 +298,7 @@ export class AnchorPreparer {
   }
 }
 
-export function fallbackDefinitionLine(lines: readonly string[], name: string): number | undefined {
+function fallbackDefinitionLine(lines: readonly string[], name: string): number | undefined {
   const n = name
     .split('.')
     .pop()!

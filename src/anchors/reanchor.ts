@@ -20,7 +20,7 @@ export interface ReanchorResult {
 }
 
 /** The spec to re-anchor an existing anchor at its last known place; null when it is gone. */
-export function respec(a: FullAnchor): Anchor | null {
+function respec(a: FullAnchor): Anchor | null {
   const v = a.verdict;
   if (v && v.status === 'deleted') return null;
   if (v && v.status === 'symbol_removed') return null;

@@ -122,7 +122,7 @@ export function contextScore(
 }
 
 /** Context agreement counting only distinctive lines (blank lines, braces and the like prove nothing). */
-export function distinctiveContext(
+function distinctiveContext(
   lines: readonly string[],
   c: { start: number; end: number },
   before: readonly string[] = [],

@@ -90,7 +90,7 @@ async function runtime() {
   return modP;
 }
 
-export function grammarPath(lang: string): string {
+function grammarPath(lang: string): string {
   const require = createRequire(import.meta.url);
   const pkg = require.resolve('tree-sitter-wasms/package.json');
   return pkg.replace(/package\.json$/, `out/tree-sitter-${lang}.wasm`);

@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 
-export const TEXT_CAP = 4096;
-export const CONTEXT_LINES = 3;
+const TEXT_CAP = 4096;
+const CONTEXT_LINES = 3;
 
 /** Splits file content into lines (no trailing empty line for a final newline; CRLF tolerated). */
 export function splitLines(content: string): string[] {

@@ -4,9 +4,10 @@
  * when the anchor is made and never overwritten; a check writes only
  * `current` (where the text is now) and `verdict` (what the last check found).
  */
+import { err } from '../errors.js';
 import type { Anchor, MemoryRecord } from '../model/record.js';
 
-export const VERDICTS = [
+const VERDICTS = [
   'fresh',
   'moved',
   'renamed',
@@ -17,7 +18,7 @@ export const VERDICTS = [
 ] as const;
 export type VerdictStatus = (typeof VERDICTS)[number];
 /** Verdicts that make a memory stale. */
-export const STALE_VERDICT_LIST = ['changed', 'symbol_removed', 'symbol_renamed', 'deleted'] as const;
+const STALE_VERDICT_LIST = ['changed', 'symbol_removed', 'symbol_renamed', 'deleted'] as const;
 export type StaleVerdict = (typeof STALE_VERDICT_LIST)[number];
 export const STALE_VERDICTS: ReadonlySet<string> = new Set(STALE_VERDICT_LIST);
 
@@ -173,4 +174,34 @@ export function staleReasons(r: Pick<MemoryRecord, 'anchors' | 'extra'>): StaleR
 /** The frontmatter patch that records reasons (undefined or none: removes the key). */
 export function staleReasonsField(reasons: readonly StaleReason[] | undefined): Record<string, unknown> {
   return { [STALE_REASONS_KEY]: reasons?.length ? reasons.map(staleReasonText) : undefined };
+}
+
+/** Parses PATH[:START[-END]] into a bare anchor spec (AnchorPreparer completes it). */
+function parseAnchorSpec(spec: string): Anchor {
+  const m = /^(.+?)(?::(\d+)(?:-(\d+))?)?$/.exec(spec.trim());
+  if (!m?.[1])
+    throw err('E_INVALID_ARG', `invalid --anchor "${spec}"`, 'use PATH, PATH:LINE or PATH:START-END');
+  const a: Anchor = { path: m[1] };
+  if (m[2]) {
+    const start = Number(m[2]);
+    const end = m[3] ? Number(m[3]) : start;
+    if (start < 1 || end < start)
+      throw err(
+        'E_INVALID_ARG',
+        `invalid line range in --anchor "${spec}"`,
+        'lines start at 1 and END ≥ START',
+      );
+    a.lines = [start, end];
+  }
+  return a;
+}
+
+/** Bare anchor specs from PATH[:START[-END]] and [PATH#]NAME strings (--anchor, --symbol). */
+export function parseAnchorSpecs(anchors: readonly string[] = [], symbols: readonly string[] = []): Anchor[] {
+  const out = anchors.map(String).map(parseAnchorSpec);
+  for (const s of symbols.map(String)) {
+    const hash = s.lastIndexOf('#');
+    out.push(hash > 0 ? { path: s.slice(0, hash), symbol: s.slice(hash + 1) } : { path: '', symbol: s });
+  }
+  return out;
 }

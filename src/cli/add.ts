@@ -1,13 +1,8 @@
-import { addMemory } from '../commands/memory.js';
+import { add } from '../commands/add.js';
 import { parseDateInput } from '../model/record.js';
-import { assertRecordClean, scanRecord } from '../safety/secrets.js';
 import { mark } from '../trace.js';
 import { defineCommand } from './command.js';
 import { emit, list, openStore, readContent, secretPolicy } from './context.js';
-import { addHooks } from './hooks-registry.js';
-
-/** A duplicate check that asked to stop without an error (its exit code is returned). */
-class StopAdd extends Error {}
 
 export default defineCommand({
   command: 'add',
@@ -46,75 +41,52 @@ export default defineCommand({
   async run(a, ctx) {
     mark('add: start');
     // the duplicate check's module loads while the content and the store are read
-    import('../search/add-hook.js').catch(() => {});
+    import('../search/duplicate-check.js').catch(() => {});
     const body = (await readContent(ctx, a, true)) ?? '';
     const store = await openStore(ctx, { global: a.global, create: true });
     mark('add: store open');
-    const fields = {
+    const tags = list(a.tags);
+    const scope = list(a.scope);
+    const allowSecret = secretPolicy(ctx, store, a['allow-secret'], {
       title: a.title,
       body,
       source: a.source,
-      tags: list(a.tags),
-      scope: list(a.scope),
+      tags: tags.join(','),
+      scope: scope.join(' '),
       alias: a.alias,
-    };
-    const policyP = secretPolicy(ctx, store, a['allow-secret'], {
-      ...fields,
-      tags: fields.tags.join(','),
-      scope: fields.scope.join(' '),
     });
-    policyP.catch(() => {});
-    // a likely secret is refused before the duplicate check sees the text (it may go to an embedding endpoint)
-    if (scanRecord(fields).length && !(await policyP)) assertRecordClean(fields);
-    const hooks = await addHooks(ctx, store, a);
-    mark('add: hooks');
-    const input = {
-      type: a.type,
-      title: a.title,
-      body,
-      tags: list(a.tags),
-      scope: list(a.scope),
-      alias: a.alias,
-      expires: a.expires ? parseDateInput(a.expires) : undefined,
-      status: a.status,
-      confidence: a.confidence,
-      source: a.source,
-      anchors: hooks.anchors,
-      allowSecret: false,
-    };
-    // the duplicate check (a daemon round trip) goes out first; it runs while the settings
-    // are read and the objects are written, and only the ref waits for it (Store.write's gate)
-    const stopP = hooks.beforeAdd?.(input);
-    stopP?.catch(() => {});
-    const settingsP = Promise.all([policyP, store.ident()]);
-    settingsP.catch(() => {});
-    const stopped = { code: undefined as number | undefined };
-    const gate = stopP?.then((code) => {
-      mark('add: dedup done');
-      if (code !== undefined) {
-        stopped.code = code;
-        throw new StopAdd();
-      }
-    });
-    gate?.catch(() => {}); // awaited by the write; this only marks it handled until then
-    const [allowSecret] = await settingsP;
-    input.allowSecret = allowSecret;
-    mark('add: settings+ident');
-    let written: Awaited<ReturnType<typeof addMemory>>;
-    try {
-      written = await addMemory(store, input, { ...hooks, gate });
-    } catch (e) {
-      if (e instanceof StopAdd) return stopped.code;
-      throw e;
-    }
-    const { record, commit } = written;
+    allowSecret.catch(() => {});
+    const { record, commit, notes } = await add(
+      store,
+      {
+        type: a.type,
+        title: a.title,
+        body,
+        tags,
+        scope,
+        alias: a.alias,
+        expires: a.expires ? parseDateInput(a.expires) : undefined,
+        status: a.status,
+        confidence: a.confidence,
+        source: a.source,
+      },
+      {
+        cwd: ctx.cwd,
+        env: ctx.env,
+        anchors: a.anchor,
+        symbols: a.symbol,
+        duplicates: a.force ? 'force' : 'refuse',
+        daemon: !a.global,
+        allowSecret,
+        warn: (line) => ctx.io.err(`${line}\n`),
+      },
+    );
     mark('add: written');
-    emit(ctx, { id: record.id, commit, alias: record.alias ?? null }, () => {
-      const notes = hooks.notes?.(record) ?? [];
-      return [
+    emit(ctx, { id: record.id, commit, alias: record.alias ?? null }, () =>
+      [
         `Added ${record.id.slice(0, 12)} ${record.type} "${record.title}" (${commit.slice(0, 12)})`,
         ...notes,
-      ].join('\n');
-    });
+      ].join('\n'),
+    );
   },
 });

@@ -4,7 +4,7 @@ import { err } from '../errors.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 
-export function resultJSON(r: AnchorResult) {
+function resultJSON(r: AnchorResult) {
   return {
     id: r.id,
     title: r.title,
@@ -21,7 +21,7 @@ export function resultJSON(r: AnchorResult) {
   };
 }
 
-export function countVerdicts(results: readonly AnchorResult[]): Record<string, number> {
+function countVerdicts(results: readonly AnchorResult[]): Record<string, number> {
   const c: Record<string, number> = {
     fresh: 0,
     moved: 0,
@@ -35,7 +35,7 @@ export function countVerdicts(results: readonly AnchorResult[]): Record<string, 
   return c;
 }
 
-export function reportJSON(rep: CheckReport, all = false) {
+function reportJSON(rep: CheckReport, all = false) {
   return {
     target: rep.target,
     memoryCommit: rep.memoryCommit,
@@ -49,7 +49,7 @@ export function reportJSON(rep: CheckReport, all = false) {
   };
 }
 
-export function humanLine(r: AnchorResult): string {
+function humanLine(r: AnchorResult): string {
   const to =
     r.verdict.to && locString(r.verdict.to) !== locString(r.verdict.from)
       ? ` → ${locString(r.verdict.to)}`
@@ -78,7 +78,8 @@ export default defineCommand({
     if (a.worktree && a.rev) throw err('E_INVALID_ARG', 'pass either --worktree or --rev, not both');
     const store = await openStore(ctx);
     const tip = await store.tip();
-    const ids = (a.ids ?? []).length ? await resolveIds(store, a.ids.map(String), tip) : undefined;
+    const given = a.ids ?? [];
+    const ids = given.length ? await resolveIds(store, given.map(String), tip) : undefined;
     const { runCheck } = await import('../anchors/check.js');
     const rep = await runCheck(store, {
       target: a.rev,

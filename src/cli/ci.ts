@@ -3,7 +3,9 @@ import { defineCommand } from './command.js';
 import { openStore } from './context.js';
 
 const FORMATS = ['github', 'markdown', 'sarif', 'junit', 'json'];
-const FAIL_ON = ['stale', 'changed', 'never'];
+const FAIL_ON = ['stale', 'changed', 'never'] as const;
+type FailOn = (typeof FAIL_ON)[number];
+const isFailOn = (s: string): s is FailOn => (FAIL_ON as readonly string[]).includes(s);
 
 export default defineCommand({
   command: 'ci',
@@ -32,7 +34,7 @@ export default defineCommand({
     if (!FORMATS.includes(format))
       throw err('E_INVALID_ARG', `unknown --format "${format}"`, `use one of: ${FORMATS.join(', ')}`);
     const failOn = a['fail-on'] ?? 'stale';
-    if (!FAIL_ON.includes(failOn))
+    if (!isFailOn(failOn))
       throw err('E_INVALID_ARG', `unknown --fail-on "${failOn}"`, `use one of: ${FAIL_ON.join(', ')}`);
     const store = await openStore(ctx);
     if (!(await store.tip())) {

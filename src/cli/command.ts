@@ -1,14 +1,28 @@
-import type { Argv } from 'yargs';
+import type { ArgumentsCamelCase, Argv } from 'yargs';
 import type { Ctx } from './context.js';
 
-/** One CLI command: a yargs builder and a run function testable without a terminal. */
-export interface CommandDef {
+/**
+ * One CLI command: a yargs builder and a run function testable without a
+ * terminal. `run` receives the options its builder declares, typed (yargs
+ * infers them from the option and positional definitions).
+ */
+export interface CommandDef<T = object> {
   /** yargs command string, e.g. 'show <ref>' */
   command: string;
   describe: string;
   aliases?: string[];
-  builder?: (y: Argv) => Argv;
-  run: (args: Record<string, any>, ctx: Ctx) => Promise<number | undefined | void>;
+  builder?: (y: Argv) => Argv<T>;
+  run: (args: ArgumentsCamelCase<T>, ctx: Ctx) => Promise<number | undefined | void>;
 }
 
-export const defineCommand = (c: CommandDef): CommandDef => c;
+/** A command of any option type: what the command table and the parser hold. */
+// biome-ignore lint/suspicious/noExplicitAny: the table holds commands of every option type
+export type AnyCommand = CommandDef<any>;
+
+export const defineCommand = <T = object>(c: CommandDef<T>): AnyCommand => c as AnyCommand;
+
+/** The typed options a builder declares, for helpers that receive a command's arguments. */
+// biome-ignore lint/suspicious/noExplicitAny: matches a builder of any option type
+export type ArgsOf<B extends (y: Argv) => Argv<any>> = B extends (y: Argv) => Argv<infer T>
+  ? ArgumentsCamelCase<T>
+  : never;

@@ -5,9 +5,9 @@
  * so `git mem show` never parses the code of `search` or `mcp`. Aliases are
  * keys too; test/cli-bin.test.ts checks the table against the modules.
  */
-import type { CommandDef } from './command.js';
+import type { AnyCommand } from './command.js';
 
-type Load = () => Promise<{ default: CommandDef }>;
+type Load = () => Promise<{ default: AnyCommand }>;
 
 export const commandLoaders: Record<string, Load> = {
   // the store
@@ -67,13 +67,13 @@ export const commandAliases: Record<string, string> = {
 };
 
 /** The command called `name` (or aliased so), loaded; undefined for no such command. */
-export async function loadCommand(name: string | undefined): Promise<CommandDef | undefined> {
+export async function loadCommand(name: string | undefined): Promise<AnyCommand | undefined> {
   if (!name) return undefined;
   const key = Object.hasOwn(commandAliases, name) ? commandAliases[name] : name;
   return Object.hasOwn(commandLoaders, key) ? (await commandLoaders[key]()).default : undefined;
 }
 
 /** Every command, loaded (for the full help and for suggestions after a typo). */
-export async function loadAllCommands(): Promise<CommandDef[]> {
+export async function loadAllCommands(): Promise<AnyCommand[]> {
   return Promise.all(Object.values(commandLoaders).map(async (l) => (await l()).default));
 }

@@ -17,7 +17,7 @@ export default defineCommand({
       .option('budget', { type: 'number', describe: 'token budget (default: config context-budget, 2000)' })
       .option('format', {
         type: 'string',
-        choices: ['md', 'json'],
+        choices: ['md', 'json'] as const,
         describe: 'md (default): the framed text; json: text, items and tokens',
       })
       .option('sessions', { type: 'number', describe: 'latest session summaries to offer (default 2)' })

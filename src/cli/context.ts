@@ -1,43 +1,27 @@
 /**
- * What every command gets: injected IO streams (so a command runs in tests
- * without a terminal, like GitHub CLI's IOStreams), the working directory,
- * the environment and output helpers that keep --json stable.
+ * What every command gets: the run context of the operations (IO, cwd, env,
+ * the stores it opened; src/commands/context.ts) plus the output format,
+ * the memoised settings and output helpers that keep --json stable.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import type { RunContext } from '../commands/context.js';
 import { err } from '../errors.js';
-import { gitMemHome, readGlobalConfig, resolveConfig, type Settings } from '../gitstore/config.js';
-import { git } from '../gitstore/git.js';
-import { openRepo } from '../gitstore/repo.js';
-import { Store } from '../gitstore/store.js';
+import { readGlobalConfig, resolveConfig, type Settings } from '../gitstore/config.js';
+import type { Store } from '../gitstore/store.js';
 import { stringify as yamlStringify } from '../model/yaml.js';
 
-export interface IO {
-  out(s: string): void;
-  /** Bytes to stdout as they are (large outputs skip a decode/encode round trip). */
-  outBytes?(b: Buffer): void;
-  err(s: string): void;
-  /** Reads all of stdin, or undefined when stdin is a terminal / absent. */
-  readStdin(): Promise<string | undefined>;
-  isTTY: boolean;
-  stdinIsTTY: boolean;
-  /** The terminal, for commands that ask questions (review); default process.stdin / process.stdout. */
-  terminal?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
-}
+export type { IO } from '../commands/context.js';
+export { bufferIO, maybeGlobalStore, openStore, processIO } from '../commands/context.js';
 
-export interface Ctx {
-  io: IO;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
+export interface Ctx extends RunContext {
   json: boolean;
   /** yaml output (the `output: yaml` setting); json wins when --json is given */
   yaml?: boolean;
-  stores: Store[];
   settings?: Promise<Settings>;
 }
 
 /** The layered settings for this command (memoised; needs the store for the shared and local layers). */
-export function settingsFor(ctx: Ctx, store?: Store): Promise<Settings> {
+function settingsFor(ctx: Ctx, store?: Store): Promise<Settings> {
   ctx.settings ??= resolveConfig(ctx.env, store).then((r) => {
     for (const w of r.warnings) ctx.io.err(`${w}\n`);
     return r.values;
@@ -83,85 +67,6 @@ export function outputFormat(env: NodeJS.ProcessEnv): string {
   } catch {
     return 'human';
   }
-}
-
-export function processIO(): IO {
-  return {
-    out: (s) => process.stdout.write(s),
-    outBytes: (b) => process.stdout.write(b),
-    err: (s) => process.stderr.write(s),
-    isTTY: !!process.stdout.isTTY,
-    stdinIsTTY: !!process.stdin.isTTY,
-    readStdin: async () => {
-      if (process.stdin.isTTY) return undefined;
-      const chunks: Buffer[] = [];
-      for await (const c of process.stdin) chunks.push(c as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
-    },
-  };
-}
-
-/** An IO that records output: for tests and for embedding the CLI. */
-export function bufferIO(stdin?: string): IO & { stdout: string; stderr: string } {
-  const io = {
-    stdout: '',
-    stderr: '',
-    isTTY: false,
-    stdinIsTTY: stdin === undefined,
-    out(s: string) {
-      io.stdout += s;
-    },
-    err(s: string) {
-      io.stderr += s;
-    },
-    readStdin: async () => stdin,
-  };
-  return io;
-}
-
-export function globalStoreDir(env: NodeJS.ProcessEnv): string {
-  return join(gitMemHome(env), 'store.git');
-}
-
-async function openGlobalStore(ctx: Ctx, create: boolean): Promise<Store> {
-  const dir = globalStoreDir(ctx.env);
-  if (!existsSync(join(dir, 'HEAD'))) {
-    if (!create)
-      throw err('E_NOT_INITIALIZED', `no global store at ${dir}`, 'add one with git mem add --global');
-    mkdirSync(dir, { recursive: true });
-    await git(['init', '-q', '--bare', dir], { cwd: dir, env: ctx.env });
-  }
-  const repo = await openRepo(dir, { ...ctx.env, GIT_DIR: dir, GIT_WORK_TREE: undefined });
-  return track(ctx, new Store(repo));
-}
-
-function track(ctx: Ctx, s: Store): Store {
-  ctx.stores.push(s);
-  return s;
-}
-
-/**
- * The store a command works on: the repository's, or the global one with
- * --global (or outside a repository, unless strict-local is set).
- */
-export async function openStore(ctx: Ctx, opts: { global?: boolean; create?: boolean } = {}): Promise<Store> {
-  if (opts.global) return openGlobalStore(ctx, !!opts.create);
-  try {
-    return track(ctx, new Store(await openRepo(ctx.cwd, ctx.env)));
-  } catch (e) {
-    if ((e as { code?: string }).code !== 'E_NOT_A_REPO') throw e;
-    const strict = ['true', 'yes', 'on', '1'].includes(
-      String(readGlobalConfig(ctx.env)['strict-local'] ?? ctx.env.GIT_MEM_STRICT_LOCAL ?? '').toLowerCase(),
-    );
-    if (strict || !existsSync(join(globalStoreDir(ctx.env), 'HEAD'))) throw e;
-    return openGlobalStore(ctx, false);
-  }
-}
-
-/** Opens the global store if it exists (for reads that merge project and personal memory). */
-export async function maybeGlobalStore(ctx: Ctx): Promise<Store | undefined> {
-  if (!existsSync(join(globalStoreDir(ctx.env), 'HEAD'))) return undefined;
-  return openGlobalStore(ctx, false);
 }
 
 export function printJSON(ctx: Ctx, value: unknown): void {

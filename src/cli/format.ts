@@ -1,6 +1,6 @@
 /** Human output: short, aligned, no colour unless a terminal asks for it. */
 
-import type { Catalog } from '../gitstore/store.js';
+import type { Catalog } from '../gitstore/catalog.js';
 import type { MemoryRecord, RecordSummary } from '../model/record.js';
 import { recordTokens, summaryToJSON } from '../model/record.js';
 

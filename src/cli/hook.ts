@@ -18,11 +18,11 @@ export default defineCommand({
     const args = (a.args ?? []).map(String);
     switch (a.name) {
       case 'post-commit':
-        return (await import('../anchors/post-commit-hook.js')).runPostCommitHook(ctx, args);
+        return (await import('../hooks/post-commit.js')).runPostCommitHook(ctx, args);
       case 'pre-push':
-        return (await import('../merge/pre-push-hook.js')).runPrePushHook(ctx, args);
+        return (await import('../hooks/pre-push.js')).runPrePushHook(ctx, args);
       case 'claude-code':
-        return (await import('../agents/claude-hook.js')).runClaudeHook(ctx, args);
+        return (await import('../hooks/claude-code.js')).runClaudeHook(ctx, args);
     }
     return 0;
   },

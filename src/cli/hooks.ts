@@ -43,7 +43,7 @@ export default defineCommand({
           'Codex has no local hook file',
           'drop --local, or install --codex on its own',
         );
-      const mod = await import('../agents/claude-settings.js');
+      const mod = await import('../hooks/claude-settings.js');
       for (const name of agents) {
         const target = mod.AGENT_TARGETS[name];
         const c = install

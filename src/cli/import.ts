@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { importRecords, recordsFromJsonl } from '../commands/bulk.js';
+import { importJsonl } from '../commands/bulk.js';
 import { err } from '../errors.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
@@ -44,23 +44,9 @@ export default defineCommand({
       }
     }
     const store = await openStore(ctx, { global: a.global, create: true });
-    const ident = await store.ident();
-    const records = recordsFromJsonl(text, `${ident.name} <${ident.email}>`, {
-      allowSecret: a['allow-secret'],
-    });
-    // the one validator: what local writes refuse, and anchors that leave the repository
-    const { recordProblem } = await import('../merge/validate.js');
-    records.forEach((r, i) => {
-      const p = recordProblem(r);
-      if (p)
-        throw err(
-          'E_INVALID_ARG',
-          `record ${i + 1} (${r.id}): ${p}`,
-          'fix it in the file; nothing was imported',
-        );
-    });
     const tty = ctx.io.isTTY && !ctx.json;
-    const r = await importRecords(store, records, {
+    const { records, ...r } = await importJsonl(store, text, {
+      allowSecret: a['allow-secret'],
       onProgress: tty
         ? (d, t) =>
             ctx.io.err(`\rimporting ${d}/${t} ${'#'.repeat(Math.round((d / t) * 30)).padEnd(30, '.')}`)

@@ -1,6 +1,6 @@
 import { err } from '../errors.js';
+import type { CatalogEntry } from '../gitstore/catalog.js';
 import { listJsonFromCache } from '../gitstore/catalog-cache.js';
-import type { CatalogEntry } from '../gitstore/store.js';
 import micromatch from '../model/glob.js';
 import { expiredAt, isStatus, isType } from '../model/record.js';
 import { defineCommand } from './command.js';
@@ -53,7 +53,7 @@ export function makeFilter(f: ListFilter, now = Date.now()): (e: Filterable) => 
 }
 
 /** Pure filter over catalog entries; sorted oldest first (ids are time-ordered). */
-export function filterEntries<T extends Filterable>(
+function filterEntries<T extends Filterable>(
   entries: Iterable<T>,
   f: ListFilter,
   now = Date.now(),

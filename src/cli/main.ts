@@ -3,7 +3,7 @@
  * returns the exit code, so tests run commands in-process.
  */
 import { GitMemError, isGitMemError } from '../errors.js';
-import type { CommandDef } from './command.js';
+import type { AnyCommand } from './command.js';
 import { loadAllCommands, loadCommand } from './commands.js';
 import { type Ctx, type IO, outputFormat, processIO } from './context.js';
 
@@ -35,7 +35,7 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     // only the command named is loaded (its module and what it imports); no command, or
     // one that does not exist, loads them all for the full help and the suggestions
     const named = await loadCommand(argv.find((a) => !a.startsWith('-')));
-    const commands: CommandDef[] = named ? [named] : await loadAllCommands();
+    const commands: AnyCommand[] = named ? [named] : await loadAllCommands();
     const { default: yargs } = await import('yargs');
     const y = yargs()
       .scriptName('git mem')
@@ -62,7 +62,7 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
         c.describe,
         (yy) => (c.builder ? c.builder(yy) : yy),
         async (args) => {
-          const code = await c.run(args as Record<string, any>, ctx);
+          const code = await c.run(args, ctx);
           exitCode = typeof code === 'number' ? code : 0;
         },
         [],

@@ -1,7 +1,7 @@
+import { parseAnchorSpecs } from '../anchors/types.js';
 import { err } from '../errors.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
-import { parseAnchorSpec } from './hooks-registry.js';
 
 export default defineCommand({
   command: 'reanchor <id>',
@@ -23,11 +23,7 @@ export default defineCommand({
   async run(a, ctx) {
     const store = await openStore(ctx);
     if (!store.repo.workTree) throw err('E_ANCHOR', 'anchors need a work tree', 'run inside a checkout');
-    const specs = [...(a.anchor ?? []).map(String).map(parseAnchorSpec)];
-    for (const s of (a.symbol ?? []).map(String)) {
-      const hash = s.lastIndexOf('#');
-      specs.push(hash > 0 ? { path: s.slice(0, hash), symbol: s.slice(hash + 1) } : { path: '', symbol: s });
-    }
+    const specs = parseAnchorSpecs(a.anchor ?? [], a.symbol ?? []);
     const { reanchor } = await import('../anchors/reanchor.js');
     const r = await reanchor(store, String(a.id), ctx.cwd, specs.length ? specs : undefined);
     emit(

@@ -1,11 +1,46 @@
+import type { Argv } from 'yargs';
 import { rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
-import { defineCommand } from './command.js';
+import { type ArgsOf, defineCommand } from './command.js';
 import { type Ctx, emit, list, maybeGlobalStore, openStore } from './context.js';
 import { normalizeRepoPath } from './paths.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: parsed yargs arguments, as CommandDef.run receives them
-type Args = Record<string, any>;
+const builder = (y: Argv) =>
+  y
+    .positional('action', {
+      choices: ['export', 'import'] as const,
+      describe: 'export or import agent rule files',
+    })
+    .option('file', { type: 'string', describe: 'the file being edited' })
+    // declared as `global` so that `--no-global` (yargs' negation) passes strict option checks
+    .option('global', {
+      type: 'boolean',
+      describe: 'include the personal global store; --no-global: project rules only',
+    })
+    .option('to', {
+      type: 'string',
+      array: true,
+      describe: 'export: claude, agents, cursor, copilot or all (comma-separated)',
+    })
+    .option('from', {
+      type: 'string',
+      array: true,
+      describe: 'import: claude, agents, cursor, copilot or all (default all)',
+    })
+    .option('dir', {
+      type: 'string',
+      describe: 'export/import: root directory of the agent files (default: the work tree)',
+    })
+    .option('check', {
+      type: 'boolean',
+      describe: 'export: write nothing; exit 1 if any file is out of date',
+    })
+    .option('dry-run', { type: 'boolean', describe: 'import: show what would be imported, write nothing' })
+    .option('allow-secret', {
+      type: 'boolean',
+      describe: 'import: store text even if it looks like a secret',
+    });
+type Args = ArgsOf<typeof builder>;
 
 /**
  * `git mem rules [--file PATH]`: the rules in force for a file.
@@ -16,41 +51,7 @@ export default defineCommand({
   command: 'rules [action]',
   describe:
     'the rules in force for a file; export them to CLAUDE.md, AGENTS.md, Cursor, Copilot; import theirs',
-  builder: (y) =>
-    y
-      .positional('action', {
-        choices: ['export', 'import'] as const,
-        describe: 'export or import agent rule files',
-      })
-      .option('file', { type: 'string', describe: 'the file being edited' })
-      // declared as `global` so that `--no-global` (yargs' negation) passes strict option checks
-      .option('global', {
-        type: 'boolean',
-        describe: 'include the personal global store; --no-global: project rules only',
-      })
-      .option('to', {
-        type: 'string',
-        array: true,
-        describe: 'export: claude, agents, cursor, copilot or all (comma-separated)',
-      })
-      .option('from', {
-        type: 'string',
-        array: true,
-        describe: 'import: claude, agents, cursor, copilot or all (default all)',
-      })
-      .option('dir', {
-        type: 'string',
-        describe: 'export/import: root directory of the agent files (default: the work tree)',
-      })
-      .option('check', {
-        type: 'boolean',
-        describe: 'export: write nothing; exit 1 if any file is out of date',
-      })
-      .option('dry-run', { type: 'boolean', describe: 'import: show what would be imported, write nothing' })
-      .option('allow-secret', {
-        type: 'boolean',
-        describe: 'import: store text even if it looks like a secret',
-      }),
+  builder,
   async run(a, ctx) {
     if (a.action === 'export') return runExport(a, ctx);
     if (a.action === 'import') return runImport(a, ctx);

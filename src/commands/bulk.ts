@@ -27,7 +27,7 @@ export interface ImportOptions {
 }
 
 /** Parses and validates JSON lines into records (pure apart from id generation). */
-export function recordsFromJsonl(text: string, author: string, opts: ImportOptions = {}): MemoryRecord[] {
+function recordsFromJsonl(text: string, author: string, opts: ImportOptions = {}): MemoryRecord[] {
   const out: MemoryRecord[] = [];
   const now = opts.now ?? new Date();
   const seenAlias = new Map<string, number>();
@@ -134,6 +134,26 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
     };
   });
   return { ...(res.value ?? { added: 0, replaced: 0 }), commit: res.commit };
+}
+
+/**
+ * `import` of JSON lines: parsed, checked whole by the one validator (what local
+ * writes refuse, and anchors that leave the repository), then one commit.
+ */
+export async function importJsonl(store: Store, text: string, opts: ImportOptions = {}) {
+  const ident = await store.ident();
+  const records = recordsFromJsonl(text, `${ident.name} <${ident.email}>`, opts);
+  const { recordProblem } = await import('../merge/validate.js');
+  records.forEach((r, i) => {
+    const p = recordProblem(r);
+    if (p)
+      throw err(
+        'E_INVALID_ARG',
+        `record ${i + 1} (${r.id}): ${p}`,
+        'fix it in the file; nothing was imported',
+      );
+  });
+  return { records, ...(await importRecords(store, records, opts)) };
 }
 
 /** One JSON line per record, in id order; import reads it back unchanged. */

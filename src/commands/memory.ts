@@ -57,7 +57,7 @@ export interface AddHooks {
   gate?: Promise<unknown>;
 }
 
-export function shortTitle(t: string): string {
+function shortTitle(t: string): string {
   return t.length > 60 ? `${t.slice(0, 57)}...` : t;
 }
 

@@ -17,12 +17,12 @@ export interface RuleInForce {
 }
 
 /** Literal characters in a glob: `src/db/**` is more specific than `**\/*.ts`. */
-export function globSpecificity(glob: string): number {
+function globSpecificity(glob: string): number {
   const literal = glob.replace(/\*\*|\*|\?|\[[^\]]*\]|\{[^}]*\}/g, '');
   return literal.length + (glob.includes('*') ? 0 : 1000);
 }
 
-export function matchScope(
+function matchScope(
   scope: string[],
   file: string | undefined,
 ): { matched: string | null; specificity: number } | null {

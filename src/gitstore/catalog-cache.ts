@@ -17,8 +17,8 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Catalog, type CatalogRow } from './catalog.js';
 import { memDir, type Repo } from './repo.js';
-import { Catalog, type CatalogRow } from './store.js';
 
 const CACHE_VERSION = 4;
 

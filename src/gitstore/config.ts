@@ -23,7 +23,7 @@ export interface Settings {
   [k: string]: unknown;
 }
 
-export const DEFAULTS: Settings = {
+const DEFAULTS: Settings = {
   output: 'human',
   'strict-local': false,
   'secret-scan': 'block',
@@ -46,7 +46,7 @@ export function gitMemHome(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, 'git-mem');
 }
 
-export function globalConfigFile(env: NodeJS.ProcessEnv): string {
+function globalConfigFile(env: NodeJS.ProcessEnv): string {
   return join(gitMemHome(env), 'config.yaml');
 }
 

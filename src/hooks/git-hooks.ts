@@ -11,17 +11,17 @@ import { fileURLToPath } from 'node:url';
 import { gitText } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 
-export const MARKER =
+const MARKER =
   '# git-mem hook: installed by `git mem hooks install`; `git mem hooks uninstall` restores';
 export type GitHookName = 'post-commit' | 'pre-push';
 
-export async function hooksDir(repo: Repo): Promise<string> {
+async function hooksDir(repo: Repo): Promise<string> {
   const p = await gitText(['rev-parse', '--git-path', 'hooks'], { cwd: repo.cwd, env: repo.env });
   return isAbsolute(p) ? p : resolve(repo.cwd, p);
 }
 
 /** The command line that runs this git-mem (absolute, so hooks work without PATH changes). */
-export function selfCommand(): string {
+function selfCommand(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   // dist/cli.js → ../bin/git-mem.js ; src/hooks/git-hooks.ts (tests) → ../../bin/git-mem.js
   const candidates = [resolve(here, '../bin/git-mem.js'), resolve(here, '../../bin/git-mem.js')];
@@ -29,7 +29,7 @@ export function selfCommand(): string {
   return bin ? `"${process.execPath}" "${bin}"` : 'git-mem';
 }
 
-export function hookScript(name: GitHookName): string {
+function hookScript(name: GitHookName): string {
   const chained = `"$(dirname "$0")/${name}.git-mem-chained"`;
   const self = selfCommand();
   const run = `GIT_MEM="\${GIT_MEM_CMD:-${self.replace(/"/g, '\\"')}}"`;

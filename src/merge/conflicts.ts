@@ -9,7 +9,7 @@ import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
 import { type MemoryRecord, parseRecord, validateRecord } from '../model/record.js';
 import { assertNoSecrets } from '../safety/secrets.js';
-import { ATTIC_DIR, CONFLICT_KEY, type ConflictFlag, conflictOf, DELETION_KEY } from './engine.js';
+import { CONFLICT_KEY, type ConflictFlag, conflictOf, DELETION_KEY } from './engine.js';
 
 export interface AtticInfo {
   path: string;
@@ -33,22 +33,6 @@ export interface ConflictInfo {
   lostAlias?: string;
   /** The deletion that lost against a modification (reason delete). */
   deletion?: Record<string, unknown>;
-}
-
-/** The attic versions stored for one record (flagged or not). */
-export async function atticOf(
-  store: Store,
-  commit: string,
-  id: string,
-  withBody = false,
-): Promise<AtticInfo[]> {
-  const dir = `${ATTIC_DIR}/${id.slice(-2)}/${id}`;
-  const entries = await store.lsTree(commit, dir);
-  return readAttic(
-    store,
-    entries.map((e) => ({ path: e.path, oid: e.oid })),
-    withBody,
-  );
 }
 
 async function readAttic(

@@ -11,9 +11,9 @@ import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 
-export const DRIVER_NAME = 'git-mem';
-export const DRIVER_COMMAND = 'git mem merge-driver %O %A %B %P';
-export const ATTRIBUTE_LINES = [
+const DRIVER_NAME = 'git-mem';
+const DRIVER_COMMAND = 'git mem merge-driver %O %A %B %P';
+const ATTRIBUTE_LINES = [
   '# git-mem: memory files checked out with `git mem export --dir` merge record by record',
   `**/memories/*/*.md merge=${DRIVER_NAME}`,
   `**/tombstones/*/*.yaml merge=${DRIVER_NAME}`,

@@ -122,7 +122,7 @@ export function atticPath(id: string, text: string): string {
 }
 
 /** Orders two versions: the later clock wins, a tie goes to the greater serialised text. */
-export function laterFirst<T extends { clock?: number }>(a: T, b: T, aText: string, bText: string): [T, T] {
+function laterFirst<T extends { clock?: number }>(a: T, b: T, aText: string, bText: string): [T, T] {
   const ca = a.clock ?? 0;
   const cb = b.clock ?? 0;
   if (ca !== cb) return ca > cb ? [a, b] : [b, a];
@@ -162,7 +162,7 @@ export function mergeSet<T>(
 }
 
 /** An anchor's identity: the path plus the symbol, or the path plus the line range. */
-export function anchorKey(a: Anchor): string {
+function anchorKey(a: Anchor): string {
   if (a.symbol) return `${a.path}#${a.symbol}`;
   return `${a.path}:${a.lines ? `${a.lines[0]}-${a.lines[1]}` : ''}`;
 }
@@ -228,7 +228,7 @@ export function conflictOf(r: MemoryRecord): ConflictFlag | undefined {
 }
 
 /** Adds reasons and attic paths to a record's review flag (sorted, de-duplicated: deterministic). */
-export function flagRecord(
+function flagRecord(
   r: MemoryRecord,
   reasons: ConflictReason[],
   attic: string[],
@@ -276,7 +276,7 @@ const SCALARS = [
  * undefined (both sides added the same id): every differing field is then a
  * both-sided change.
  */
-export function mergeRecords(
+function mergeRecords(
   base: MemoryRecord | undefined,
   ours: MemoryRecord,
   theirs: MemoryRecord,

@@ -26,7 +26,7 @@ import { ATTIC_DIR } from './engine.js';
 import { blobProblem, pathProblem, showPath, sizeLimit, validateTree } from './validate.js';
 
 /** The top-level folders of the layout that export owns (files there not in the store are removed). */
-export const LAYOUT_DIRS = [RECORDS_DIR, TOMBSTONES_DIR, ATTIC_DIR];
+const LAYOUT_DIRS = [RECORDS_DIR, TOMBSTONES_DIR, ATTIC_DIR];
 
 /** Walks without following links: a link is listed in `other`, never entered. */
 function walk(root: string, sub: string, out: string[], other: string[], depth = 0): void {
@@ -51,7 +51,7 @@ function walk(root: string, sub: string, out: string[], other: string[], depth =
 }
 
 /** Files of the layout under `dir`, as tree paths (forward slashes); links and other non-files apart. */
-export function layoutEntries(dir: string): { files: string[]; other: string[] } {
+function layoutEntries(dir: string): { files: string[]; other: string[] } {
   const out: string[] = [];
   const other: string[] = [];
   for (const d of LAYOUT_DIRS) walk(dir, d, out, other);
@@ -68,7 +68,7 @@ export function layoutEntries(dir: string): { files: string[]; other: string[] }
 }
 
 /** Files of the layout under `dir`, as tree paths (forward slashes). */
-export function layoutFiles(dir: string): string[] {
+function layoutFiles(dir: string): string[] {
   return layoutEntries(dir).files;
 }
 

@@ -60,8 +60,8 @@ export interface MergeCommitsOptions {
 }
 
 /** Shared config key (config.yaml on refs/memory): days a tombstone is kept. */
-export const TOMBSTONE_TTL_KEY = 'tombstone-ttl-days';
-export const DEFAULT_TOMBSTONE_TTL_DAYS = 90;
+const TOMBSTONE_TTL_KEY = 'tombstone-ttl-days';
+const DEFAULT_TOMBSTONE_TTL_DAYS = 90;
 
 const TOMB_RE = /^tombstones\/[0-9A-Z]{2}\/([0-9A-Z]{26})\.yaml$/;
 
@@ -493,7 +493,7 @@ export function tombstoneExpired(text: string, id: string, now: number, ttlDays:
 }
 
 /** The TTL of tombstones from a shared config mapping (days; 0 or less keeps them). */
-export function tombstoneTtl(cfg: Record<string, unknown> | undefined): number {
+function tombstoneTtl(cfg: Record<string, unknown> | undefined): number {
   const raw = cfg?.[TOMBSTONE_TTL_KEY];
   return raw === undefined || raw === null ? DEFAULT_TOMBSTONE_TTL_DAYS : Number(raw);
 }

@@ -16,7 +16,6 @@
 import { err } from '../errors.js';
 import { type GitResult, git } from '../gitstore/git.js';
 import { memDir, type Repo } from '../gitstore/repo.js';
-import { MEMORY_REF } from '../gitstore/store.js';
 
 /** Where the memory lives on a remote (two levels: servers refuse `refs/memory`). */
 export const REMOTE_MEMORY_REF = 'refs/mem/memory';
@@ -81,7 +80,7 @@ async function pickDefault(
 }
 
 /** The current branch's upstream remote, else `origin`. */
-export async function defaultRemote(repo: Repo): Promise<string> {
+async function defaultRemote(repo: Repo): Promise<string> {
   return pickDefault(repo, await remoteConfig(repo));
 }
 
@@ -108,7 +107,7 @@ export async function resolveRemote(repo: Repo, name?: string): Promise<RemoteIn
 }
 
 /** Fetch refspecs of `remote.<name>.fetch` that `remote setup` added. */
-export async function configuredSpecs(repo: Repo, remote: string): Promise<string[]> {
+async function configuredSpecs(repo: Repo, remote: string): Promise<string[]> {
   const r = await git(['config', '--get-all', `remote.${remote}.fetch`], opts(repo, { allowFail: true }));
   return r.stdout.toString().split('\n').filter(Boolean);
 }
@@ -154,11 +153,11 @@ export async function unsetupRemote(
 // ------------------------------------------------------------------ transport
 
 /** Environment and config for internal transport: no user hooks, no recursion, git's own credentials. */
-export function transportArgs(repo: Repo): string[] {
+function transportArgs(repo: Repo): string[] {
   return ['-c', `core.hooksPath=${memDir(repo, 'no-hooks')}`];
 }
 
-export function transportEnv(repo: Repo, interactive = false): NodeJS.ProcessEnv {
+function transportEnv(repo: Repo, interactive = false): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...repo.env, GIT_MEM_NO_SYNC: '1' };
   // let git prompt for a password on the terminal when a person runs the command
   if (interactive && env.GIT_TERMINAL_PROMPT === undefined) env.GIT_TERMINAL_PROMPT = '1';
@@ -166,7 +165,7 @@ export function transportEnv(repo: Repo, interactive = false): NodeJS.ProcessEnv
 }
 
 /** One line naming what went wrong talking to a remote, from git's stderr. */
-export function transportError(what: string, remote: RemoteInfo, r: GitResult) {
+function transportError(what: string, remote: RemoteInfo, r: GitResult) {
   const lines = r.stderr
     .split('\n')
     .map((l) => l.replace(/^(fatal|error|remote): /, '').trim())
@@ -282,7 +281,7 @@ export interface PushResult {
 }
 
 /** git's own reason for a rejected push, in one line: what the remote said, else the status. */
-export function pushReason(stderr: string, rejected: ReadonlyArray<{ ref: string; reason: string }>): string {
+function pushReason(stderr: string, rejected: ReadonlyArray<{ ref: string; reason: string }>): string {
   const said = stderr
     .split('\n')
     .filter((l) => l.startsWith('remote:'))
@@ -356,10 +355,6 @@ export async function pushRefs(
       /cannot lock ref|Unable to create '[^']*\.lock'/i.test(r.stderr);
     return { ok: false, retry: true, rejected, reason, locked };
   }
-}
-
-export async function localTip(repo: Repo, ref: string = MEMORY_REF): Promise<string | null> {
-  return readRef(repo, ref);
 }
 
 /**

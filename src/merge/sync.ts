@@ -115,7 +115,7 @@ export function backoffMs(attempt: number, rand: () => number = Math.random): nu
  * validate.ts): everything in `theirs` that differs from the local tip and the
  * merge bases. Throws one line naming the commit, the path and the problem.
  */
-export async function validateIncoming(store: Store, ours: string | null, theirs: string): Promise<void> {
+async function validateIncoming(store: Store, ours: string | null, theirs: string): Promise<void> {
   const against: Array<string | null> = [ours];
   if (ours) {
     const r = await git(['merge-base', '--all', ours, theirs], {

@@ -38,7 +38,7 @@ import { parse as parseYaml } from '../model/yaml.js';
 import { parseTombstone } from './merge-commits.js';
 
 /** Largest files the store holds (bytes), by kind: what local writes can produce, with room for YAML. */
-export const FILE_LIMITS = {
+const FILE_LIMITS = {
   record: LIMITS.frontmatterBytes + LIMITS.bodyBytes + 16,
   tombstone: 64 * 1024,
   config: 64 * 1024,
@@ -46,7 +46,7 @@ export const FILE_LIMITS = {
 };
 
 /** Deepest path of the layout (anchors/<hh>/<commit>/<blob>, attic/<xx>/<id>/<hash>.md). */
-export const MAX_DEPTH = 4;
+const MAX_DEPTH = 4;
 
 export interface Problem {
   /** The path in the tree (or folder); may hold anything a hostile tree holds: show it with showPath. */
@@ -143,7 +143,7 @@ const isHex = (s: string, len?: number) =>
  * (a message when not). `oid` and `hexLen` (40 or 64) check anchors' blobs,
  * which are named by their own id; without them any id-shaped name passes.
  */
-export function layoutProblem(
+function layoutProblem(
   parents: readonly string[],
   name: string,
   isTree: boolean,
@@ -269,7 +269,7 @@ function sizeProblem(path: string, size: number): string | null {
 }
 
 /** Reads the store format from a FORMAT file's text; NaN when it does not say. */
-export function formatVersion(text: string): number {
+function formatVersion(text: string): number {
   try {
     const v = parseYaml(text, { maxAliasCount: 0 }) as { format?: unknown } | null;
     return typeof v?.format === 'number' ? v.format : Number.NaN;

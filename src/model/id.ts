@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-export const ID_LENGTH = 26;
-export const ID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const ID_LENGTH = 26;
+const ID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 /** Minimum abbreviation: 10 time characters + 2 random ones. */
-export const MIN_ABBREV = 12;
+const MIN_ABBREV = 12;
 
 let lastTime = -1;
 let pool = Buffer.alloc(0);
@@ -65,22 +65,6 @@ export function isId(s: string): boolean {
 /** Normalise user input for prefix matching (Crockford: case-insensitive, I/L→1, O→0). */
 export function normalizeIdInput(s: string): string {
   return s.toUpperCase().replace(/[IL]/g, '1').replace(/O/g, '0');
-}
-
-export function looksLikeIdPrefix(s: string): boolean {
-  return (
-    s.length >= 4 &&
-    s.length <= ID_LENGTH &&
-    /^[0-9A-Za-z]+$/.test(s) &&
-    /^[0-9A-HJKMNP-TV-Z]+$/.test(normalizeIdInput(s))
-  );
-}
-
-/** Time encoded in an id (ms since epoch). */
-export function idTime(id: string): number {
-  let t = 0;
-  for (let i = 0; i < 10; i++) t = t * 32 + ALPHABET.indexOf(id[i]);
-  return t;
 }
 
 /** Shortest prefix (at least MIN_ABBREV) that is unique among sorted ids. */

@@ -187,7 +187,7 @@ export function expiredAt(now: number): (r: { expires?: string | null }) => bool
   return (r) => !!r.expires && (r.expires.length === 24 ? r.expires <= nowIso : Date.parse(r.expires) <= now);
 }
 
-export function emptyLinks(): Links {
+function emptyLinks(): Links {
   return { supersedes: [], superseded_by: [], related: [] };
 }
 
@@ -272,7 +272,7 @@ export function validateRecord(r: MemoryRecord): void {
     throw err('E_INVALID_ARG', `invalid expiry "${r.expires}"`);
 }
 
-export function isBinaryText(s: string): boolean {
+function isBinaryText(s: string): boolean {
   // NUL, or a high share of C0 controls other than tab/newline/CR/formfeed
   if (s.includes('\u0000')) return true;
   if (s.includes('\uFFFD') && /\uFFFD{4,}/.test(s)) return true;
@@ -409,7 +409,7 @@ export function splitFrontmatter(text: string): { yaml: string; body: string } {
   return { yaml, body };
 }
 
-export function parseYamlSafe(yaml: string): unknown {
+function parseYamlSafe(yaml: string): unknown {
   if (Buffer.byteLength(yaml) > LIMITS.frontmatterBytes) throw new RecordParseError('frontmatter too large');
   const doc = parseDocument(yaml, { schema: 'core', uniqueKeys: true, prettyErrors: false, strict: true });
   if (doc.errors.length) throw new RecordParseError(`invalid YAML: ${doc.errors[0].message.split('\n')[0]}`);

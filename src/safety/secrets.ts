@@ -65,7 +65,7 @@ const PLACEHOLDER_WORDS = new Set([
 ]);
 
 /** A value that stands for a secret rather than being one: `${TOKEN}`, `<password>`, `****`, `your-key-here`. */
-export function isPlaceholder(v: string): boolean {
+function isPlaceholder(v: string): boolean {
   const s = v.replace(/^["'`]|["'`]$/g, '');
   if (!s) return true;
   if (/^[<{$%[(]/.test(s)) return true; // ${VAR}, $VAR, <token>, {{ x }}, %VAR%, [REDACTED]
@@ -338,7 +338,7 @@ export function scanRecord(r: object, only?: readonly string[]): RecordFinding[]
 }
 
 /** One line for a finding: the kind, the field and (in multi-line text) the position. */
-export function describeFinding(f: RecordFinding, multiline = true): string {
+function describeFinding(f: RecordFinding, multiline = true): string {
   const where = f.inKey ? `the name of a field${f.field ? ` in ${f.field}` : ''}` : f.field;
   const pos = multiline ? ` at line ${f.line}, column ${f.column}` : '';
   return `${f.kind} in ${where}${pos} (${f.preview})`;

@@ -33,7 +33,7 @@ import {
 } from './index.js';
 import { openIndex, saveSnapshot } from './store-index.js';
 
-export const DEFAULT_IDLE_MS = 10 * 60 * 1000;
+const DEFAULT_IDLE_MS = 10 * 60 * 1000;
 const WATCH_MS = 2000;
 
 function envMs(v: string | undefined): number | undefined {

@@ -13,8 +13,8 @@ import { searchable } from './rank.js';
 import { openIndex } from './store-index.js';
 import { terms } from './text.js';
 
-export const OVERLAP_THRESHOLD = 0.7;
-export const COSINE_THRESHOLD = 0.85;
+const OVERLAP_THRESHOLD = 0.7;
+const COSINE_THRESHOLD = 0.85;
 
 export interface Duplicate {
   id: string;
@@ -25,7 +25,7 @@ export interface Duplicate {
   similarity: number;
 }
 
-export function normalizeText(s: string): string {
+function normalizeText(s: string): string {
   return s.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
 }
 

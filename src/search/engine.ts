@@ -31,7 +31,7 @@ type AnyOrama = any;
 type OramaModule = typeof import('@orama/orama');
 
 let oramaP: Promise<OramaModule> | undefined;
-export function loadOrama(): Promise<OramaModule> {
+function loadOrama(): Promise<OramaModule> {
   oramaP ??= import('@orama/orama');
   return oramaP;
 }
@@ -46,7 +46,7 @@ export const SCHEMA = {
   paths: 'enum[]',
 } as const;
 
-export function oramaTokenizer() {
+function oramaTokenizer() {
   return {
     language: 'english',
     normalizationCache: new Map<string, string>(),
@@ -60,7 +60,7 @@ export function oramaTokenizer() {
 }
 
 /** Everything an anchored path contributes to the `paths` enum: the path and its folders. */
-export function pathKeys(paths: readonly string[]): string[] {
+function pathKeys(paths: readonly string[]): string[] {
   const out = new Set<string>();
   for (const p of paths) {
     const parts = p.split('/');
@@ -424,7 +424,7 @@ export class SearchIndex {
 }
 
 /** The enum filters of textCandidates, applied to a document (scan path). */
-export function matchesWhere(d: SearchDoc, where: Record<string, unknown>): boolean {
+function matchesWhere(d: SearchDoc, where: Record<string, unknown>): boolean {
   for (const [k, cond] of Object.entries(where)) {
     const c = cond as { in?: string[]; eq?: string; nin?: string[]; containsAny?: string[] };
     let v: string | string[];

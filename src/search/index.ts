@@ -100,19 +100,8 @@ function validate(q: SearchQuery): void {
   }
 }
 
-/** Ranked memories for a query (and/or the file being edited). */
-export async function rankMemories(
-  store: Store,
-  q: SearchQuery,
-  opts: SearchOptions = {},
-): Promise<{ ranked: Ranked[]; st: IndexState }> {
-  validate(q);
-  const st = await state(store, opts);
-  return { ranked: await rankIn(st, q, opts), st };
-}
-
 /** Ranking against an index already at the tip (the daemon and MCP server call this). */
-export async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}): Promise<Ranked[]> {
+async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}): Promise<Ranked[]> {
   const idx = st.index;
   const now = opts.now ?? Date.now();
   const file = q.file ? normalizePath(q.file) : undefined;
@@ -252,7 +241,7 @@ export function kthLargest(xs: readonly number[], k: number): number {
   return a[want];
 }
 
-export function hitOf(r: Ranked): SearchHit {
+function hitOf(r: Ranked): SearchHit {
   return {
     id: r.doc.id,
     alias: r.doc.alias ?? null,

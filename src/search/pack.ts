@@ -4,16 +4,17 @@
  * before episodic): rules in scope, constraints, best matches, latest
  * session summaries. An item that does not fit whole may go in shortened;
  * the pack never exceeds the budget. The text is framed as reference
- * material by the one framing function (src/agents/frame.ts), which
+ * material by the one framing function (src/safety/frame.ts), which
  * neutralises the assembled text so memory text can neither close the frame
  * nor smuggle control characters.
  */
-import { frame, frameOverhead, neutralize } from '../agents/frame.js';
+
 import { estimateTokens } from '../model/record.js';
+import { frame, frameOverhead, neutralize } from '../safety/frame.js';
 
 export type Section = 'rules' | 'constraints' | 'matches' | 'sessions';
 
-export const SECTION_TITLES: Record<Section, string> = {
+const SECTION_TITLES: Record<Section, string> = {
   rules: 'Rules in scope',
   constraints: 'Constraints',
   matches: 'Relevant memories',
@@ -61,7 +62,7 @@ function itemText(c: PackCandidate, body: string): string {
 }
 
 /** The first sentence or line of a body, at most `max` characters. */
-export function shorten(body: string, max: number): string {
+function shorten(body: string, max: number): string {
   const flat = body.replace(/\s+/g, ' ').trim();
   const m = /^(.{20,}?[.!?])(\s|$)/.exec(flat);
   let s = m ? m[1] : flat;

@@ -96,7 +96,7 @@ export function expansionTerms(
 }
 
 /** Type priority (seed 004: constraints first, then decisions and known fixes). */
-export const TYPE_PRIORITY: Record<string, number> = {
+const TYPE_PRIORITY: Record<string, number> = {
   constraint: 1,
   rule: 1,
   security: 0.8,
@@ -113,7 +113,7 @@ export const TYPE_PRIORITY: Record<string, number> = {
 };
 
 /** BM25F score only (no allocation), with the query's idf values precomputed: the hot loop over many candidates. */
-export function bm25Score(
+function bm25Score(
   doc: SearchDoc,
   qterms: readonly string[],
   idf: readonly number[],
@@ -134,7 +134,7 @@ export function bm25Score(
   return score;
 }
 
-export function idfOf(t: string, stats: CorpusStats): number {
+function idfOf(t: string, stats: CorpusStats): number {
   const df = stats.df.get(t) ?? 0;
   return Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
 }

@@ -72,7 +72,7 @@ interface Snapshot {
  * matters in a daemon holding a big index (spawning slows down as RSS grows).
  * Starting the helper here also puts it up before a big index is loaded.
  */
-export async function currentTip(store: Store): Promise<string | null> {
+async function currentTip(store: Store): Promise<string | null> {
   try {
     const o = await store.catFile.read(store.ref);
     if (o && o.type === 'commit') return o.oid;

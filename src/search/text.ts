@@ -14,10 +14,6 @@ const STOP = new Set(
   ).split(' '),
 );
 
-export function isStopWord(w: string): boolean {
-  return STOP.has(w);
-}
-
 // ---------------------------------------------------------------- Porter stemmer
 // The classic Porter (1980) algorithm, written from the published description
 // (https://tartarus.org/martin/PorterStemmer/), with precompiled expressions.
@@ -145,19 +141,6 @@ export function terms(text: string): string[] {
     if (STOP.has(w) || w.length > 64) continue;
     out.push(stem(w));
   }
-  return out;
-}
-
-/** Distinct terms, in first-seen order. */
-export function termSet(text: string): string[] {
-  return [...new Set(terms(text))];
-}
-
-/** Path pieces used for proximity: ["packages/db/src/pool.ts", "packages/db/src", "packages/db", "packages"]. */
-export function pathAncestors(path: string): string[] {
-  const parts = normalizePath(path).split('/').filter(Boolean);
-  const out: string[] = [];
-  for (let i = parts.length; i > 0; i--) out.push(parts.slice(0, i).join('/'));
   return out;
 }
 

@@ -41,7 +41,7 @@ export function parseUsage(text: string): Map<string, Usage> {
 
 const memo = new Map<string, { size: number; usage: Map<string, Usage> }>();
 
-export function readUsage(repo: Repo): Map<string, Usage> {
+function readUsage(repo: Repo): Map<string, Usage> {
   const f = file(repo);
   try {
     const size = statSync(f).size;

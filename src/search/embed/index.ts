@@ -85,7 +85,7 @@ export async function getEmbeddingProvider(
 }
 
 /** The model folder the local provider would use, and how it was chosen. */
-export function localModelFolder(
+function localModelFolder(
   s: EmbeddingSettings,
   env: NodeJS.ProcessEnv,
   cwd?: string,

@@ -57,7 +57,7 @@ export function loadTransformers(): Promise<TfModule> {
 const pipelines = new Map<string, Promise<TfExtractor>>();
 
 /** Picks the weights file: the configured dtype, else fp32 (onnx/model.onnx), else a quantised one. */
-export function chooseDtype(dir: string, dtype?: string): { dtype: string; file: string } {
+function chooseDtype(dir: string, dtype?: string): { dtype: string; file: string } {
   const files: Record<string, string> = {
     fp32: 'model.onnx',
     fp16: 'model_fp16.onnx',

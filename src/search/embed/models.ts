@@ -9,10 +9,10 @@ import { err } from '../../errors.js';
 import { inspectModelFolder, type LocalModelInfo, loadTransformers } from './local.js';
 import { modelsDir } from './settings.js';
 
-export const DEFAULT_MODEL_HOST = 'https://huggingface.co/';
+const DEFAULT_MODEL_HOST = 'https://huggingface.co/';
 
 /** A Hugging Face style model id: `name` or `owner/name`. */
-export function checkModelId(model: string): void {
+function checkModelId(model: string): void {
   if (!/^[\w][\w.-]*(\/[\w][\w.-]*)?$/.test(model) || model.includes('..')) {
     throw err(
       'E_INVALID_ARG',

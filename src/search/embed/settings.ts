@@ -136,7 +136,7 @@ export function endpointUrl(base: string, path: string): string {
 }
 
 /** Output sizes of well-known embedding models, so no probe request is needed for them. */
-export const KNOWN_DIMENSIONS: Record<string, number> = {
+const KNOWN_DIMENSIONS: Record<string, number> = {
   'text-embedding-3-small': 1536,
   'text-embedding-3-large': 3072,
   'text-embedding-ada-002': 1536,

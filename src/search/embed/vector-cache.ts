@@ -49,7 +49,7 @@ export function contentHash(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
 }
 
-export function lineageFileName(key: string): string {
+function lineageFileName(key: string): string {
   return `${createHash('sha256').update(key).digest('hex').slice(0, 16)}${EXT}`;
 }
 

@@ -1,10 +1,10 @@
-/** What `git mem add --anchor/--symbol` plugs into the add operation. */
+/** The anchor step of the add operation (src/commands/add.ts): completes --anchor/--symbol specs inside the write. */
 import type { Store, Tx } from '../gitstore/store.js';
 import type { Anchor, MemoryRecord } from '../model/record.js';
 import { AnchorPreparer } from './prepare.js';
 import { locString } from './types.js';
 
-export function anchorAddHooks(
+export function anchorSteps(
   cwd: string,
   store: Store,
 ): {

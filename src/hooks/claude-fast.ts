@@ -8,14 +8,21 @@
  *    framed text), so the hook process loads no store code.
  * Built from the CLI's own modules (the repository from openRepo, the event
  * buffer of events.ts); everything else, or anything unusual, goes to the CLI
- * (`hook claude-code`, claude-hook.ts) with the stdin already read.
+ * (`hook claude-code`, claude-code.ts) with the stdin already read.
  */
 import { appendFileSync, existsSync, fstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  appendEvent,
+  compactEvent,
+  logLine,
+  normalizePayload,
+  sessionPaths,
+  TOOL_EVENTS,
+} from '../agents/events.js';
 import { openRepo } from '../gitstore/repo.js';
+import { unframe } from '../safety/frame.js';
 import { ask, DEFAULT_SOCKET } from '../search/daemon-wire.js';
-import { appendEvent, compactEvent, logLine, normalizePayload, sessionPaths, TOOL_EVENTS } from './events.js';
-import { unframe } from './frame.js';
 
 /** Done (the exit code), or the CLI's to do with this stdin. */
 export type FastResult = { code: number } | { stdin: string | undefined };

@@ -8,7 +8,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Ctx } from '../cli/context.js';
+import type { RunContext } from '../commands/context.js';
 import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
 import { Store } from '../gitstore/store.js';
 
@@ -29,7 +29,7 @@ export function pushesMemoryRefs(stdin: string): boolean {
     );
 }
 
-export async function runPrePushHook(ctx: Ctx, args: string[]): Promise<number> {
+export async function runPrePushHook(ctx: RunContext, args: string[]): Promise<number> {
   const v = ctx.env.GIT_MEM_NO_SYNC;
   if (v !== undefined && v !== '' && v !== '0') return 0;
   let repo: Repo | undefined;
@@ -41,19 +41,19 @@ export async function runPrePushHook(ctx: Ctx, args: string[]): Promise<number> 
       log(repo, `skip: this push already carries the memory refs`);
       return 0;
     }
-    const { listRemotes } = await import('./remote.js');
+    const { listRemotes } = await import('../merge/remote.js');
     if (!(await listRemotes(repo)).includes(remoteName)) {
       log(repo, `skip: "${remoteName}" is not a configured remote (pushing to a URL)`);
       return 0;
     }
     const store = new Store(repo);
     ctx.stores.push(store);
-    const { notesTip } = await import('./notes.js');
+    const { notesTip } = await import('../merge/notes.js');
     if (!(await store.tip()) && !(await notesTip(repo))) {
       log(repo, 'skip: no memory in this repository');
       return 0;
     }
-    const { sync } = await import('./sync.js');
+    const { sync } = await import('../merge/sync.js');
     const r = await sync(store, { remote: remoteName, retries: 3, interactive: false });
     log(
       repo,

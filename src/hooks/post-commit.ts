@@ -11,13 +11,13 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Ctx } from '../cli/context.js';
+import { type AnchorResult, runCheck } from '../anchors/check.js';
+import type { RunContext } from '../commands/context.js';
 import { err } from '../errors.js';
 import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
 import { type Ident, type NoteAdd, Store } from '../gitstore/store.js';
 import { diffTrees } from '../gitstore/tree.js';
 import { mark } from '../trace.js';
-import { type AnchorResult, runCheck } from './check.js';
 
 export const NOTES_REF = 'refs/notes/memory';
 
@@ -30,7 +30,7 @@ export interface NoteLine {
   to?: unknown;
 }
 
-export async function runPostCommitHook(ctx: Ctx, _args: string[]): Promise<number> {
+export async function runPostCommitHook(ctx: RunContext, _args: string[]): Promise<number> {
   let repo: Repo | undefined;
   try {
     repo = await openRepo(ctx.cwd, ctx.env);
@@ -63,7 +63,7 @@ function parseCommit(content: Buffer): { tree: string; parents: string[]; commit
 }
 
 /** The hook's work; returns a one-line summary when something went stale, or undefined. */
-export async function postCommit(store: Store): Promise<string | undefined> {
+async function postCommit(store: Store): Promise<string | undefined> {
   mark('post-commit: start');
   const repo = store.repo;
   // the memory tip, the new commit and its parent: one round trip of cat-file

@@ -14,10 +14,10 @@ import { dirname, join } from 'node:path';
 import { err } from '../errors.js';
 import { openRepo } from '../gitstore/repo.js';
 
-export const HOOK_COMMAND = 'git mem hook claude-code';
+const HOOK_COMMAND = 'git mem hook claude-code';
 
 /** The events git-mem hooks, with the matcher (tool events) and timeout (seconds) it installs. */
-export const CLAUDE_EVENTS: Array<{ event: string; matcher?: string; timeout: number }> = [
+const CLAUDE_EVENTS: Array<{ event: string; matcher?: string; timeout: number }> = [
   { event: 'SessionStart', timeout: 15 },
   { event: 'UserPromptSubmit', timeout: 10 },
   { event: 'PostToolUse', matcher: '*', timeout: 5 },
@@ -66,10 +66,6 @@ interface HookGroup {
   matcher?: string;
   hooks?: HookEntry[];
   [k: string]: unknown;
-}
-
-export function settingsPath(workTree: string, local: boolean): string {
-  return join(workTree, '.claude', local ? 'settings.local.json' : 'settings.json');
 }
 
 function isOurs(h: HookEntry | undefined): boolean {
@@ -215,8 +211,3 @@ export async function uninstallAgentHooks(
   } else writeSettings(path, settings);
   return { hook: target.name, action: 'removed', path, events: removed };
 }
-
-export const installClaudeHooks = (workTree: string, o: { local: boolean }) =>
-  installAgentHooks(workTree, AGENT_TARGETS.claude, o);
-export const uninstallClaudeHooks = (workTree: string, o: { local: boolean }) =>
-  uninstallAgentHooks(workTree, AGENT_TARGETS.claude, o);

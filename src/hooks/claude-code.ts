@@ -15,9 +15,6 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Ctx } from '../cli/context.js';
-import { openRepo } from '../gitstore/repo.js';
-import { Store } from '../gitstore/store.js';
 import {
   type AgentEvent,
   appendEvent,
@@ -26,9 +23,12 @@ import {
   normalizePayload,
   type SessionPaths,
   sessionPaths,
-} from './events.js';
+} from '../agents/events.js';
+import type { RunContext } from '../commands/context.js';
+import { openRepo } from '../gitstore/repo.js';
+import { Store } from '../gitstore/store.js';
 
-export const KNOWN_EVENTS = new Set([
+const KNOWN_EVENTS = new Set([
   'SessionStart',
   'UserPromptSubmit',
   'PreToolUse',
@@ -52,19 +52,19 @@ export function binPath(): string | undefined {
   return undefined;
 }
 
-function inline(ctx: Ctx): boolean {
+function inline(ctx: RunContext): boolean {
   return ['1', 'true', 'yes'].includes(String(ctx.env.GIT_MEM_HOOK_INLINE ?? '').toLowerCase());
 }
 
 /** Runs `git mem checkpoint …` in a detached process (the agent does not wait), or inline when asked. */
 async function handOff(
-  ctx: Ctx,
+  ctx: RunContext,
   store: Store,
   session: string,
   o: { final?: boolean; trigger?: string; recover?: boolean },
 ): Promise<void> {
   if (inline(ctx)) {
-    const { runCheckpoint, recoverSessions } = await import('./checkpoint.js');
+    const { runCheckpoint, recoverSessions } = await import('../agents/checkpoint.js');
     if (o.recover) await recoverSessions(store, session);
     else await runCheckpoint(store, session, { final: o.final, trigger: o.trigger });
     return;
@@ -91,7 +91,7 @@ async function handOff(
   child.unref();
 }
 
-function print(ctx: Ctx, event: string, text: string): void {
+function print(ctx: RunContext, event: string, text: string): void {
   if (!text) return;
   ctx.io.out(
     `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}\n`,
@@ -122,7 +122,7 @@ async function noteInjected(
   } catch {}
 }
 
-export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> {
+export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<number> {
   let common: string | undefined;
   let event = '?';
   try {
@@ -164,7 +164,7 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
         // after compaction or /clear the agent no longer holds what it was given: it may be given again
         if (ev.source === 'compact' || ev.source === 'clear') writeFileSync(paths.injected, '');
         await withStore(ctx, async (store) => {
-          const { sessionStartContext } = await import('./inject.js');
+          const { sessionStartContext } = await import('../agents/inject.js');
           const global = await globalStore(ctx);
           try {
             const inj = await sessionStartContext(store, { currentSession: session, global });
@@ -174,7 +174,7 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
             global?.close();
           }
           await warmSearchDaemon(ctx, store);
-          const { needsRecovery } = await import('./checkpoint.js');
+          const { needsRecovery } = await import('../agents/checkpoint.js');
           if (needsRecovery(common!, session)) {
             await handOff(ctx, store, session, { recover: true });
           }
@@ -184,7 +184,7 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
         appendEvent(paths, ev, false);
         if (typeof p.prompt !== 'string' || !p.prompt.trim()) return 0;
         await withStore(ctx, async (store) => {
-          const { promptContext } = await import('./relevance.js');
+          const { promptContext } = await import('../agents/relevance.js');
           const inj = await promptContext(store, p.prompt as string, { exclude: readIds(paths) });
           print(ctx, 'UserPromptSubmit', inj.text);
           await noteInjected(store, paths, inj.ids, true);
@@ -215,7 +215,7 @@ export async function runClaudeHook(ctx: Ctx, _args: string[]): Promise<number> 
  * store is big enough that search keeps an index snapshot worth serving warm,
  * so the session's prompts get body-aware relevance without a cold index load.
  */
-async function warmSearchDaemon(ctx: Ctx, store: Store): Promise<void> {
+async function warmSearchDaemon(ctx: RunContext, store: Store): Promise<void> {
   if (['0', 'off', 'no', 'false'].includes(String(ctx.env.GIT_MEM_DAEMON ?? '').toLowerCase())) return;
   try {
     const d = await import('../search/daemon-client.js');
@@ -236,7 +236,7 @@ async function warmSearchDaemon(ctx: Ctx, store: Store): Promise<void> {
   } catch {}
 }
 
-async function withStore(ctx: Ctx, fn: (store: Store) => Promise<void>): Promise<void> {
+async function withStore(ctx: RunContext, fn: (store: Store) => Promise<void>): Promise<void> {
   const store = new Store(await openRepo(ctx.cwd, ctx.env));
   try {
     await fn(store);
@@ -245,9 +245,9 @@ async function withStore(ctx: Ctx, fn: (store: Store) => Promise<void>): Promise
   }
 }
 
-async function globalStore(ctx: Ctx): Promise<Store | undefined> {
+async function globalStore(ctx: RunContext): Promise<Store | undefined> {
   try {
-    const { maybeGlobalStore } = await import('../cli/context.js');
+    const { maybeGlobalStore } = await import('../commands/context.js');
     const s = await maybeGlobalStore({ ...ctx, stores: [] });
     return s;
   } catch {

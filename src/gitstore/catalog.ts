@@ -1,0 +1,139 @@
+/**
+ * The catalog: summaries of every record at one commit. Its own module so the
+ * store and the catalog cache (which both build catalogs) need not import each other.
+ */
+import { err } from '../errors.js';
+import { abbreviate, normalizeIdInput } from '../model/id.js';
+import { type RecordSummary, summaryToJSON } from '../model/record.js';
+
+export interface CatalogEntry extends RecordSummary {
+  oid: string;
+}
+export interface BadRecord {
+  path: string;
+  oid: string;
+  error: string;
+}
+
+/** The few fields resolution and cheap filters need, kept unparsed-JSON-free. */
+export interface CatalogRow {
+  id: string;
+  oid: string;
+  alias?: string;
+  type: string;
+  status: string;
+  expires?: string;
+  tags: string[];
+}
+
+/**
+ * Summaries of every record at one commit (derived data, cached under
+ * .git/mem/). Rows (id, oid, alias, type, status, expiry, tags) are always in
+ * memory; each record's full summary is kept as its JSON text and parsed only
+ * when `entries` is first read, so resolving an id or printing `list --json`
+ * never parses 10k objects.
+ */
+export class Catalog {
+  readonly sortedIds: string[];
+  readonly aliases = new Map<string, string>();
+  private parsed?: Map<string, CatalogEntry>;
+  constructor(
+    readonly tip: string | null,
+    readonly rows: Map<string, CatalogRow>,
+    /** id → the record summary as compact JSON (the `list --json` element) */
+    readonly lines: Map<string, string>,
+    readonly bad: BadRecord[],
+  ) {
+    this.sortedIds = [...rows.keys()].sort();
+    for (const r of rows.values()) if (r.alias) this.aliases.set(r.alias, r.id);
+  }
+  static fromEntries(tip: string | null, entries: Iterable<CatalogEntry>, bad: BadRecord[]): Catalog {
+    const rows = new Map<string, CatalogRow>();
+    const lines = new Map<string, string>();
+    for (const e of entries) {
+      rows.set(e.id, rowOf(e));
+      lines.set(e.id, JSON.stringify(summaryToJSON(e)));
+    }
+    return new Catalog(tip, rows, lines, bad);
+  }
+  /** Full summaries (parsed on first use). */
+  get entries(): Map<string, CatalogEntry> {
+    if (!this.parsed) {
+      const m = new Map<string, CatalogEntry>();
+      for (const id of this.sortedIds) {
+        const j = JSON.parse(this.lines.get(id)!);
+        const e: CatalogEntry = { ...j, oid: this.rows.get(id)!.oid };
+        if (j.alias == null) delete e.alias;
+        if (j.expires == null) delete e.expires;
+        m.set(id, e);
+      }
+      this.parsed = m;
+    }
+    return this.parsed;
+  }
+  /** One summary, parsed on its own (cheaper than `entries` when only a few are needed). */
+  entry(id: string): CatalogEntry | undefined {
+    if (this.parsed) return this.parsed.get(id);
+    const line = this.lines.get(id);
+    if (line === undefined) return undefined;
+    const j = JSON.parse(line);
+    const e: CatalogEntry = { ...j, oid: this.rows.get(id)!.oid };
+    if (j.alias == null) delete e.alias;
+    if (j.expires == null) delete e.expires;
+    return e;
+  }
+  get size(): number {
+    return this.rows.size;
+  }
+  oidOf(id: string): string | undefined {
+    return this.rows.get(id)?.oid;
+  }
+  abbrev(id: string): string {
+    return abbreviate(id, this.sortedIds);
+  }
+  /** Resolves an id, a unique id prefix, or an alias. */
+  resolve(input: string): string {
+    const s = input.trim();
+    if (!s) throw err('E_INVALID_ARG', 'an id, id prefix or alias is required');
+    const byAlias = this.aliases.get(s) ?? this.aliases.get(s.toLowerCase());
+    if (byAlias) return byAlias;
+    const p = normalizeIdInput(s);
+    if (/^[0-9A-HJKMNP-TV-Z]+$/.test(p)) {
+      const matches = this.prefixMatches(p);
+      if (matches.length === 1) return matches[0];
+      if (matches.length > 1) {
+        const shown = matches.slice(0, 10).map((id) => {
+          const title = (JSON.parse(this.lines.get(id) ?? '{}') as { title?: string }).title ?? '';
+          return `${this.abbrev(id)} ${title}`;
+        });
+        throw err(
+          'E_AMBIGUOUS',
+          `"${s}" is ambiguous: ${matches.length} memories match (${shown.join('; ')})`,
+          'type more characters of the id',
+          { candidates: matches },
+        );
+      }
+    }
+    throw err('E_NOT_FOUND', `no memory matches "${s}"`, 'see git mem list for ids and aliases');
+  }
+  prefixMatches(prefix: string): string[] {
+    const ids = this.sortedIds;
+    let lo = 0;
+    let hi = ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ids[mid] < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: string[] = [];
+    for (let i = lo; i < ids.length && ids[i].startsWith(prefix); i++) out.push(ids[i]);
+    return out;
+  }
+}
+
+export function rowOf(e: CatalogEntry): CatalogRow {
+  const r: CatalogRow = { id: e.id, oid: e.oid, type: e.type, status: e.status, tags: e.tags };
+  if (e.alias) r.alias = e.alias;
+  if (e.expires) r.expires = e.expires;
+  return r;
+}

@@ -1,0 +1,62 @@
+/**
+ * The duplicate step of the add operation (src/commands/add.ts): a likely
+ * duplicate stops the add with E_DUPLICATE naming it; with `force` the add
+ * goes on and `warn` gets a note. Search failures never block an add.
+ */
+
+import { err, isGitMemError } from '../errors.js';
+import type { Store } from '../gitstore/store.js';
+import { queryViaDaemon } from './daemon-client.js';
+
+export interface DuplicateCheck {
+  env: NodeJS.ProcessEnv;
+  /** Ask the search daemon (running, or worth starting); false for the global store. */
+  daemon: boolean;
+  /** Add anyway; the duplicate is reported through warn. */
+  force: boolean;
+  warn?: (line: string) => void;
+}
+
+export async function checkDuplicates(
+  store: Store,
+  q: { title: string; body: string; tags?: string[] },
+  opts: DuplicateCheck,
+): Promise<void> {
+  let dups: Awaited<ReturnType<typeof import('./dedup.js').findDuplicates>>;
+  try {
+    // a running daemon (or one worth starting) holds the index already. Asked before
+    // anything else awaits, so its answer overlaps the git processes add starts next
+    const viaDaemon = opts.daemon ? await queryViaDaemon(store, { op: 'dedup', q }, opts.env) : undefined;
+    if (viaDaemon) dups = viaDaemon as typeof dups;
+    else {
+      const { findDuplicates } = await import('./dedup.js');
+      const { providerFor } = await import('./index.js');
+      dups = await findDuplicates(store, q, await providerFor(store));
+    }
+  } catch (e) {
+    if (isGitMemError(e) && e.code === 'E_DUPLICATE') throw e;
+    return; // the check is advisory: never block an add because search failed
+  }
+  if (!dups.length) return;
+  const d = dups[0];
+  const what = `${d.id.slice(0, 12)}${d.alias ? ` (${d.alias})` : ''} ${d.type} "${d.title}"`;
+  const how =
+    d.reason === 'exact'
+      ? 'same text'
+      : d.reason === 'overlap'
+        ? `token overlap ${d.similarity}`
+        : `cosine ${d.similarity}`;
+  const more = dups.length > 1 ? ` and ${dups.length - 1} more` : '';
+  if (opts.force) {
+    opts.warn?.(`git-mem: note: likely duplicate of ${what} (${how})${more}; added anyway (--force)`);
+    return;
+  }
+  throw err(
+    'E_DUPLICATE',
+    `likely duplicate of ${what} (${how})${more}`,
+    'update that memory instead, or pass --force to add anyway',
+    {
+      duplicates: dups.slice(0, 5),
+    },
+  );
+}
