@@ -55,6 +55,8 @@ export const commandLoaders: Record<string, Load> = {
   strategy: () => import('./strategy.js'),
   // plumbing: what installed hooks run
   hook: () => import('./hook.js'),
+  // help
+  help: () => import('./help-cmd.js'),
 };
 
 /** Alias → command name. */

@@ -18,8 +18,16 @@ export interface MainOptions {
 
 class UsageError extends Error {}
 
+/** The manual page git-mem(1), made from the command table (scripts/build.mjs writes man/man1/git-mem.1). */
+export async function manual(): Promise<string> {
+  const { commandTable, manPage } = await import('./help.js');
+  return manPage(await commandTable(), VERSION);
+}
+
 export async function main(argv: string[], io: IO = processIO(), opts: MainOptions = {}): Promise<number> {
   const env = opts.env ?? process.env;
+  // a bare `git mem help` is the full help (yargs would answer it with the help command's own)
+  if (argv.length === 1 && argv[0] === 'help') argv = ['--help'];
   const format = argv.includes('--json') ? 'json' : outputFormat(env);
   const json = format === 'json';
   const ctx: Ctx = {
@@ -48,7 +56,7 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
       .option('json', { type: 'boolean', describe: 'print one stable JSON document', global: true })
       .strictCommands()
       .strictOptions()
-      .demandCommand(1, 'name a command (see git mem --help)')
+      .demandCommand(1, 'name a command')
       .recommendCommands()
       .wrap(Math.min(110, process.stdout.columns || 100))
       .epilogue('Docs: README.md. Exit codes: 0 ok, 1 failed, 2 bad input, 3 not found, 4 conflict.')
