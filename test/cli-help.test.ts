@@ -4,7 +4,7 @@
  * <command>`, `-h`, and the shell completion scripts, run in a real bash.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commandTable, manPage } from '../src/cli/help.js';
@@ -47,7 +47,7 @@ describe('the manual page', () => {
     expect(man.stdout).toMatch(/GIT-MEM\(1\)/);
     expect(man.stdout).toMatch(/git mem add \[options\]/);
     expect(man.stdout).toMatch(/--title STRING\s+one-line title \(required\)/);
-    expect(man.stdout).toMatch(/git mem help \[command\]/);
+    expect(man.stdout).toMatch(/git mem completion <shell>/);
     const cwd = tmpDir('gm-help-');
     for (const args of [
       ['help', 'mem'],
@@ -84,7 +84,7 @@ describe('help on the command line', () => {
     for (const args of [['help'], ['-h']]) {
       const r = runBin(args, { cwd, env });
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/git mem help \[command\]/);
+      expect(r.stdout).toMatch(/git mem completion <shell>/);
     }
   });
 
@@ -97,5 +97,67 @@ describe('help on the command line', () => {
     const none = runBin([], { cwd, env });
     expect(none.code).toBe(2);
     expect(none.stderr.trim()).toBe('git-mem: error: name a command (see git mem --help)');
+  });
+});
+
+describe('shell completion', () => {
+  const env = isolatedEnv();
+  const cwd = tmpDir('gm-compl-');
+  const script = (shell: string) => {
+    const r = runBin(['completion', shell], { cwd, env });
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout;
+  };
+
+  /** Sources the script in a real bash, sets the words as bash would for TAB, and prints COMPREPLY. */
+  function complete(words: string[], fn: string, prelude = ''): string[] {
+    const file = join(tmpDir('gm-compl-'), 'git-mem.bash');
+    writeFileSync(file, script('bash'));
+    const quoted = words.map((w) => `'${w}'`).join(' ');
+    const line = words.join(' ');
+    const prog = `${prelude}
+source '${file}'
+COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; COMP_LINE='${line}'; COMP_POINT=${line.length}
+${fn}
+printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const r = spawnSync('bash', ['--norc', '--noprofile', '-c', prog], { env, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return r.stdout.split('\n').filter(Boolean);
+  }
+
+  it.runIf(has('bash'))('bash: git mem ad → add, options of the command, a subcommand after it', () => {
+    expect(complete(['git', 'mem', 'ad'], '_git_mem')).toEqual(['add']);
+    expect(complete(['git-mem', 'ad'], '_git_mem_cmd')).toEqual(['add']);
+    expect(complete(['git-mem', 'add', '--ti'], '_git_mem_cmd')).toEqual(['--title']);
+    expect(complete(['git', 'mem', 'config', ''], '_git_mem')).toEqual(['get', 'set', 'unset', 'list']);
+    expect(complete(['git', 'mem', 'comp'], '_git_mem')).toEqual(['completion']);
+  });
+
+  const gitCompletion = '/usr/share/bash-completion/completions/git';
+  it.runIf(has('bash') && existsSync(gitCompletion))(
+    "bash: git's own completion hands `git mem` to _git_mem",
+    () => {
+      const prelude = `source '${gitCompletion}'`;
+      expect(complete(['git', 'mem', 'ad'], '__git_wrap__git_main', prelude)).toEqual(['add']);
+      expect(complete(['git', 'mem', 'show', '--gl'], '__git_wrap__git_main', prelude)).toEqual(['--global']);
+    },
+  );
+
+  it('zsh and fish scripts name every command and its options', async () => {
+    const zsh = script('zsh');
+    const fish = script('fish');
+    expect(zsh).toMatch(/^#compdef git-mem\n/);
+    expect(zsh).toContain("'add:add a memory");
+    expect(fish).toContain("complete -c git-mem -n '__fish_seen_subcommand_from add' -l title");
+    expect(fish).toContain(
+      "complete -c git -f -n '__fish_git_using_command mem; and not __fish_seen_subcommand_from",
+    );
+    for (const c of await commandTable()) {
+      expect(zsh).toContain(`'${c.name}:`);
+      expect(fish).toContain(`-a '${c.name}'`);
+    }
+    const bad = runBin(['completion', 'tcsh'], { cwd, env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

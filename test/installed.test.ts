@@ -737,6 +737,18 @@ it('ships the manual page: git help mem, git mem --help, git mem help add', asyn
   expect(r.stdout).toMatch(/--title\s+one-line title/);
 });
 
+it('prints a bash completion that completes git mem ad → add', async ({ expect }) => {
+  const cwd = tmpDir('gm-compl-');
+  const env = installedEnv(inst);
+  const r = await runProc(inst.bin, ['completion', 'bash'], { cwd, env });
+  ran.add('completion');
+  expect(r.code, describeRun(r)).toBe(0);
+  writeFileSync(join(cwd, 'c.bash'), r.stdout);
+  const prog = `source c.bash; COMP_WORDS=(git mem ad); COMP_CWORD=2; _git_mem; echo "\${COMPREPLY[*]}"`;
+  const b = await runProc('bash', ['--norc', '-c', prog], { cwd, env });
+  expect(b.stdout.trim(), describeRun(b)).toBe('add');
+});
+
 it('exercised every command that git mem --help lists', async ({ expect }) => {
   const env = installedEnv(inst);
   const r = await runProc(inst.bin, ['--help'], { cwd: tmpDir('gm-help-'), env });

@@ -93,7 +93,9 @@ function report(ctx: Ctx, e: unknown): number {
   let ge: GitMemError;
   if (isGitMemError(e)) ge = e;
   else if (e instanceof UsageError || (e as Error)?.name === 'YError') {
-    ge = new GitMemError('E_INVALID_ARG', String((e as Error).message), 'see git mem --help');
+    // one line: yargs breaks some messages ("Invalid values:\n  Argument: …")
+    const msg = String((e as Error).message).replace(/:?\s*\n\s*/g, ': ');
+    ge = new GitMemError('E_INVALID_ARG', msg, 'see git mem --help');
   } else {
     const msg = (e as Error)?.stack ?? String(e);
     ctx.io.err(`git-mem: internal error: ${msg}\n`);
