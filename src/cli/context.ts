@@ -21,6 +21,8 @@ export interface IO {
   readStdin(): Promise<string | undefined>;
   isTTY: boolean;
   stdinIsTTY: boolean;
+  /** the terminal's height, when stdout is one (decides whether a listing is paged) */
+  rows?: number;
   /** The terminal, for commands that ask questions (review); default process.stdin / process.stdout. */
   terminal?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
 }
@@ -32,6 +34,8 @@ export interface Ctx {
   json: boolean;
   /** yaml output (the `output: yaml` setting); json wins when --json is given */
   yaml?: boolean;
+  /** colour human output (src/cli/output.ts decides: a terminal, no NO_COLOR, no --no-color) */
+  color?: boolean;
   stores: Store[];
   settings?: Promise<Settings>;
 }
@@ -92,6 +96,7 @@ export function processIO(): IO {
     err: (s) => process.stderr.write(s),
     isTTY: !!process.stdout.isTTY,
     stdinIsTTY: !!process.stdin.isTTY,
+    rows: process.stdout.rows,
     readStdin: async () => {
       if (process.stdin.isTTY) return undefined;
       const chunks: Buffer[] = [];

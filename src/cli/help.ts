@@ -31,6 +31,20 @@ export interface CommandInfo {
 /** Options every command takes (main.ts declares them on the parser). */
 export const GLOBAL_OPTIONS: OptionInfo[] = [
   { name: 'json', aliases: [], type: 'boolean', describe: 'print one stable JSON document' },
+  {
+    name: 'color',
+    aliases: [],
+    type: 'boolean',
+    describe: 'colour on a terminal (--no-color, or NO_COLOR=1: never)',
+  },
+  { name: 'no-color', aliases: [], type: 'boolean', describe: 'no colour' },
+  {
+    name: 'pager',
+    aliases: [],
+    type: 'boolean',
+    describe: 'page long listings on a terminal (--no-pager: never)',
+  },
+  { name: 'no-pager', aliases: [], type: 'boolean', describe: 'do not page' },
   { name: 'help', aliases: ['h'], type: 'boolean', describe: 'show help' },
   { name: 'version', aliases: [], type: 'boolean', describe: 'show the version' },
 ];
@@ -165,6 +179,13 @@ export function manPage(table: CommandInfo[], version: string): string {
   for (const o of GLOBAL_OPTIONS) out.push('.TP', optionTerm(o), roff(o.describe ?? ''));
   out.push(
     '.SH ENVIRONMENT',
+    '.TP',
+    '\\fBNO_COLOR\\fR',
+    'when set, no colour (as \\fB\\-\\-no\\-color\\fR). Colour is on only when stdout is a terminal.',
+    '.TP',
+    '\\fBGIT_PAGER\\fR, \\fBPAGER\\fR',
+    'the pager for \\fBlist\\fR, \\fBhistory\\fR and \\fBsearch\\fR on a terminal, chosen as git chooses its own:',
+    '\\fBGIT_PAGER\\fR, then \\fBcore.pager\\fR, then \\fBPAGER\\fR, then \\fBless\\fR; empty or \\fBcat\\fR means none.',
     '.TP',
     '\\fBGIT_MEM_OUTPUT\\fR',
     'human, json or yaml.',

@@ -6,6 +6,7 @@ import { expiredAt, isStatus, isType } from '../model/record.js';
 import { defineCommand } from './command.js';
 import { emit, list, openStore } from './context.js';
 import { summaryJSON, summaryLine } from './format.js';
+import { colors } from './output.js';
 import { normalizeRepoPath } from './paths.js';
 
 export interface ListFilter {
@@ -134,7 +135,7 @@ export default defineCommand({
     }
     const rows = filterEntries(cat.entries.values(), filter);
     emit(ctx, rows.map(summaryJSON), () => {
-      const lines = rows.map((r) => summaryLine(r, cat));
+      const lines = rows.map((r) => summaryLine(r, cat, colors(ctx)));
       if (cat.bad.length)
         lines.push(`warning: ${cat.bad.length} malformed record(s) skipped; run git mem doctor`);
       return lines.length

@@ -4,8 +4,9 @@
  */
 import { GitMemError, isGitMemError } from '../errors.js';
 import type { CommandDef } from './command.js';
-import { loadAllCommands, loadCommand } from './commands.js';
+import { commandAliases, loadAllCommands, loadCommand } from './commands.js';
 import { type Ctx, type IO, outputFormat, processIO } from './context.js';
+import { colorWanted, startPager } from './output.js';
 
 export { processIO };
 
@@ -36,13 +37,20 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     env,
     json,
     yaml: format === 'yaml',
+    color: colorWanted(argv, env, io),
     stores: [],
   };
   let exitCode = 0;
+  const name = argv.find((a) => !a.startsWith('-'));
+  const showPaged = startPager(
+    ctx,
+    name && Object.hasOwn(commandAliases, name) ? commandAliases[name] : name,
+    argv,
+  );
   try {
     // only the command named is loaded (its module and what it imports); no command, or
     // one that does not exist, loads them all for the full help and the suggestions
-    const named = await loadCommand(argv.find((a) => !a.startsWith('-')));
+    const named = await loadCommand(name);
     const commands: CommandDef[] = named ? [named] : await loadAllCommands();
     const { default: yargs } = await import('yargs');
     const y = yargs()
@@ -54,6 +62,16 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
       .help()
       .alias('h', 'help')
       .option('json', { type: 'boolean', describe: 'print one stable JSON document', global: true })
+      .option('color', {
+        type: 'boolean',
+        describe: 'colour on a terminal (--no-color, or NO_COLOR=1: never)',
+        global: true,
+      })
+      .option('pager', {
+        type: 'boolean',
+        describe: 'page long listings on a terminal (--no-pager: never)',
+        global: true,
+      })
       .strictCommands()
       .strictOptions()
       .demandCommand(1, 'name a command')
@@ -83,8 +101,10 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     if (helpOut !== undefined) io.out(`${helpOut}\n`);
     return exitCode;
   } catch (e) {
+    await showPaged?.();
     return report(ctx, e);
   } finally {
+    await showPaged?.();
     for (const s of ctx.stores) s.close();
   }
 }
