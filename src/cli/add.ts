@@ -42,7 +42,10 @@ export default defineCommand({
       })
       .option('global', { type: 'boolean', describe: 'add to the personal global store' })
       .option('allow-secret', { type: 'boolean', describe: 'store text even if it looks like a secret' })
-      .option('force', { type: 'boolean', describe: 'add even if a likely duplicate exists' }),
+      .option('force', {
+        type: 'boolean',
+        describe: 'add even if a memory with the same title and text exists (a different title only warns)',
+      }),
   async run(a, ctx) {
     mark('add: start');
     // the duplicate check's module loads while the content and the store are read
@@ -66,7 +69,7 @@ export default defineCommand({
     policyP.catch(() => {});
     // a likely secret is refused before the duplicate check sees the text (it may go to an embedding endpoint)
     if (scanRecord(fields).length && !(await policyP)) assertRecordClean(fields);
-    const hooks = await addHooks(ctx, store, a);
+    const hooks = await addHooks(ctx, store, a, { person: true });
     mark('add: hooks');
     const input = {
       type: a.type,

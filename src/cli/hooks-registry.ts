@@ -36,7 +36,16 @@ export function parseAnchorSpec(spec: string): Anchor {
   return a;
 }
 
-export async function addHooks(_ctx: Ctx, _store: Store, a: Record<string, any>): Promise<CliAddHooks> {
+/**
+ * `person`: the add is a person's explicit `git mem add`, where a likely duplicate
+ * with a different title warns and proceeds (agents and automatic adds keep the gate).
+ */
+export async function addHooks(
+  _ctx: Ctx,
+  _store: Store,
+  a: Record<string, any>,
+  o: { person?: boolean } = {},
+): Promise<CliAddHooks> {
   const anchors: Anchor[] = [...(a.anchor ?? []).map(String).map(parseAnchorSpec)];
   for (const s of (a.symbol ?? []).map(String)) {
     const hash = s.lastIndexOf('#');
@@ -48,7 +57,7 @@ export async function addHooks(_ctx: Ctx, _store: Store, a: Record<string, any>)
     : {};
   // likely duplicates stop the add unless --force (src/search/add-hook.ts)
   return {
-    beforeAdd: (await import('../search/add-hook.js')).duplicateGuard(_ctx, _store, a),
+    beforeAdd: (await import('../search/add-hook.js')).duplicateGuard(_ctx, _store, a, o),
     anchors,
     ...anchorHooks,
   };

@@ -138,8 +138,10 @@ export default defineCommand({
       const lines = rows.map((r) => summaryLine(r, cat, colors(ctx)));
       if (cat.bad.length)
         lines.push(`warning: ${cat.bad.length} malformed record(s) skipped; run git mem doctor`);
-      return lines.length
-        ? lines.join('\n')
+      if (lines.length) return lines.join('\n');
+      // an empty store invites a first memory; a filter that matched nothing says so
+      return cat.entries.size
+        ? 'No memories match.'
         : 'No memories. Add one with: git mem add --title "…" --content "…"';
     });
     if (cat.bad.length && ctx.json)

@@ -1,7 +1,9 @@
 /**
  * `git mem add`'s duplicate warning (wired in through addHooks().beforeAdd):
  * a likely duplicate stops the add with E_DUPLICATE and shows it; --force
- * adds anyway with a note on stderr. Search failures never block an add.
+ * adds anyway with a note on stderr. A person's explicit add is stopped only
+ * by a near-identical memory (same text, or the same title and similar text):
+ * otherwise it warns and proceeds. Search failures never block an add.
  */
 
 import type { Ctx } from '../cli/context.js';
@@ -10,10 +12,36 @@ import { err, isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { queryViaDaemon } from './daemon-client.js';
 
+/**
+ * Whether two titles name the same thing: the same numbers (item 1 is not item 9)
+ * and at least half their words in common.
+ */
+export function sameTitle(x: string, y: string): boolean {
+  const words = (s: string) =>
+    new Set(
+      s
+        .normalize('NFKC')
+        .toLowerCase()
+        .match(/[\p{L}\p{N}_]+/gu) ?? [],
+    );
+  const a = words(x);
+  const b = words(y);
+  const nums = (w: Set<string>) =>
+    [...w]
+      .filter((t) => /\d/.test(t))
+      .sort()
+      .join(' ');
+  if (nums(a) !== nums(b)) return false;
+  const shared = [...a].filter((t) => b.has(t)).length;
+  const union = new Set([...a, ...b]).size;
+  return union === 0 || shared / union >= 0.5;
+}
+
 export function duplicateGuard(
   ctx: Ctx,
   store: Store,
   a: Record<string, unknown>,
+  o: { person?: boolean } = {},
 ): (input: AddInput) => Promise<number | undefined> {
   return async (input) => {
     let dups: Awaited<ReturnType<typeof import('./dedup.js').findDuplicates>>;
@@ -42,6 +70,12 @@ export function duplicateGuard(
           ? `token overlap ${d.similarity}`
           : `cosine ${d.similarity}`;
     const more = dups.length > 1 ? ` and ${dups.length - 1} more` : '';
+    if (o.person && !a.force && d.reason !== 'exact') {
+      if (!sameTitle(d.title, input.title)) {
+        ctx.io.err(`git-mem: warning: similar to ${what} (${how})${more}; added, since the titles differ\n`);
+        return undefined;
+      }
+    }
     if (a.force) {
       ctx.io.err(`git-mem: note: likely duplicate of ${what} (${how})${more}; added anyway (--force)\n`);
       return undefined;
