@@ -103,3 +103,38 @@ describe('first-hour lines', () => {
     expect(sameTitle('use pnpm', 'deploy on fridays')).toBe(false);
   });
 });
+
+describe('scopes that are refused', () => {
+  it('unclosed brackets, empty, absolute and .. scopes: one line, exit 2, store unchanged', async () => {
+    const r = makeRepo({ commit: true });
+    const id = await added(r, 'scoped', 'a scoped rule', '--scope', 'lib/**');
+    const tip = r.git('rev-parse', 'refs/memory');
+    for (const scope of ['lib/[unclosed', '', '/etc/**', '../other/**', 'src/{a']) {
+      for (const args of [
+        ['add', '--title', `rule for ${scope}`, '--content', 'x', '--scope', scope],
+        ...(scope ? [['update', id, '--scope', scope]] : []),
+      ]) {
+        const res = await r.mem(args);
+        expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(2);
+        expect(res.stderr.trim().split('\n')).toHaveLength(1);
+        expect(res.stderr).toContain(`scope "${scope}"`);
+      }
+    }
+    expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
+    expect(
+      (
+        await r.mem([
+          'add',
+          '--title',
+          'ok',
+          '--content',
+          'fine',
+          '--scope',
+          'src/[ab]/**',
+          '--scope',
+          '!src/gen/**',
+        ])
+      ).code,
+    ).toBe(0);
+  });
+});

@@ -1,4 +1,5 @@
 import { addMemory } from '../commands/memory.js';
+import { err } from '../errors.js';
 import { parseDateInput } from '../model/record.js';
 import { assertRecordClean, scanRecord } from '../safety/secrets.js';
 import { mark } from '../trace.js';
@@ -50,6 +51,14 @@ export default defineCommand({
     mark('add: start');
     // the duplicate check's module loads while the content and the store are read
     import('../search/add-hook.js').catch(() => {});
+    // `--scope ''` would vanish in the comma split below and store an unscoped memory
+    for (const s of [a.scope ?? []].flat())
+      if (!String(s).trim())
+        throw err(
+          'E_INVALID_ARG',
+          'scope "" is empty',
+          'scopes are globs relative to the repository root, e.g. src/db/**',
+        );
     const body = (await readContent(ctx, a, true)) ?? '';
     const store = await openStore(ctx, { global: a.global, create: true });
     mark('add: store open');
