@@ -14,7 +14,14 @@ import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
 let repo: TestRepo;
 beforeAll(async () => {
   repo = makeRepo({ commit: true });
-  const topics = ['ports in use', 'retry budget', 'lock files', 'schema migrations', 'flaky clocks', 'cache keys'];
+  const topics = [
+    'ports in use',
+    'retry budget',
+    'lock files',
+    'schema migrations',
+    'flaky clocks',
+    'cache keys',
+  ];
   for (let i = 1; i <= 6; i++) {
     const body = `${topics[i - 1]}: something learned the hard way`;
     const r = await repo.mem(['add', '--title', `note number ${i}`, '--content', body, '--force']);

@@ -725,7 +725,10 @@ it('ships the manual page: git help mem, git mem --help, git mem help add', asyn
   const env = installedEnv(inst, { MANPAGER: 'cat', PAGER: 'cat' });
   const hasMan = (await runProc('sh', ['-c', 'command -v man'], { cwd, env })).code === 0;
   if (hasMan)
-    for (const args of [['help', 'mem'], ['mem', '--help']]) {
+    for (const args of [
+      ['help', 'mem'],
+      ['mem', '--help'],
+    ]) {
       const r = await runProc('git', args, { cwd, env });
       expect.soft(r.code, describeRun(r)).toBe(0);
       expect.soft(r.stdout, describeRun(r)).toMatch(/GIT-MEM\(1\)[\s\S]*git mem add/);
