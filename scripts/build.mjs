@@ -6,7 +6,7 @@
 // Builds into a fresh directory and swaps it in, so a test run reading dist/
 // never sees a half-written bundle.
 import { build } from 'esbuild';
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -61,3 +61,9 @@ for (const f of readdirSync(`${root}dist`)) {
   if (f.endsWith('.v8cache') || /\.cjs(\.map)?$/.test(f)) rmSync(p, { force: true });
   else if (!fresh.has(f) && Date.now() - statSync(p).mtimeMs > 15 * 60_000) rmSync(p, { force: true });
 }
+// The manual page (package.json "man"; `git mem --help` and `git help mem` run `man git-mem`),
+// made from the command table of the CLI just built, so it never drifts from the commands.
+// It goes to man/man1/, so MANPATH=man finds it in a checkout too.
+const { manual } = await import(`${root}dist/cli.js?${Date.now()}`);
+mkdirSync(`${root}man/man1`, { recursive: true });
+writeFileSync(`${root}man/man1/git-mem.1`, await manual());

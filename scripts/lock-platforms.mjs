@@ -63,7 +63,11 @@ for (let round = 0; round < 5; round++) {
       console.error(`cannot tell which version of ${name} is wanted`);
       process.exit(1);
     }
-    const entry = { version, ...(dev ? { dev: true } : {}), optional: true, ...platformOf(name) };
+    const fields = { ...(dev ? { dev: true } : {}), optional: true, ...platformOf(name) };
+    // keys in npm's own order (version first, the rest alphabetical), or the next
+    // `npm install` rewrites every entry this adds and leaves the tree dirty
+    const entry = { version };
+    for (const k of Object.keys(fields).sort()) entry[k] = fields[k];
     pkgs[`node_modules/${name}`] = entry;
   }
   lock.packages = Object.fromEntries(Object.entries(pkgs).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)));

@@ -719,6 +719,39 @@ async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Prom
   return out;
 }
 
+it('ships the manual page: git help mem, git mem --help, git mem help add', async ({ expect }) => {
+  const cwd = tmpDir('gm-man-');
+  // man finds <prefix>/share/man from <prefix>/bin on PATH, where npm links package.json "man"
+  const env = installedEnv(inst, { MANPAGER: 'cat', PAGER: 'cat' });
+  const hasMan = (await runProc('sh', ['-c', 'command -v man'], { cwd, env })).code === 0;
+  if (hasMan)
+    for (const args of [
+      ['help', 'mem'],
+      ['mem', '--help'],
+    ]) {
+      const r = await runProc('git', args, { cwd, env });
+      expect.soft(r.code, describeRun(r)).toBe(0);
+      expect.soft(r.stdout, describeRun(r)).toMatch(/GIT-MEM\(1\)[\s\S]*git mem add/);
+    }
+  else expect(readFileSync(join(inst.pkgDir, 'man', 'man1', 'git-mem.1'), 'utf8')).toMatch(/^\.TH GIT/);
+  const r = await runProc(inst.bin, ['help', 'add'], { cwd, env });
+  ran.add('help');
+  expect(r.code, describeRun(r)).toBe(0);
+  expect(r.stdout).toMatch(/--title\s+one-line title/);
+});
+
+it('prints a bash completion that completes git mem ad → add', async ({ expect }) => {
+  const cwd = tmpDir('gm-compl-');
+  const env = installedEnv(inst);
+  const r = await runProc(inst.bin, ['completion', 'bash'], { cwd, env });
+  ran.add('completion');
+  expect(r.code, describeRun(r)).toBe(0);
+  writeFileSync(join(cwd, 'c.bash'), r.stdout);
+  const prog = `source c.bash; COMP_WORDS=(git mem ad); COMP_CWORD=2; _git_mem; echo "\${COMPREPLY[*]}"`;
+  const b = await runProc('bash', ['--norc', '-c', prog], { cwd, env });
+  expect(b.stdout.trim(), describeRun(b)).toBe('add');
+});
+
 it('exercised every command that git mem --help lists', async ({ expect }) => {
   const env = installedEnv(inst);
   const r = await runProc(inst.bin, ['--help'], { cwd: tmpDir('gm-help-'), env });

@@ -75,6 +75,12 @@ export function installPackage(): Installed {
       join('..', 'lib', 'node_modules', 'git-mem', 'bin', 'git-mem.js'),
       join(prefix, 'bin', 'git-mem'),
     );
+    // and the manual page link npm makes from package.json "man"
+    mkdirSync(join(prefix, 'share', 'man', 'man1'), { recursive: true });
+    symlinkSync(
+      join('..', '..', '..', 'lib', 'node_modules', 'git-mem', 'man', 'man1', 'git-mem.1'),
+      join(prefix, 'share', 'man', 'man1', 'git-mem.1'),
+    );
   }
   const binDir = join(prefix, 'bin');
   const bin = join(binDir, 'git-mem');

@@ -1,4 +1,5 @@
 import { add } from '../commands/add.js';
+import { err } from '../errors.js';
 import { parseDateInput } from '../model/record.js';
 import { mark } from '../trace.js';
 import { defineCommand } from './command.js';
@@ -37,11 +38,18 @@ export default defineCommand({
       })
       .option('global', { type: 'boolean', describe: 'add to the personal global store' })
       .option('allow-secret', { type: 'boolean', describe: 'store text even if it looks like a secret' })
-      .option('force', { type: 'boolean', describe: 'add even if a likely duplicate exists' }),
+      .option('force', {
+        type: 'boolean',
+        describe: 'add even if a memory with the same title and text exists (a different title only warns)',
+      }),
   async run(a, ctx) {
     mark('add: start');
     // the duplicate check's module loads while the content and the store are read
     import('../search/duplicate-check.js').catch(() => {});
+    // `--scope ''` would vanish in the comma split below and store an unscoped memory
+    for (const s of [a.scope ?? []].flat())
+      if (!String(s).trim())
+        throw err('E_INVALID_ARG', 'scope "" is empty', 'scopes are globs relative to the repository root, e.g. src/db/**');
     const body = (await readContent(ctx, a, true)) ?? '';
     const store = await openStore(ctx, { global: a.global, create: true });
     mark('add: store open');
@@ -75,7 +83,7 @@ export default defineCommand({
         env: ctx.env,
         anchors: a.anchor,
         symbols: a.symbol,
-        duplicates: a.force ? 'force' : 'refuse',
+        duplicates: a.force ? 'force' : 'person',
         daemon: !a.global,
         allowSecret,
         warn: (line) => ctx.io.err(`${line}\n`),

@@ -54,7 +54,7 @@ function humanLine(r: AnchorResult): string {
     r.verdict.to && locString(r.verdict.to) !== locString(r.verdict.from)
       ? ` → ${locString(r.verdict.to)}`
       : '';
-  return `${r.verdict.status.padEnd(14)} ${r.id.slice(0, 12)} ${locString(r.verdict.from)}${to}  ${r.verdict.reason}  "${r.title}"`;
+  return `${r.verdict.status.padEnd(14)} ${r.id.slice(0, 12)} ${locString(r.verdict.from)}${to}  ${r.verdict.reason}${r.title ? `  "${r.title}"` : ''}`;
 }
 
 export default defineCommand({
@@ -100,7 +100,8 @@ export default defineCommand({
       ];
       for (const r of rep.results)
         if (a.verbose || r.verdict.status !== 'fresh') lines.push(`  ${humanLine(r)}`);
-      for (const c of rep.changes) lines.push(`${c.id.slice(0, 12)} ${c.from} → ${c.to} "${c.title}"`);
+      for (const c of rep.changes)
+        lines.push(`${c.id.slice(0, 12)} ${c.from} → ${c.to}${c.title ? ` "${c.title}"` : ''}`);
       if (rep.recorded) lines.push(`Recorded in ${rep.memoryCommit!.slice(0, 12)}`);
       else if (a['dry-run'] || a.worktree) lines.push('Nothing recorded (dry run)');
       return lines.join('\n');

@@ -55,6 +55,9 @@ export const commandLoaders: Record<string, Load> = {
   strategy: () => import('./strategy.js'),
   // plumbing: what installed hooks run
   hook: () => import('./hook.js'),
+  // help and the shell
+  help: () => import('./help-cmd.js'),
+  completion: () => import('./completion.js'),
 };
 
 /** Alias → command name. */

@@ -50,6 +50,15 @@ export default defineCommand({
       const { buildContextPack } = await import('../search/index.js');
       pack = await buildContextPack(store, o);
     }
+    if (!pack.items.length && a.budget !== undefined) {
+      // an empty pack under an explicit budget: say whether the budget is what left it empty
+      const { buildContextPack } = await import('../search/index.js');
+      const roomy = await buildContextPack(store, { ...o, budget: Math.max(2000, a.budget * 4) });
+      if (roomy.items.length)
+        ctx.io.err(
+          `git-mem: note: --budget ${a.budget} is too small for any memory in this pack; try --budget ${roomy.tokens}\n`,
+        );
+    }
     const value = { text: pack.text, items: pack.items, tokens: pack.tokens };
     if (a.format === 'json' && !ctx.json) printJSON(ctx, value);
     else emit(ctx, value, () => pack!.text);

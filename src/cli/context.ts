@@ -17,6 +17,8 @@ export interface Ctx extends RunContext {
   json: boolean;
   /** yaml output (the `output: yaml` setting); json wins when --json is given */
   yaml?: boolean;
+  /** colour human output (src/cli/output.ts decides: a terminal, no NO_COLOR, no --no-color) */
+  color?: boolean;
   settings?: Promise<Settings>;
 }
 

@@ -3,25 +3,28 @@
 import type { Catalog } from '../gitstore/catalog.js';
 import type { MemoryRecord, RecordSummary } from '../model/record.js';
 import { recordTokens, summaryToJSON } from '../model/record.js';
+import { type Colors, plain } from './output.js';
 
 export function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
 
-export function summaryLine(s: RecordSummary, cat?: Catalog): string {
+export function summaryLine(s: RecordSummary, cat?: Catalog, c: Colors = plain): string {
   const id = cat ? cat.abbrev(s.id) : s.id.slice(0, 12);
-  const flags = s.status === 'active' ? '' : ` [${s.status}]`;
+  const flags = s.status === 'active' ? '' : ` ${c.warn(`[${s.status}]`)}`;
   const alias = s.alias ? `  (${s.alias})` : '';
-  return `${id}  ${pad(s.type, 14)} ${s.title}${alias}${flags}  ~${s.tokens}t`;
+  return `${c.id(id)}  ${pad(s.type, 14)} ${s.title}${alias}${flags}  ${c.dim(`~${s.tokens}t`)}`;
 }
 
 /** The stable JSON shape of one summary (an element of `list --json`). */
 export const summaryJSON = summaryToJSON;
 
-export function recordText(r: MemoryRecord, cat?: Catalog): string {
-  const lines = [`${cat ? cat.abbrev(r.id) : r.id}  ${r.type}  ${r.title}`, `id:         ${r.id}`];
+export function recordText(r: MemoryRecord, cat?: Catalog, c: Colors = plain): string {
+  const lines = [`${c.id(cat ? cat.abbrev(r.id) : r.id)}  ${r.type}  ${r.title}`, `id:         ${r.id}`];
   if (r.alias) lines.push(`alias:      ${r.alias}`);
-  lines.push(`status:     ${r.status}    confidence: ${r.confidence}    tokens: ~${recordTokens(r)}`);
+  lines.push(
+    `status:     ${r.status === 'active' ? r.status : c.warn(r.status)}    confidence: ${r.confidence}    tokens: ~${recordTokens(r)}`,
+  );
   if (r.tags.length) lines.push(`tags:       ${r.tags.join(', ')}`);
   if (r.scope.length) lines.push(`scope:      ${r.scope.join(', ')}`);
   if (r.author) lines.push(`author:     ${r.author}`);

@@ -2,6 +2,7 @@ import { err } from '../errors.js';
 import { parseRecord, recordPath, recordToJSON, tombstonePath } from '../model/record.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
+import { colors } from './output.js';
 
 export default defineCommand({
   command: 'history [ref]',
@@ -70,7 +71,7 @@ export default defineCommand({
       versions
         .map(
           (v) =>
-            `${v.commit.slice(0, 12)}  ${v.date}  ${v.author} <${v.email}>\n    ${v.subject}${v.deleted ? '  (deleted)' : ''}`,
+            `${colors(ctx).id(v.commit.slice(0, 12))}  ${v.date}  ${v.author} <${v.email}>\n    ${v.subject}${v.deleted ? '  (deleted)' : ''}`,
         )
         .join('\n'),
     );

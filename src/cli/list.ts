@@ -6,6 +6,7 @@ import { expiredAt, isStatus, isType } from '../model/record.js';
 import { defineCommand } from './command.js';
 import { emit, list, openStore } from './context.js';
 import { summaryJSON, summaryLine } from './format.js';
+import { colors } from './output.js';
 import { normalizeRepoPath } from './paths.js';
 
 export interface ListFilter {
@@ -134,11 +135,13 @@ export default defineCommand({
     }
     const rows = filterEntries(cat.entries.values(), filter);
     emit(ctx, rows.map(summaryJSON), () => {
-      const lines = rows.map((r) => summaryLine(r, cat));
+      const lines = rows.map((r) => summaryLine(r, cat, colors(ctx)));
       if (cat.bad.length)
         lines.push(`warning: ${cat.bad.length} malformed record(s) skipped; run git mem doctor`);
-      return lines.length
-        ? lines.join('\n')
+      if (lines.length) return lines.join('\n');
+      // an empty store invites a first memory; a filter that matched nothing says so
+      return cat.entries.size
+        ? 'No memories match.'
         : 'No memories. Add one with: git mem add --title "…" --content "…"';
     });
     if (cat.bad.length && ctx.json)

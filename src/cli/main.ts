@@ -4,8 +4,9 @@
  */
 import { GitMemError, isGitMemError } from '../errors.js';
 import type { AnyCommand } from './command.js';
-import { loadAllCommands, loadCommand } from './commands.js';
+import { commandAliases, loadAllCommands, loadCommand } from './commands.js';
 import { type Ctx, type IO, outputFormat, processIO } from './context.js';
+import { colorWanted, startPager } from './output.js';
 
 export { processIO };
 
@@ -18,8 +19,16 @@ export interface MainOptions {
 
 class UsageError extends Error {}
 
+/** The manual page git-mem(1), made from the command table (scripts/build.mjs writes man/man1/git-mem.1). */
+export async function manual(): Promise<string> {
+  const { commandTable, manPage } = await import('./help.js');
+  return manPage(await commandTable(), VERSION);
+}
+
 export async function main(argv: string[], io: IO = processIO(), opts: MainOptions = {}): Promise<number> {
   const env = opts.env ?? process.env;
+  // a bare `git mem help` is the full help (yargs would answer it with the help command's own)
+  if (argv.length === 1 && argv[0] === 'help') argv = ['--help'];
   const format = argv.includes('--json') ? 'json' : outputFormat(env);
   const json = format === 'json';
   const ctx: Ctx = {
@@ -28,13 +37,20 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     env,
     json,
     yaml: format === 'yaml',
+    color: colorWanted(argv, env, io),
     stores: [],
   };
   let exitCode = 0;
+  const name = argv.find((a) => !a.startsWith('-'));
+  const showPaged = startPager(
+    ctx,
+    name && Object.hasOwn(commandAliases, name) ? commandAliases[name] : name,
+    argv,
+  );
   try {
     // only the command named is loaded (its module and what it imports); no command, or
     // one that does not exist, loads them all for the full help and the suggestions
-    const named = await loadCommand(argv.find((a) => !a.startsWith('-')));
+    const named = await loadCommand(name);
     const commands: AnyCommand[] = named ? [named] : await loadAllCommands();
     const { default: yargs } = await import('yargs');
     const y = yargs()
@@ -46,9 +62,19 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
       .help()
       .alias('h', 'help')
       .option('json', { type: 'boolean', describe: 'print one stable JSON document', global: true })
+      .option('color', {
+        type: 'boolean',
+        describe: 'colour on a terminal (--no-color, or NO_COLOR=1: never)',
+        global: true,
+      })
+      .option('pager', {
+        type: 'boolean',
+        describe: 'page long listings on a terminal (--no-pager: never)',
+        global: true,
+      })
       .strictCommands()
       .strictOptions()
-      .demandCommand(1, 'name a command (see git mem --help)')
+      .demandCommand(1, 'name a command')
       .recommendCommands()
       .wrap(Math.min(110, process.stdout.columns || 100))
       .epilogue('Docs: README.md. Exit codes: 0 ok, 1 failed, 2 bad input, 3 not found, 4 conflict.')
@@ -75,8 +101,10 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     if (helpOut !== undefined) io.out(`${helpOut}\n`);
     return exitCode;
   } catch (e) {
+    await showPaged?.();
     return report(ctx, e);
   } finally {
+    await showPaged?.();
     for (const s of ctx.stores) s.close();
   }
 }
@@ -85,7 +113,9 @@ function report(ctx: Ctx, e: unknown): number {
   let ge: GitMemError;
   if (isGitMemError(e)) ge = e;
   else if (e instanceof UsageError || (e as Error)?.name === 'YError') {
-    ge = new GitMemError('E_INVALID_ARG', String((e as Error).message), 'see git mem --help');
+    // one line: yargs breaks some messages ("Invalid values:\n  Argument: …")
+    const msg = String((e as Error).message).replace(/:?\s*\n\s*/g, ': ');
+    ge = new GitMemError('E_INVALID_ARG', msg, 'see git mem --help');
   } else {
     const msg = (e as Error)?.stack ?? String(e);
     ctx.io.err(`git-mem: internal error: ${msg}\n`);

@@ -2,6 +2,7 @@ import { recordToJSON } from '../model/record.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 import { recordText } from './format.js';
+import { colors } from './output.js';
 
 export default defineCommand({
   command: 'show <ref>',
@@ -15,6 +16,6 @@ export default defineCommand({
     const store = await openStore(ctx, { global: a.global });
     const at = a.at ? await store.resolveAt(a.at) : undefined;
     const { record, catalog } = await store.get(String(a.ref), at);
-    emit(ctx, recordToJSON(record), () => recordText(record, catalog));
+    emit(ctx, recordToJSON(record), () => recordText(record, catalog, colors(ctx)));
   },
 });

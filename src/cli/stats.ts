@@ -36,7 +36,7 @@ export default defineCommand({
     };
     emit(ctx, s, () =>
       [
-        `${s.records} memories, ~${tokens} tokens, ${commits} commits on ${store.ref}${tip ? ` (${tip.slice(0, 12)})` : ''}`,
+        `${s.records} ${s.records === 1 ? 'memory' : 'memories'}, ~${tokens} tokens, ${commits} commit${commits === 1 ? '' : 's'} on ${store.ref}${tip ? ` (${tip.slice(0, 12)})` : ''}`,
         `by type:   ${
           Object.entries(byType)
             .map(([k, v]) => `${k} ${v}`)

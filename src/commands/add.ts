@@ -21,8 +21,13 @@ export interface AddOptions {
   anchors?: readonly string[];
   /** Anchors to symbols: [PATH#]NAME. */
   symbols?: readonly string[];
-  /** A likely duplicate refuses the add (E_DUPLICATE), is only noted through warn (`force`), or is not looked for. */
-  duplicates?: 'refuse' | 'force' | 'off';
+  /**
+   * A likely duplicate refuses the add (E_DUPLICATE), is only noted through warn (`force`), or is
+   * not looked for. `person`: a person's explicit add, refused only by a near-identical memory (the
+   * same text, or the same title and similar text); otherwise it warns and proceeds. Agents and
+   * automatic adds keep the gate (`refuse`).
+   */
+  duplicates?: 'refuse' | 'person' | 'force' | 'off';
   /** Ask the search daemon for the duplicate check (not for the global store). Default true. */
   daemon?: boolean;
   /** Store text that looks like a secret; may still be settling (a setting being read) when the add starts. */
@@ -65,7 +70,13 @@ export async function add(
       : (await import('../search/duplicate-check.js')).checkDuplicates(
           store,
           { title: input.title, body: input.body, tags: input.tags },
-          { env: opts.env, daemon: opts.daemon ?? true, force: dupes === 'force', warn: opts.warn },
+          {
+            env: opts.env,
+            daemon: opts.daemon ?? true,
+            force: dupes === 'force',
+            person: dupes === 'person',
+            warn: opts.warn,
+          },
         );
   gate?.catch(() => {}); // awaited by the write; this only marks it handled until then
   const [allowSecret] = await Promise.all([allowP, store.ident()]);

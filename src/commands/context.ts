@@ -22,6 +22,8 @@ export interface IO {
   readStdin(): Promise<string | undefined>;
   isTTY: boolean;
   stdinIsTTY: boolean;
+  /** the terminal's height, when stdout is one (decides whether a listing is paged) */
+  rows?: number;
   /** The terminal, for commands that ask questions (review); default process.stdin / process.stdout. */
   terminal?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
 }
@@ -41,6 +43,7 @@ export function processIO(): IO {
     err: (s) => process.stderr.write(s),
     isTTY: !!process.stdout.isTTY,
     stdinIsTTY: !!process.stdin.isTTY,
+    rows: process.stdout.rows,
     readStdin: async () => {
       if (process.stdin.isTTY) return undefined;
       const chunks: Buffer[] = [];

@@ -6,6 +6,7 @@
 
 import { err } from '../errors.js';
 import { FORMAT_PATH, FORMAT_TEXT, FORMAT_VERSION, type Store, type Tx } from '../gitstore/store.js';
+import { validateScopes } from '../model/glob.js';
 import { newId } from '../model/id.js';
 import {
   type Anchor,
@@ -121,7 +122,7 @@ export async function addMemory(
     now: (input.now ?? new Date()).toISOString(),
     author: `${ident.name} <${ident.email}>`,
     tags: input.tags,
-    scope: input.scope,
+    scope: input.scope && validateScopes(input.scope),
     alias,
     status: input.status as Status | undefined,
     confidence: input.confidence,
@@ -196,7 +197,7 @@ export function applyPatch(r: MemoryRecord, p: UpdatePatch, now: string): string
     tags = tags.filter((t) => !rm.has(t));
   }
   set('tags', tags);
-  if (p.scope !== undefined) set('scope', p.scope);
+  if (p.scope !== undefined) set('scope', validateScopes(p.scope));
   if (p.confidence !== undefined) set('confidence', p.confidence);
   if (p.source !== undefined) set('source', p.source);
   if (p.clearExpiry) set('expires', undefined);

@@ -1,5 +1,6 @@
 /** Glob matching (micromatch), in one place. */
 import Micromatch from 'micromatch';
+import { err } from '../errors.js';
 
 export function isMatch(
   path: string,
@@ -13,3 +14,44 @@ export const micromatch = {
   isMatch,
 };
 export default micromatch;
+
+/** The first bracket a glob opens and never closes ('[', '{' or '('), if any. */
+function unclosed(glob: string): string | undefined {
+  const open: string[] = [];
+  const pairs: Record<string, string> = { ']': '[', '}': '{', ')': '(' };
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i];
+    if (ch === '\\') i++;
+    else if (ch === '[' || ch === '{' || ch === '(') open.push(ch);
+    else if (ch in pairs) {
+      if (open.pop() !== pairs[ch]) return ch;
+    }
+  }
+  return open[0];
+}
+
+/**
+ * Scope globs as a memory stores them: relative to the repository root, inside
+ * it, and well formed. Throws E_INVALID_ARG naming the first bad one.
+ */
+export function validateScopes(scopes: readonly string[]): string[] {
+  for (const s of scopes) {
+    const p = s.replace(/^!/, '');
+    const why = !p.trim()
+      ? 'is empty'
+      : /^(\/|~|[A-Za-z]:[\\/])/.test(p)
+        ? 'is not relative to the repository root'
+        : p.split(/[\\/]/).includes('..')
+          ? 'leaves the repository (..)'
+          : unclosed(p)
+            ? `has an unbalanced "${unclosed(p)}"`
+            : undefined;
+    if (why)
+      throw err(
+        'E_INVALID_ARG',
+        `scope "${s}" ${why}`,
+        'scopes are globs relative to the repository root, e.g. src/db/**',
+      );
+  }
+  return [...scopes];
+}

@@ -14,6 +14,8 @@ export interface DuplicateCheck {
   daemon: boolean;
   /** Add anyway; the duplicate is reported through warn. */
   force: boolean;
+  /** A person's explicit add: a likely duplicate whose title differs only warns. */
+  person?: boolean;
   warn?: (line: string) => void;
 }
 
@@ -47,6 +49,10 @@ export async function checkDuplicates(
         ? `token overlap ${d.similarity}`
         : `cosine ${d.similarity}`;
   const more = dups.length > 1 ? ` and ${dups.length - 1} more` : '';
+  if (opts.person && !opts.force && d.reason !== 'exact' && !sameTitle(d.title, q.title)) {
+    opts.warn?.(`git-mem: warning: similar to ${what} (${how})${more}; added, since the titles differ`);
+    return;
+  }
   if (opts.force) {
     opts.warn?.(`git-mem: note: likely duplicate of ${what} (${how})${more}; added anyway (--force)`);
     return;
@@ -59,4 +65,29 @@ export async function checkDuplicates(
       duplicates: dups.slice(0, 5),
     },
   );
+}
+
+/**
+ * Whether two titles name the same thing: the same numbers (item 1 is not item 9)
+ * and at least half their words in common.
+ */
+export function sameTitle(x: string, y: string): boolean {
+  const words = (s: string) =>
+    new Set(
+      s
+        .normalize('NFKC')
+        .toLowerCase()
+        .match(/[\p{L}\p{N}_]+/gu) ?? [],
+    );
+  const a = words(x);
+  const b = words(y);
+  const nums = (w: Set<string>) =>
+    [...w]
+      .filter((t) => /\d/.test(t))
+      .sort()
+      .join(' ');
+  if (nums(a) !== nums(b)) return false;
+  const shared = [...a].filter((t) => b.has(t)).length;
+  const union = new Set([...a, ...b]).size;
+  return union === 0 || shared / union >= 0.5;
 }

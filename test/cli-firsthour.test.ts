@@ -1,0 +1,140 @@
+/**
+ * Lines a new user met in the first hour that misled or refused the wrong thing:
+ * `supersede OLD NEW` (as the CI report suggests it), an empty filter result,
+ * "1 commits", an empty context pack under a tiny budget, and a person's add
+ * refused as a duplicate of a memory with another title.
+ */
+import { describe, expect, it } from 'vitest';
+import { sameTitle } from '../src/search/duplicate-check.js';
+import { makeRepo } from './helpers.js';
+
+async function added(r: ReturnType<typeof makeRepo>, title: string, body: string, ...more: string[]) {
+  const res = await r.mem(['add', '--title', title, '--content', body, '--json', ...more]);
+  expect(res.code, res.stderr).toBe(0);
+  return JSON.parse(res.stdout).id as string;
+}
+
+describe('first-hour lines', () => {
+  it('supersede takes NEW as a second word, as the CI report prints it; --by still works', async () => {
+    const r = makeRepo({ commit: true });
+    const a = await added(r, 'use pnpm', 'pnpm for installs');
+    const b = await added(r, 'use npm after all', 'npm workspaces are enough now');
+    const c = await added(r, 'use yarn again', 'yarn berry for zero installs');
+    const res = await r.mem(['supersede', a, b]);
+    expect(res.code, res.stderr).toBe(0);
+    expect((await r.memJson(['show', a])).status).toBe('superseded');
+    expect((await r.mem(['supersede', b, '--by', c])).code).toBe(0);
+    const tip = r.git('rev-parse', 'refs/memory');
+    const both = await r.mem(['supersede', c, a, '--by', b]);
+    expect(both.code).toBe(2);
+    expect(both.stderr.trim().split('\n')).toHaveLength(1);
+    const none = await r.mem(['supersede', c]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('git mem supersede OLD NEW');
+    expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
+  });
+
+  it('a filter that matches nothing does not invite a first memory; stats counts in the singular', async () => {
+    const r = makeRepo({ commit: true });
+    const empty = await r.mem(['list']);
+    expect(empty.stdout).toMatch(/^No memories\. Add one/);
+    await added(r, 'only one', 'the only memory');
+    const none = await r.mem(['list', '--status', 'pending']);
+    expect(none.code).toBe(0);
+    expect(none.stdout.trim()).toBe('No memories match.');
+    const stats = await r.mem(['stats']);
+    expect(stats.stdout.split('\n')[0]).toMatch(/^1 memory, ~\d+ tokens, 1 commit on refs\/memory/);
+  });
+
+  it('an empty context pack under a tiny --budget says the budget is too small', async () => {
+    const r = makeRepo({ commit: true });
+    await added(r, 'listen port in use', 'EADDRINUSE: stop the old dev server first (lsof -i :3000)');
+    const tiny = await r.mem(['context', '-q', 'listen port in use', '--budget', '10', '--no-daemon']);
+    expect(tiny.code).toBe(0);
+    expect(tiny.stderr).toMatch(/--budget 10 is too small for any memory in this pack; try --budget \d+/);
+    const roomy = await r.mem(['context', '-q', 'listen port in use', '--budget', '2000', '--no-daemon']);
+    expect(roomy.stdout).toContain('EADDRINUSE');
+    expect(roomy.stderr).not.toContain('too small');
+  });
+
+  it("a person's add with another title warns and proceeds; the same title and text is refused", async () => {
+    const r = makeRepo({ commit: true });
+    await added(r, 'parallel writer 1 item 9', 'written by parallel writer 1 as item 9');
+    const other = await r.mem([
+      'add',
+      '--title',
+      'parallel writer 1 item 1',
+      '--content',
+      'written by parallel writer 1 as item 1',
+    ]);
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toMatch(
+      /warning: similar to .*"parallel writer 1 item 9".*added, since the titles differ/,
+    );
+    const tip = r.git('rev-parse', 'refs/memory');
+    const same = await r.mem([
+      'add',
+      '--title',
+      'Parallel writer 1 item 9',
+      '--content',
+      'Written by parallel writer 1, as item 9.',
+    ]);
+    expect(same.code).toBe(2);
+    expect(same.stderr).toContain('likely duplicate of');
+    expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
+  });
+
+  it('check prints no empty "" title on lines unchanged since the last check', async () => {
+    const r = makeRepo({ commit: true });
+    r.write('a.ts', 'one\ntwo\n');
+    r.commitAll('a');
+    await added(r, 'anchored', 'about line one', '--anchor', 'a.ts:1-1');
+    r.write('a.ts', 'changed\ntwo\n');
+    r.commitAll('edit the anchored line');
+    expect((await r.mem(['check'])).stdout).toContain('"anchored"');
+    const again = await r.mem(['check']);
+    expect(again.stdout).toContain('(unchanged since the last check)');
+    expect(again.stdout).not.toContain('""');
+  });
+
+  it('sameTitle: numbers must agree, and half the words', () => {
+    expect(sameTitle('parallel writer 1 item 9', 'parallel writer 1 item 1')).toBe(false);
+    expect(sameTitle('Connection pooling via pgbouncer', 'Connection pooling through pgbouncer')).toBe(true);
+    expect(sameTitle('use pnpm', 'deploy on fridays')).toBe(false);
+  });
+});
+
+describe('scopes that are refused', () => {
+  it('unclosed brackets, empty, absolute and .. scopes: one line, exit 2, store unchanged', async () => {
+    const r = makeRepo({ commit: true });
+    const id = await added(r, 'scoped', 'a scoped rule', '--scope', 'lib/**');
+    const tip = r.git('rev-parse', 'refs/memory');
+    for (const scope of ['lib/[unclosed', '', '/etc/**', '../other/**', 'src/{a']) {
+      for (const args of [
+        ['add', '--title', `rule for ${scope}`, '--content', 'x', '--scope', scope],
+        ...(scope ? [['update', id, '--scope', scope]] : []),
+      ]) {
+        const res = await r.mem(args);
+        expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(2);
+        expect(res.stderr.trim().split('\n')).toHaveLength(1);
+        expect(res.stderr).toContain(`scope "${scope}"`);
+      }
+    }
+    expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
+    expect(
+      (
+        await r.mem([
+          'add',
+          '--title',
+          'ok',
+          '--content',
+          'fine',
+          '--scope',
+          'src/[ab]/**',
+          '--scope',
+          '!src/gen/**',
+        ])
+      ).code,
+    ).toBe(0);
+  });
+});

@@ -1,0 +1,39 @@
+/**
+ * The repository's own npm side: no warnings from its npm config, and the
+ * README's first command (`npm install`) leaves package-lock.json as it is.
+ * npm runs offline on a copy of package.json and the lock (the lock is all
+ * it reads; --package-lock-only touches no node_modules).
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { ROOT, tmpDir } from './helpers.js';
+
+const npm = (args: string[], cwd: string) =>
+  spawnSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false', ONNXRUNTIME_NODE_INSTALL: 'skip' },
+  });
+
+it('npm reads no unknown project config', () => {
+  const r = npm(['config', 'list'], ROOT);
+  expect(r.status, r.stderr).toBe(0);
+  expect(r.stderr).not.toMatch(/Unknown project config/);
+  if (existsSync(join(ROOT, '.npmrc')))
+    expect(readFileSync(join(ROOT, '.npmrc'), 'utf8')).not.toMatch(/onnxruntime/);
+});
+
+it('npm install leaves package-lock.json byte for byte as committed', () => {
+  const dir = tmpDir('gm-lock-');
+  for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(ROOT, f), join(dir, f));
+  const r = npm(
+    ['install', '--package-lock-only', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'],
+    dir,
+  );
+  expect(r.status, r.stderr).toBe(0);
+  expect(readFileSync(join(dir, 'package-lock.json'), 'utf8')).toBe(
+    readFileSync(join(ROOT, 'package-lock.json'), 'utf8'),
+  );
+}, 60_000);
