@@ -14,6 +14,7 @@ export const VERDICTS = [
   'symbol_removed',
   'symbol_renamed',
   'deleted',
+  'ambiguous',
 ] as const;
 export type VerdictStatus = (typeof VERDICTS)[number];
 /** Verdicts that make a memory stale. */
@@ -54,6 +55,11 @@ export interface Verdict {
   checked: string;
   /** Blob at the anchor's base path when a stale verdict was given ("" = no file): unchanged → still stale, no need to look again. */
   blob?: string;
+  /**
+   * For `ambiguous`: the places that hold the anchored text equally well. The anchor stays where
+   * it was last known (nothing is moved on a guess) and the memory is not made stale by it.
+   */
+  candidates?: Loc[];
 }
 
 export interface FullAnchor extends Anchor {
