@@ -362,6 +362,11 @@ describe('judging through git: indentation, weak anchors, ambiguity', () => {
     const rep = await r.memJson(['check']);
     expect(rep.results[0]).toMatchObject({ id, status: 'ambiguous', stale: false });
     expect(rep.results[0].confidence).toBeLessThan(0.5);
+    expect(rep.counts.ambiguous).toBe(1);
+    expect(rep.results[0].candidates).toEqual([
+      { path: 'src/b.js', lines: [2, 4] },
+      { path: 'src/c.js', lines: [2, 4] },
+    ]);
     expect(rep.results[0].reason).toMatch(/src\/b.js:2-4.*src\/c.js:2-4/);
     const shown = await r.memJson(['show', id]);
     expect(shown.status).toBe('active');
