@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { diffLines, mapRange } from '../src/anchors/diff.js';
 import { relocate } from '../src/anchors/relocate.js';
+import { extractSymbols, findSymbol } from '../src/anchors/symbols.js';
 import { hashLines, indentLanguage, informationOf, MIN_INFORMATION, wsHash } from '../src/anchors/text.js';
 import { makeRepo } from './helpers.js';
 
@@ -375,5 +376,73 @@ describe('judging through git: indentation, weak anchors, ambiguity', () => {
       { path: 'src/c.js', lines: [2, 4] },
     ]);
     expect(shown.anchors[0].current).toBeUndefined();
+  });
+});
+
+describe('JavaScript and TypeScript symbol shapes', () => {
+  // shapes from expressjs/express (lib/response.js, lib/view.js, lib/application.js) and TS modules
+  const SRC = [
+    'var res = module.exports = { __proto__: http.ServerResponse.prototype };', // 1
+    'res.redirect = function redirect(url) {', // 2
+    '  this.location(url);', // 3
+    '};', // 4
+    'View.prototype.lookup = function lookup(name) {', // 5
+    '  return name;', // 6
+    '};', // 7
+    'app.listen = function() { return 1; };', // 8
+    'exports.compile = function (x) { return x; };', // 9
+    'export const f = () => 1;', // 10
+    'export const g = async (a) => {', // 11
+    '  return a;', // 12
+    '};', // 13
+    'class K {', // 14
+    '  m() { return 1; }', // 15
+    '}', // 16
+    '',
+  ].join('\n');
+  for (const lang of ['javascript', 'typescript']) {
+    it(`${lang}: member assignments, prototype methods, exported arrows and class methods`, async () => {
+      const defs = await extractSymbols(lang, SRC);
+      const at = (q: string) => {
+        const d = defs.find((x) => x.qualified === q);
+        return d && [d.start, d.end];
+      };
+      expect(at('res.redirect')).toEqual([2, 4]);
+      expect(at('View.lookup')).toEqual([5, 7]);
+      expect(at('app.listen')).toEqual([8, 8]);
+      expect(at('compile')).toEqual([9, 9]);
+      expect(at('f')).toEqual([10, 10]);
+      expect(at('g')).toEqual([11, 13]);
+      expect(at('K.m')).toEqual([15, 15]);
+      expect(findSymbol(defs, 'View.lookup').map((d) => d.qualified)).toEqual(['View.lookup']);
+      expect(findSymbol(defs, 'redirect').map((d) => d.qualified)).toEqual(['res.redirect']);
+      // a rename keeps the body hash; an edit changes it
+      const renamed = await extractSymbols(lang, SRC.replace('res.redirect =', 'res.goTo ='));
+      const edited = await extractSymbols(lang, SRC.replace('this.location(url)', 'this.location(url + 1)'));
+      const h = (ds: typeof defs, q: string) => ds.find((d) => d.qualified === q)?.bodyHash;
+      expect(h(renamed, 'res.goTo')).toBe(h(defs, 'res.redirect'));
+      expect(h(edited, 'res.redirect')).not.toBe(h(defs, 'res.redirect'));
+    });
+  }
+
+  it('add --symbol anchors `res.redirect` and check follows its edit', async () => {
+    const r = makeRepo();
+    r.write('lib/response.js', SRC);
+    r.commitAll('init');
+    await r.memJson(['init']);
+    const { id } = await r.memJson([
+      'add',
+      '--title',
+      'redirect',
+      '--content',
+      'x',
+      '--symbol',
+      'lib/response.js#res.redirect',
+    ]);
+    const a = (await r.memJson(['show', id])).anchors[0];
+    expect(a).toMatchObject({ lines: [2, 4], sym: { qualified: 'res.redirect', kind: 'method' } });
+    r.write('lib/response.js', SRC.replace('this.location(url)', 'this.location(url || "/")'));
+    r.commitAll('edit');
+    expect((await r.memJson(['check'])).results[0]).toMatchObject({ id, status: 'changed' });
   });
 });
