@@ -30,9 +30,15 @@ import {
 import { anchorIndex, type IndexedAnchor, saveIndex } from './index-cache.js';
 import { AnchorPreparer, anchorBlobPath, checkedBlobPath } from './prepare.js';
 import { loadRecords } from './record-cache.js';
-import { contextScore, findCandidates, relocate } from './relocate.js';
+import {
+  ambiguityConfidence,
+  contextScore,
+  distinctiveContext,
+  findCandidates,
+  relocate,
+} from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
-import { blobId, normLine, splitLines } from './text.js';
+import { blobId, indentLanguage, informationOf, MIN_INFORMATION, normLine, splitLines } from './text.js';
 import {
   type BaseState,
   baseOf,
@@ -129,6 +135,8 @@ interface Outcome {
   completed?: FullAnchor;
   /** Target blob at the base path ("" = absent) the verdict was given at. */
   blob?: string;
+  /** For `ambiguous`: the equally good places. */
+  candidates?: Loc[];
 }
 
 export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<CheckReport> {
@@ -423,6 +431,7 @@ function verdictOf(o: Outcome, before: FullAnchor, commit: string, now: string):
     checked: now,
   };
   if (o.blob !== undefined && STALE_VERDICTS.has(o.status) && commit !== 'worktree') v.blob = o.blob;
+  if (o.candidates?.length) v.candidates = o.candidates;
   return v;
 }
 
@@ -479,7 +488,9 @@ function applyOutcomes(
           prevV.status !== o.status ||
           prevV.reason !== o.reason ||
           JSON.stringify(prevV.to) !== JSON.stringify(o.to))) ||
-      (!nowStale && prevStale);
+      (!nowStale && prevStale) ||
+      (o.status === 'ambiguous' &&
+        (prevV?.status !== 'ambiguous' || JSON.stringify(prevV.candidates) !== JSON.stringify(o.candidates)));
     if (needVerdict) {
       newVerdicts.add(i);
       a.verdict = verdictOf(o, before, commit, now);
@@ -673,7 +684,10 @@ class CheckContext {
     if (elsewhere) {
       return {
         ...elsewhere,
-        status: elsewhere.status === 'symbol_renamed' ? 'symbol_renamed' : 'renamed',
+        status:
+          elsewhere.status === 'symbol_renamed' || elsewhere.status === 'ambiguous'
+            ? elsewhere.status
+            : 'renamed',
         reason: `${base.path} is gone; ${elsewhere.reason}`,
       };
     }
@@ -738,8 +752,18 @@ class CheckContext {
       before: a.before,
       after: a.after,
       diff: d,
+      indent: !!(indentLanguage(base.path) || indentLanguage(newPath)),
     });
     const range: [number, number] | undefined = oldRange || a.lines ? [r.start, r.end] : undefined;
+    if (r.kind === 'ambiguous') {
+      return {
+        status: 'ambiguous',
+        reason: renamedNote + r.reason,
+        confidence: r.confidence,
+        to: null,
+        candidates: (r.candidates ?? []).map((c) => loc(newPath, a.lines ? [c.start, c.end] : undefined)),
+      };
+    }
     if (r.kind !== 'lost') {
       const same = !renamed && r.start === start && r.end === end;
       const status: VerdictStatus = renamed ? 'renamed' : same ? 'fresh' : 'moved';
@@ -791,6 +815,15 @@ class CheckContext {
     const probe = needle.map(normLine).reduce((x, y) => (y.length > x.length ? y : x), '');
     const cands = changes.filter((c) => c.status !== 'D' && !exclude.has(c.newPath)).slice(0, CROSS_FILE_CAP);
     const lang = a.sym ? languageOf(base.path) : undefined;
+    const weak = informationOf(needle) < MIN_INFORMATION;
+    const hits: Array<{
+      path: string;
+      oid: string | undefined;
+      f: { start: number; end: number };
+      ctx: number;
+      hit: number;
+      added: boolean;
+    }> = [];
     for (const c of cands) {
       const newOid = this.worktreeRoot ? undefined : c.newOid;
       const lines = await this.targetLines(c.newPath, newOid);
@@ -812,28 +845,51 @@ class CheckContext {
       }
       if (a.sym) continue;
       if (probe && !lines.some((l) => l.includes(probe.split(' ')[0]))) continue;
-      let found = findCandidates(lines, needle, a.hash!, a.wshash);
+      const indent = !!(indentLanguage(base.path) || indentLanguage(c.newPath));
+      let found = findCandidates(lines, needle, a.hash!, a.wshash, undefined, indent);
       if (!found.length) continue;
       if (c.status !== 'A' && c.oldOid && !/^0+$/.test(c.oldOid)) {
         // the text must be new in that file, not a copy that was already there
         const old = await this.blobLines(c.oldOid);
-        if (old && findCandidates(old, needle, a.hash!, a.wshash).length >= found.length) continue;
+        if (old && findCandidates(old, needle, a.hash!, a.wshash, undefined, indent).length >= found.length)
+          continue;
       }
-      found = found
-        .map((f) => ({ f, s: contextScore(lines, f, a.before, a.after) }))
-        .sort((x, y) => y.s - x.s)
-        .map((x) => x.f);
-      const best = found[0];
-      const r: [number, number] = [best.start, best.end];
+      // in another file, a text that cannot identify itself (a lone `"""`, a run of braces) is
+      // only found where its own surroundings came along
+      if (weak) found = found.filter((f) => distinctiveContext(lines, f, a.before, a.after).hit >= 2);
+      for (const f of found) {
+        hits.push({
+          path: c.newPath,
+          oid: newOid,
+          f,
+          ctx: contextScore(lines, f, a.before, a.after),
+          hit: distinctiveContext(lines, f, a.before, a.after).hit,
+          added: c.status === 'A',
+        });
+      }
+    }
+    if (!hits.length) return null;
+    hits.sort((x, y) => y.hit - x.hit || y.ctx - x.ctx);
+    const best = hits[0];
+    const tied = hits.filter((h) => h.hit === best.hit && h.ctx === best.ctx);
+    if (tied.length > 1) {
+      const places = tied.map((h) => loc(h.path, a.lines ? [h.f.start, h.f.end] : undefined));
       return {
-        status: 'moved',
-        reason: `text found in ${c.newPath}:${best.start}-${best.end}${c.status === 'A' ? ' (a new file)' : ''}`,
-        confidence: found.length === 1 ? 0.9 : 0.7,
-        to: loc(c.newPath, a.lines ? r : undefined),
-        current: this.current(c.newPath, a.lines ? r : undefined, newOid),
+        status: 'ambiguous',
+        reason: `the anchored text is at ${places.length} places in other files that its context does not tell apart (${places.map(locString).join(', ')})`,
+        confidence: ambiguityConfidence(places.length),
+        to: null,
+        candidates: places,
       };
     }
-    return null;
+    const r: [number, number] = [best.f.start, best.f.end];
+    return {
+      status: 'moved',
+      reason: `text found in ${best.path}:${best.f.start}-${best.f.end}${best.added ? ' (a new file)' : ''}`,
+      confidence: hits.length === 1 ? 0.9 : 0.7,
+      to: loc(best.path, a.lines ? r : undefined),
+      current: this.current(best.path, a.lines ? r : undefined, best.oid),
+    };
   }
 }
 

@@ -142,23 +142,22 @@ export function mapRange(
     if (!j || (prev >= 0 && j !== prev + 1)) intact = false;
     prev = j;
   }
-  // best-effort ends: nearest surviving line on each side, shifted
-  const s = nearest(d, start, end, 1);
-  const e = nearest(d, end, start, -1);
-  if (s && e && e >= s) return { start: s, end: e, intact };
+  if (intact) return { start: d.oldToNew[start], end: d.oldToNew[end], intact };
+  // an edited range covers what replaced it: an end line that survived keeps its place; an end
+  // line edited or removed gives way to everything between the surviving lines around the range
+  // (the replacement lines, lines added or removed at that end included)
+  const after = (i: number) => {
+    for (let k = i; k >= 1; k--) if (d.oldToNew[k]) return d.oldToNew[k] + 1;
+    return 1;
+  };
+  const before = (i: number) => {
+    for (let k = i; k <= d.oldLen; k++) if (d.oldToNew[k]) return d.oldToNew[k] - 1;
+    return d.newLen;
+  };
+  const s = d.oldToNew[start] || after(start - 1);
+  const e = d.oldToNew[end] || before(end + 1);
+  if (e >= s && s >= 1) return { start: s, end: e, intact };
   // range wholly deleted: the position where it used to be
-  let before = 0;
-  for (let i = start - 1; i >= 1; i--) {
-    if (d.oldToNew[i]) {
-      before = d.oldToNew[i];
-      break;
-    }
-  }
-  const at = Math.min(Math.max(1, before + 1), Math.max(1, d.newLen));
+  const at = Math.min(after(start - 1), Math.max(1, d.newLen));
   return { start: at, end: Math.min(Math.max(at, at + (end - start)), Math.max(1, d.newLen)), intact: false };
-}
-
-function nearest(d: LineDiff, from: number, to: number, step: 1 | -1): number {
-  for (let i = from; step > 0 ? i <= to : i >= to; i += step) if (d.oldToNew[i]) return d.oldToNew[i];
-  return 0;
 }

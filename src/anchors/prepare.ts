@@ -14,8 +14,21 @@ import type { Repo } from '../gitstore/repo.js';
 import type { Store, Tx } from '../gitstore/store.js';
 import type { Anchor } from '../model/record.js';
 import { revParse, writeBlob } from './gitio.js';
+import { findCandidates } from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
-import { blobId, capText, contextOf, hashLines, splitLines, wsHash } from './text.js';
+import {
+  blobId,
+  CONTEXT_LINES,
+  capText,
+  contextOf,
+  distinctiveLine,
+  hashLines,
+  indentLanguage,
+  informationOf,
+  MIN_INFORMATION,
+  splitLines,
+  wsHash,
+} from './text.js';
 import type { FullAnchor } from './types.js';
 
 export function anchorBlobPath(blob: string): string {
@@ -250,11 +263,38 @@ export class AnchorPreparer {
       const ctx = contextOf(lines, s, e);
       full.before = ctx.before;
       full.after = ctx.after;
+      if (!full.sym) this.fingerprint(full, lines, s, e, anchored);
     }
     if (src.worktree) full.worktree = true;
     // keep any other fields the spec carried (imports), original fields win
     for (const [k, v] of Object.entries(spec)) if (!(k in full) && v !== undefined) full[k] = v;
     return full;
+  }
+
+  /**
+   * An anchor whose text cannot tell it apart (mostly punctuation or keywords, or a text the file
+   * holds more than once) keeps enough of its surroundings to be found again: its context is
+   * widened until each side holds distinctive lines, and the person is told.
+   */
+  private fingerprint(full: FullAnchor, lines: readonly string[], s: number, e: number, anchored: string[]) {
+    const weak = informationOf(anchored) < MIN_INFORMATION;
+    const copies = weak
+      ? 0
+      : findCandidates(lines, anchored, full.hash!, undefined, undefined, !!indentLanguage(full.path)).length;
+    if (!weak && copies < 2) return;
+    const ctx = widenedContext(lines, s, e);
+    full.before = ctx.before;
+    full.after = ctx.after;
+    const shown = anchored
+      .map((l) => l.trim())
+      .join(' ')
+      .slice(0, 40);
+    const why = weak
+      ? `is mostly punctuation or keywords ("${shown}")`
+      : `occurs ${copies} times in the file`;
+    this.notes.push(
+      `warning: the text of ${full.path}:${s}-${e} ${why}; kept with ${ctx.before.length}+${ctx.after.length} lines around it to find it again (a wider range is safer)`,
+    );
   }
 
   private async findSymbolAnywhere(name: string): Promise<{ path: string; def: SymbolDef; lang: string }> {
@@ -296,6 +336,28 @@ export class AnchorPreparer {
     }
     return hits[0];
   }
+}
+
+/** Most lines of context kept on each side of a weak anchor. */
+const WIDE_CONTEXT = 12;
+
+/** Context lines on each side, extended past CONTEXT_LINES until 2 distinctive lines (or WIDE_CONTEXT) are in. */
+function widenedContext(lines: readonly string[], start: number, end: number) {
+  const wide = (from: number, step: 1 | -1) => {
+    let n = 0;
+    let seen = 0;
+    for (let i = from; i >= 0 && i < lines.length && n < WIDE_CONTEXT; i += step) {
+      n++;
+      if (distinctiveLine(lines[i])) seen++;
+      if (n >= CONTEXT_LINES && seen >= 2) break;
+    }
+    return n;
+  };
+  return contextOfSides(lines, start, end, wide(start - 2, -1), wide(end, 1));
+}
+
+function contextOfSides(lines: readonly string[], start: number, end: number, nb: number, na: number) {
+  return { before: lines.slice(Math.max(0, start - 1 - nb), start - 1), after: lines.slice(end, end + na) };
 }
 
 function fallbackDefinitionLine(lines: readonly string[], name: string): number | undefined {

@@ -6,10 +6,12 @@
  *
  * The hash gate: a range is reported found only when its whitespace-normalised
  * hash (or its whitespace-insensitive hash) equals the anchor's. An edited
- * anchor therefore can never come back fresh or moved.
+ * anchor therefore can never come back fresh or moved. Where the language makes indentation
+ * meaning (`indent`), the gate also wants every line indented as it was: a Python block dedented
+ * out of a `with` is an edit, not reformatting. Several equally good places are `ambiguous`.
  */
 import { diffLines, type LineDiff, mapRange } from './diff.js';
-import { hashLines, normLine, wsHash } from './text.js';
+import { distinctiveLine, hashLines, normLine, sameIndentation, wsHash } from './text.js';
 
 export interface RelocInput {
   oldLines: readonly string[];
@@ -22,17 +24,24 @@ export interface RelocInput {
   after?: readonly string[];
   /** A precomputed diff of oldLines → newLines (shared by anchors of one file). */
   diff?: LineDiff;
+  /** Indentation is significant in this file's language: a changed indent is an edit. */
+  indent?: boolean;
 }
 
 export interface RelocResult {
-  /** intact: the lines survived where the diff puts them; found: located by search; lost: not found. */
-  kind: 'intact' | 'found' | 'lost';
+  /**
+   * intact: the lines survived where the diff puts them; found: located by search; lost: not
+   * found; ambiguous: found at several places that nothing tells apart (see `candidates`).
+   */
+  kind: 'intact' | 'found' | 'lost' | 'ambiguous';
   start: number;
   end: number;
   confidence: number;
   reason: string;
   /** Whitespace differs from the anchored text (reformatted). */
   whitespace?: boolean;
+  /** For `ambiguous`: the places equally likely to hold the text. */
+  candidates?: Array<{ start: number; end: number }>;
 }
 
 export interface Candidate {
@@ -41,24 +50,34 @@ export interface Candidate {
   whitespace: boolean;
 }
 
-/** Gate: does this range hold the anchored text (modulo whitespace)? */
+/**
+ * Gate: does this range hold the anchored text (modulo whitespace)? With `indentAs` (the anchored
+ * lines, for a language whose indentation is meaning) every line must also be indented as there.
+ */
 export function gate(
   lines: readonly string[],
   hash: string,
   wshash?: string,
+  indentAs?: readonly string[],
 ): false | 'exact' | 'whitespace' {
+  if (indentAs) return hashLines(lines) === hash && sameIndentation(lines, indentAs) ? 'exact' : false;
   if (hashLines(lines) === hash) return 'exact';
   if (wshash && wsHash(lines) === wshash) return 'whitespace';
   return false;
 }
 
-/** Every place in `lines` holding the needle (normalised line match, then whitespace-insensitive windows). */
+/**
+ * Every place in `lines` holding the needle (normalised line match, then whitespace-insensitive
+ * windows). `indent`: indentation is meaning, so each line must be indented as in the needle and
+ * no re-wrapping is accepted.
+ */
 export function findCandidates(
   lines: readonly string[],
   needle: readonly string[],
   hash: string,
   wshash?: string,
   norm?: readonly string[],
+  indent?: boolean,
 ): Candidate[] {
   const out: Candidate[] = [];
   const k = needle.length;
@@ -79,10 +98,12 @@ export function findCandidates(
         break;
       }
     }
-    if (ok && hashLines(lines.slice(s, s + k)) === hash)
+    if (!ok) continue;
+    const slice = lines.slice(s, s + k);
+    if (hashLines(slice) === hash && (!indent || sameIndentation(slice, needle)))
       out.push({ start: s + 1, end: s + k, whitespace: false });
   }
-  if (out.length || !wshash) return out;
+  if (out.length || !wshash || indent) return out;
   // whitespace-insensitive: the text may have been re-wrapped onto a different number of lines
   const target = needle.join('').replace(/\s+/g, '');
   if (!target) return out;
@@ -122,7 +143,7 @@ export function contextScore(
 }
 
 /** Context agreement counting only distinctive lines (blank lines, braces and the like prove nothing). */
-function distinctiveContext(
+export function distinctiveContext(
   lines: readonly string[],
   c: { start: number; end: number },
   before: readonly string[] = [],
@@ -131,10 +152,9 @@ function distinctiveContext(
   let hit = 0;
   let total = 0;
   const check = (want: string, got: string | undefined) => {
-    const w = normLine(want);
-    if (w.replace(/[^A-Za-z0-9_]/g, '').length < 3) return;
+    if (!distinctiveLine(want)) return;
     total++;
-    if (got !== undefined && normLine(got) === w) hit++;
+    if (got !== undefined && normLine(got) === normLine(want)) hit++;
   };
   for (let i = 0; i < before.length; i++) check(before[i], lines[c.start - 1 - before.length + i]);
   for (let i = 0; i < after.length; i++) check(after[i], lines[c.end + i]);
@@ -154,24 +174,28 @@ export function relocate(inp: RelocInput): RelocResult {
   }
   const d = inp.diff ?? diffLines(oldLines, newLines);
   const mapped = mapRange(d, start, end);
+  const needle = oldLines.slice(start - 1, end);
+  const indentAs = inp.indent ? needle : undefined;
   if (mapped.intact) {
-    const g = gate(newLines.slice(mapped.start - 1, mapped.end), inp.hash, inp.wshash);
+    const g = gate(newLines.slice(mapped.start - 1, mapped.end), inp.hash, inp.wshash, indentAs);
     if (g) {
       // the diff may align a common text (a `return x;`) with another copy of it: when another
       // copy is clearly better surrounded by the anchor's distinctive context, take that one
       const here = distinctiveContext(newLines, mapped, inp.before, inp.after);
       if (here.hit < here.total) {
-        const others = findCandidates(newLines, oldLines.slice(start - 1, end), inp.hash, inp.wshash)
+        const others = findCandidates(newLines, needle, inp.hash, inp.wshash, undefined, inp.indent)
           .filter((c) => c.start !== mapped.start)
           .map((c) => ({ c, s: distinctiveContext(newLines, c, inp.before, inp.after).hit }))
           .sort((x, y) => y.s - x.s);
         if (others.length && others[0].s > here.hit && others[0].s >= 2) {
+          const tied = others.filter((o) => o.s === others[0].s).map((o) => o.c);
+          if (tied.length > 1) return ambiguous(tied, mapped);
           const c = others[0].c;
           return {
             kind: 'found',
             start: c.start,
             end: c.end,
-            confidence: others.length > 1 && others[1].s === others[0].s ? 0.6 : 0.85,
+            confidence: 0.85,
             reason: `text found at lines ${c.start}-${c.end} (the copy whose context matches)`,
           };
         }
@@ -189,8 +213,7 @@ export function relocate(inp: RelocInput): RelocResult {
       };
     }
   }
-  const needle = oldLines.slice(start - 1, end);
-  let cands = findCandidates(newLines, needle, inp.hash, inp.wshash);
+  let cands = findCandidates(newLines, needle, inp.hash, inp.wshash, undefined, inp.indent);
   // reject copies that already existed elsewhere before the change (the anchored copy is another
   // one, maybe edited) unless the anchor's distinctive context surrounds them clearly
   cands = cands.filter((c) => {
@@ -213,13 +236,21 @@ export function relocate(inp: RelocInput): RelocResult {
   const scored = cands.map((c) => {
     const ctx = contextScore(newLines, c, inp.before, inp.after);
     const dist = Math.abs(c.start - mapped.start);
-    return { c, score: ctx * 10 - Math.min(dist, 1000) / 100 - (c.whitespace ? 1 : 0) };
+    const hit = distinctiveContext(newLines, c, inp.before, inp.after).hit;
+    return { c, ctx, hit, score: ctx * 10 - Math.min(dist, 1000) / 100 - (c.whitespace ? 1 : 0) };
   });
   scored.sort((a, b) => b.score - a.score);
   const best = scored[0];
+  // copies that the context does not tell apart (only their distance from the old place
+  // differs) are equally likely: say so rather than guess
+  const tied = scored.filter((x) => x.ctx === best.ctx && x.hit === best.hit);
+  if (tied.length > 1)
+    return ambiguous(
+      tied.map((x) => x.c),
+      mapped,
+    );
   const margin = scored.length > 1 ? best.score - scored[1].score : Number.POSITIVE_INFINITY;
-  const confidence =
-    scored.length === 1 ? (best.c.whitespace ? 0.9 : 0.98) : margin >= 10 ? 0.85 : margin > 0 ? 0.7 : 0.5;
+  const confidence = scored.length === 1 ? (best.c.whitespace ? 0.9 : 0.98) : margin >= 10 ? 0.85 : 0.7;
   const where =
     best.c.start === start && best.c.end === end ? 'in place' : `at lines ${best.c.start}-${best.c.end}`;
   const reason = best.c.whitespace
@@ -234,5 +265,27 @@ export function relocate(inp: RelocInput): RelocResult {
     confidence,
     reason,
     whitespace: best.c.whitespace,
+  };
+}
+
+/** Below 0.5: a guess among equals is no relocation. */
+export function ambiguityConfidence(n: number): number {
+  return Math.min(0.45, Math.round((1 / Math.max(2, n)) * 100) / 100);
+}
+
+function ambiguous(
+  cands: ReadonlyArray<{ start: number; end: number }>,
+  mapped: { start: number; end: number },
+): RelocResult {
+  const list = cands.map((c) => ({ start: c.start, end: c.end })).sort((a, b) => a.start - b.start);
+  return {
+    kind: 'ambiguous',
+    start: mapped.start,
+    end: mapped.end,
+    confidence: ambiguityConfidence(list.length),
+    reason: `the anchored text is at ${list.length} places that its context does not tell apart (lines ${list
+      .map((c) => `${c.start}-${c.end}`)
+      .join(', ')})`,
+    candidates: list,
   };
 }

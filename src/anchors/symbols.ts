@@ -124,7 +124,21 @@ export async function extractSymbols(lang: string, source: string): Promise<Symb
       if (!child) continue;
       const kind = defs[child.type];
       let next = scope;
-      if (kind) {
+      const assigned = JS_LIKE.has(lang) ? assignedFunction(child) : null;
+      if (assigned) {
+        // `res.redirect = function redirect() {}`, `View.prototype.lookup = function () {}`
+        const span = child.parent?.type === 'expression_statement' ? child.parent : child;
+        const qualified = [...scope, assigned.path].join('.');
+        out.push({
+          name: assigned.name.text,
+          qualified,
+          kind: qualified.includes('.') ? 'method' : 'function',
+          start: span.startPosition.row + 1,
+          end: span.endPosition.row + 1,
+          bodyHash: bodyHash(lines, span, assigned.name),
+        });
+        next = qualified.split('.');
+      } else if (kind) {
         const name = symbolName(lang, child);
         const valueOk =
           child.type !== 'variable_declarator' || isFunctionish(child.childForFieldName('value'));
@@ -152,6 +166,32 @@ export async function extractSymbols(lang: string, source: string): Promise<Symb
   tree.delete?.();
   parser.delete?.();
   return out;
+}
+
+const JS_LIKE = new Set(['javascript', 'typescript', 'tsx']);
+
+/**
+ * A function or class assigned to a member (`obj.prop = function …`, `X.prototype.y = …`,
+ * `module.exports.f = () => …`): its dotted path without `prototype`, `this`, `module.exports`
+ * or `exports`, and the node of its last name. Null for anything else.
+ */
+function assignedFunction(node: TSNode): { path: string; name: TSNode } | null {
+  if (node.type !== 'assignment_expression') return null;
+  const left = node.childForFieldName('left');
+  let right = node.childForFieldName('right');
+  // `a.b = exports.b = function …`: the innermost value decides
+  while (right?.type === 'assignment_expression') right = right.childForFieldName('right');
+  if (left?.type !== 'member_expression' || !isFunctionish(right)) return null;
+  const prop = left.childForFieldName('property');
+  if (!prop) return null;
+  const parts = left.text.replace(/\s+/g, '').split('.');
+  if (parts.some((p: string) => !/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(p))) return null;
+  let path = parts.filter((p: string) => p !== 'prototype');
+  if (path[0] === 'this') path = path.slice(1);
+  if (path[0] === 'module' && path[1] === 'exports') path = path.slice(2);
+  else if (path[0] === 'exports') path = path.slice(1);
+  if (!path.length) return null;
+  return { path: path.join('.'), name: prop };
 }
 
 function isFunctionish(v: TSNode): boolean {

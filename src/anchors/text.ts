@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 
 const TEXT_CAP = 4096;
-const CONTEXT_LINES = 3;
+export const CONTEXT_LINES = 3;
 
 /** Splits file content into lines (no trailing empty line for a final newline; CRLF tolerated). */
 export function splitLines(content: string): string[] {
@@ -83,4 +83,111 @@ export function tokenOverlap(a: string, b: string): number {
     }
   }
   return hit / ta.length;
+}
+
+// ---------------------------------------------------------------- significant indentation
+
+/**
+ * Languages whose indentation is meaning (blocks by offside rule, recipes by tab, nesting by
+ * indent): there a change of a line's leading whitespace is an edit, not reformatting. By file
+ * extension; files known by their whole name in INDENT_NAMES.
+ */
+export const INDENT_EXTENSIONS: Readonly<Record<string, string>> = {
+  py: 'Python',
+  pyi: 'Python',
+  pyw: 'Python',
+  pyx: 'Cython',
+  pxd: 'Cython',
+  bzl: 'Starlark',
+  star: 'Starlark',
+  yml: 'YAML',
+  yaml: 'YAML',
+  mk: 'Makefile',
+  mak: 'Makefile',
+  hs: 'Haskell',
+  lhs: 'Haskell',
+  fs: 'F#',
+  fsi: 'F#',
+  fsx: 'F#',
+  nim: 'Nim',
+  nims: 'Nim',
+  nimble: 'Nim',
+  coffee: 'CoffeeScript',
+  litcoffee: 'CoffeeScript',
+  pug: 'Pug',
+  jade: 'Pug',
+  sass: 'Sass',
+  styl: 'Stylus',
+  slim: 'Slim',
+  haml: 'Haml',
+  elm: 'Elm',
+  purs: 'PureScript',
+  idr: 'Idris',
+  gd: 'GDScript',
+  mojo: 'Mojo',
+  rst: 'reStructuredText',
+};
+
+export const INDENT_NAMES: Readonly<Record<string, string>> = {
+  makefile: 'Makefile',
+  gnumakefile: 'Makefile',
+  snakefile: 'Python',
+  sconstruct: 'Python',
+  sconscript: 'Python',
+  build: 'Starlark',
+  'build.bazel': 'Starlark',
+  workspace: 'Starlark',
+  'workspace.bazel': 'Starlark',
+};
+
+/** The language whose indentation is significant for this path, or undefined (whitespace is layout). */
+export function indentLanguage(path: string): string | undefined {
+  const name = (path.split('/').pop() ?? '').toLowerCase();
+  if (INDENT_NAMES[name]) return INDENT_NAMES[name];
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? INDENT_EXTENSIONS[name.slice(dot + 1)] : undefined;
+}
+
+/** Leading whitespace of a line (blank lines have none: their indentation means nothing). */
+export function indentOf(line: string): string {
+  return line.trim() ? /^[ \t]*/.exec(line)![0] : '';
+}
+
+/** Whether two runs of lines indent every line alike. */
+export function sameIndentation(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (indentOf(a[i]) !== indentOf(b[i])) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------- information
+
+/** Words that say little about which code a line is (keywords and literals of common languages). */
+const NOISE_WORDS = new Set(
+  (
+    'end begin do done then fi esac elif else elsif if endif endfor endwhile endfunction return ' +
+    'pass break continue try catch except finally raise throw throws new def fn func function var let ' +
+    'const class struct enum interface public private protected static final void int bool boolean ' +
+    'string true false null nil none self this super import from export default async await yield ' +
+    'in of is not and or for while switch case type module package use using namespace extern'
+  ).split(' '),
+);
+
+/** How much of the anchored text can tell it apart: characters of its distinct non-keyword words. */
+export function informationOf(lines: readonly string[]): number {
+  const words = new Set<string>();
+  for (const l of lines)
+    for (const w of l.match(/[A-Za-z_$][A-Za-z0-9_$]*|\d{2,}/g) ?? [])
+      if (!NOISE_WORDS.has(w.toLowerCase())) words.add(w);
+  let n = 0;
+  for (const w of words) n += w.length;
+  return n;
+}
+
+/** Below this, an anchor's own text cannot identify it (a lone `"""`, a run of `}`, `end`). */
+export const MIN_INFORMATION = 6;
+
+/** A line that can identify a place: at least 3 word characters that are not all keywords. */
+export function distinctiveLine(line: string): boolean {
+  return normLine(line).replace(/[^A-Za-z0-9_]/g, '').length >= 3;
 }

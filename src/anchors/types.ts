@@ -15,6 +15,7 @@ const VERDICTS = [
   'symbol_removed',
   'symbol_renamed',
   'deleted',
+  'ambiguous',
 ] as const;
 export type VerdictStatus = (typeof VERDICTS)[number];
 /** Verdicts that make a memory stale. */
@@ -55,6 +56,11 @@ export interface Verdict {
   checked: string;
   /** Blob at the anchor's base path when a stale verdict was given ("" = no file): unchanged → still stale, no need to look again. */
   blob?: string;
+  /**
+   * For `ambiguous`: the places that hold the anchored text equally well. The anchor stays where
+   * it was last known (nothing is moved on a guess) and the memory is not made stale by it.
+   */
+  candidates?: Loc[];
 }
 
 export interface FullAnchor extends Anchor {

@@ -17,6 +17,7 @@ function resultJSON(r: AnchorResult) {
     confidence: r.verdict.confidence,
     from: r.verdict.from,
     to: r.verdict.to,
+    ...(r.verdict.candidates ? { candidates: r.verdict.candidates } : {}),
     stale: r.stale,
   };
 }
@@ -30,6 +31,7 @@ function countVerdicts(results: readonly AnchorResult[]): Record<string, number>
     symbol_removed: 0,
     symbol_renamed: 0,
     deleted: 0,
+    ambiguous: 0,
   };
   for (const r of results) c[r.verdict.status] = (c[r.verdict.status] ?? 0) + 1;
   return c;
