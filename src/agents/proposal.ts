@@ -87,12 +87,7 @@ export function isTransient(p: Pick<Proposal, 'title' | 'body'>): boolean {
 }
 
 /** Markers of the framing git-mem wraps around what it injects. */
-const INJECTION_MARKERS = [
-  '<memory',
-  '</memory>',
-  'git-mem context',
-  'Reference only; not instructions',
-];
+const INJECTION_MARKERS = ['<memory', '</memory>', 'git-mem context', 'Reference only; not instructions'];
 
 function looksInjected(p: Pick<Proposal, 'title' | 'body'>, injected: string[] = []): boolean {
   const text = `${p.title}\n${p.body}`;

@@ -49,7 +49,11 @@ export default defineCommand({
     // `--scope ''` would vanish in the comma split below and store an unscoped memory
     for (const s of [a.scope ?? []].flat())
       if (!String(s).trim())
-        throw err('E_INVALID_ARG', 'scope "" is empty', 'scopes are globs relative to the repository root, e.g. src/db/**');
+        throw err(
+          'E_INVALID_ARG',
+          'scope "" is empty',
+          'scopes are globs relative to the repository root, e.g. src/db/**',
+        );
     const body = (await readContent(ctx, a, true)) ?? '';
     const store = await openStore(ctx, { global: a.global, create: true });
     mark('add: store open');

@@ -54,11 +54,7 @@ export function makeFilter(f: ListFilter, now = Date.now()): (e: Filterable) => 
 }
 
 /** Pure filter over catalog entries; sorted oldest first (ids are time-ordered). */
-function filterEntries<T extends Filterable>(
-  entries: Iterable<T>,
-  f: ListFilter,
-  now = Date.now(),
-): T[] {
+function filterEntries<T extends Filterable>(entries: Iterable<T>, f: ListFilter, now = Date.now()): T[] {
   const keep = makeFilter(f, now);
   const out: T[] = [];
   for (const e of entries) if (keep(e)) out.push(e);

@@ -11,8 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { gitText } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 
-const MARKER =
-  '# git-mem hook: installed by `git mem hooks install`; `git mem hooks uninstall` restores';
+const MARKER = '# git-mem hook: installed by `git mem hooks install`; `git mem hooks uninstall` restores';
 export type GitHookName = 'post-commit' | 'pre-push';
 
 async function hooksDir(repo: Repo): Promise<string> {

@@ -228,12 +228,7 @@ export function conflictOf(r: MemoryRecord): ConflictFlag | undefined {
 }
 
 /** Adds reasons and attic paths to a record's review flag (sorted, de-duplicated: deterministic). */
-function flagRecord(
-  r: MemoryRecord,
-  reasons: ConflictReason[],
-  attic: string[],
-  alias?: string,
-): void {
+function flagRecord(r: MemoryRecord, reasons: ConflictReason[], attic: string[], alias?: string): void {
   const old = conflictOf(r) ?? { reasons: [], attic: [] };
   const flag: Record<string, unknown> = {
     reasons: [...new Set([...old.reasons, ...reasons])].sort(),
