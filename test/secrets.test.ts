@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { layer } from '../src/gitstore/config.js';
+import { unframe } from '../src/safety/frame.js';
 import {
   assertRecordClean,
   redactRecord,
@@ -240,7 +241,8 @@ describe('MCP tools refuse a secret in any field (an error the agent can act on)
         for (const [field, args] of adds) {
           const res = await callTool(env, 'add', args);
           expect(res.isError, `${c.name} in ${field}`).toBe(true);
-          expect(res.content[0].text, `${c.name} in ${field}`).toMatch(
+          // tool errors come framed, as every MCP result does: the message is the frame's content
+          expect(unframe(res.content[0].text), `${c.name} in ${field}`).toMatch(
             new RegExp(
               `^E_SECRET: refusing to store a likely secret: .+ in ${field.replace(/[[\].]/g, '\\$&')}`,
             ),
