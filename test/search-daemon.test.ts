@@ -178,8 +178,9 @@ describe('a daemon started on demand', () => {
       // while it starts, nobody starts another
       expect(launchDaemon(store, r.env)).toBe(false);
       expect(out(await search())[0].title).toBe('Pooling through pgbouncer');
+      // listening, then the marker goes (daemon.ts removes it right after listen())
       expect(await waitFor(() => existsSync(socketPath(store)), 20_000)).toBe(true);
-      expect(existsSync(startingFile(store))).toBe(false);
+      expect(await waitFor(() => !existsSync(startingFile(store)), 5_000)).toBe(true);
       const status = out(await runBinAsync(['daemon', 'status', '--json'], { cwd: r.dir, env: r.env }));
       expect(status).toMatchObject({ running: true, memories: 701 });
       pids.push(status.pid);
