@@ -1,13 +1,12 @@
 /**
  * The store on refs/memory: reads through one `git cat-file --batch` (the tip
- * too), writes through `git fast-import` (which builds the new trees itself
- * and keeps small writes as loose objects), and moves the ref only by one
+ * too), writes objects through git's hash-object and mktree (writer.ts, git
+ * processes that live as long as the Store), and moves the ref only by one
  * `git update-ref --stdin` transaction, compare-and-swap against the tip the
  * change was built on. git writes every object, ref, lock and reflog. The
  * user's HEAD, index and working tree are never read or written.
  */
 
-import { spawn } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
@@ -27,9 +26,12 @@ import { stringify } from '../model/yaml.js';
 import { mark } from '../trace.js';
 import { type BadRecord, Catalog, type CatalogEntry, type CatalogRow, rowOf } from './catalog.js';
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
-import { CatFile, git, gitEnv, gitText, ZERO_OID } from './git.js';
+import { CatFile, git, gitText } from './git.js';
 import { memDir, type Repo } from './repo.js';
-import { diffTrees } from './tree.js';
+import { diffTrees, parseTree } from './tree.js';
+import { applyToTree, GitWriter, type PathChange, type RefUpdate } from './writer.js';
+
+export type { RefUpdate };
 
 const MEMORY_REF = 'refs/memory';
 export const FORMAT_PATH = 'FORMAT';
@@ -44,10 +46,14 @@ export interface TreeEntry {
   path: string;
 }
 
-type Change =
+/** A change to one path of the store's tree. */
+export type Change =
   | { path: string; content: Buffer }
   | { path: string; oid: string }
   | { path: string; remove: true };
+
+/** A NoteAdd made concrete against the notes ref's tip: the note's whole text and where it goes. */
+type PendingNote = NoteAdd & { expected: string | null; path: string; text: string };
 
 /** A change being built against one base tip. Re-run from scratch if the ref moved meanwhile. */
 export class Tx {
@@ -91,18 +97,12 @@ export interface Ident {
   email: string;
 }
 
-/** A compare-and-swap of a ref: to `next` if it is still at `expected` (null: absent). */
-export interface RefUpdate {
-  ref: string;
-  next: string;
-  expected: string | null;
-}
-
 /**
- * Lines to add to the git note of `object` on a notes ref, written in the same
- * fast-import stream as a store write and published in the same ref
- * transaction (the post-commit hook's verdicts). Lines already there are kept,
- * none is duplicated; the notes tree is laid out (fanned out) by git.
+ * Lines to add to the git note of `object` on a notes ref, written with a store
+ * write and published in the same ref transaction (the post-commit hook's
+ * verdicts). Lines already there are kept, none is duplicated; a note already
+ * there stays where it is (at any fan-out git chose), a new one goes at the
+ * fan-out the notes tree already uses.
  */
 export interface NoteAdd {
   ref: string;
@@ -124,6 +124,13 @@ const MAX_ATTEMPTS = 60;
 
 export class Store {
   private cat?: CatFile;
+  private gitWriter?: GitWriter;
+  /**
+   * The reflog message of every ref update, when set: a long-lived process (the
+   * MCP server, the daemon) keeps one `git update-ref` running, and git takes
+   * the message when it starts. Unset, each change's subject is its message.
+   */
+  reflogMessage?: string;
   private catalogMemo = new Map<string, Promise<Catalog>>();
   identity?: Ident;
 
@@ -137,8 +144,14 @@ export class Store {
     return this.cat;
   }
 
+  get writer(): GitWriter {
+    this.gitWriter ??= new GitWriter(this.repo, this.reflogMessage);
+    return this.gitWriter;
+  }
+
   close(): void {
     this.cat?.close();
+    this.gitWriter?.close();
   }
 
   /** The commit the ref points at (read through the running cat-file: no process of its own). */
@@ -421,12 +434,23 @@ export class Store {
   ): Promise<WriteResult<T | undefined>> {
     const ident = await this.ident();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      this.writer.warm();
       const base = await this.tip();
+      mark('write: tip read');
       const tx = new Tx(this, base);
       const res = await build(tx);
+      mark('write: change built');
+      if (res) this.writer.warm(res.message.split('\n')[0]);
       if (!res || tx.changes.size === 0) return { commit: base, value: res?.value, attempts: attempt };
       const note = opts.note ? await this.noteCommit(await opts.note()) : null;
-      const [commit, noteCommit] = await this.commitChanges(base, tx, res.message, ident, [], note);
+      const [commit, noteCommit] = await this.commitChanges(
+        base,
+        tx.changes.values(),
+        res.message,
+        ident,
+        [],
+        note,
+      );
       // test hook: widen the window between writing objects and moving the ref (crash tests)
       const pause = Number(this.repo.env.GIT_MEM_TEST_PAUSE_BEFORE_CAS ?? 0);
       if (pause > 0) {
@@ -455,83 +479,76 @@ export class Store {
    * new text (the lines there already, then the new ones), or null when the
    * note already says all of it.
    */
-  private async noteCommit(
-    add: NoteAdd | null,
-  ): Promise<(NoteAdd & { expected: string | null; text: string }) | null> {
+  private async noteCommit(add: NoteAdd | null): Promise<PendingNote | null> {
     if (!add?.lines.length) return null;
     const expected = await this.refTip(add.ref);
     let have: string[] = [];
+    const o = add.object;
+    let path = o;
     if (expected) {
       // the note of `object` at any fan-out git uses (none, 2/38, 2/2/36)
-      const o = add.object;
-      const found = (
-        await this.catFile.readMany([
-          `${expected}:${o}`,
-          `${expected}:${o.slice(0, 2)}/${o.slice(2)}`,
-          `${expected}:${o.slice(0, 2)}/${o.slice(2, 4)}/${o.slice(4)}`,
-        ])
-      ).find((b) => b?.type === 'blob');
-      if (found) have = found.content.toString('utf8').split('\n').filter(Boolean);
+      const paths = [o, `${o.slice(0, 2)}/${o.slice(2)}`, `${o.slice(0, 2)}/${o.slice(2, 4)}/${o.slice(4)}`];
+      const blobs = await this.catFile.readMany([
+        ...paths.map((p) => `${expected}:${p}`),
+        `${expected}^{tree}`,
+      ]);
+      const at = blobs.findIndex((b, i) => i < paths.length && b?.type === 'blob');
+      if (at >= 0) {
+        path = paths[at];
+        have = blobs[at]!.content.toString('utf8').split('\n').filter(Boolean);
+      } else {
+        // a new note goes where its neighbours are: under two-hex folders once git fanned the tree out
+        const root = blobs[paths.length];
+        if (
+          root?.type === 'tree' &&
+          parseTree(root.content).some((e) => e.tree && /^[0-9a-f]{2}$/.test(e.name))
+        )
+          path = paths[1];
+      }
     }
     const there = new Set(have);
     const fresh = [...new Set(add.lines)].filter((l) => !there.has(l));
     if (!fresh.length) return null;
-    return { ...add, expected, text: `${[...have, ...fresh].join('\n')}\n` };
+    return { ...add, expected, path, text: `${[...have, ...fresh].join('\n')}\n` };
   }
 
   /**
-   * Writes the objects and the commit (and a notes commit, when given) with one
-   * `git fast-import`; returns the new commit ids. No ref is written: the
-   * commits are published by casRef.
+   * Writes the objects and the commit on `base` (and a notes commit, when
+   * given); returns the new commit ids. No ref is written: the commits are
+   * published by casRef. `parents` are further parents after `base` (a merge).
    */
   async commitChanges(
     base: string | null,
-    tx: Tx,
+    changes: Iterable<Change>,
     message: string,
     ident: Ident,
     parents: string[] = [],
-    note: (NoteAdd & { expected: string | null; text: string }) | null = null,
+    note: PendingNote | null = null,
+    when: Date = new Date(),
   ): Promise<[string, string | undefined]> {
-    // fast-import needs a branch name; resetting it to nothing at the end leaves no ref behind
-    const branch = 'refs/mem-tmp/fast-import';
-    const when = `${Math.floor(Date.now() / 1000)} +0000`;
     const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
-    const chunks: Buffer[] = [];
-    const data = (text: string | Buffer) => {
-      const b = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-      chunks.push(Buffer.from(`data ${b.length}\n`), b, Buffer.from('\n'));
-    };
-    chunks.push(Buffer.from(`commit ${branch}\nmark :1\nauthor ${who} ${when}\ncommitter ${who} ${when}\n`));
-    data(message.endsWith('\n') ? message : `${message}\n`);
-    chunks.push(Buffer.from(base ? `from ${base}\n` : `from ${ZERO_OID}\n`));
-    for (const p of parents) chunks.push(Buffer.from(`merge ${p}\n`));
-    const sorted = [...tx.changes.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    for (const c of sorted) {
-      const path = quotePath(c.path);
-      if ('remove' in c) chunks.push(Buffer.from(`D ${path}\n`));
-      else if ('oid' in c) chunks.push(Buffer.from(`M 100644 ${c.oid} ${path}\n`));
-      else {
-        chunks.push(Buffer.from(`M 100644 inline ${path}\n`));
-        data(c.content);
-      }
-    }
-    chunks.push(Buffer.from('\nget-mark :1\n'));
-    if (note) {
-      chunks.push(Buffer.from(`reset ${branch}\nfrom ${ZERO_OID}\n\n`));
-      chunks.push(
-        Buffer.from(`commit ${branch}\nmark :2\nauthor ${who} ${when}\ncommitter ${who} ${when}\n`),
-      );
-      data(note.message.endsWith('\n') ? note.message : `${note.message}\n`);
-      chunks.push(Buffer.from(`from ${note.expected ?? ZERO_OID}\nN inline ${note.object}\n`));
-      data(note.text);
-      chunks.push(Buffer.from('\nget-mark :2\n'));
-    }
-    chunks.push(Buffer.from(`reset ${branch}\nfrom ${ZERO_OID}\n\ndone\n`));
-    const out = (await runFastImport(this.repo, Buffer.concat(chunks))).trim().split('\n');
-    const oids = out.slice(-(note ? 2 : 1));
-    if (!oids.every((o) => /^[0-9a-f]{40}$/.test(o)))
-      throw err('E_GIT', `git fast-import returned no commit (${out.join(' ').slice(0, 80)})`);
-    return [oids[0], oids[1]];
+    const byPath = new Map<string, PathChange>();
+    for (const c of changes) byPath.set(c.path, c);
+    const memoryCommit = applyToTree(this.catFile, this.writer, base, byPath).then((tree) =>
+      this.writer.commit({ tree, parents: base ? [base, ...parents] : parents, who, when, message }),
+    );
+    const noteCommit = note
+      ? applyToTree(
+          this.catFile,
+          this.writer,
+          note.expected,
+          new Map([[note.path, { content: Buffer.from(note.text, 'utf8') }]]),
+        ).then((tree) =>
+          this.writer.commit({
+            tree,
+            parents: note.expected ? [note.expected] : [],
+            who,
+            when,
+            message: note.message,
+          }),
+        )
+      : undefined;
+    return Promise.all([memoryCommit, noteCommit]);
   }
 
   /**
@@ -548,15 +565,8 @@ export class Store {
     reason?: string,
   ): Promise<boolean> {
     const updates = [{ ref: this.ref, next: newOid, expected }, ...also];
-    const lines = ['start', ...updates.map((u) => `update ${u.ref} ${u.next} ${u.expected ?? ZERO_OID}`)];
-    lines.push('prepare', 'commit');
-    const r = await git(['update-ref', ...(reason ? ['-m', reason] : []), '--stdin'], {
-      cwd: this.repo.cwd,
-      env: this.repo.env,
-      input: `${lines.join('\n')}\n`,
-      allowFail: true,
-    });
-    if (r.code === 0) {
+    const r = await this.writer.updateRefs(updates, reason);
+    if (r === true) {
       this.catalogMemo.clear();
       this.lockWaits = 0;
       return true;
@@ -664,37 +674,4 @@ function describeAge(ms: number): string {
   if (s < 7200) return `${Math.round(s / 60)} min`;
   if (s < 172800) return `${Math.round(s / 3600)} h`;
   return `${Math.round(s / 86400)} days`;
-}
-
-function quotePath(p: string): string {
-  if (/^[A-Za-z0-9._/-]+$/.test(p)) return p;
-  return JSON.stringify(p);
-}
-
-/** Runs `git fast-import` on a prepared stream; resolves with what it printed (marks asked for). */
-export function runFastImport(repo: Repo, input: Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', ['fast-import', '--quiet', '--done'], {
-      cwd: repo.cwd,
-      env: gitEnv(repo.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const errs: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => errs.push(d));
-    child.on('error', (e) => reject(err('E_GIT', `cannot run git fast-import: ${e.message}`)));
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-      else
-        reject(
-          err(
-            'E_GIT',
-            `git fast-import failed: ${Buffer.concat(errs).toString('utf8').trim().split('\n')[0]}`,
-          ),
-        );
-    });
-    child.stdin.on('error', () => {});
-    child.stdin.end(input);
-  });
 }

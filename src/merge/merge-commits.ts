@@ -3,7 +3,7 @@
  *
  * Reads only what changed: `diff-tree` of the merge base against each side
  * lists the touched paths, one `cat-file --batch` reads their blobs, the
- * engine merges the ids touched on both sides, and one `git fast-import`
+ * engine merges the ids touched on both sides, and the store's git writer
  * writes the two-parent merge commit on top of `ours`. No ref is moved: the
  * caller compare-and-swaps refs/memory onto the returned commit.
  *
@@ -12,11 +12,10 @@
  * today's merge of A into B.
  */
 
-import { randomBytes } from 'node:crypto';
 import { err } from '../errors.js';
 import { loadCatalogCache } from '../gitstore/catalog-cache.js';
 import { git } from '../gitstore/git.js';
-import { runFastImport, SHARED_CONFIG_PATH, type Store, type TreeEntry } from '../gitstore/store.js';
+import { type Change, SHARED_CONFIG_PATH, type Store, type TreeEntry } from '../gitstore/store.js';
 import {
   idFromPath,
   type MemoryRecord,
@@ -533,7 +532,7 @@ export async function collectExpiredTombstones(
   return { ids: res.value ?? [], commit: res.commit };
 }
 
-/** Writes the merge commit with fast-import on top of `ours`; no ref is left behind. */
+/** Writes the merge commit of `ours` and `theirs` (no ref moves: the caller publishes it). */
 async function writeMergeCommit(
   store: Store,
   ours: string,
@@ -542,34 +541,10 @@ async function writeMergeCommit(
   message: string,
   now: Date,
 ): Promise<string> {
-  const ident = await store.ident();
-  const tmpRef = `refs/mem-tmp/merge-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const when = `${Math.floor(now.getTime() / 1000)} +0000`;
-  const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
-  const msg = Buffer.from(message.endsWith('\n') ? message : `${message}\n`, 'utf8');
-  const chunks: Buffer[] = [
-    Buffer.from(
-      `commit ${tmpRef}\nmark :1\nauthor ${who} ${when}\ncommitter ${who} ${when}\ndata ${msg.length}\n`,
-    ),
-    msg,
-    Buffer.from(`\nfrom ${ours}\nmerge ${theirs}\n`),
-  ];
-  for (const path of [...changes.keys()].sort()) {
-    const c = changes.get(path)!;
-    const q = /^[A-Za-z0-9._/-]+$/.test(path) ? path : JSON.stringify(path);
-    if ('remove' in c) chunks.push(Buffer.from(`D ${q}\n`));
-    else if ('oid' in c) chunks.push(Buffer.from(`M 100644 ${c.oid} ${q}\n`));
-    else {
-      const data = Buffer.from(c.text, 'utf8');
-      chunks.push(Buffer.from(`M 100644 inline ${q}\ndata ${data.length}\n`), data, Buffer.from('\n'));
-    }
-  }
-  chunks.push(Buffer.from('\nget-mark :1\ndone\n'));
-  const out = await runFastImport(store.repo, Buffer.concat(chunks));
-  const oid = out.trim().split('\n').pop() ?? '';
-  await git(['update-ref', '-d', tmpRef], { cwd: store.repo.cwd, env: store.repo.env, allowFail: true });
-  if (!/^[0-9a-f]{40}$/.test(oid))
-    throw err('E_GIT', `git fast-import returned no commit (${out.slice(0, 80)})`);
+  const list: Change[] = [...changes].map(([path, c]) =>
+    'text' in c ? { path, content: Buffer.from(c.text, 'utf8') } : { path, ...c },
+  );
+  const [oid] = await store.commitChanges(ours, list, message, await store.ident(), [theirs], null, now);
   return oid;
 }
 

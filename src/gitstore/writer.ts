@@ -1,0 +1,317 @@
+/**
+ * git writes every object and ref of the store, through git processes that
+ * live as long as the Store: `git hash-object -w --stdin-paths` (blobs, and
+ * commits with `-t commit`), `git mktree -z --batch` (trees) and
+ * `git update-ref --stdin` (one transaction per change, moving every ref with
+ * its expected old value). A one-shot command starts each once; the MCP
+ * server and the daemon start them once for their whole life, so an add there
+ * spawns no process (a spawn from a process holding a large index costs tens
+ * of milliseconds). git checks what it writes (hash-object and mktree verify
+ * the objects' format and that every entry exists) and honours core.fsync.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { err } from '../errors.js';
+import { mark } from '../trace.js';
+import { type CatFile, gitEnv, ZERO_OID } from './git.js';
+import { memDir, type Repo } from './repo.js';
+import { parseTree } from './tree.js';
+
+/** One long-lived git process that answers each request with a known number of lines. */
+class GitSession {
+  private child?: ChildProcessWithoutNullStreams;
+  private buf = '';
+  private stderr = '';
+  private waiting: Array<{
+    lines: number;
+    got: string[];
+    resolve: (l: string[]) => void;
+    reject: (e: Error) => void;
+  }> = [];
+
+  constructor(
+    private readonly repo: Repo,
+    readonly args: string[],
+  ) {}
+
+  /** Starts the process now (if it is not running), so a first request does not wait for it. */
+  start(): ChildProcessWithoutNullStreams {
+    if (this.child) return this.child;
+    mark(`git ${this.args.join(' ')} started`);
+    const child = spawn('git', this.args, {
+      cwd: this.repo.cwd,
+      env: gitEnv(this.repo.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => {
+      this.buf += d;
+      this.drain();
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d: string) => {
+      this.stderr += d;
+    });
+    child.stdin.on('error', () => {});
+    hold(child, false); // held only while an answer is owed
+    const fail = (e: Error) => {
+      for (const w of this.waiting.splice(0)) w.reject(e);
+    };
+    child.on('error', (e) => fail(err('E_GIT', `cannot run git ${this.args[0]}: ${e.message}`)));
+    child.on('close', (code) => {
+      if (this.child === child) this.child = undefined;
+      this.buf = '';
+      const why = this.stderr.trim().split('\n').pop() || `exit ${code}`;
+      fail(new SessionExit(`git ${this.args[0]} failed: ${why}`, this.stderr));
+    });
+    this.child = child;
+    return child;
+  }
+
+  private drain(): void {
+    while (this.waiting.length) {
+      const nl = this.buf.indexOf('\n');
+      if (nl < 0) break;
+      const w = this.waiting[0];
+      w.got.push(this.buf.slice(0, nl));
+      this.buf = this.buf.slice(nl + 1);
+      if (w.got.length === w.lines) {
+        mark(`git ${this.args[0]} answered`);
+        this.waiting.shift();
+        w.resolve(w.got);
+      }
+    }
+    if (!this.waiting.length && this.child) hold(this.child, false);
+  }
+
+  /** Sends `input` and resolves with the next `lines` lines git prints. */
+  ask(input: string | Buffer, lines: number): Promise<string[]> {
+    mark(`git ${this.args[0]} asked`);
+    const child = this.start();
+    if (!this.waiting.length) hold(child, true);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ lines, got: [], resolve, reject });
+      child.stdin.write(input);
+    });
+  }
+
+  close(): void {
+    const child = this.child;
+    if (!child) return;
+    this.child = undefined;
+    child.stdin.end();
+    hold(child, false);
+  }
+}
+
+class SessionExit extends Error {
+  constructor(
+    message: string,
+    readonly stderr: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A git process that has run for a while does not see packs added since it
+ * started (a fetch, a gc): it says an object is unavailable. The request goes
+ * once more to a fresh process (the session starts one after a failure).
+ */
+async function fresh<T>(ask: () => Promise<T>): Promise<T> {
+  try {
+    return await ask();
+  } catch (e) {
+    if (
+      e instanceof SessionExit &&
+      /unavailable|nonexistent object|missing object|not a valid object/i.test(e.stderr)
+    )
+      return ask();
+    throw e;
+  }
+}
+
+/** Holds the event loop while git owes an answer; lets it go when idle. */
+function hold(child: ChildProcessWithoutNullStreams, on: boolean): void {
+  for (const h of [child, child.stdin, child.stdout, child.stderr] as Array<{
+    ref?: () => void;
+    unref?: () => void;
+  }>) {
+    if (on) h.ref?.();
+    else h.unref?.();
+  }
+}
+
+export interface RefUpdate {
+  ref: string;
+  next: string;
+  /** null: the ref must not exist yet */
+  expected: string | null;
+}
+
+/** A change to a path of a tree: new content, an existing blob, or removal. */
+export type PathChange = { content: Buffer } | { oid: string } | { remove: true };
+
+export interface CommitSpec {
+  tree: string;
+  parents: string[];
+  /** `Name <email>` */
+  who: string;
+  when: Date;
+  message: string;
+}
+
+let seq = 0;
+
+export class GitWriter {
+  private readonly blobs: GitSession;
+  private readonly commits: GitSession;
+  private readonly trees: GitSession;
+  private refs?: GitSession;
+
+  constructor(
+    private readonly repo: Repo,
+    /** the reflog message of every ref update, when set (long-lived processes); else each change's own */
+    private readonly reflogMessage?: string,
+  ) {
+    this.blobs = new GitSession(repo, ['hash-object', '-w', '--stdin-paths']);
+    this.commits = new GitSession(repo, ['hash-object', '-t', 'commit', '-w', '--stdin-paths']);
+    this.trees = new GitSession(repo, ['mktree', '-z', '--missing', '--batch']);
+  }
+
+  /** Writes through a file under .git/mem/tmp (hash-object reads paths); removed once git has it. */
+  private async hashFile(session: GitSession, content: Buffer | string): Promise<string> {
+    const file = join(memDir(this.repo, 'tmp'), `w-${process.pid}-${++seq}`);
+    writeFileSync(file, content);
+    try {
+      const [oid] = await session.ask(`${file}\n`, 1);
+      if (!/^[0-9a-f]{40}$/.test(oid)) throw err('E_GIT', `git hash-object returned "${oid.slice(0, 60)}"`);
+      return oid;
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }
+
+  blob(content: Buffer | string): Promise<string> {
+    return this.hashFile(this.blobs, content);
+  }
+
+  /** A tree of these entries (git sorts them); `mode` 040000 for a tree, 100644 for a file. */
+  async tree(entries: ReadonlyArray<{ mode: string; oid: string; name: string }>): Promise<string> {
+    const type = (mode: string) => (mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob');
+    const lines = entries.map((e) => `${e.mode} ${type(e.mode)} ${e.oid}\t${e.name}\0`);
+    const [oid] = await fresh(() => this.trees.ask(`${lines.join('')}\0`, 1));
+    if (!/^[0-9a-f]{40}$/.test(oid)) throw err('E_GIT', `git mktree returned "${oid.slice(0, 60)}"`);
+    return oid;
+  }
+
+  commit(c: CommitSpec): Promise<string> {
+    const when = `${Math.floor(c.when.getTime() / 1000)} +0000`;
+    const msg = c.message.endsWith('\n') ? c.message : `${c.message}\n`;
+    const text = [
+      `tree ${c.tree}`,
+      ...c.parents.map((p) => `parent ${p}`),
+      `author ${c.who} ${when}`,
+      `committer ${c.who} ${when}`,
+      '',
+      msg,
+    ].join('\n');
+    return this.hashFile(this.commits, text);
+  }
+
+  /**
+   * Moves every ref to `next` if it is still at `expected`, in one transaction.
+   * Resolves true when they moved; otherwise with git's reason (a ref moved or
+   * a lock is in the way), the refs as they were.
+   */
+  /**
+   * Starts the git processes a write needs, side by side, before it needs them
+   * (`message`: the reflog message of the ref update to come, when known).
+   */
+  warm(message?: string): void {
+    for (const s of [this.blobs, this.trees, this.commits]) s.start();
+    if (message !== undefined) this.refSession(message).start();
+  }
+
+  private refSession(message?: string): GitSession {
+    const reason = this.reflogMessage ?? message;
+    const args = ['update-ref', ...(reason ? ['-m', reason] : []), '--stdin'];
+    if (this.refs && this.refs.args.join('\0') !== args.join('\0')) {
+      this.refs.close();
+      this.refs = undefined;
+    }
+    this.refs ??= new GitSession(this.repo, args);
+    return this.refs;
+  }
+
+  async updateRefs(updates: readonly RefUpdate[], message?: string): Promise<true | { stderr: string }> {
+    const refs = this.refSession(message);
+    const lines = ['start', ...updates.map((u) => `update ${u.ref} ${u.next} ${u.expected ?? ZERO_OID}`)];
+    lines.push('prepare', 'commit');
+    try {
+      await fresh(() => refs.ask(`${lines.join('\n')}\n`, 3));
+      return true;
+    } catch (e) {
+      if (e instanceof SessionExit) return { stderr: e.stderr };
+      throw e;
+    }
+  }
+
+  close(): void {
+    for (const s of [this.blobs, this.commits, this.trees, this.refs]) s?.close();
+  }
+}
+
+/**
+ * The tree of commit `base` (null: none) with `changes` applied (paths from
+ * the root). Reads only the trees on changed paths, all in one pipelined
+ * batch, and writes the new blobs meanwhile; then writes only the trees that
+ * change, deepest first. git keeps no empty trees: a folder left empty goes;
+ * the root is written even when empty.
+ */
+export async function applyToTree(
+  cat: CatFile,
+  writer: GitWriter,
+  base: string | null,
+  changes: ReadonlyMap<string, PathChange>,
+): Promise<string> {
+  const dirs = new Set<string>(['']);
+  for (const path of changes.keys())
+    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) dirs.add(path.slice(0, i));
+  const order = [...dirs];
+  const blobs = new Map<string, Promise<string>>();
+  for (const [path, c] of changes) if ('content' in c) blobs.set(path, writer.blob(c.content));
+  const read = base
+    ? await cat.readMany(order.map((d) => (d ? `${base}:${d}` : `${base}^{tree}`)))
+    : order.map(() => null);
+  const trees = new Map<string, Map<string, { mode: string; oid: string }>>();
+  order.forEach((d, i) => {
+    const entries = new Map<string, { mode: string; oid: string }>();
+    const o = read[i];
+    if (o?.type === 'tree')
+      for (const e of parseTree(o.content))
+        entries.set(e.name, { mode: e.tree ? '040000' : e.mode, oid: e.oid });
+    else if (o && d) throw err('E_GIT', `cannot write ${d}/: it is a ${o.type} in ${base}`);
+    trees.set(d, entries);
+  });
+  const parentOf = (p: string) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '');
+  const nameOf = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+  for (const [path, c] of changes) {
+    const t = trees.get(parentOf(path))!;
+    if ('remove' in c) t.delete(nameOf(path));
+    else t.set(nameOf(path), { mode: '100644', oid: 'oid' in c ? c.oid : await blobs.get(path)! });
+  }
+  // deepest folders first: a parent names its children's new trees
+  const byDepth = order.filter(Boolean).sort((a, b) => b.split('/').length - a.split('/').length);
+  for (const d of byDepth) {
+    const entries = trees.get(d)!;
+    const parent = trees.get(parentOf(d))!;
+    if (!entries.size) parent.delete(nameOf(d));
+    else parent.set(nameOf(d), { mode: '040000', oid: await writer.tree(toList(entries)) });
+  }
+  return writer.tree(toList(trees.get('')!));
+}
+
+const toList = (m: Map<string, { mode: string; oid: string }>) => [...m].map(([name, e]) => ({ name, ...e }));
