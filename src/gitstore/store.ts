@@ -425,7 +425,7 @@ export class Store {
    * unreferenced objects are git's usual garbage, pruned by gc).
    *
    * `note`, when given, is asked for on every attempt: lines for a git note
-   * written in the same fast-import stream and published in the same ref
+   * written beside the memory commit and published in the same ref
    * transaction as the memory commit (both refs move, or neither).
    */
   async write<T>(

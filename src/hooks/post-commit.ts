@@ -3,8 +3,9 @@
  * files that commit touched, record the verdicts in one memory commit, and
  * write a git note on the code commit under refs/notes/memory (one JSON
  * object per line: id, verdict, reason) so `git log --notes=memory` shows
- * what each commit made stale. Both commits go through one `git fast-import`
- * and both refs move in one `git update-ref` transaction: both or neither.
+ * what each commit made stale. Both commits are written side by side by the
+ * store's git writer and both refs move in one `git update-ref` transaction:
+ * both or neither.
  *
  * It never fails and never blocks the commit: any error goes to
  * .git/mem/logs/post-commit.log and one warning line; the exit code is 0.
