@@ -350,9 +350,14 @@ export async function pushRefs(
       );
     }
     const reason = pushReason(r.stderr, rejected);
+    // "cannot lock ref …: is at X but expected Y" is a race lost to another push (fetch, merge, retry);
+    // a lock only when no rejection says the ref moved
+    const moved = /but expected|incorrect old value|stale info|non-fast-forward|fetch first/i;
     const locked =
-      rejected.every((x) => /failed to update ref|cannot lock ref/i.test(x.reason)) ||
-      /cannot lock ref|Unable to create '[^']*\.lock'/i.test(r.stderr);
+      !rejected.some((x) => moved.test(x.reason)) &&
+      !moved.test(r.stderr) &&
+      (rejected.every((x) => /failed to update ref|cannot lock ref/i.test(x.reason)) ||
+        /cannot lock ref|Unable to create '[^']*\.lock'/i.test(r.stderr));
     return { ok: false, retry: true, rejected, reason, locked };
   }
 }
