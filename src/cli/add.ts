@@ -19,7 +19,7 @@ export default defineCommand({
       .option('title', { type: 'string', demandOption: true, describe: 'one-line title' })
       .option('content', { alias: 'c', type: 'string', describe: 'the body text' })
       .option('file', { alias: 'f', type: 'string', describe: 'read the body from a file' })
-      .option('tags', { type: 'string', describe: 'comma-separated tags' })
+      .option('tags', { type: 'string', array: true, describe: 'comma-separated tags (or repeated)' })
       .option('scope', { type: 'string', array: true, describe: 'globs the memory applies to (rules)' })
       .option('alias', { type: 'string', describe: 'path-like alias, e.g. standards/ts/eslint' })
       .option('expires', { type: 'string', describe: 'expiry: ISO date or duration (30d, 2w)' })

@@ -75,8 +75,3 @@ export async function loadCommand(name: string | undefined): Promise<AnyCommand 
   const key = Object.hasOwn(commandAliases, name) ? commandAliases[name] : name;
   return Object.hasOwn(commandLoaders, key) ? (await commandLoaders[key]()).default : undefined;
 }
-
-/** Every command, loaded (for the full help and for suggestions after a typo). */
-export async function loadAllCommands(): Promise<AnyCommand[]> {
-  return Promise.all(Object.values(commandLoaders).map(async (l) => (await l()).default));
-}

@@ -13,7 +13,7 @@ function choices(c: CommandInfo): string[] {
   return c.positionals[0]?.choices ?? [];
 }
 function options(c: CommandInfo): string[] {
-  return [...c.options, ...GLOBAL_OPTIONS].flatMap((o) =>
+  return [...c.options.filter((o) => !o.hidden), ...GLOBAL_OPTIONS].flatMap((o) =>
     [o.name, ...o.aliases].map((n) => (n.length === 1 ? `-${n}` : `--${n}`)),
   );
 }

@@ -101,8 +101,8 @@ export async function readContent(
     if (required && !s.trim()) throw empty();
     return s;
   }
-  // `--file -` (which the parser hands over as an empty string) reads stdin
-  if (a.file !== undefined && a.file !== '' && a.file !== '-') {
+  // `--file -` reads stdin
+  if (a.file !== undefined && a.file !== '-') {
     const { readFileSync } = await import('node:fs');
     const { resolve } = await import('node:path');
     const path = resolve(ctx.cwd, String(a.file));

@@ -1,120 +1,124 @@
 /**
  * The command table as data: every command's name, aliases, positionals and
- * options, read by running each command's own yargs builder against a recorder.
- * The manual page (built into man/git-mem.1 by `npm run build`) and the shell
- * completion scripts are rendered from it, so neither can drift from the CLI.
+ * options, recorded from each command's own builder (src/cli/args.ts). The
+ * help text, the manual page (built into man/git-mem.1 by `npm run build`) and
+ * the shell completion scripts are rendered from it, so none can drift from
+ * what the parser accepts.
  */
-import type { Argv } from 'yargs';
+import { type CommandInfo, commandInfo, GLOBAL_OPTIONS, type OptionInfo } from './args.js';
 import type { CommandDef } from './command.js';
 import { commandAliases, commandLoaders } from './commands.js';
 
-export interface OptionInfo {
-  name: string;
-  aliases: string[];
-  type?: string;
-  describe?: string;
-  choices?: string[];
-  array?: boolean;
-  required?: boolean;
-}
+export { type CommandInfo, GLOBAL_OPTIONS, type OptionInfo };
 
-export interface CommandInfo {
-  name: string;
-  /** the yargs command string, e.g. 'show <ref>' */
-  usage: string;
-  describe: string;
-  aliases: string[];
-  positionals: OptionInfo[];
-  options: OptionInfo[];
-}
-
-/** Options every command takes (main.ts declares them on the parser). */
-export const GLOBAL_OPTIONS: OptionInfo[] = [
-  { name: 'json', aliases: [], type: 'boolean', describe: 'print one stable JSON document' },
-  {
-    name: 'color',
-    aliases: [],
-    type: 'boolean',
-    describe: 'colour on a terminal (--no-color, or NO_COLOR=1: never)',
-  },
-  { name: 'no-color', aliases: [], type: 'boolean', describe: 'no colour' },
-  {
-    name: 'pager',
-    aliases: [],
-    type: 'boolean',
-    describe: 'page long listings on a terminal (--no-pager: never)',
-  },
-  { name: 'no-pager', aliases: [], type: 'boolean', describe: 'do not page' },
-  { name: 'help', aliases: ['h'], type: 'boolean', describe: 'show help' },
-  { name: 'version', aliases: [], type: 'boolean', describe: 'show the version' },
-];
-
-interface Declared {
-  alias?: string | string[];
-  type?: string;
-  describe?: string;
-  description?: string;
-  desc?: string;
-  choices?: readonly unknown[];
-  array?: boolean;
-  demandOption?: unknown;
-  demand?: unknown;
-  required?: unknown;
-}
-
-function info(name: string, o: Declared = {}): OptionInfo {
-  const alias = o.alias === undefined ? [] : Array.isArray(o.alias) ? o.alias : [o.alias];
-  return {
-    name,
-    aliases: alias.map(String),
-    type: o.type ?? (o.choices ? 'string' : undefined),
-    describe: o.describe ?? o.description ?? o.desc,
-    choices: o.choices ? o.choices.map(String) : undefined,
-    array: !!o.array,
-    required: !!(o.demandOption ?? o.demand ?? o.required),
-  };
-}
-
-/** What a command's builder declares: it runs against a recorder, not a parser. */
+/** What a command declares (its builder run against a recorder). */
 export function describeCommand(c: CommandDef): CommandInfo {
-  const positionals: OptionInfo[] = [];
-  const options: OptionInfo[] = [];
-  const recorder: Argv = new Proxy({} as Argv, {
-    get(_t, prop) {
-      if (prop === 'then') return undefined;
-      if (prop === 'option' || prop === 'options')
-        return (name: string | Record<string, Declared>, o?: Declared) => {
-          if (typeof name === 'string') options.push(info(name, o));
-          else for (const [k, v] of Object.entries(name)) options.push(info(k, v));
-          return recorder;
-        };
-      if (prop === 'positional')
-        return (name: string, o?: Declared) => {
-          positionals.push(info(name, o));
-          return recorder;
-        };
-      return () => recorder;
-    },
-  });
-  c.builder?.(recorder);
-  // positionals named in the command string but not declared in the builder
-  for (const m of c.command.matchAll(/[<[]([\w-]+)(?:\.\.)?[>\]]/g))
-    if (!positionals.some((p) => p.name === m[1])) positionals.push(info(m[1]));
-  return {
-    name: c.command.split(' ')[0],
-    usage: c.command,
-    describe: c.describe,
-    aliases:
-      c.aliases ?? Object.keys(commandAliases).filter((k) => commandAliases[k] === c.command.split(' ')[0]),
-    positionals,
-    options,
-  };
+  const name = c.command.split(' ')[0];
+  return commandInfo(
+    c,
+    Object.keys(commandAliases).filter((k) => commandAliases[k] === name),
+  );
 }
 
 /** Every command, in the order `git mem --help` lists them. */
 export async function commandTable(): Promise<CommandInfo[]> {
   const defs = await Promise.all(Object.values(commandLoaders).map(async (l) => (await l()).default));
   return defs.map(describeCommand);
+}
+
+// ---- help on the command line (-h, --help, git mem help <command>) ----
+
+const width = () => Math.min(110, process.stdout.columns || 100);
+
+/** `text` in lines of at most `w` characters, each after `indent` spaces but the first. */
+function wrap(text: string, w: number, indent: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > w - indent) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  lines.push(line);
+  return lines.join(`\n${' '.repeat(indent)}`);
+}
+
+/** Two columns: each term, then its text wrapped beside it (under it when the term is too wide). */
+function columns(rows: Array<[string, string]>, max = 38): string[] {
+  const w = width();
+  const col = Math.min(max, Math.max(0, ...rows.map(([t]) => t.length))) + 4;
+  return rows.map(([term, text]) => {
+    const head = `  ${term}`;
+    if (!text) return head;
+    if (head.length + 2 > col) return `${head}\n${' '.repeat(col)}${wrap(text, w, col)}`;
+    return head.padEnd(col) + wrap(text, w, col);
+  });
+}
+
+/** The text of an option or argument, then what it takes: `title [string, required]`. */
+function notes(o: OptionInfo): string {
+  const n: string[] = [];
+  if (o.choices) n.push(`one of: ${o.choices.join(', ')}`);
+  else if (o.type && o.type !== 'boolean') n.push(o.type);
+  if (o.array) n.push('repeatable');
+  if (o.default !== undefined) n.push(`default: ${o.default}`);
+  if (o.required) n.push('required');
+  return [o.describe ?? '', n.length ? `[${n.join(', ')}]` : ''].filter(Boolean).join(' ');
+}
+
+function optionRows(opts: OptionInfo[]): Array<[string, string]> {
+  return opts
+    .filter((o) => !o.hidden && !o.name.startsWith('no-'))
+    .map((o) => {
+      const short = o.aliases.find((a) => a.length === 1);
+      const long = [o.name, ...o.aliases.filter((a) => a.length > 1)].map((n) => `--${n}`).join(', ');
+      return [`${short ? `-${short}, ` : '    '}${long}`, notes(o)];
+    });
+}
+
+const TAGLINE = 'Git-native memory for AI coding agents and the people who work with them.';
+const EPILOGUE = 'Docs: README.md. Exit codes: 0 ok, 1 failed, 2 bad input, 3 not found, 4 conflict.';
+
+/** `git mem --help`: every command, then the options every command takes. */
+export function fullHelp(table: CommandInfo[]): string {
+  return [
+    'git mem <command> [options]',
+    '',
+    TAGLINE,
+    '',
+    'Commands:',
+    ...columns(
+      table.map((c) => [
+        `git mem ${c.usage}`,
+        c.describe + (c.aliases.length ? ` (alias: ${c.aliases.join(', ')})` : ''),
+      ]),
+    ),
+    '',
+    'Options:',
+    ...columns(optionRows(GLOBAL_OPTIONS)),
+    '',
+    'git mem <command> --help (or git mem help <command>) shows one command.',
+    EPILOGUE,
+    '',
+  ].join('\n');
+}
+
+/** `git mem <command> --help`: its usage, what it does, its arguments and options. */
+export function commandHelp(c: CommandInfo): string {
+  const positionals = c.positionals.filter((p) => !p.hidden);
+  const options = c.options.filter((o) => !o.hidden);
+  const out = [`git mem ${c.usage}${options.length ? ' [options]' : ''}`, '', wrap(c.describe, width(), 0)];
+  if (c.aliases.length) out.push('', `Aliases: ${c.aliases.map((a) => `git mem ${a}`).join(', ')}`);
+  if (positionals.length)
+    out.push(
+      '',
+      'Arguments:',
+      ...columns(positionals.map((p) => [p.array ? `${p.name}..` : p.name, notes({ ...p, array: false })])),
+    );
+  if (options.length) out.push('', 'Options:', ...columns(optionRows(options)));
+  out.push('', 'Every command also takes:', ...columns(optionRows(GLOBAL_OPTIONS)), '');
+  return out.join('\n');
 }
 
 // ---- the manual page (roff, man(7) macros) ----
@@ -161,7 +165,7 @@ export function manPage(table: CommandInfo[], version: string): string {
     );
     const args = [
       ...c.positionals.filter((p) => p.choices || p.describe),
-      ...c.options.filter((o) => !o.name.startsWith('no-') || o.describe),
+      ...c.options.filter((o) => !o.hidden && (!o.name.startsWith('no-') || o.describe)),
     ];
     if (!args.length) continue;
     out.push('.RS');
@@ -171,7 +175,7 @@ export function manPage(table: CommandInfo[], version: string): string {
         `\\fI${roff(o.name)}\\fR${o.choices ? `: ${roff(o.choices.join(' | '))}` : ''}`,
         roff(o.describe ?? ''),
       );
-    for (const o of c.options)
+    for (const o of c.options.filter((o) => !o.hidden))
       out.push('.TP', optionTerm(o), roff(o.describe ?? '') + (o.required ? ' (required)' : ''));
     out.push('.RE');
   }

@@ -26,8 +26,8 @@ export default defineCommand({
       const done = `${r.added} added, ${r.updated} updated, ${r.removed} removed`;
       return emit(ctx, r, () => `Imported ${a.dir}: ${done} (${r.commit?.slice(0, 12) ?? 'nothing'})`);
     }
-    // the parser hands a lone "-" over as an empty string (`import -`, `--jsonl -`)
-    const source = a.jsonl || a.file || (a.jsonl === '' || a.file === '' ? '-' : undefined);
+    // "-" is stdin (`import -`, `--jsonl -`)
+    const source = a.jsonl ?? a.file;
     if (source === undefined)
       throw err('E_INVALID_ARG', 'nothing to import', 'pass --jsonl FILE (or --jsonl - for stdin)');
     let text: string;

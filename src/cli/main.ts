@@ -2,9 +2,9 @@
  * `git mem` entry point. main() is a function of (argv, IO, cwd, env) and
  * returns the exit code, so tests run commands in-process.
  */
-import { GitMemError, isGitMemError } from '../errors.js';
-import type { AnyCommand } from './command.js';
-import { commandAliases, loadAllCommands, loadCommand } from './commands.js';
+import { err, type GitMemError, isGitMemError } from '../errors.js';
+import { commandInfo, GLOBAL_OPTIONS, nearest, parse } from './args.js';
+import { commandAliases, commandLoaders, loadCommand } from './commands.js';
 import { type Ctx, type IO, outputFormat, processIO } from './context.js';
 import { colorWanted, startPager } from './output.js';
 
@@ -17,17 +17,18 @@ export interface MainOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-class UsageError extends Error {}
-
 /** The manual page git-mem(1), made from the command table (scripts/build.mjs writes man/man1/git-mem.1). */
 export async function manual(): Promise<string> {
   const { commandTable, manPage } = await import('./help.js');
   return manPage(await commandTable(), VERSION);
 }
 
+/** The options every command takes, as the parser reads them (each boolean takes its --no- by itself). */
+const GLOBALS = GLOBAL_OPTIONS.filter((o) => !o.name.startsWith('no-'));
+
 export async function main(argv: string[], io: IO = processIO(), opts: MainOptions = {}): Promise<number> {
   const env = opts.env ?? process.env;
-  // a bare `git mem help` is the full help (yargs would answer it with the help command's own)
+  // a bare `git mem help` is the full help
   if (argv.length === 1 && argv[0] === 'help') argv = ['--help'];
   const format = argv.includes('--json') ? 'json' : outputFormat(env);
   const json = format === 'json';
@@ -40,66 +41,49 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     color: colorWanted(argv, env, io),
     stores: [],
   };
-  let exitCode = 0;
-  const name = argv.find((a) => !a.startsWith('-'));
+  // the command is the first word; only options every command takes may come before it
+  const at = argv.findIndex((a) => !a.startsWith('-'));
+  const name = at < 0 ? undefined : argv[at];
   const showPaged = startPager(
     ctx,
     name && Object.hasOwn(commandAliases, name) ? commandAliases[name] : name,
     argv,
   );
+  // --help and --version anywhere before `--`: `git mem add --title x --help` is help
+  const end = argv.indexOf('--');
+  const flags = end < 0 ? argv : argv.slice(0, end);
+  const wants = (...f: string[]) => f.some((x) => flags.includes(x));
   try {
-    // only the command named is loaded (its module and what it imports); no command, or
-    // one that does not exist, loads them all for the full help and the suggestions
-    const named = await loadCommand(name);
-    const commands: AnyCommand[] = named ? [named] : await loadAllCommands();
-    const { default: yargs } = await import('yargs');
-    const y = yargs()
-      .scriptName('git mem')
-      .usage(
-        'git mem <command> [options]\n\nGit-native memory for AI coding agents and the people who work with them.',
-      )
-      .version(VERSION)
-      .help()
-      .alias('h', 'help')
-      .option('json', { type: 'boolean', describe: 'print one stable JSON document', global: true })
-      .option('color', {
-        type: 'boolean',
-        describe: 'colour on a terminal (--no-color, or NO_COLOR=1: never)',
-        global: true,
-      })
-      .option('pager', {
-        type: 'boolean',
-        describe: 'page long listings on a terminal (--no-pager: never)',
-        global: true,
-      })
-      .strictCommands()
-      .strictOptions()
-      .demandCommand(1, 'name a command')
-      .recommendCommands()
-      .wrap(Math.min(110, process.stdout.columns || 100))
-      .epilogue('Docs: README.md. Exit codes: 0 ok, 1 failed, 2 bad input, 3 not found, 4 conflict.')
-      .exitProcess(false)
-      .fail((msg, e) => {
-        throw e ?? new UsageError(msg);
-      });
-    for (const c of commands) {
-      y.command(
-        [c.command, ...(c.aliases ?? [])],
-        c.describe,
-        (yy) => (c.builder ? c.builder(yy) : yy),
-        async (args) => {
-          const code = await c.run(args, ctx);
-          exitCode = typeof code === 'number' ? code : 0;
-        },
-        [],
+    if (wants('--help', '-h')) {
+      const help = await import('./help.js');
+      if (name === undefined) {
+        io.out(help.fullHelp(await help.commandTable()));
+        return 0;
+      }
+      // only the command named is loaded (its module and what it imports)
+      const c = await loadCommand(name);
+      if (c) {
+        io.out(help.commandHelp(help.describeCommand(c)));
+        return 0;
+      }
+    }
+    if (wants('--version')) {
+      io.out(`${VERSION}\n`);
+      return 0;
+    }
+    if (name === undefined) throw err('E_INVALID_ARG', 'name a command', 'see git mem --help');
+    const command = await loadCommand(name);
+    if (!command) {
+      const near = nearest(name, [...Object.keys(commandLoaders), ...Object.keys(commandAliases)]);
+      throw err(
+        'E_INVALID_ARG',
+        `Unknown command: ${name}${near ? `. Did you mean ${near}?` : ''}`,
+        'see git mem --help',
       );
     }
-    let helpOut: string | undefined;
-    await y.parseAsync(argv, {}, (_e: unknown, _a: unknown, output: string) => {
-      if (output) helpOut = output;
-    });
-    if (helpOut !== undefined) io.out(`${helpOut}\n`);
-    return exitCode;
+    const args = parse([...argv.slice(0, at), ...argv.slice(at + 1)], commandInfo(command), GLOBALS);
+    const code = await command.run(args, ctx);
+    return typeof code === 'number' ? code : 0;
   } catch (e) {
     await showPaged?.();
     return report(ctx, e);
@@ -112,11 +96,7 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
 function report(ctx: Ctx, e: unknown): number {
   let ge: GitMemError;
   if (isGitMemError(e)) ge = e;
-  else if (e instanceof UsageError || (e as Error)?.name === 'YError') {
-    // one line: yargs breaks some messages ("Invalid values:\n  Argument: …")
-    const msg = String((e as Error).message).replace(/:?\s*\n\s*/g, ': ');
-    ge = new GitMemError('E_INVALID_ARG', msg, 'see git mem --help');
-  } else {
+  else {
     const msg = (e as Error)?.stack ?? String(e);
     ctx.io.err(`git-mem: internal error: ${msg}\n`);
     return 70;

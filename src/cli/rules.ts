@@ -1,6 +1,6 @@
-import type { Argv } from 'yargs';
 import { rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
+import type { Argv } from './args.js';
 import { type ArgsOf, defineCommand } from './command.js';
 import { type Ctx, emit, list, maybeGlobalStore, openStore } from './context.js';
 import { normalizeRepoPath } from './paths.js';
@@ -12,7 +12,7 @@ const builder = (y: Argv) =>
       describe: 'export or import agent rule files',
     })
     .option('file', { type: 'string', describe: 'the file being edited' })
-    // declared as `global` so that `--no-global` (yargs' negation) passes strict option checks
+    // a boolean, so that `--no-global` (project rules only) is an option too
     .option('global', {
       type: 'boolean',
       describe: 'include the personal global store; --no-global: project rules only',

@@ -33,9 +33,14 @@ export default defineCommand({
         type: 'string',
         describe: 'the file being edited: memories anchored or scoped near it rank higher',
       })
-      .option('type', { type: 'string', describe: 'only these types (comma-separated or repeated)' })
+      .option('type', {
+        type: 'string',
+        array: true,
+        describe: 'only these types (comma-separated or repeated)',
+      })
       .option('tag', {
         type: 'string',
+        array: true,
         describe: 'only memories with all these tags (comma-separated or repeated)',
       })
       .option('limit', { alias: 'n', type: 'number', describe: 'how many results (default 10)' })

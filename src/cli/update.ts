@@ -14,7 +14,11 @@ export default defineCommand({
       .option('stdin', { type: 'boolean', describe: 'replace the body from stdin' })
       .option('title', { type: 'string' })
       .option('type', { type: 'string' })
-      .option('tags', { type: 'string', describe: 'replace all tags (comma-separated)' })
+      .option('tags', {
+        type: 'string',
+        array: true,
+        describe: 'replace all tags (comma-separated or repeated)',
+      })
       .option('add-tag', { type: 'string', array: true, describe: 'add tags' })
       .option('remove-tag', { type: 'string', array: true, describe: 'remove tags' })
       .option('status', { type: 'string', describe: 'pending, active, stale, superseded or archived' })
