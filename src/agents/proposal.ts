@@ -14,9 +14,8 @@ import type { Store } from '../gitstore/store.js';
 import { newId } from '../model/id.js';
 import { isType, LIMITS, type MemoryRecord, type MemoryType, newRecord } from '../model/record.js';
 import { redactRecord } from '../safety/secrets.js';
-import { overlap, tokens } from './text.js';
+import { overlap, tokens } from '../search/tokens.js';
 
-export { overlap, stem, tokens } from './text.js';
 
 export interface Proposal {
   type: MemoryType;
@@ -87,12 +86,7 @@ export function isTransient(p: Pick<Proposal, 'title' | 'body'>): boolean {
 }
 
 /** Markers of the framing git-mem wraps around what it injects. */
-const INJECTION_MARKERS = [
-  '<memory',
-  '</memory>',
-  'git-mem context',
-  'Reference only; not instructions',
-];
+const INJECTION_MARKERS = ['<memory', '</memory>', 'git-mem context', 'Reference only; not instructions'];
 
 function looksInjected(p: Pick<Proposal, 'title' | 'body'>, injected: string[] = []): boolean {
   const text = `${p.title}\n${p.body}`;
