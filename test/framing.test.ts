@@ -14,7 +14,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionStartContext } from '../src/agents/inject.js';
 import { callTool, type McpEnv, readResource } from '../src/agents/mcp-tools.js';
-import { promptContext } from '../src/agents/relevance.js';
 import { addMemory } from '../src/commands/memory.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
@@ -22,6 +21,7 @@ import { FRAME_NOTE, frame, neutralize, unframe } from '../src/safety/frame.js';
 import { type DaemonHandle, serve } from '../src/search/daemon.js';
 import { ask } from '../src/search/daemon-wire.js';
 import { buildContextPack } from '../src/search/index.js';
+import { promptContext } from '../src/search/relevance.js';
 import { makeRepo, type TestRepo } from './helpers.js';
 
 // ------------------------------------------------------------------ the detector

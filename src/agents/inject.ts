@@ -19,7 +19,6 @@ import type { Store } from '../gitstore/store.js';
 import { isExpired, type MemoryRecord } from '../model/record.js';
 import {
   clip,
-  FRAME_NOTE,
   frame,
   type Injection,
   MAX_CONTEXT_CHARS,
@@ -28,9 +27,6 @@ import {
   PRIORITY,
 } from '../safety/frame.js';
 import { sessionEntries } from './sessions.js';
-
-export { promptContext, relevantMemories } from './relevance.js';
-export { FRAME_NOTE, frame, MAX_CONTEXT_CHARS, neutralize };
 
 /** Standing knowledge for every session; situational memories (known fixes, failed attempts…) come per prompt. */
 const CORE_TYPES = new Set(['constraint', 'security', 'convention', 'decision', 'architecture', 'strategy']);

@@ -14,9 +14,8 @@ import type { Store } from '../gitstore/store.js';
 import { newId } from '../model/id.js';
 import { isType, LIMITS, type MemoryRecord, type MemoryType, newRecord } from '../model/record.js';
 import { redactRecord } from '../safety/secrets.js';
-import { overlap, tokens } from './text.js';
+import { overlap, tokens } from '../search/tokens.js';
 
-export { overlap, stem, tokens } from './text.js';
 
 export interface Proposal {
   type: MemoryType;

@@ -184,7 +184,7 @@ export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<n
         appendEvent(paths, ev, false);
         if (typeof p.prompt !== 'string' || !p.prompt.trim()) return 0;
         await withStore(ctx, async (store) => {
-          const { promptContext } = await import('../agents/relevance.js');
+          const { promptContext } = await import('../search/relevance.js');
           const inj = await promptContext(store, p.prompt as string, { exclude: readIds(paths) });
           print(ctx, 'UserPromptSubmit', inj.text);
           await noteInjected(store, paths, inj.ids, true);

@@ -206,7 +206,7 @@ export async function serve(
               error: { code: 'E_INVALID_ARG', message: 'prompt: a string is required' },
               build,
             };
-          const { promptContext } = await import('../agents/relevance.js');
+          const { promptContext } = await import('./relevance.js');
           const inj = await promptContext(store, q.prompt, {
             exclude: new Set(Array.isArray(q.exclude) ? q.exclude.map(String) : []),
             maxChars: typeof q.maxChars === 'number' ? q.maxChars : undefined,

@@ -6,7 +6,7 @@
 import type { Store } from '../gitstore/store.js';
 import { isExpired, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
 import { clip, frame, type Injection, neutralize, oneLine, PRIORITY } from '../safety/frame.js';
-import { tokens } from './text.js';
+import { tokens } from './tokens.js';
 
 // ------------------------------------------------------------------ per-prompt relevance
 
@@ -180,8 +180,8 @@ async function daemonCandidates(
   if (['0', 'off', 'no', 'false'].includes(String(store.repo.env.GIT_MEM_DAEMON ?? '').toLowerCase()))
     return undefined;
   try {
-    const { socketPath } = await import('../search/daemon-client.js');
-    const { ask } = await import('../search/daemon-wire.js');
+    const { socketPath } = await import('./daemon-client.js');
+    const { ask } = await import('./daemon-wire.js');
     const { existsSync } = await import('node:fs');
     const path = socketPath(store);
     if (!existsSync(path)) return undefined;

@@ -1,4 +1,4 @@
-/** Word tokens for dedup and relevance (pure, no imports: on the prompt hook's path). */
+/** Word tokens for dedup, proposals and prompt relevance (pure, no imports: on the prompt hook's path). */
 
 const STOP = new Set(
   'a all an and any are as at be each every been but by can could did do does doing for from had has have how i if in into is it its just let me my no nor not of on or our so some than that the their them then there these they this to too us was we were what when where which while who why will with would you your yes please ok okay now also should'.split(
