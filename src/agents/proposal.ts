@@ -16,7 +16,6 @@ import { isType, LIMITS, type MemoryRecord, type MemoryType, newRecord } from '.
 import { redactRecord } from '../safety/secrets.js';
 import { overlap, tokens } from '../search/tokens.js';
 
-
 export interface Proposal {
   type: MemoryType;
   title: string;
