@@ -14,9 +14,12 @@ const tmp = `${root}dist.new-${process.pid}`;
 // one id for every bundle of this build: a search daemon started by one of them is
 // "this build" for all the others (src/search/daemon-client.ts buildId)
 const define = { __GIT_MEM_BUILD__: JSON.stringify(`${Date.now().toString(36)}-${process.pid}`) };
-// bundled: small pure-JS libraries (yaml, micromatch, orama);
+// bundled: small pure-JS libraries (orama); yaml and micromatch are required on first use;
 // external: native, WASM or very large packages, loaded lazily when used
 const external = [
+  // loaded on first use through require() (src/model/yaml.ts, src/model/glob.ts)
+  'yaml',
+  'micromatch',
   '@huggingface/transformers',
   'onnxruntime-node',
   'onnxruntime-web',

@@ -1,13 +1,20 @@
-/** Glob matching (micromatch), in one place. */
-import Micromatch from 'micromatch';
+/**
+ * Glob matching (micromatch), in one place. micromatch is loaded on first use
+ * (scripts/build.mjs keeps it out of the bundle): most commands never match a glob.
+ */
+import { createRequire } from 'node:module';
+import type Micromatch from 'micromatch';
 import { err } from '../errors.js';
+
+let lib: typeof Micromatch | undefined;
 
 export function isMatch(
   path: string,
   patterns: string | readonly string[],
   options?: Micromatch.Options,
 ): boolean {
-  return Micromatch.isMatch(path, patterns as string | string[], options);
+  lib ??= createRequire(import.meta.url)('micromatch') as typeof Micromatch;
+  return lib.isMatch(path, patterns as string | string[], options);
 }
 
 export const micromatch = {
