@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { commandAliases, commandLoaders } from '../src/cli/commands.js';
 import { commandTable, manPage } from '../src/cli/help.js';
 import { VERSION } from '../src/cli/main.js';
 import { BIN, isolatedEnv, ROOT, runBin, tmpDir } from './helpers.js';
@@ -28,9 +29,11 @@ describe('the manual page', () => {
     expect(pkg.files).toContain('man');
     const built = readFileSync(MAN, 'utf8');
     // the build's page is exactly what the current command table renders (no drift)
-    expect(built).toBe(manPage(await commandTable(), VERSION));
+    expect(built).toBe(
+      manPage(await commandTable({ loaders: commandLoaders, aliases: commandAliases }), VERSION),
+    );
     expect(built).toMatch(/^\.TH GIT\\-MEM 1 /);
-    for (const c of await commandTable())
+    for (const c of await commandTable({ loaders: commandLoaders, aliases: commandAliases }))
       expect(built).toContain(`\\fBgit mem ${c.name.replace(/-/g, '\\-')}\\fR`);
   });
 
@@ -152,7 +155,7 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
     expect(fish).toContain(
       "complete -c git -f -n '__fish_git_using_command mem; and not __fish_seen_subcommand_from",
     );
-    for (const c of await commandTable()) {
+    for (const c of await commandTable({ loaders: commandLoaders, aliases: commandAliases })) {
       expect(zsh).toContain(`'${c.name}:`);
       expect(fish).toContain(`-a '${c.name}'`);
     }

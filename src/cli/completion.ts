@@ -6,7 +6,7 @@
  * which zsh's git completion calls likewise.
  */
 import { defineCommand } from './command.js';
-import { type CommandInfo, commandTable, GLOBAL_OPTIONS } from './help.js';
+import { type CommandInfo, GLOBAL_OPTIONS } from './help.js';
 
 /** What may follow a command: the choices of its first positional (a subcommand), and its options. */
 function choices(c: CommandInfo): string[] {
@@ -133,7 +133,9 @@ export default defineCommand({
   describe: 'print a shell completion script (bash, zsh or fish)',
   builder: (y) => y.positional('shell', { choices: ['bash', 'zsh', 'fish'] as const, describe: 'the shell' }),
   async run(a, ctx) {
-    const t = await commandTable();
+    if (!ctx.cli)
+      throw new Error('completion runs only from the command line (main.ts provides the command table)');
+    const t = await ctx.cli.table();
     const script = a.shell === 'zsh' ? zshScript(t) : a.shell === 'fish' ? fishScript(t) : bashScript(t);
     ctx.io.out(script);
   },

@@ -9,11 +9,26 @@ import { err } from '../errors.js';
 import { readGlobalConfig, resolveConfig, type Settings } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import { stringify as yamlStringify } from '../model/yaml.js';
+import type { CommandInfo } from './help.js';
 
 export type { IO } from '../commands/context.js';
 export { bufferIO, maybeGlobalStore, openStore, processIO } from '../commands/context.js';
 
+/**
+ * The CLI as data, for the commands that describe it (help, completion): main.ts
+ * provides it, so those commands import neither main.ts nor the command table.
+ */
+export interface CliTable {
+  /** every command, described */
+  table(): Promise<CommandInfo[]>;
+  /** whether a command (or alias) of that name exists */
+  has(name: string): boolean;
+  /** prints the help of one command, or the full help (what `<command> --help` prints) */
+  help(name?: string): Promise<number>;
+}
+
 export interface Ctx extends RunContext {
+  cli?: CliTable;
   json: boolean;
   /** yaml output (the `output: yaml` setting); json wins when --json is given */
   yaml?: boolean;

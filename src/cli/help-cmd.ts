@@ -1,6 +1,5 @@
 import { err } from '../errors.js';
 import { defineCommand } from './command.js';
-import { commandAliases, commandLoaders } from './commands.js';
 
 export default defineCommand({
   command: 'help [command]',
@@ -8,9 +7,10 @@ export default defineCommand({
   builder: (y) => y.positional('command', { type: 'string', describe: 'the command to explain' }),
   async run(a, ctx) {
     const name = a.command === undefined ? undefined : String(a.command);
-    if (name !== undefined && !Object.hasOwn(commandLoaders, name) && !Object.hasOwn(commandAliases, name))
+    const cli = ctx.cli;
+    if (!cli) throw new Error('help runs only from the command line (main.ts provides the command table)');
+    if (name !== undefined && !cli.has(name))
       throw err('E_INVALID_ARG', `no command "${name}"`, 'git mem help lists the commands');
-    const { main } = await import('./main.js');
-    return main([...(name === undefined ? [] : [name]), '--help'], ctx.io, { cwd: ctx.cwd, env: ctx.env });
+    return cli.help(name);
   },
 });

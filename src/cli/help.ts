@@ -7,12 +7,17 @@
  */
 import { type CommandInfo, commandInfo, GLOBAL_OPTIONS, type OptionInfo } from './args.js';
 import type { CommandDef } from './command.js';
-import { commandAliases, commandLoaders } from './commands.js';
 
 export { type CommandInfo, GLOBAL_OPTIONS, type OptionInfo };
 
+/** The commands by name, loaded on demand, and their aliases (src/cli/commands.ts). */
+export interface CommandSet {
+  loaders: Record<string, () => Promise<{ default: CommandDef }>>;
+  aliases: Record<string, string>;
+}
+
 /** What a command declares (its builder run against a recorder). */
-export function describeCommand(c: CommandDef): CommandInfo {
+export function describeCommand(c: CommandDef, commandAliases: Record<string, string>): CommandInfo {
   const name = c.command.split(' ')[0];
   return commandInfo(
     c,
@@ -20,10 +25,10 @@ export function describeCommand(c: CommandDef): CommandInfo {
   );
 }
 
-/** Every command, in the order `git mem --help` lists them. */
-export async function commandTable(): Promise<CommandInfo[]> {
-  const defs = await Promise.all(Object.values(commandLoaders).map(async (l) => (await l()).default));
-  return defs.map(describeCommand);
+/** Every command of the table of loaders (src/cli/commands.ts), in the order `git mem --help` lists them. */
+export async function commandTable(set: CommandSet): Promise<CommandInfo[]> {
+  const defs = await Promise.all(Object.values(set.loaders).map(async (l) => (await l()).default));
+  return defs.map((d) => describeCommand(d, set.aliases));
 }
 
 // ---- help on the command line (-h, --help, git mem help <command>) ----

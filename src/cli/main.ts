@@ -12,6 +12,8 @@ export { processIO };
 
 export const VERSION = '0.1.0';
 
+const COMMANDS = { loaders: commandLoaders, aliases: commandAliases };
+
 export interface MainOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
@@ -20,7 +22,7 @@ export interface MainOptions {
 /** The manual page git-mem(1), made from the command table (scripts/build.mjs writes man/man1/git-mem.1). */
 export async function manual(): Promise<string> {
   const { commandTable, manPage } = await import('./help.js');
-  return manPage(await commandTable(), VERSION);
+  return manPage(await commandTable(COMMANDS), VERSION);
 }
 
 /** The options every command takes, as the parser reads them (each boolean takes its --no- by itself). */
@@ -40,6 +42,11 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     yaml: format === 'yaml',
     color: colorWanted(argv, env, io),
     stores: [],
+    cli: {
+      table: async () => (await import('./help.js')).commandTable(COMMANDS),
+      has: (n) => Object.hasOwn(commandLoaders, n) || Object.hasOwn(commandAliases, n),
+      help: (n) => main([...(n === undefined ? [] : [n]), '--help'], io, opts),
+    },
   };
   // the command is the first word; only options every command takes may come before it
   const at = argv.findIndex((a) => !a.startsWith('-'));
@@ -57,13 +64,13 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     if (wants('--help', '-h')) {
       const help = await import('./help.js');
       if (name === undefined) {
-        io.out(help.fullHelp(await help.commandTable()));
+        io.out(help.fullHelp(await help.commandTable(COMMANDS)));
         return 0;
       }
       // only the command named is loaded (its module and what it imports)
       const c = await loadCommand(name);
       if (c) {
-        io.out(help.commandHelp(help.describeCommand(c)));
+        io.out(help.commandHelp(help.describeCommand(c, commandAliases)));
         return 0;
       }
     }
