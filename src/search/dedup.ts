@@ -63,11 +63,17 @@ export async function findDuplicates(
   const docs = cand
     .map((id) => idx.docs.get(id))
     .filter((d): d is SearchDoc => d !== undefined && searchable(d, false, now));
-  const blobs = await store.catFile.readMany(docs.map((d) => d.oid ?? '0'.repeat(40)));
+  // the same text needs the same title: only those records are read and parsed for their body
+  const title = normalizeText(input.title);
+  const sameTitle = docs.map((d) => normalizeText(d.title) === title);
+  const blobs = await store.catFile.readMany(
+    docs.filter((_, i) => sameTitle[i]).map((d) => d.oid ?? '0'.repeat(40)),
+  );
+  let read = 0;
   docs.forEach((d, i) => {
     const base = { id: d.id, alias: d.alias ?? null, type: d.type, title: d.title };
     let body = '';
-    const b = blobs[i];
+    const b = sameTitle[i] ? blobs[read++] : null;
     if (b) {
       try {
         body = parseRecord(b.content.toString('utf8')).body;
