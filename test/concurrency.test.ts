@@ -34,7 +34,7 @@ describe('concurrent writers', () => {
     expect(r.git('rev-list', '--merges', 'refs/memory').trim()).toBe('');
     expect(r.git('rev-list', '--max-parents=0', 'refs/memory').trim().split('\n').length).toBe(1);
     expect(r.git('for-each-ref', 'refs/mem-tmp/')).toBe('');
-  }, 120_000);
+  }, 300_000); // 8 processes × 25 adds racing on 2 cores: 200 commits through compare-and-swap
 
   it('a process killed with SIGKILL in the middle of add leaves the ref at a valid commit', async () => {
     const r = makeRepo();
