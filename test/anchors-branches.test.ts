@@ -122,6 +122,9 @@ describe('the record follows the default branch', () => {
       expect(human.stdout).toMatch(
         /^Nothing recorded: the shared record follows main, and \w{12} is not its tip/m,
       );
+      if (c.stale)
+        expect(human.stdout).toContain(`${id.slice(0, 12)} active → stale at this commit "fn5 to fn10"`);
+      else expect(human.stdout).not.toContain('→ stale');
       expect(memTip(r)).toBe(tip0);
 
       // back on main: fresh, and nothing moves back (no flip-flop); again on feature: the same

@@ -104,8 +104,11 @@ export default defineCommand({
       ];
       for (const r of rep.results)
         if (a.verbose || r.verdict.status !== 'fresh') lines.push(`  ${humanLine(r)}`);
+      const elsewhere = rep.branch?.shared === false;
       for (const c of rep.changes)
-        lines.push(`${c.id.slice(0, 12)} ${c.from} → ${c.to}${c.title ? ` "${c.title}"` : ''}`);
+        lines.push(
+          `${c.id.slice(0, 12)} ${c.from} → ${c.to}${elsewhere ? ' at this commit' : ''}${c.title ? ` "${c.title}"` : ''}`,
+        );
       if (rep.recorded) lines.push(`Recorded in ${rep.memoryCommit!.slice(0, 12)}`);
       else if (a['dry-run'] || a.worktree) lines.push('Nothing recorded (dry run)');
       else if (rep.branch && !rep.branch.shared)
