@@ -17,6 +17,7 @@ import { err } from '../errors.js';
 import type { NoteAdd, Store } from '../gitstore/store.js';
 import { type Anchor, type MemoryRecord, recordPath, serializeRecord } from '../model/record.js';
 import { mark } from '../trace.js';
+import { sharedTarget } from './branch.js';
 import { diffLines } from './diff.js';
 import {
   readBlobs,
@@ -81,6 +82,8 @@ export interface CheckOptions {
   /**
    * A git note written and published with the recorded verdicts (the
    * post-commit hook's), built from the verdicts; asked for on every attempt.
+   * Where the verdicts are not recorded (a commit that is not the default
+   * branch's tip), the note is written alone.
    */
   note?: (results: readonly AnchorResult[]) => Promise<NoteAdd | null>;
 }
@@ -114,6 +117,12 @@ export interface CheckReport {
   results: AnchorResult[];
   changes: StatusChange[];
   written: number;
+  /**
+   * The branch the shared record follows, and whether this check's target is
+   * its tip (only then are verdicts recorded); absent for dry runs, the
+   * working tree and checks that selected no anchor.
+   */
+  branch?: { name: string; shared: boolean };
 }
 
 const CROSS_FILE_CAP = 300;
@@ -202,6 +211,15 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
       written: 0,
     };
   }
+  // the shared record holds the anchors as last confirmed on the default branch: a check of
+  // another commit reports its verdicts and moves or marks nothing shared
+  let branch: CheckReport['branch'];
+  if (target && !opts.dryRun) {
+    const st = await sharedTarget(store, target);
+    branch = { name: st.branch.name, shared: st.shared };
+    mark('check: default branch');
+  }
+  const record = !opts.dryRun && !opts.worktree && branch?.shared !== false;
   const paths = [...new Set(selected.map((s) => s.p))];
   const tblobs = opts.worktree
     ? await worktreeBlobs(repo, paths)
@@ -329,7 +347,13 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   // 4. record
   let memoryCommit: string | null = tip;
   let recorded = false;
-  if (updated.size && !opts.dryRun && !opts.worktree) {
+  if (!record && branch && opts.note) {
+    // another branch: the commit's verdicts go into its note only
+    const n = await opts.note(results);
+    if (n) await store.addNote(n);
+    mark('check: noted');
+  }
+  if (updated.size && record) {
     const label = opts.label ?? 'mem: check';
     const staleN = results.filter((r) => r.stale).length;
     const movedN = results.filter(
@@ -395,7 +419,38 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     results,
     changes,
     written: recorded ? updated.size : 0,
+    ...(branch ? { branch } : {}),
   };
+}
+
+/**
+ * Verdicts of complete anchors against a code commit, each judged from its
+ * base (`current` when set, else where it was made). Records nothing: for
+ * callers that place anchors themselves (`git mem ci` judges them from the
+ * merge base).
+ */
+export async function judgeAnchors(
+  store: Store,
+  target: string,
+  anchors: readonly FullAnchor[],
+  now = new Date(),
+): Promise<Verdict[]> {
+  const bases = anchors.map((a) => baseOf(a));
+  const paths = [...new Set(bases.flatMap((b) => (b ? [b.path] : [])))];
+  const tblobs = await treeBlobs(store.repo, target, paths);
+  const ctx = new CheckContext(store, target, null, tblobs);
+  const wanted: string[] = [];
+  for (const b of bases) {
+    if (!b) continue;
+    wanted.push(b.blob);
+    const t = tblobs.get(b.path);
+    if (t) wanted.push(t);
+  }
+  await ctx.prefetch(wanted);
+  const at = now.toISOString();
+  const out: Verdict[] = [];
+  for (const a of anchors) out.push(verdictOf(await ctx.judge(a), a, target, at));
+  return out;
 }
 
 /** Re-applies our anchor updates onto a record that changed meanwhile (lost race); null when they no longer fit. */

@@ -48,6 +48,8 @@ function reportJSON(rep: CheckReport, all = false) {
       .filter((r) => all || r.verdict.status !== 'fresh' || r.verdict.reason !== 'same blob')
       .map(resultJSON),
     changes: rep.changes,
+    // the branch the shared record follows; shared: false when the target is not its tip (nothing recorded)
+    branch: rep.branch ?? null,
   };
 }
 
@@ -102,10 +104,17 @@ export default defineCommand({
       ];
       for (const r of rep.results)
         if (a.verbose || r.verdict.status !== 'fresh') lines.push(`  ${humanLine(r)}`);
+      const elsewhere = rep.branch?.shared === false;
       for (const c of rep.changes)
-        lines.push(`${c.id.slice(0, 12)} ${c.from} → ${c.to}${c.title ? ` "${c.title}"` : ''}`);
+        lines.push(
+          `${c.id.slice(0, 12)} ${c.from} → ${c.to}${elsewhere ? ' at this commit' : ''}${c.title ? ` "${c.title}"` : ''}`,
+        );
       if (rep.recorded) lines.push(`Recorded in ${rep.memoryCommit!.slice(0, 12)}`);
       else if (a['dry-run'] || a.worktree) lines.push('Nothing recorded (dry run)');
+      else if (rep.branch && !rep.branch.shared)
+        lines.push(
+          `Nothing recorded: the shared record follows ${rep.branch.name}, and ${rep.target.slice(0, 12)} is not its tip (these verdicts are for this commit only)`,
+        );
       return lines.join('\n');
     });
   },

@@ -6,11 +6,14 @@ import { emit } from './context.js';
 
 export default defineCommand({
   command: 'hooks <action>',
-  describe: 'install or uninstall git hooks (post-commit by default) and agent hooks',
+  describe: 'install or uninstall git hooks (post-commit and post-merge by default) and agent hooks',
   builder: (y) =>
     y
       .positional('action', { choices: ['install', 'uninstall'] as const })
-      .option('post-commit', { type: 'boolean', describe: 'staleness check after each commit (the default)' })
+      .option('post-commit', {
+        type: 'boolean',
+        describe: 'staleness check after each commit and merge (the default)',
+      })
       .option('pre-push', { type: 'boolean', describe: 'push refs/memory along with your branches' })
       .option('claude', { type: 'boolean', describe: 'Claude Code hooks in .claude/settings.json' })
       .option('codex', { type: 'boolean', describe: 'Codex CLI hooks in .codex/hooks.json' })
@@ -25,12 +28,12 @@ export default defineCommand({
     const agents = (['claude', 'codex', 'droid'] as const).filter((n) => a[n]);
     const wantPost = a['post-commit'] || (!a['pre-push'] && !agents.length);
     const changes: Array<Record<string, unknown>> = [];
+    // the staleness check: after each commit, and after merges and pulls (a fast-forward runs no post-commit)
     if (wantPost)
-      changes.push({
-        ...(install
-          ? await installGitHook(repo, 'post-commit')
-          : await uninstallGitHook(repo, 'post-commit')),
-      });
+      for (const hook of ['post-commit', 'post-merge'] as const)
+        changes.push({
+          ...(install ? await installGitHook(repo, hook) : await uninstallGitHook(repo, hook)),
+        });
     if (a['pre-push'])
       changes.push({
         ...(install ? await installGitHook(repo, 'pre-push') : await uninstallGitHook(repo, 'pre-push')),

@@ -35,6 +35,8 @@ const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
   'strict-local': 'boolean',
   'secret-scan': 'string',
   'context-budget': 'number',
+  /** the branch the shared record follows (src/anchors/branch.ts); unset: origin's HEAD, init.defaultBranch, main, master */
+  'default-branch': 'string',
 };
 
 export type ConfigLayer = 'default' | 'global' | 'shared' | 'local' | 'flag';

@@ -532,23 +532,56 @@ export class Store {
     const memoryCommit = applyToTree(this.catFile, this.writer, base, byPath).then((tree) =>
       this.writer.commit({ tree, parents: base ? [base, ...parents] : parents, who, when, message }),
     );
-    const noteCommit = note
-      ? applyToTree(
-          this.catFile,
-          this.writer,
-          note.expected,
-          new Map([[note.path, { content: Buffer.from(note.text, 'utf8') }]]),
-        ).then((tree) =>
-          this.writer.commit({
-            tree,
-            parents: note.expected ? [note.expected] : [],
-            who,
-            when,
-            message: note.message,
-          }),
-        )
-      : undefined;
+    const noteCommit = note ? this.noteCommitObject(note, who, when) : undefined;
     return Promise.all([memoryCommit, noteCommit]);
+  }
+
+  private noteCommitObject(note: PendingNote, who: string, when: Date): Promise<string> {
+    return applyToTree(
+      this.catFile,
+      this.writer,
+      note.expected,
+      new Map([[note.path, { content: Buffer.from(note.text, 'utf8') }]]),
+    ).then((tree) =>
+      this.writer.commit({
+        tree,
+        parents: note.expected ? [note.expected] : [],
+        who,
+        when,
+        message: note.message,
+      }),
+    );
+  }
+
+  /**
+   * Adds note lines on their own, without a memory commit (the post-commit
+   * hook on a branch other than the default one: the commit's verdicts are
+   * noted, the shared record is left alone). Retried like a write when
+   * another writer moved the notes ref first; null when the note said it all.
+   */
+  async addNote(add: NoteAdd): Promise<string | null> {
+    const ident = await this.ident();
+    const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const note = await this.noteCommit(add);
+      if (!note) return null;
+      const commit = await this.noteCommitObject(note, who, new Date());
+      const r = await this.writer.updateRefs(
+        [{ ref: note.ref, next: commit, expected: note.expected }],
+        note.message,
+      );
+      if (r === true) return commit;
+      const lock = /Unable to create '([^']+\.lock)': File exists/.exec(r.stderr);
+      if (lock) await this.lockWait(lock[1]);
+      else if (!/but expected|reference already exists|unable to resolve|cannot lock ref/i.test(r.stderr))
+        throw err('E_GIT', `cannot update ${note.ref}: ${r.stderr.trim().split('\n').pop()}`);
+      else await backoff(attempt);
+    }
+    throw err(
+      'E_CONFLICT_RETRY',
+      `${add.ref} kept moving; gave up after ${MAX_ATTEMPTS} attempts`,
+      'try again',
+    );
   }
 
   /**

@@ -128,8 +128,53 @@ async function postCommit(store: Store): Promise<string | undefined> {
   mark('post-commit: checked');
   mark('post-commit: done');
   const stale = rep.changes.filter((c) => c.to === 'stale');
+  if (stale.length && rep.branch?.shared === false) {
+    const n = stale.length;
+    return `git-mem: this commit makes the anchors of ${n} memor${n === 1 ? 'y' : 'ies'} stale (git log --notes=memory); the shared record follows ${rep.branch.name} and changes when this reaches it`;
+  }
   if (stale.length) {
     return `git-mem: ${stale.length} memor${stale.length === 1 ? 'y' : 'ies'} went stale with this commit (git mem stale; git log --notes=memory)`;
   }
   return undefined;
+}
+
+/**
+ * `git mem hook post-merge`: after a merge or a pull (a fast-forward runs no
+ * post-commit hook), check the anchors of the files the merge brought in
+ * (ORIG_HEAD..HEAD). On the default branch this is where a feature's renames,
+ * moves and edits reach the shared record, once; elsewhere it only reports.
+ * Never fails the merge, like post-commit.
+ */
+export async function runPostMergeHook(ctx: RunContext, _args: string[]): Promise<number> {
+  let repo: Repo | undefined;
+  try {
+    repo = await openRepo(ctx.cwd, ctx.env);
+    const store = new Store(repo);
+    ctx.stores.push(store);
+    if (!(await store.tip())) return 0;
+    const orig = await store.catFile.read('ORIG_HEAD^{commit}');
+    const rep = await runCheck(store, {
+      target: 'HEAD',
+      ...(orig ? { since: orig.oid } : {}),
+      label: 'mem: post-merge',
+    });
+    const stale = rep.changes.filter((c) => c.to === 'stale');
+    if (stale.length && rep.recorded) {
+      ctx.io.err(
+        `git-mem: ${stale.length} memor${stale.length === 1 ? 'y' : 'ies'} went stale with this merge (git mem stale)\n`,
+      );
+    }
+  } catch (e) {
+    const msg = (e as Error)?.message ?? String(e);
+    let where = '';
+    if (repo) {
+      try {
+        const file = join(memDir(repo, 'logs'), 'post-merge.log');
+        appendFileSync(file, `${new Date().toISOString()} post-merge: ${(e as Error)?.stack ?? msg}\n`);
+        where = ` (details in ${file})`;
+      } catch {}
+    }
+    ctx.io.err(`git-mem: warning: post-merge staleness check failed: ${msg.split('\n')[0]}${where}\n`);
+  }
+  return 0;
 }

@@ -1,0 +1,384 @@
+import { describe, expect, it } from 'vitest';
+import { defaultBranch } from '../src/anchors/branch.js';
+import { openRepo } from '../src/gitstore/repo.js';
+import { Store } from '../src/gitstore/store.js';
+import { makeRepo, type TestRepo } from './helpers.js';
+import { bareRemote, tipOf } from './sync-helpers.js';
+
+// The shared record follows the default branch: on any other branch the
+// post-commit hook and `check` give the verdicts of that commit (a note, the
+// report) and never move or mark the record; the change reaches the record
+// once, when it reaches the default branch. The hooks run the built binary
+// (node scripts/build.mjs first).
+
+const SRC = `${Array.from(
+  { length: 14 },
+  (_, i) => `export function fn${i + 1}(x) { return x * ${i + 1} + ${(i * 7) % 5}; }`,
+).join('\n')}\n`;
+
+type Case = {
+  name: 'rename' | 'move' | 'edit' | 'delete';
+  change: (r: TestRepo) => void;
+  status: string;
+  to: unknown;
+  stale: boolean;
+  merge: 'ff' | 'no-ff';
+  /** the record moves by the post-merge hook, or (hooks uninstalled) by a check after the merge */
+  by: 'hook' | 'check';
+};
+
+const CASES: Case[] = [
+  {
+    name: 'rename',
+    change: (r) => r.git('mv', 'f.js', 'g.js'),
+    status: 'renamed',
+    to: { path: 'g.js', lines: [5, 10] },
+    stale: false,
+    merge: 'no-ff',
+    by: 'hook',
+  },
+  {
+    name: 'move',
+    change: (r) => r.write('f.js', `// one\n// two\n// three\n${SRC}`),
+    status: 'moved',
+    to: { path: 'f.js', lines: [8, 13] },
+    stale: false,
+    merge: 'ff',
+    by: 'check',
+  },
+  {
+    name: 'edit',
+    change: (r) => r.write('f.js', SRC.replace('return x * 7 +', 'return x * 70 +')),
+    status: 'changed',
+    to: { path: 'f.js', lines: [5, 10] },
+    stale: true,
+    merge: 'ff',
+    by: 'hook',
+  },
+  {
+    name: 'delete',
+    change: (r) => r.git('rm', '-q', 'f.js'),
+    status: 'deleted',
+    to: null,
+    stale: true,
+    merge: 'no-ff',
+    by: 'check',
+  },
+];
+
+/** main with f.js, a memory anchored to f.js:5-10, the hooks installed. */
+async function anchoredRepo(r: TestRepo = makeRepo()): Promise<{ r: TestRepo; id: string }> {
+  r.write('f.js', SRC);
+  r.write('other.txt', 'x\n');
+  r.commitAll('init');
+  await r.memJson(['init']);
+  const { id } = await r.memJson([
+    'add',
+    '--title',
+    'fn5 to fn10',
+    '--content',
+    'x',
+    '--anchor',
+    'f.js:5-10',
+  ]);
+  return { r, id };
+}
+
+const memTip = (r: TestRepo) => r.git('rev-parse', 'refs/memory').trim();
+const notes = (r: TestRepo, rev = 'HEAD') =>
+  r
+    .git('notes', '--ref=memory', 'show', rev)
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+
+describe('the record follows the default branch', () => {
+  for (const c of CASES) {
+    it(`${c.name} on a feature branch: noted and reported there, recorded once merged (${c.merge}, by ${c.by})`, async () => {
+      const { r, id } = await anchoredRepo();
+      const inst = await r.memJson(['hooks', 'install']);
+      expect(inst.map((h: { hook: string }) => h.hook)).toEqual(['post-commit', 'post-merge']);
+      const tip0 = memTip(r);
+
+      // the feature branch: the hook notes the commit's verdict, the shared record is untouched
+      r.git('checkout', '-q', '-b', 'feature');
+      c.change(r);
+      const featureCommit = r.commitAll(`${c.name} on feature`);
+      expect(memTip(r)).toBe(tip0);
+      expect(notes(r)).toEqual([expect.objectContaining({ id, verdict: c.status, to: c.to })]);
+      const onFeature = await r.memJson(['check']);
+      expect(onFeature).toMatchObject({
+        target: featureCommit,
+        recorded: false,
+        branch: { name: 'main', shared: false },
+      });
+      expect(onFeature.results).toEqual([
+        expect.objectContaining({ id, status: c.status, to: c.to, stale: c.stale }),
+      ]);
+      expect(onFeature.counts[c.status]).toBe(1);
+      const human = await r.mem(['check']);
+      expect(human.code).toBe(0);
+      expect(human.stdout).toContain(`${c.status.padEnd(14)} ${id.slice(0, 12)} f.js:5-10`);
+      expect(human.stdout).toMatch(
+        /^Nothing recorded: the shared record follows main, and \w{12} is not its tip/m,
+      );
+      if (c.stale)
+        expect(human.stdout).toContain(`${id.slice(0, 12)} active → stale at this commit "fn5 to fn10"`);
+      else expect(human.stdout).not.toContain('→ stale');
+      expect(memTip(r)).toBe(tip0);
+
+      // back on main: fresh, and nothing moves back (no flip-flop); again on feature: the same
+      r.git('checkout', '-q', 'main');
+      const onMain = await r.memJson(['check', '--verbose']);
+      expect(onMain).toMatchObject({ recorded: false, branch: { name: 'main', shared: true } });
+      expect(onMain.results).toEqual([expect.objectContaining({ id, status: 'fresh', stale: false })]);
+      r.git('checkout', '-q', 'feature');
+      expect((await r.memJson(['check'])).results[0].status).toBe(c.status);
+      r.git('checkout', '-q', 'main');
+      expect(memTip(r)).toBe(tip0);
+      expect((await r.memJson(['show', id])).status).toBe('active');
+
+      // the pull request: what it does to the anchor as it stands at the merge base
+      const pr = await r.mem(['ci', '--base', 'main', '--head', 'feature', '--format', 'json']);
+      expect(pr.code).toBe(c.stale ? 1 : 0);
+      const items = JSON.parse(pr.stdout).items;
+      expect(items).toEqual([
+        expect.objectContaining({
+          id,
+          status: c.status,
+          stale: c.stale,
+          from: { path: 'f.js', lines: [5, 10] },
+          to: c.to,
+        }),
+      ]);
+      expect(memTip(r)).toBe(tip0);
+
+      // merged into main: the record moves (or is marked) once
+      if (c.by === 'check') await r.memJson(['hooks', 'uninstall']);
+      if (c.merge === 'ff') r.git('merge', '-q', '--ff-only', 'feature');
+      else r.git('merge', '-q', '--no-ff', '-m', 'merge feature', 'feature');
+      if (c.by === 'check') {
+        expect(memTip(r)).toBe(tip0);
+        const rep = await r.memJson(['check']);
+        expect(rep).toMatchObject({ recorded: true, branch: { name: 'main', shared: true } });
+      }
+      expect(r.git('rev-list', '--count', `${tip0}..refs/memory`).trim()).toBe('1');
+      expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(
+        c.by === 'hook'
+          ? /^mem: post-merge \w{12}: 1 record updated/
+          : /^mem: check \w{12}: 1 record updated/,
+      );
+      const rec = await r.memJson(['show', id]);
+      expect(rec.status).toBe(c.stale ? 'stale' : 'active');
+      if (c.stale) expect(rec.anchors[0].verdict).toMatchObject({ status: c.status });
+      else expect(rec.anchors[0].current).toMatchObject(c.to as object);
+      // once: checking again, on main or on the feature branch, writes nothing
+      const once = memTip(r);
+      expect((await r.memJson(['check'])).recorded).toBe(false);
+      r.git('checkout', '-q', 'feature');
+      expect((await r.memJson(['check'])).recorded).toBe(false);
+      expect(memTip(r)).toBe(once);
+    });
+  }
+
+  it('mem.defaultBranch names the branch the record follows (here: feature, so main only reports)', async () => {
+    const { r, id } = await anchoredRepo();
+    await r.memJson(['hooks', 'install']);
+    const tip0 = memTip(r);
+    r.git('config', 'mem.defaultBranch', 'feature');
+    r.git('checkout', '-q', '-b', 'feature');
+    r.git('mv', 'f.js', 'g.js');
+    r.commitAll('rename on feature');
+    // the hook of the default branch records, as before
+    expect(r.git('rev-list', '--count', `${tip0}..refs/memory`).trim()).toBe('1');
+    expect((await r.memJson(['show', id])).anchors[0].current).toMatchObject({
+      path: 'g.js',
+      lines: [5, 10],
+    });
+    const tip1 = memTip(r);
+    // main is another branch now: its commits and checks leave the record alone
+    r.git('checkout', '-q', 'main');
+    r.write('f.js', SRC.replace('return x * 7 +', 'return x * 70 +'));
+    r.commitAll('edit on main');
+    // (the hook of main finds no anchor there: the record has it at g.js, which main does not touch)
+    expect(memTip(r)).toBe(tip1);
+    const rep = await r.memJson(['check']);
+    expect(rep).toMatchObject({ recorded: false, branch: { name: 'feature', shared: false } });
+    expect(rep.results).toEqual([expect.objectContaining({ id, stale: true })]);
+    expect(memTip(r)).toBe(tip1);
+  });
+
+  it('a detached HEAD records only at the default branch tip', async () => {
+    const { r, id } = await anchoredRepo();
+    r.git('checkout', '-q', '-b', 'feature');
+    r.git('rm', '-q', 'f.js');
+    const gone = r.commitAll('delete');
+    const tip0 = memTip(r);
+    r.git('checkout', '-q', '--detach', gone);
+    expect(await r.memJson(['check'])).toMatchObject({ recorded: false, branch: { shared: false } });
+    expect(memTip(r)).toBe(tip0);
+    // detached at the default branch's tip: that commit is the default branch's, so it records
+    r.git('checkout', '-q', 'main');
+    r.write('f.js', SRC.replace('return x * 7 +', 'return x * 70 +'));
+    r.commitAll('edit on main');
+    r.git('checkout', '-q', '--detach', 'main');
+    const rep = await r.memJson(['check']);
+    expect(rep).toMatchObject({ recorded: true, branch: { name: 'main', shared: true } });
+    expect((await r.memJson(['show', id])).status).toBe('stale');
+  });
+});
+
+describe('two clones', () => {
+  it("a teammate's check and sync on a feature branch change nothing shared; the PR check reports it", async () => {
+    const remote = bareRemote();
+    const { r: a, id } = await anchoredRepo();
+    a.git('remote', 'add', 'origin', remote.url);
+    a.git('push', '-q', 'origin', 'main');
+    await a.memJson(['sync']);
+    const shared0 = remote.git('rev-parse', 'refs/mem/memory').trim();
+
+    // the teammate: a clone of main (origin/HEAD names main), the hooks installed
+    const b = makeRepo();
+    b.git('remote', 'add', 'origin', remote.url);
+    b.git('fetch', '-q', 'origin');
+    b.git('checkout', '-q', '-B', 'main', 'origin/main');
+    b.git('remote', 'set-head', 'origin', 'main');
+    await b.memJson(['sync']);
+    expect(tipOf(b)).toBe(shared0);
+    await b.memJson(['hooks', 'install']);
+    b.git('checkout', '-q', '-b', 'feature');
+    b.git('mv', 'f.js', 'g.js');
+    b.write('g.js', SRC.replace('return x * 7 +', 'return x * 70 +'));
+    b.commitAll('rename and edit');
+    expect(notes(b)).toEqual([expect.objectContaining({ id, verdict: 'changed' })]);
+    expect(await b.memJson(['check'])).toMatchObject({
+      recorded: false,
+      branch: { name: 'main', shared: false },
+    });
+    await b.memJson(['sync']);
+    b.git('push', '-q', 'origin', 'feature');
+    expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(shared0);
+
+    // the first clone, still on main: fresh, nothing to record, nothing new from the sync
+    await a.memJson(['sync']);
+    expect(tipOf(a)).toBe(shared0);
+    const onMain = await a.memJson(['check', '--verbose']);
+    expect(onMain.results).toEqual([expect.objectContaining({ id, status: 'fresh' })]);
+    expect(tipOf(a)).toBe(shared0);
+    // and the pull request, judged from the merge base
+    a.git('fetch', '-q', 'origin');
+    const pr = await a.mem(['ci', '--base', 'main', '--head', 'origin/feature', '--format', 'json']);
+    expect(pr.code).toBe(1);
+    expect(JSON.parse(pr.stdout).items).toEqual([
+      expect.objectContaining({ id, status: 'changed', stale: true, from: { path: 'f.js', lines: [5, 10] } }),
+    ]);
+  });
+});
+
+describe('git mem ci judges from the merge base, whatever the record says', () => {
+  it('a record already moved to the feature branch (an older git-mem, a reanchor there) still shows the rename and the edit', async () => {
+    const { r, id } = await anchoredRepo();
+    const { id: id2 } = await r.memJson(['add', '--title', 'fn1', '--content', 'x', '--anchor', 'f.js:1-2']);
+    r.git('checkout', '-q', '-b', 'feature');
+    r.git('mv', 'f.js', 'g.js');
+    r.write('g.js', SRC.replace('return x * 1 +', 'return x * 10 +'));
+    r.commitAll('rename, edit fn1');
+    // as the old behaviour did: record the feature branch's verdicts
+    r.git('config', 'mem.default-branch', 'feature');
+    expect((await r.memJson(['check'])).recorded).toBe(true);
+    r.git('config', '--unset', 'mem.default-branch');
+    expect((await r.memJson(['show', id])).anchors[0].current).toMatchObject({ path: 'g.js' });
+    expect((await r.memJson(['show', id2])).status).toBe('stale');
+    // the record says g.js (and stale for fn1) at the feature's head; the PR still renames and edits
+    const pr = await r.mem(['ci', '--base', 'main', '--head', 'feature', '--format', 'json']);
+    const items = JSON.parse(pr.stdout).items;
+    expect(items).toHaveLength(2);
+    expect(items.find((i: { id: string }) => i.id === id)).toMatchObject({
+      status: 'renamed',
+      from: { path: 'f.js', lines: [5, 10] },
+      to: { path: 'g.js', lines: [5, 10] },
+    });
+    expect(items.find((i: { id: string }) => i.id === id2)).toMatchObject({ status: 'changed', stale: true });
+    expect(pr.code).toBe(1);
+
+    // reanchored on the feature branch: the anchor is made at g.js there; the PR still renames it
+    const r2 = (await anchoredRepo()).r;
+    const mem2 = (await r2.memJson(['list'])).map((m: { id: string }) => m.id)[0];
+    r2.git('checkout', '-q', '-b', 'feature');
+    r2.git('mv', 'f.js', 'g.js');
+    r2.commitAll('rename');
+    await r2.memJson(['reanchor', mem2, '--anchor', 'g.js:5-10']);
+    const pr2 = JSON.parse(
+      (await r2.mem(['ci', '--base', 'main', '--head', 'feature', '--format', 'json'])).stdout,
+    );
+    expect(pr2.items).toEqual([
+      expect.objectContaining({ id: mem2, status: 'renamed', to: { path: 'g.js', lines: [5, 10] } }),
+    ]);
+  });
+
+  it('an anchor moved on the base branch after the record was made is judged from where it is at the merge base', async () => {
+    const { r, id } = await anchoredRepo();
+    // main moves the text down (no check records it), then the feature edits it there
+    r.write('f.js', `// a\n// b\n${SRC}`);
+    r.commitAll('shift on main');
+    r.git('checkout', '-q', '-b', 'feature');
+    r.write('f.js', `// a\n// b\n${SRC.replace('return x * 7 +', 'return x * 70 +')}`);
+    r.commitAll('edit');
+    const pr = JSON.parse(
+      (await r.mem(['ci', '--base', 'main', '--head', 'feature', '--format', 'json'])).stdout,
+    );
+    expect(pr.items).toEqual([
+      expect.objectContaining({ id, status: 'changed', from: { path: 'f.js', lines: [7, 12] } }),
+    ]);
+    // a PR that only touches another part of that file leaves the anchor fresh where it is
+    r.git('checkout', '-q', '-b', 'other', 'main');
+    r.write('f.js', `// a\n// b\n${SRC}// end\n`);
+    r.commitAll('append');
+    const ok = await r.mem(['ci', '--base', 'main', '--head', 'other', '--format', 'json']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).items).toEqual([expect.objectContaining({ id, status: 'fresh' })]);
+  });
+});
+
+describe('the default branch', () => {
+  async function resolved(r: TestRepo) {
+    const store = new Store(await openRepo(r.dir, r.env));
+    try {
+      const b = await defaultBranch(store);
+      return { name: b.name, source: b.source, tip: b.tip };
+    } finally {
+      store.close();
+    }
+  }
+
+  it('is the setting, else origin/HEAD, else init.defaultBranch, else main or master', async () => {
+    const r = makeRepo({ commit: true });
+    const main = r.git('rev-parse', 'HEAD').trim();
+    // isolatedEnv sets init.defaultBranch = main
+    expect(await resolved(r)).toEqual({ name: 'main', source: 'init', tip: main });
+    r.git('checkout', '-q', '-b', 'trunk');
+    r.write('t.txt', 't\n');
+    const trunk = r.commitAll('trunk');
+    // init.defaultBranch names a branch that does not exist: main or master, whichever exists
+    r.git('config', 'init.defaultBranch', 'nope');
+    expect(await resolved(r)).toEqual({ name: 'main', source: 'guess', tip: main });
+    r.git('branch', '-m', 'main', 'master');
+    expect(await resolved(r)).toEqual({ name: 'master', source: 'guess', tip: main });
+    r.git('branch', '-D', 'master');
+    expect(await resolved(r)).toEqual({ name: 'nope', source: 'guess', tip: null });
+    // the remote's HEAD (a remote-tracking branch is enough)
+    r.git('update-ref', 'refs/remotes/origin/trunk', trunk);
+    r.git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/trunk');
+    expect(await resolved(r)).toEqual({ name: 'trunk', source: 'origin', tip: trunk });
+    // the setting, as git config mem.defaultBranch or mem.default-branch, or shared
+    r.git('branch', 'dev', main);
+    r.git('config', 'mem.defaultBranch', 'dev');
+    expect(await resolved(r)).toEqual({ name: 'dev', source: 'setting', tip: main });
+    r.git('config', '--unset', 'mem.defaultBranch');
+    await r.memJson(['init']);
+    await r.memJson(['config', 'set', 'default-branch', 'refs/heads/dev', '--shared']);
+    expect(await resolved(r)).toEqual({ name: 'dev', source: 'setting', tip: main });
+    await r.memJson(['config', 'set', 'default-branch', 'trunk', '--local']);
+    expect(await resolved(r)).toEqual({ name: 'trunk', source: 'setting', tip: trunk });
+  });
+});
