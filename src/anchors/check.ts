@@ -83,6 +83,13 @@ export interface CheckOptions {
    * post-commit hook's), built from the verdicts; asked for on every attempt.
    */
   note?: (results: readonly AnchorResult[]) => Promise<NoteAdd | null>;
+  /**
+   * Called before the anchors that need reading are read, before each is
+   * judged and before anything is written (`done` of `total` judged): it
+   * throws to stop the check there, with nothing written (the post-commit
+   * hook's time budget).
+   */
+  budget?: (done: number, total: number) => void;
 }
 
 export interface AnchorResult {
@@ -253,6 +260,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     } else work.push({ id: s.id, index: s.index });
   }
 
+  if (work.length) opts.budget?.(0, work.length);
   // 2. the anchors that need reading: load their records
   const workIds = [...new Set(work.map((w) => w.id))];
   const records = await loadRecords(
@@ -274,7 +282,8 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   }
   await ctx.prefetch(wanted);
   const outcomes = new Map<string, Map<number, Outcome>>();
-  for (const w of work) {
+  for (const [i, w] of work.entries()) {
+    opts.budget?.(i, work.length);
     const rec = records.get(w.id);
     const a = rec?.anchors[w.index];
     if (!rec || !a) continue;
@@ -330,6 +339,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   let memoryCommit: string | null = tip;
   let recorded = false;
   if (updated.size && !opts.dryRun && !opts.worktree) {
+    opts.budget?.(work.length, work.length);
     const label = opts.label ?? 'mem: check';
     const staleN = results.filter((r) => r.stale).length;
     const movedN = results.filter(

@@ -20,6 +20,8 @@ export interface Settings {
   'secret-scan': string;
   /** default token budget of a context pack */
   'context-budget': number;
+  /** the most time (ms) the post-commit hook adds to a commit; past it, it skips (0: no limit) */
+  'post-commit-budget-ms': number;
   [k: string]: unknown;
 }
 
@@ -28,6 +30,7 @@ const DEFAULTS: Settings = {
   'strict-local': false,
   'secret-scan': 'block',
   'context-budget': 2000,
+  'post-commit-budget-ms': 1000,
 };
 
 const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
@@ -35,6 +38,7 @@ const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
   'strict-local': 'boolean',
   'secret-scan': 'string',
   'context-budget': 'number',
+  'post-commit-budget-ms': 'number',
 };
 
 export type ConfigLayer = 'default' | 'global' | 'shared' | 'local' | 'flag';
