@@ -399,3 +399,29 @@ describe('a hostile remote is refused whole, the local refs byte-identical', () 
     expect(tipOf(ff)).toBe(tipOf(merging));
   });
 });
+
+describe('history a sync brings is checked commit by commit, not only the tip', () => {
+  it('a bad record in an intermediate commit under a good tip is refused, naming that commit', async () => {
+    remote.git('update-ref', 'refs/mem/memory', base);
+    const id = newId();
+    const bad = Buffer.concat([Buffer.from(recordText(id)), Buffer.from([0xff, 0xfe, 0x80])]);
+    const mid = p.commitOver(base, inMemories(id, { blob: bad }), 'bad in the middle');
+    // the tip's tree is the base's again: a tip-only check finds nothing wrong
+    const tip = p.commit(p.rootTree(base), mid, 'good tip');
+    remote.git('update-ref', 'refs/mem/memory', tip);
+    for (const [victim, path] of [
+      [ff, 'fast-forward'],
+      [merging, 'merge'],
+    ] as const) {
+      const before = refsOf(victim);
+      const r = await victim.mem(['sync']);
+      expect(r.code, `${path}: ${r.stderr}`).not.toBe(0);
+      expect(r.stderr.trimEnd().split('\n'), path).toHaveLength(1);
+      expect(r.stderr, path).toMatch(/is not valid UTF-8/);
+      expect(r.stderr, path).toContain(`memories/${fo(id)}/${id}.md`);
+      expect(r.stderr, path).toContain(`commit ${mid.slice(0, 12)}`);
+      expect(refsOf(victim), path).toBe(before);
+    }
+    remote.git('update-ref', 'refs/mem/memory', base);
+  }, 120_000);
+});

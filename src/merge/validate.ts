@@ -54,6 +54,8 @@ export interface Problem {
   message: string;
   /** 'record': a record that does not parse or validate; 'entry': everything else. */
   kind: 'entry' | 'record';
+  /** The commit whose tree it was found in (validateTree over several commits). */
+  commit?: string;
 }
 
 const TREE_MODES = new Set(['40000', '040000']);
@@ -396,7 +398,7 @@ async function objectSizes(
   const r = await git(['cat-file', '--batch-check'], {
     cwd: store.repo.cwd,
     env: store.repo.env,
-    input: `${oids.join('\n')}\n`,
+    input: `${[...new Set(oids)].join('\n')}\n`,
   });
   for (const line of r.stdout.toString('utf8').split('\n')) {
     const [oid, type, size] = line.split(' ');
@@ -406,28 +408,44 @@ async function objectSizes(
 }
 
 /**
- * Walks the tree of `commit`, checking every entry that differs from the same
- * path in the `against` commits, then the contents of the files that differ.
- * Returns the problems found (at most `limit`, default 1); [] when it is fine.
+ * Walks the trees of `commits` (one commit, or several: every commit a sync
+ * brings), checking every entry that differs from the same path in the
+ * `against` commits, then the contents of the files that differ. An entry
+ * (path, mode and object) is checked once however many of the commits hold
+ * it. Returns the problems found (at most `limit`, default 1), each naming
+ * the commit it was found in; [] when all is fine.
  */
 export async function validateTree(
   store: Store,
-  commit: string,
+  commits: string | readonly string[],
   opts: ValidateOptions = {},
 ): Promise<Problem[]> {
+  const list = [...new Set(typeof commits === 'string' ? [commits] : commits)];
   const limit = opts.limit ?? 1;
   const problems: Problem[] = [];
   const add = (p: Problem) => {
     if (problems.length < limit) problems.push(p);
   };
-  const hexLen = commit.length;
-  const against = [...new Set((opts.against ?? []).filter((c): c is string => !!c && c !== commit))];
-  const roots = await rootTrees(store, [commit, ...against]);
-  const root = roots.get(commit);
-  if (!root) return [{ path: '', message: `${commit} is not a commit`, kind: 'entry' }];
-  type Node = { segs: string[]; oid: string; against: Array<string | null> };
-  let level: Node[] = [{ segs: [], oid: root, against: against.map((c) => roots.get(c) ?? null) }];
-  const blobs: Array<{ path: string; oid: string }> = [];
+  if (!list.length) return problems;
+  const hexLen = list[0].length;
+  const inList = new Set(list);
+  const against = [...new Set((opts.against ?? []).filter((c): c is string => !!c && !inList.has(c)))];
+  const roots = await rootTrees(store, [...list, ...against]);
+  const trusted = against.map((c) => roots.get(c) ?? null);
+  type Node = { segs: string[]; oid: string; against: Array<string | null>; commit: string };
+  const seen = new Set<string>();
+  let level: Node[] = [];
+  for (const c of list) {
+    const root = roots.get(c);
+    if (!root) {
+      add({ path: '', message: `${c} is not a commit`, kind: 'entry', commit: c });
+      continue;
+    }
+    if (seen.has(`\0${root}`) || trusted.includes(root)) continue;
+    seen.add(`\0${root}`);
+    level.push({ segs: [], oid: root, against: trusted, commit: c });
+  }
+  const blobs: Array<{ path: string; oid: string; commit: string }> = [];
   while (level.length && problems.length < limit) {
     const want = [...new Set(level.flatMap((n) => [n.oid, ...n.against.filter((x): x is string => !!x)]))];
     const objs = await store.catFile.readMany(want);
@@ -443,9 +461,10 @@ export async function validateTree(
     const next: Node[] = [];
     for (const node of level) {
       const here = node.segs.join('/');
+      const commit = node.commit;
       const entries = byOid.get(node.oid);
       if (!entries) {
-        add({ path: here, message: 'is a tree object git cannot read', kind: 'entry' });
+        add({ path: here, message: 'is a tree object git cannot read', kind: 'entry', commit });
         continue;
       }
       const others = node.against.map((oid) => {
@@ -453,17 +472,20 @@ export async function validateTree(
         return es ? new Map(es.map((e) => [e.name, e])) : null;
       });
       for (const c of collisionProblems(entries.map((e) => e.name)))
-        add({ path: [...node.segs, c.name].join('/'), message: c.message, kind: 'entry' });
+        add({ path: [...node.segs, c.name].join('/'), message: c.message, kind: 'entry', commit });
       for (const e of entries) {
         const path = [...node.segs, e.name].join('/');
         if (others.some((m) => m?.get(e.name)?.oid === e.oid && m.get(e.name)!.mode === e.mode)) continue;
+        const key = `${path}\0${e.mode}\0${e.oid}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
         const isTree = TREE_MODES.has(e.mode);
         const problem =
           nameProblem(e.name) ??
           modeProblem(e.mode, isTree) ??
           layoutProblem(node.segs, e.name, isTree, isTree ? undefined : e.oid, hexLen);
         if (problem) {
-          add({ path, message: problem, kind: 'entry' });
+          add({ path, message: problem, kind: 'entry', commit });
           continue;
         }
         if (isTree) {
@@ -474,8 +496,9 @@ export async function validateTree(
               const o = m?.get(e.name);
               return o && TREE_MODES.has(o.mode) ? o.oid : null;
             }),
+            commit,
           });
-        } else blobs.push({ path, oid: e.oid });
+        } else blobs.push({ path, oid: e.oid, commit });
       }
     }
     level = next;
@@ -486,15 +509,26 @@ export async function validateTree(
     store,
     blobs.map((b) => b.oid),
   );
-  const toRead: Array<{ path: string; oid: string }> = [];
+  const toRead: typeof blobs = [];
   for (const b of blobs) {
     const s = sizes.get(b.oid);
     if (s?.type !== 'blob') {
-      add({ path: b.path, message: `is not a readable blob (${s?.type ?? 'missing'})`, kind: 'entry' });
+      add({
+        path: b.path,
+        message: `is not a readable blob (${s?.type ?? 'missing'})`,
+        kind: 'entry',
+        commit: b.commit,
+      });
       continue;
     }
-    const big = sizeProblem(b.path, s.size);
-    if (big) add({ path: b.path, message: big, kind: 'entry' });
+    const max = sizeLimit(b.path);
+    if (max !== null && s.size > max)
+      add({
+        path: b.path,
+        message: `is ${s.size} bytes, over the ${max}-byte limit for this file`,
+        kind: 'entry',
+        commit: b.commit,
+      });
     else if (!b.path.startsWith('anchors/')) toRead.push(b);
   }
   if (problems.length >= limit) return problems;
@@ -504,7 +538,7 @@ export async function validateTree(
     const p = o
       ? blobProblem(b.path, o.content)
       : { path: b.path, message: 'is missing', kind: 'entry' as const };
-    if (p) add(p);
+    if (p) add({ ...p, commit: b.commit });
   });
   return problems;
 }
@@ -520,10 +554,47 @@ export async function commitOfPath(store: Store, tip: string, path: string): Pro
   return (r.code === 0 && r.stdout.toString().trim()) || tip;
 }
 
+/** The most commits one sync may bring: each is read (their trees feed history and --at). */
+export const MAX_INCOMING_COMMITS = 50_000;
+
 /**
- * Refuses a remote commit whose tree fails any check, in one line naming the
- * commit, the path and what is wrong. Compared against `against` (the local
- * tip and the merge bases), only what the remote changed is read.
+ * The commits `theirs` brings that none of `against` has (theirs first), or a
+ * refusal when there are more than MAX_INCOMING_COMMITS.
+ */
+async function incomingCommits(
+  store: Store,
+  theirs: string,
+  against: ReadonlyArray<string | null>,
+  source: string,
+): Promise<string[]> {
+  const known = against.filter((c): c is string => !!c);
+  const r = await git(
+    [
+      'rev-list',
+      `--max-count=${MAX_INCOMING_COMMITS + 1}`,
+      theirs,
+      ...(known.length ? ['--not', ...known] : []),
+    ],
+    { cwd: store.repo.cwd, env: store.repo.env },
+  );
+  const list = r.stdout.toString().split('\n').filter(Boolean);
+  if (list.length > MAX_INCOMING_COMMITS) {
+    throw err(
+      'E_MERGE',
+      `${source} brings more than ${MAX_INCOMING_COMMITS} new commits (tip ${theirs.slice(0, 12)}): too many to check in one sync`,
+      'nothing was merged and the local memory is unchanged; squash the remote history where it was written (git mem export, then import into a fresh store), then sync again',
+      { commit: theirs },
+    );
+  }
+  return list.includes(theirs) ? [theirs, ...list.filter((c) => c !== theirs)] : list;
+}
+
+/**
+ * Refuses a remote commit whose tree, or the tree of any commit it brings
+ * that `against` does not have (history and --at read them all), fails any
+ * check, in one line naming the commit, the path and what is wrong. Compared
+ * against `against` (the local tip and the merge bases), only what the remote
+ * changed is read.
  */
 export async function assertIncoming(
   store: Store,
@@ -531,9 +602,10 @@ export async function assertIncoming(
   against: ReadonlyArray<string | null>,
   source = 'the remote memory',
 ): Promise<void> {
-  const [p] = await validateTree(store, theirs, { against });
+  const commits = await incomingCommits(store, theirs, against, source);
+  const [p] = await validateTree(store, commits.length ? commits : [theirs], { against });
   if (!p) return;
-  const commit = await commitOfPath(store, theirs, p.path);
+  const commit = await commitOfPath(store, p.commit ?? theirs, p.path);
   const what = p.kind === 'record' ? 'a malformed record' : 'an invalid entry';
   throw err(
     'E_MERGE',
