@@ -24,6 +24,10 @@
  *   anchors/<hh>/<blob>              (a blob named by its own id; hh: its first two digits)
  *   anchors/<hh>/<commit>/<blob>
  *
+ * Notes fetched from a remote (refs/notes/memory) pass the same walk with
+ * the notes layout: two-hex fan-out folders, files named by an object id,
+ * each note at most 256 KiB of UTF-8 JSON lines of {id, verdict, reason, …}.
+ *
  * The pure checks work on names, modes and buffers; `validateTree` walks a
  * commit's tree through git, skipping every subtree and blob that is the same
  * as in the commits it is compared against (the local tip, the merge base),
@@ -342,6 +346,112 @@ export function blobProblem(path: string, content: Buffer): Problem | null {
   return null;
 }
 
+// ------------------------------------------------------------------ notes
+
+/** Largest note (all lines of one commit's note) and largest line, in bytes. */
+export const NOTE_LIMITS = { note: 256 * 1024, line: 16 * 1024 };
+/** Deepest fan-out git notes uses (xx/xx/…/<rest>): folders before the note's file. */
+const NOTES_MAX_FANOUT = 4;
+
+/**
+ * Whether an entry belongs in a notes tree (refs/notes/memory): two-hex-digit
+ * fan-out folders, then a file named by the rest of the annotated object's id.
+ */
+function notesLayoutProblem(
+  parents: readonly string[],
+  name: string,
+  isTree: boolean,
+  _oid: string | undefined,
+  hexLen = 40,
+): string | null {
+  const where = [...parents, name].join('/');
+  const used = parents.join('').length;
+  if (isTree) {
+    if (!HEX2_RE.test(name) || parents.length >= NOTES_MAX_FANOUT)
+      return `${where} is not part of a notes tree (folders are two hex digits of an object id, at most ${NOTES_MAX_FANOUT} deep)`;
+    return null;
+  }
+  if (!/^[0-9a-f]+$/.test(name) || used + name.length !== hexLen)
+    return `${where} is not part of a notes tree (a note is named by the id of the object it annotates)`;
+  return null;
+}
+
+/** What is wrong with a note's text (UTF-8 JSON lines of {id, verdict, reason, …}), or null. */
+export function noteProblem(content: Buffer): string | null {
+  if (content.length > NOTE_LIMITS.note)
+    return `is ${content.length} bytes, over the ${NOTE_LIMITS.note}-byte limit for a note`;
+  let text: string;
+  try {
+    text = utf8.decode(content);
+  } catch {
+    return 'is not valid UTF-8';
+  }
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (!line.trim()) continue;
+    const at = `line ${i + 1}`;
+    if (Buffer.byteLength(line) > NOTE_LIMITS.line)
+      return `${at} is over the ${NOTE_LIMITS.line}-byte limit for a note line`;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      return `${at} is not JSON`;
+    }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return `${at} is not a JSON object`;
+    const o = v as Record<string, unknown>;
+    if (typeof o.id !== 'string' || !isId(o.id)) return `${at} has no record id`;
+    if (typeof o.verdict !== 'string' || !/^[a-z][a-z_-]{0,31}$/.test(o.verdict))
+      return `${at} has no verdict`;
+    if (typeof o.reason !== 'string') return `${at} has no reason`;
+    if (o.path !== undefined) {
+      const p = anchorPathProblem(o.path);
+      if (p) return `${at}: ${p}`;
+    }
+    if (
+      o.lines !== undefined &&
+      o.lines !== null &&
+      !(Array.isArray(o.lines) && o.lines.length === 2 && o.lines.every((n) => Number.isInteger(n) && n >= 0))
+    )
+      return `${at} has lines that are not [start, end]`;
+  }
+  return null;
+}
+
+/** Where a kind of tree puts things, how large its files may be, and what their content must be. */
+interface Layout {
+  entry: (
+    parents: readonly string[],
+    name: string,
+    isTree: boolean,
+    oid: string | undefined,
+    hexLen: number,
+  ) => string | null;
+  limit: (path: string) => number | null;
+  /** Whether the content of a file at `path` is read and checked (anchored code is not). */
+  read: (path: string) => boolean;
+  content: (path: string, content: Buffer) => Problem | null;
+}
+
+const LAYOUTS: Record<'store' | 'notes', Layout> = {
+  store: {
+    entry: layoutProblem,
+    limit: sizeLimit,
+    read: (path) => !path.startsWith('anchors/'),
+    content: blobProblem,
+  },
+  notes: {
+    entry: notesLayoutProblem,
+    limit: () => NOTE_LIMITS.note,
+    read: () => true,
+    content: (path, content) => {
+      const m = noteProblem(content);
+      return m ? { path, message: m, kind: 'entry' } : null;
+    },
+  },
+};
+
 // ------------------------------------------------------------------ trees through git
 
 interface RawEntry {
@@ -375,6 +485,8 @@ export interface ValidateOptions {
   content?: boolean;
   /** Collect up to this many problems instead of stopping at the first (doctor). */
   limit?: number;
+  /** The kind of tree: the memory store (default) or a notes tree (refs/notes/memory). */
+  layout?: 'store' | 'notes';
 }
 
 async function rootTrees(store: Store, commits: string[]): Promise<Map<string, string>> {
@@ -422,6 +534,7 @@ export async function validateTree(
 ): Promise<Problem[]> {
   const list = [...new Set(typeof commits === 'string' ? [commits] : commits)];
   const limit = opts.limit ?? 1;
+  const layout = LAYOUTS[opts.layout ?? 'store'];
   const problems: Problem[] = [];
   const add = (p: Problem) => {
     if (problems.length < limit) problems.push(p);
@@ -483,7 +596,7 @@ export async function validateTree(
         const problem =
           nameProblem(e.name) ??
           modeProblem(e.mode, isTree) ??
-          layoutProblem(node.segs, e.name, isTree, isTree ? undefined : e.oid, hexLen);
+          layout.entry(node.segs, e.name, isTree, isTree ? undefined : e.oid, hexLen);
         if (problem) {
           add({ path, message: problem, kind: 'entry', commit });
           continue;
@@ -521,7 +634,7 @@ export async function validateTree(
       });
       continue;
     }
-    const max = sizeLimit(b.path);
+    const max = layout.limit(b.path);
     if (max !== null && s.size > max)
       add({
         path: b.path,
@@ -529,14 +642,14 @@ export async function validateTree(
         kind: 'entry',
         commit: b.commit,
       });
-    else if (!b.path.startsWith('anchors/')) toRead.push(b);
+    else if (layout.read(b.path)) toRead.push(b);
   }
   if (problems.length >= limit) return problems;
   const got = await store.catFile.readMany(toRead.map((b) => b.oid));
   toRead.forEach((b, i) => {
     const o = got[i];
     const p = o
-      ? blobProblem(b.path, o.content)
+      ? layout.content(b.path, o.content)
       : { path: b.path, message: 'is missing', kind: 'entry' as const };
     if (p) add({ ...p, commit: b.commit });
   });
@@ -611,6 +724,31 @@ export async function assertIncoming(
     'E_MERGE',
     `${source} holds ${what} ${showPath(p.path) || '(root)'} (commit ${commit.slice(0, 12)}): ${p.message}`,
     'nothing was merged and the local memory is unchanged; fix or remove it where it was written, then sync again',
+    { path: p.path, commit },
+  );
+}
+
+/**
+ * Refuses fetched notes (refs/notes/memory of a remote) when any commit they
+ * bring beyond `against` (the local notes and their merge bases) holds an
+ * entry a notes tree does not (names, modes, fan-out, depth) or a note that
+ * is not UTF-8 JSON lines of {id, verdict, reason} within the size limits.
+ */
+export async function assertIncomingNotes(
+  store: Store,
+  theirs: string,
+  against: ReadonlyArray<string | null>,
+): Promise<void> {
+  const source = 'the remote notes (refs/notes/memory)';
+  const commits = await incomingCommits(store, theirs, against, source);
+  if (!commits.length) return;
+  const [p] = await validateTree(store, commits, { against, layout: 'notes' });
+  if (!p) return;
+  const commit = await commitOfPath(store, p.commit ?? theirs, p.path);
+  throw err(
+    'E_MERGE',
+    `${source} hold an invalid note ${showPath(p.path) || '(root)'} (commit ${commit.slice(0, 12)}): ${p.message}`,
+    'nothing was merged and the local memory and notes are unchanged; remove that note where it was written, then sync again',
     { path: p.path, commit },
   );
 }
