@@ -90,13 +90,22 @@ export async function runPostCommitHook(ctx: RunContext, _args: string[]): Promi
   return 0;
 }
 
-/** The hook's budget in ms from the settings (the default when they cannot be read; 0: none). */
+/**
+ * The hook's budget in ms from the settings (0: none). Where no layer sets
+ * it, the default; GIT_MEM_TEST_POST_COMMIT_BUDGET_MS replaces the default
+ * for the test suite only (its hooks run on a loaded machine).
+ */
 async function budgetMs(store: Store): Promise<number> {
+  const t = store.repo.env.GIT_MEM_TEST_POST_COMMIT_BUDGET_MS;
+  const test = t ? Number(t) : Number.NaN;
+  const fallback = Number.isFinite(test) && test >= 0 ? test : DEFAULT_BUDGET_MS;
   try {
-    const v = Number((await resolveConfig(store.repo.env, store)).values['post-commit-budget-ms']);
-    return Number.isFinite(v) && v >= 0 ? v : DEFAULT_BUDGET_MS;
+    const res = await resolveConfig(store.repo.env, store);
+    if (res.origin['post-commit-budget-ms'] === 'default') return fallback;
+    const v = Number(res.values['post-commit-budget-ms']);
+    return Number.isFinite(v) && v >= 0 ? v : fallback;
   } catch {
-    return DEFAULT_BUDGET_MS;
+    return fallback;
   }
 }
 
