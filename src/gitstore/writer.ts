@@ -249,8 +249,17 @@ export class GitWriter {
   async updateRefs(updates: readonly RefUpdate[], message?: string): Promise<true | { stderr: string }> {
     const refs = this.refSession(message);
     const lines = ['start', ...updates.map((u) => `update ${u.ref} ${u.next} ${u.expected ?? ZERO_OID}`)];
-    lines.push('prepare', 'commit');
     try {
+      // test hook (crash tests): stop while git holds the refs' locks, between prepare and commit
+      const pause = Number(this.repo.env.GIT_MEM_TEST_PAUSE_IN_CAS ?? 0);
+      if (pause > 0) {
+        await refs.ask(`${[...lines, 'prepare'].join('\n')}\n`, 2);
+        writeFileSync(join(memDir(this.repo), 'test-locked'), updates.map((u) => u.ref).join('\n'));
+        await new Promise((r) => setTimeout(r, pause));
+        await refs.ask('commit\n', 1);
+        return true;
+      }
+      lines.push('prepare', 'commit');
       await fresh(() => refs.ask(`${lines.join('\n')}\n`, 3));
       return true;
     } catch (e) {
