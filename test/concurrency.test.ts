@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, makeRepo, ROOT, runBin, type TestRepo, until } from './helpers.js';
@@ -259,4 +259,17 @@ describe('SIGKILL around every ref move', () => {
     for (let i = 0; i <= 4; i++) expect(titles).toContain(`from a ${i}`);
     expect(noteIds(b).length).toBe(5);
   }, 300_000);
+
+  it('the writer removes temp files a killed writer left, once they are an hour old, and nothing else', async () => {
+    const r = makeRepo();
+    // planted before anything of this process writes here (the writer sweeps once per repository)
+    const tmp = join(r.dir, '.git', 'mem', 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    for (const name of ['w-424242-1', 'w-424242-2', 'notes.txt']) writeFileSync(join(tmp, name), 'left\n');
+    for (const name of ['w-424242-1', 'notes.txt']) utimesSync(join(tmp, name), old, old);
+    await r.memJson(['add', '--title', 'writes', '--content', 'x']);
+    // the old one is gone; a fresh one may be a live writer's; a file not the writer's stays
+    expect(readdirSync(tmp).sort()).toEqual(['notes.txt', 'w-424242-2']);
+  }, 60_000);
 });
