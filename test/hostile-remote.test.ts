@@ -401,29 +401,45 @@ describe('a hostile remote is refused whole, the local refs byte-identical', () 
 });
 
 describe('history a sync brings is checked commit by commit, not only the tip', () => {
-  it('a bad record in an intermediate commit under a good tip is refused, naming that commit', async () => {
-    remote.git('update-ref', 'refs/mem/memory', base);
-    const id = newId();
-    const bad = Buffer.concat([Buffer.from(recordText(id)), Buffer.from([0xff, 0xfe, 0x80])]);
-    const mid = p.commitOver(base, inMemories(id, { blob: bad }), 'bad in the middle');
-    // the tip's tree is the base's again: a tip-only check finds nothing wrong
-    const tip = p.commit(p.rootTree(base), mid, 'good tip');
-    remote.git('update-ref', 'refs/mem/memory', tip);
-    for (const [victim, path] of [
-      [ff, 'fast-forward'],
-      [merging, 'merge'],
-    ] as const) {
-      const before = refsOf(victim);
-      const r = await victim.mem(['sync']);
-      expect(r.code, `${path}: ${r.stderr}`).not.toBe(0);
-      expect(r.stderr.trimEnd().split('\n'), path).toHaveLength(1);
-      expect(r.stderr, path).toMatch(/is not valid UTF-8/);
-      expect(r.stderr, path).toContain(`memories/${fo(id)}/${id}.md`);
-      expect(r.stderr, path).toContain(`commit ${mid.slice(0, 12)}`);
-      expect(refsOf(victim), path).toBe(before);
-    }
-    remote.git('update-ref', 'refs/mem/memory', base);
-  }, 120_000);
+  const under: Array<{ name: string; spec: (id: string) => Spec; says: RegExp }> = [
+    {
+      name: 'a 1 MB record',
+      spec: (id) => inMemories(id, rec(id, 'big', 'a'.repeat(1024 * 1024))),
+      says: /is \d+ bytes, over the \d+-byte limit/,
+    },
+    {
+      name: 'a record that is a symlink',
+      spec: (id) => inMemories(id, { blob: '/etc/passwd', mode: '120000' }),
+      says: /symbolic link/,
+    },
+  ];
+
+  it.each(under)(
+    '$name in an intermediate commit under a good tip is refused, naming that commit',
+    async (c) => {
+      remote.git('update-ref', 'refs/mem/memory', base);
+      const id = newId();
+      const mid = p.commitOver(base, c.spec(id), 'bad in the middle');
+      // the tip's tree is the base's again: a tip-only check finds nothing wrong
+      const tip = p.commit(p.rootTree(base), mid, 'good tip');
+      remote.git('update-ref', 'refs/mem/memory', tip);
+      for (const [victim, path] of [
+        [ff, 'fast-forward'],
+        [merging, 'merge'],
+      ] as const) {
+        const before = refsOf(victim);
+        const r = await victim.mem(['sync']);
+        expect(r.code, `${path}: ${r.stderr}`).not.toBe(0);
+        expect(r.stderr.trimEnd().split('\n'), path).toHaveLength(1);
+        expect(r.stderr, path).toMatch(c.says);
+        expect(r.stderr, path).toContain(`memories/${fo(id)}/${id}.md`);
+        expect(r.stderr, path).toContain(`commit ${mid.slice(0, 12)}`);
+        expect(refsOf(victim), path).toBe(before);
+      }
+      remote.git('update-ref', 'refs/mem/memory', base);
+    },
+    120_000,
+  );
 });
 
 describe('hostile notes (refs/notes/memory) are refused whole, the local refs byte-identical', () => {
@@ -492,13 +508,13 @@ describe('hostile notes (refs/notes/memory) are refused whole, the local refs by
       says: /README\.md is not part of a notes tree/,
     },
     {
-      name: 'a bad note in an intermediate notes commit under a good tip',
+      name: 'an oversized note in an intermediate notes commit under a good tip',
       build: () => {
-        const mid = notes({ [base]: { blob: 'not json\n' } });
+        const mid = notes({ [base]: { blob: line().repeat(Math.ceil((300 * 1024) / line().length)) } });
         const tip = notes({ [base]: { blob: line() } }, mid);
         return { tip, bad: mid };
       },
-      says: /line 1 is not JSON/,
+      says: /over the 262144-byte limit/,
     },
   ];
 

@@ -481,8 +481,8 @@ export function parseTree(buf: Buffer, hashBytes: number): RawEntry[] {
 export interface ValidateOptions {
   /** Commits whose identical subtrees and blobs are trusted (the local tip, the merge base). */
   against?: ReadonlyArray<string | null>;
-  /** Also check file contents (sizes, UTF-8, schemas); default true. */
-  content?: boolean;
+  /** Also check file contents: true (default) sizes, UTF-8 and schemas; 'sizes' sizes only. */
+  content?: boolean | 'sizes';
   /** Collect up to this many problems instead of stopping at the first (doctor). */
   limit?: number;
   /** The kind of tree: the memory store (default) or a notes tree (refs/notes/memory). */
@@ -644,7 +644,7 @@ export async function validateTree(
       });
     else if (layout.read(b.path)) toRead.push(b);
   }
-  if (problems.length >= limit) return problems;
+  if (problems.length >= limit || opts.content === 'sizes') return problems;
   const got = await store.catFile.readMany(toRead.map((b) => b.oid));
   toRead.forEach((b, i) => {
     const o = got[i];
@@ -703,11 +703,34 @@ async function incomingCommits(
 }
 
 /**
- * Refuses a remote commit whose tree, or the tree of any commit it brings
- * that `against` does not have (history and --at read them all), fails any
- * check, in one line naming the commit, the path and what is wrong. Compared
- * against `against` (the local tip and the merge bases), only what the remote
- * changed is read.
+ * The first problem of what `theirs` brings beyond `against`: the tip's tree
+ * gets every check; the commits under it (history and --at read them) get
+ * the structural ones (names, modes, layout, depth, collisions) and sizes,
+ * not the schemas, so a record a later commit fixed does not refuse the
+ * remote for good (fixing it in history would take a force-push).
+ */
+async function firstIncomingProblem(
+  store: Store,
+  theirs: string,
+  against: ReadonlyArray<string | null>,
+  source: string,
+  layout: 'store' | 'notes',
+): Promise<Problem | undefined> {
+  const commits = await incomingCommits(store, theirs, against, source);
+  if (!commits.length) return undefined; // nothing new: the local refs hold all of it
+  const [p] = await validateTree(store, theirs, { against, layout });
+  if (p) return p;
+  const under = commits.filter((c) => c !== theirs);
+  if (!under.length) return undefined;
+  const [q] = await validateTree(store, under, { against: [...against, theirs], layout, content: 'sizes' });
+  return q;
+}
+
+/**
+ * Refuses a remote commit whose tree fails any check, or a commit under it
+ * that fails the structural checks or sizes, in one line naming the commit,
+ * the path and what is wrong. Compared against `against` (the local tip and
+ * the merge bases), only what the remote changed is read.
  */
 export async function assertIncoming(
   store: Store,
@@ -715,8 +738,7 @@ export async function assertIncoming(
   against: ReadonlyArray<string | null>,
   source = 'the remote memory',
 ): Promise<void> {
-  const commits = await incomingCommits(store, theirs, against, source);
-  const [p] = await validateTree(store, commits.length ? commits : [theirs], { against });
+  const p = await firstIncomingProblem(store, theirs, against, source, 'store');
   if (!p) return;
   const commit = await commitOfPath(store, p.commit ?? theirs, p.path);
   const what = p.kind === 'record' ? 'a malformed record' : 'an invalid entry';
@@ -729,10 +751,10 @@ export async function assertIncoming(
 }
 
 /**
- * Refuses fetched notes (refs/notes/memory of a remote) when any commit they
- * bring beyond `against` (the local notes and their merge bases) holds an
- * entry a notes tree does not (names, modes, fan-out, depth) or a note that
- * is not UTF-8 JSON lines of {id, verdict, reason} within the size limits.
+ * Refuses fetched notes (refs/notes/memory of a remote) when their tip holds
+ * an entry a notes tree does not (names, modes, fan-out, depth) or a note
+ * that is not UTF-8 JSON lines of {id, verdict, reason} within the size
+ * limits, or when a commit under it fails the structural checks or sizes.
  */
 export async function assertIncomingNotes(
   store: Store,
@@ -740,9 +762,7 @@ export async function assertIncomingNotes(
   against: ReadonlyArray<string | null>,
 ): Promise<void> {
   const source = 'the remote notes (refs/notes/memory)';
-  const commits = await incomingCommits(store, theirs, against, source);
-  if (!commits.length) return;
-  const [p] = await validateTree(store, commits, { against, layout: 'notes' });
+  const p = await firstIncomingProblem(store, theirs, against, source, 'notes');
   if (!p) return;
   const commit = await commitOfPath(store, p.commit ?? theirs, p.path);
   throw err(
