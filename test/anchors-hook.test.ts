@@ -75,6 +75,46 @@ describe('post-commit hook', () => {
     expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip1);
   });
 
+  it('skips past its time budget: one line naming git mem check, exit 0, the commit made, nothing written', async () => {
+    const r = makeRepo();
+    const lines = (v: number) => Array.from({ length: 20 }, (_, i) => `const v${i} = ${v};`).join('\n');
+    r.write('many.ts', `${lines(1)}\n`);
+    r.commitAll('init');
+    await r.memJson(['init']);
+    for (let i = 0; i < 20; i++)
+      await r.memJson(['add', '--title', `v${i} is one`, '--content', 'x', '--anchor', `many.ts:${i + 1}`]);
+    await r.memJson(['hooks', 'install']);
+    const mem = r.git('rev-parse', 'refs/memory').trim();
+    r.git('config', 'mem.post-commit-budget-ms', '1');
+    r.write('many.ts', `${lines(2)}\n`);
+    sh('git', ['add', '-A'], r.dir, r.env);
+    const out = sh('sh', ['-c', 'git commit -q -m "edit all" 2>&1; echo "exit=$?"'], r.dir, r.env);
+    const [line, exit] = out.trim().split('\n');
+    expect(exit).toBe('exit=0');
+    expect(line).toMatch(
+      /^git-mem: post-commit check skipped: 20 anchors to judge would take over its 1 ms budget \(post-commit-budget-ms\); run git mem check \(logged in .*post-commit\.log\)$/,
+    );
+    expect(out.trim().split('\n')).toHaveLength(2);
+    expect(r.git('log', '-1', '--format=%s').trim()).toBe('edit all');
+    // nothing partial: neither the memory commit nor the note
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(mem);
+    expect(r.git('for-each-ref', 'refs/notes/')).toBe('');
+    r.git('fsck', '--no-dangling', '--connectivity-only');
+    const log = readFileSync(join(r.dir, '.git', 'mem', 'logs', 'post-commit.log'), 'utf8');
+    expect(log).toMatch(
+      /post-commit: skipped: over its 1 ms budget after \d+ ms \(\d+ of 20 anchors judged\)/,
+    );
+    // the work skipped was real: git mem check records the 20 verdicts
+    const check = await r.memJson(['check']);
+    expect(check.changes.filter((c: { to: string }) => c.to === 'stale')).toHaveLength(20);
+    // with room in its budget the next commit is checked as usual: no skip line
+    r.git('config', 'mem.post-commit-budget-ms', '600000');
+    r.write('many.ts', `${lines(3)}\n`);
+    sh('git', ['add', '-A'], r.dir, r.env);
+    const again = sh('sh', ['-c', 'git commit -q -m "edit again" 2>&1; echo "exit=$?"'], r.dir, r.env);
+    expect(again).toBe('exit=0\n');
+  });
+
   it('never blocks a commit: a broken store logs the error and prints one warning', async () => {
     const r = makeRepo();
     r.write('a.txt', 'a\n');

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, makeRepo, ROOT, until } from './helpers.js';
+import { BIN, makeRepo, ROOT, runBin, type TestRepo, until } from './helpers.js';
+import { bareRemote, clone } from './sync-helpers.js';
 
 function run(
   args: string[],
@@ -91,4 +92,184 @@ describe('concurrent writers', () => {
     const again = await r.mem(['add', '--title', 'after', '--content', 'y']);
     expect(again.code).toBe(0);
   }, 120_000);
+});
+
+/** Every *.lock under .git/refs, and .git/packed-refs.lock. */
+function refLocks(r: TestRepo): string[] {
+  const walk = (d: string): string[] =>
+    existsSync(d)
+      ? readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+          e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.lock') ? [join(d, e.name)] : [],
+        )
+      : [];
+  const packed = join(r.dir, '.git', 'packed-refs.lock');
+  return [...walk(join(r.dir, '.git', 'refs')), ...(existsSync(packed) ? [packed] : [])];
+}
+
+/** The writer's temp files left in .git/mem/tmp. */
+const temps = (r: TestRepo) => {
+  const d = join(r.dir, '.git', 'mem', 'tmp');
+  return existsSync(d) ? readdirSync(d).filter((n) => n.startsWith('w-')) : [];
+};
+
+const tipOr = (r: TestRepo, ref: string) => {
+  try {
+    return r.git('rev-parse', '-q', '--verify', ref).trim();
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Starts `git mem …args` with a test pause, waits for its marker in .git/mem
+ * (`test-paused`: objects written, before update-ref; `test-locked`: update-ref
+ * prepared, the refs' locks held), SIGKILLs it and waits until git, orphaned,
+ * has let go of every lock. Returns the marker's content.
+ */
+async function killAt(r: TestRepo, args: string[], at: 'test-paused' | 'test-locked'): Promise<string> {
+  const marker = join(r.dir, '.git', 'mem', at);
+  rmSync(marker, { force: true });
+  const env = {
+    ...r.env,
+    [at === 'test-paused' ? 'GIT_MEM_TEST_PAUSE_BEFORE_CAS' : 'GIT_MEM_TEST_PAUSE_IN_CAS']: '30000',
+  };
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: r.dir, env, stdio: 'ignore' });
+  let exited = false;
+  const closed = new Promise((res) =>
+    child.on('close', (code) => {
+      exited = true;
+      res(code);
+    }),
+  );
+  await until(() => {
+    if (existsSync(marker)) return true;
+    if (exited) throw new Error(`git mem ${args.join(' ')} exited before it reached ${at}`);
+    return undefined;
+  }, 60_000);
+  const content = readFileSync(marker, 'utf8');
+  if (at === 'test-locked') {
+    // really inside the transaction: git holds the lock of every ref it moves
+    for (const ref of content.split('\n'))
+      expect(existsSync(join(r.dir, '.git', `${ref}.lock`)), ref).toBe(true);
+  }
+  child.kill('SIGKILL');
+  await closed;
+  // update-ref sees its stdin close and aborts the transaction, removing its locks
+  await until(() => (refLocks(r).length ? undefined : true), 20_000);
+  return content;
+}
+
+/** Every record id a note line on refs/notes/memory names. */
+function noteIds(r: TestRepo): string[] {
+  if (!tipOr(r, 'refs/notes/memory')) return [];
+  const ids: string[] = [];
+  for (const l of r.git('notes', '--ref=memory', 'list').trim().split('\n').filter(Boolean)) {
+    const text = r.git('cat-file', 'blob', l.split(' ')[0]);
+    for (const line of text.split('\n').filter(Boolean)) ids.push(JSON.parse(line).id);
+  }
+  return ids;
+}
+
+describe('SIGKILL around every ref move', () => {
+  it('add killed while update-ref holds refs/memory.lock: the ref as it was, no lock, no temp file', async () => {
+    const r = makeRepo();
+    await r.memJson(['add', '--title', 'before', '--content', 'x']);
+    const before = r.git('rev-parse', 'refs/memory').trim();
+    await killAt(r, ['add', '--title', 'in the lock', '--content', 'y'], 'test-locked');
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(before);
+    expect(refLocks(r)).toEqual([]);
+    expect(temps(r)).toEqual([]);
+    r.git('fsck', '--no-dangling', '--connectivity-only');
+    expect((await r.mem(['add', '--title', 'after', '--content', 'z'])).code).toBe(0);
+    const titles = (await r.memJson(['list'])).map((m: { title: string }) => m.title).sort();
+    expect(titles).toEqual(['after', 'before']);
+  }, 120_000);
+
+  it('the post-commit hook killed before and inside its two-ref move: both refs as they were, then both move', async () => {
+    const r = makeRepo();
+    r.write('src/a.ts', 'export const a = 1;\nexport const b = 2;\n');
+    r.commitAll('one');
+    await r.memJson(['add', '--title', 'a is one', '--content', 'x', '--anchor', 'src/a.ts:1']);
+    r.write('src/a.ts', 'export const a = 42;\nexport const b = 2;\n');
+    const head = r.commitAll('two');
+    const mem = r.git('rev-parse', 'refs/memory').trim();
+    for (const at of ['test-paused', 'test-locked'] as const) {
+      const moved = await killAt(r, ['hook', 'post-commit'], at);
+      if (at === 'test-locked') expect(moved.split('\n')).toEqual(['refs/memory', 'refs/notes/memory']);
+      expect(r.git('rev-parse', 'refs/memory').trim(), at).toBe(mem);
+      expect(tipOr(r, 'refs/notes/memory'), at).toBeNull();
+      expect(refLocks(r), at).toEqual([]);
+      expect(temps(r), at).toEqual([]);
+      r.git('fsck', '--no-dangling', '--connectivity-only');
+    }
+    expect(runBin(['hook', 'post-commit'], { cwd: r.dir, env: r.env }).code).toBe(0);
+    expect(r.git('rev-parse', 'refs/memory^').trim()).toBe(mem);
+    expect(r.git('notes', '--ref=memory', 'show', head)).toContain('"verdict":"changed"');
+  }, 120_000);
+
+  it('sync killed before, inside and at random points of its ref moves: refs consistent, the next sync completes', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    const b = clone(remote.url);
+    /** a writes a memory and a note naming it on its HEAD, and shares both */
+    const share = async (n: number) => {
+      const { id } = await a.memJson(['add', '--title', `from a ${n}`, '--content', 'a']);
+      const line = JSON.stringify({ id, verdict: 'changed', reason: `note ${n}` });
+      a.git('notes', '--ref=memory', 'append', '-m', line, 'HEAD');
+      await a.memJson(['sync']);
+      return id;
+    };
+    const consistent = async (what: string) => {
+      const tip = r0(b);
+      expect(b.git('cat-file', '-t', tip).trim(), what).toBe('commit');
+      const notes = tipOr(b, 'refs/notes/memory');
+      if (notes) expect(b.git('cat-file', '-t', notes).trim(), what).toBe('commit');
+      b.git('fsck', '--no-dangling', '--connectivity-only');
+      expect(refLocks(b), what).toEqual([]);
+      // a note is there only when the memory it names is
+      const ids = new Set((await b.memJson(['list'])).map((m: { id: string }) => m.id));
+      for (const id of noteIds(b)) expect(ids.has(id), `${what}: ${id}`).toBe(true);
+    };
+    const r0 = (r: TestRepo) => r.git('rev-parse', 'refs/memory').trim();
+    await share(0);
+    await b.memJson(['add', '--title', 'from b', '--content', 'b']);
+    for (const at of ['test-paused', 'test-locked'] as const) {
+      const mem = r0(b);
+      await killAt(b, ['sync'], at);
+      expect(r0(b), at).toBe(mem);
+      expect(tipOr(b, 'refs/notes/memory'), at).toBeNull();
+      await consistent(at);
+    }
+    // killed wherever it happens to be: fetch, validation, merge, the two ref moves, the push
+    for (let i = 1; i <= 4; i++) {
+      await share(i);
+      await b.memJson(['add', '--title', `from b ${i}`, '--content', 'b']);
+      const child = spawn(process.execPath, [BIN, 'sync'], { cwd: b.dir, env: b.env, stdio: 'ignore' });
+      const closed = new Promise((res) => child.on('close', res));
+      await new Promise((res) => setTimeout(res, 150 + i * 200));
+      child.kill('SIGKILL');
+      await closed;
+      await until(() => (refLocks(b).length ? undefined : true), 20_000);
+      await consistent(`random ${i}`);
+    }
+    const done = await b.memJson(['sync']);
+    expect(done.pushed || done.action === 'up-to-date').toBe(true);
+    await consistent('after');
+    const titles = (await b.memJson(['list'])).map((m: { title: string }) => m.title);
+    for (let i = 0; i <= 4; i++) expect(titles).toContain(`from a ${i}`);
+    expect(noteIds(b).length).toBe(5);
+  }, 300_000);
+
+  it('the writer removes temp files a killed writer left, once they are an hour old, and nothing else', async () => {
+    const r = makeRepo();
+    // planted before anything of this process writes here (the writer sweeps once per repository)
+    const tmp = join(r.dir, '.git', 'mem', 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    for (const name of ['w-424242-1', 'w-424242-2', 'notes.txt']) writeFileSync(join(tmp, name), 'left\n');
+    for (const name of ['w-424242-1', 'notes.txt']) utimesSync(join(tmp, name), old, old);
+    await r.memJson(['add', '--title', 'writes', '--content', 'x']);
+    // the old one is gone; a fresh one may be a live writer's; a file not the writer's stays
+    expect(readdirSync(tmp).sort()).toEqual(['notes.txt', 'w-424242-2']);
+  }, 60_000);
 });

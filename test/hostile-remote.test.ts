@@ -399,3 +399,157 @@ describe('a hostile remote is refused whole, the local refs byte-identical', () 
     expect(tipOf(ff)).toBe(tipOf(merging));
   });
 });
+
+describe('history a sync brings is checked commit by commit, not only the tip', () => {
+  const under: Array<{ name: string; spec: (id: string) => Spec; says: RegExp }> = [
+    {
+      name: 'a 1 MB record',
+      spec: (id) => inMemories(id, rec(id, 'big', 'a'.repeat(1024 * 1024))),
+      says: /is \d+ bytes, over the \d+-byte limit/,
+    },
+    {
+      name: 'a record that is a symlink',
+      spec: (id) => inMemories(id, { blob: '/etc/passwd', mode: '120000' }),
+      says: /symbolic link/,
+    },
+  ];
+
+  it.each(under)(
+    '$name in an intermediate commit under a good tip is refused, naming that commit',
+    async (c) => {
+      remote.git('update-ref', 'refs/mem/memory', base);
+      const id = newId();
+      const mid = p.commitOver(base, c.spec(id), 'bad in the middle');
+      // the tip's tree is the base's again: a tip-only check finds nothing wrong
+      const tip = p.commit(p.rootTree(base), mid, 'good tip');
+      remote.git('update-ref', 'refs/mem/memory', tip);
+      for (const [victim, path] of [
+        [ff, 'fast-forward'],
+        [merging, 'merge'],
+      ] as const) {
+        const before = refsOf(victim);
+        const r = await victim.mem(['sync']);
+        expect(r.code, `${path}: ${r.stderr}`).not.toBe(0);
+        expect(r.stderr.trimEnd().split('\n'), path).toHaveLength(1);
+        expect(r.stderr, path).toMatch(c.says);
+        expect(r.stderr, path).toContain(`memories/${fo(id)}/${id}.md`);
+        expect(r.stderr, path).toContain(`commit ${mid.slice(0, 12)}`);
+        expect(refsOf(victim), path).toBe(before);
+      }
+      remote.git('update-ref', 'refs/mem/memory', base);
+    },
+    120_000,
+  );
+});
+
+describe('hostile notes (refs/notes/memory) are refused whole, the local refs byte-identical', () => {
+  const line = (extra: Record<string, unknown> = {}) =>
+    `${JSON.stringify({ id: newId(), verdict: 'changed', reason: 'anchored lines edited', ...extra })}\n`;
+  /** A notes commit whose tree is `spec` (a note on `base`, by default), on `parent`. */
+  const notes = (spec: Spec, parent: string | null = null) => p.commit(p.tree(spec), parent, 'Notes');
+  const noteCases: Array<{ name: string; build: () => { tip: string; bad: string }; says: RegExp }> = [
+    {
+      name: 'a note path with ..',
+      build: () => {
+        const c = notes({ '..': { tree: { [base]: { blob: line() } } } });
+        return { tip: c, bad: c };
+      },
+      says: /hasDotdot|"\.\."/,
+    },
+    {
+      name: 'a 10 MB note',
+      build: () => {
+        const big = line().repeat(Math.ceil((10 * 1024 * 1024) / line().length));
+        const c = notes({ [base]: { blob: big } });
+        return { tip: c, bad: c };
+      },
+      says: /invalid note [0-9a-f]{40} \(commit \w+\): is \d{8} bytes, over the 262144-byte limit/,
+    },
+    {
+      name: 'a note that is not UTF-8',
+      build: () => {
+        const c = notes({
+          [base]: { blob: Buffer.concat([Buffer.from(line()), Buffer.from([0xff, 0xfe])]) },
+        });
+        return { tip: c, bad: c };
+      },
+      says: /is not valid UTF-8/,
+    },
+    {
+      name: 'a note that is a symbolic link',
+      build: () => {
+        const c = notes({ [base]: { blob: '/etc/passwd', mode: '120000' } });
+        return { tip: c, bad: c };
+      },
+      says: /symbolic link/,
+    },
+    {
+      name: 'a note line that is not {id, verdict, reason}',
+      build: () => {
+        const c = notes({ [base]: { blob: `${line()}{"n":1}\n` } });
+        return { tip: c, bad: c };
+      },
+      says: /line 2 has no record id/,
+    },
+    {
+      name: 'a note line with an anchor path outside the repository',
+      build: () => {
+        const c = notes({ [base]: { blob: line({ path: '../../etc/passwd' }) } });
+        return { tip: c, bad: c };
+      },
+      says: /line 1: anchor path "\.\.\/\.\.\/etc\/passwd" is outside the repository/,
+    },
+    {
+      name: 'a file not named by an object id',
+      build: () => {
+        const c = notes({ 'README.md': { blob: line() } });
+        return { tip: c, bad: c };
+      },
+      says: /README\.md is not part of a notes tree/,
+    },
+    {
+      name: 'an oversized note in an intermediate notes commit under a good tip',
+      build: () => {
+        const mid = notes({ [base]: { blob: line().repeat(Math.ceil((300 * 1024) / line().length)) } });
+        const tip = notes({ [base]: { blob: line() } }, mid);
+        return { tip, bad: mid };
+      },
+      says: /over the 262144-byte limit/,
+    },
+  ];
+
+  it.each(noteCases)(
+    '$name',
+    async (c) => {
+      remote.git('update-ref', 'refs/mem/memory', base);
+      const { tip, bad } = c.build();
+      remote.git('update-ref', 'refs/notes/memory', tip);
+      for (const [victim, path] of [
+        [ff, 'fast-forward'],
+        [merging, 'merge'],
+      ] as const) {
+        const before = refsOf(victim);
+        const r = await victim.mem(['sync']);
+        expect(r.code, `${path}: ${r.stderr}`).not.toBe(0);
+        expect(r.stderr.trimEnd().split('\n'), path).toHaveLength(1);
+        expect(r.stderr, path).toMatch(c.says);
+        expect(r.stderr, path).toContain(bad.slice(0, 12));
+        expect(r.stderr, path).toMatch(/local memory (and notes )?(is|are) unchanged/);
+        expect(refsOf(victim), path).toBe(before);
+      }
+      const before = refsOf(ff);
+      const r = await ff.mem(['pull']);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(c.says);
+      expect(refsOf(ff)).toBe(before);
+    },
+    300_000,
+  );
+
+  it('notes of the right shape sync', async () => {
+    const good = notes({ [base]: { blob: line() } });
+    remote.git('update-ref', 'refs/notes/memory', good);
+    expect(await ff.memJson(['sync'])).toMatchObject({ notes: 'created' });
+    expect(tipOf(ff, 'refs/notes/memory')).toBe(good);
+  });
+});

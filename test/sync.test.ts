@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMemory } from '../src/commands/memory.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
+import { newId } from '../src/model/id.js';
 import { BIN, makeRepo, ROOT, runBinAsync, sh } from './helpers.js';
 import { allText, bareRemote, clone, tipOf, treeOf } from './sync-helpers.js';
 
@@ -176,14 +177,17 @@ describe('git mem sync between clones', () => {
     b.git('update-ref', 'refs/heads/shared', c);
     await add(a, 'a');
     await add(b, 'b');
-    a.git('notes', '--ref=memory', 'add', '-m', '{"from":"a"}', c);
+    // note lines as the post-commit hook writes them (sync refuses notes of any other shape)
+    const na = JSON.stringify({ id: newId(), verdict: 'changed', reason: 'from a' });
+    const nb = JSON.stringify({ id: newId(), verdict: 'changed', reason: 'from b' });
+    a.git('notes', '--ref=memory', 'add', '-m', na, c);
     await a.memJson(['sync']);
-    b.git('notes', '--ref=memory', 'add', '-m', '{"from":"b"}', c);
+    b.git('notes', '--ref=memory', 'add', '-m', nb, c);
     const s = await b.memJson(['sync']);
     expect(s).toMatchObject({ action: 'merged', notes: 'merged', pushed: true, pushedNotes: true });
     await a.memJson(['sync']);
     const lines = (x: typeof a) => x.git('notes', '--ref=memory', 'show', c).trim().split('\n');
-    expect(lines(a)).toEqual(['{"from":"a"}', '{"from":"b"}']);
+    expect(lines(a)).toEqual([na, nb].sort());
     expect(lines(b)).toEqual(lines(a));
     expect(remote.git('rev-parse', 'refs/notes/memory').trim()).toBe(tipOf(a, 'refs/notes/memory'));
     expect(allText(a)).toContain('a body');

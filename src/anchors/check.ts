@@ -86,6 +86,13 @@ export interface CheckOptions {
    * branch's tip), the note is written alone.
    */
   note?: (results: readonly AnchorResult[]) => Promise<NoteAdd | null>;
+  /**
+   * Called before the anchors that need reading are read, before each is
+   * judged and before anything is written (`done` of `total` judged): it
+   * throws to stop the check there, with nothing written (the post-commit
+   * hook's time budget).
+   */
+  budget?: (done: number, total: number) => void;
 }
 
 export interface AnchorResult {
@@ -271,6 +278,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     } else work.push({ id: s.id, index: s.index });
   }
 
+  if (work.length) opts.budget?.(0, work.length);
   // 2. the anchors that need reading: load their records
   const workIds = [...new Set(work.map((w) => w.id))];
   const records = await loadRecords(
@@ -292,7 +300,8 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   }
   await ctx.prefetch(wanted);
   const outcomes = new Map<string, Map<number, Outcome>>();
-  for (const w of work) {
+  for (const [i, w] of work.entries()) {
+    opts.budget?.(i, work.length);
     const rec = records.get(w.id);
     const a = rec?.anchors[w.index];
     if (!rec || !a) continue;
@@ -349,11 +358,13 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   let recorded = false;
   if (!record && branch && opts.note) {
     // another branch: the commit's verdicts go into its note only
+    opts.budget?.(work.length, work.length);
     const n = await opts.note(results);
     if (n) await store.addNote(n);
     mark('check: noted');
   }
   if (updated.size && record) {
+    opts.budget?.(work.length, work.length);
     const label = opts.label ?? 'mem: check';
     const staleN = results.filter((r) => r.stale).length;
     const movedN = results.filter(

@@ -20,6 +20,8 @@ export interface Settings {
   'secret-scan': string;
   /** default token budget of a context pack */
   'context-budget': number;
+  /** the most time (ms) the post-commit hook adds to a commit; past it, it skips (0: no limit) */
+  'post-commit-budget-ms': number;
   [k: string]: unknown;
 }
 
@@ -28,6 +30,7 @@ const DEFAULTS: Settings = {
   'strict-local': false,
   'secret-scan': 'block',
   'context-budget': 2000,
+  'post-commit-budget-ms': 1000,
 };
 
 const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
@@ -37,6 +40,7 @@ const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
   'context-budget': 'number',
   /** the branch the shared record follows (src/anchors/branch.ts); unset: origin's HEAD, init.defaultBranch, main, master */
   'default-branch': 'string',
+  'post-commit-budget-ms': 'number',
 };
 
 export type ConfigLayer = 'default' | 'global' | 'shared' | 'local' | 'flag';

@@ -451,12 +451,6 @@ export class Store {
         [],
         note,
       );
-      // test hook: widen the window between writing objects and moving the ref (crash tests)
-      const pause = Number(this.repo.env.GIT_MEM_TEST_PAUSE_BEFORE_CAS ?? 0);
-      if (pause > 0) {
-        writeFileSync(join(memDir(this.repo), 'test-paused'), commit);
-        await new Promise((r) => setTimeout(r, pause));
-      }
       mark('write: objects written');
       if (opts.gate) await opts.gate;
       const also: RefUpdate[] =
@@ -597,6 +591,13 @@ export class Store {
     /** the reflog message, for refs git keeps a reflog of (refs/notes/*, or all with core.logAllRefUpdates=always) */
     reason?: string,
   ): Promise<boolean> {
+    // test hook: widen the window between writing objects and moving the ref (crash tests: add, the
+    // post-commit hook, sync's merge)
+    const pause = Number(this.repo.env.GIT_MEM_TEST_PAUSE_BEFORE_CAS ?? 0);
+    if (pause > 0) {
+      writeFileSync(join(memDir(this.repo), 'test-paused'), newOid);
+      await new Promise((r) => setTimeout(r, pause));
+    }
     const updates = [{ ref: this.ref, next: newOid, expected }, ...also];
     const r = await this.writer.updateRefs(updates, reason);
     if (r === true) {

@@ -10,7 +10,7 @@
  * the objects' format and that every entry exists) and honours core.fsync.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { mark } from '../trace.js';
@@ -165,6 +165,34 @@ export interface CommitSpec {
 
 let seq = 0;
 
+/** A temp file older than this was left by a writer that died (a live one removes its own in ms). */
+export const STALE_TEMP_MS = 60 * 60 * 1000;
+const swept = new Set<string>();
+
+/**
+ * Removes the temp files (`w-<pid>-<n>` in .git/mem/tmp) that writers killed
+ * between writing one and git reading it left behind, once they are older
+ * than STALE_TEMP_MS; once per repository per process.
+ */
+export function removeStaleTemps(repo: Repo, now = Date.now()): void {
+  const dir = memDir(repo, 'tmp');
+  if (swept.has(dir)) return;
+  swept.add(dir);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!/^w-\d+-\d+$/.test(name)) continue;
+    const file = join(dir, name);
+    try {
+      if (now - statSync(file).mtimeMs > STALE_TEMP_MS) rmSync(file, { force: true });
+    } catch {}
+  }
+}
+
 export class GitWriter {
   private readonly blobs: GitSession;
   private readonly commits: GitSession;
@@ -176,6 +204,7 @@ export class GitWriter {
     /** the reflog message of every ref update, when set (long-lived processes); else each change's own */
     private readonly reflogMessage?: string,
   ) {
+    removeStaleTemps(repo);
     this.blobs = new GitSession(repo, ['hash-object', '-w', '--stdin-paths']);
     this.commits = new GitSession(repo, ['hash-object', '-t', 'commit', '-w', '--stdin-paths']);
     this.trees = new GitSession(repo, ['mktree', '-z', '--missing', '--batch']);
@@ -249,8 +278,17 @@ export class GitWriter {
   async updateRefs(updates: readonly RefUpdate[], message?: string): Promise<true | { stderr: string }> {
     const refs = this.refSession(message);
     const lines = ['start', ...updates.map((u) => `update ${u.ref} ${u.next} ${u.expected ?? ZERO_OID}`)];
-    lines.push('prepare', 'commit');
     try {
+      // test hook (crash tests): stop while git holds the refs' locks, between prepare and commit
+      const pause = Number(this.repo.env.GIT_MEM_TEST_PAUSE_IN_CAS ?? 0);
+      if (pause > 0) {
+        await refs.ask(`${[...lines, 'prepare'].join('\n')}\n`, 2);
+        writeFileSync(join(memDir(this.repo), 'test-locked'), updates.map((u) => u.ref).join('\n'));
+        await new Promise((r) => setTimeout(r, pause));
+        await refs.ask('commit\n', 1);
+        return true;
+      }
+      lines.push('prepare', 'commit');
       await fresh(() => refs.ask(`${lines.join('\n')}\n`, 3));
       return true;
     } catch (e) {

@@ -9,12 +9,20 @@
  *
  * It never fails and never blocks the commit: any error goes to
  * .git/mem/logs/post-commit.log and one warning line; the exit code is 0.
+ *
+ * It has a time budget (`post-commit-budget-ms`, default 1000; 0: none),
+ * measured from its start. When judging the touched anchors has taken it, or
+ * at the pace so far would take it, the hook stops before anything is
+ * written (the memory commit and the note move together or not at all, so
+ * nothing partial is left), prints one line naming `git mem check`, logs it
+ * and exits 0. `git mem check` later records the same verdicts.
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AnchorResult, runCheck } from '../anchors/check.js';
 import type { RunContext } from '../commands/context.js';
 import { err } from '../errors.js';
+import { resolveConfig } from '../gitstore/config.js';
 import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
 import { type Ident, type NoteAdd, Store } from '../gitstore/store.js';
 import { diffTrees } from '../gitstore/tree.js';
@@ -31,27 +39,90 @@ export interface NoteLine {
   to?: unknown;
 }
 
+/** The default of `post-commit-budget-ms`: the most the hook adds to a commit. */
+export const DEFAULT_BUDGET_MS = 1000;
+
+/** The check stopped at its time budget, before anything was written. */
+class OverBudget extends Error {
+  constructor(
+    readonly budgetMs: number,
+    readonly done: number,
+    readonly total: number,
+    readonly elapsedMs: number,
+  ) {
+    super(`over its ${budgetMs} ms budget after ${elapsedMs} ms (${done} of ${total} anchors judged)`);
+  }
+}
+
+/** Appends one entry to .git/mem/logs/post-commit.log; the file's path, or '' when it cannot. */
+function logLine(repo: Repo, text: string): string {
+  try {
+    const file = join(memDir(repo, 'logs'), 'post-commit.log');
+    appendFileSync(file, `${new Date().toISOString()} post-commit: ${text}\n`);
+    return file;
+  } catch {
+    return '';
+  }
+}
+
 export async function runPostCommitHook(ctx: RunContext, _args: string[]): Promise<number> {
+  const start = performance.now();
   let repo: Repo | undefined;
   try {
     repo = await openRepo(ctx.cwd, ctx.env);
     const store = new Store(repo);
     ctx.stores.push(store);
-    const summary = await postCommit(store);
+    const summary = await postCommit(store, start);
     if (summary) ctx.io.err(`${summary}\n`);
   } catch (e) {
-    const msg = (e as Error)?.message ?? String(e);
-    let where = '';
-    if (repo) {
-      try {
-        const file = join(memDir(repo, 'logs'), 'post-commit.log');
-        appendFileSync(file, `${new Date().toISOString()} post-commit: ${(e as Error)?.stack ?? msg}\n`);
-        where = ` (details in ${file})`;
-      } catch {}
+    if (e instanceof OverBudget && repo) {
+      const file = logLine(repo, `skipped: ${e.message}`);
+      ctx.io.err(
+        `git-mem: post-commit check skipped: ${e.total} anchor${e.total === 1 ? '' : 's'} to judge would take over its ${e.budgetMs} ms budget (post-commit-budget-ms); run git mem check${file ? ` (logged in ${file})` : ''}\n`,
+      );
+      return 0;
     }
+    const msg = (e as Error)?.message ?? String(e);
+    const file = repo ? logLine(repo, (e as Error)?.stack ?? msg) : '';
+    const where = file ? ` (details in ${file})` : '';
     ctx.io.err(`git-mem: warning: post-commit staleness check failed: ${msg.split('\n')[0]}${where}\n`);
   }
   return 0;
+}
+
+/**
+ * The hook's budget in ms from the settings (0: none). Where no layer sets
+ * it, the default; GIT_MEM_TEST_POST_COMMIT_BUDGET_MS replaces the default
+ * for the test suite only (its hooks run on a loaded machine).
+ */
+async function budgetMs(store: Store): Promise<number> {
+  const t = store.repo.env.GIT_MEM_TEST_POST_COMMIT_BUDGET_MS;
+  const test = t ? Number(t) : Number.NaN;
+  const fallback = Number.isFinite(test) && test >= 0 ? test : DEFAULT_BUDGET_MS;
+  try {
+    const res = await resolveConfig(store.repo.env, store);
+    if (res.origin['post-commit-budget-ms'] === 'default') return fallback;
+    const v = Number(res.values['post-commit-budget-ms']);
+    return Number.isFinite(v) && v >= 0 ? v : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * The check's budget callback: throws OverBudget when the time since `start`
+ * is past `ms`, or when the anchors left, at the pace of those judged so far
+ * (from the second on: the first pays for warming up), would take it past.
+ */
+function budgetGuard(ms: number, start: number): (done: number, total: number) => void {
+  let first = 0;
+  return (done, total) => {
+    const now = performance.now();
+    if (done <= 1) first = now;
+    const pace = done >= 3 ? (now - first) / (done - 1) : 0;
+    if (now - start > ms || now - start + pace * (total - done) > ms)
+      throw new OverBudget(ms, done, total, Math.round(now - start));
+  };
 }
 
 /** Tree, parents and committer of a commit object. */
@@ -64,9 +135,11 @@ function parseCommit(content: Buffer): { tree: string; parents: string[]; commit
 }
 
 /** The hook's work; returns a one-line summary when something went stale, or undefined. */
-async function postCommit(store: Store): Promise<string | undefined> {
+async function postCommit(store: Store, start: number): Promise<string | undefined> {
   mark('post-commit: start');
   const repo = store.repo;
+  // read beside the commit and its diff; awaited only when there are anchors to judge
+  const budget = budgetMs(store);
   // the memory tip, the new commit and its parent: one round trip of cat-file
   const [tipObj, headObj, parentObj] = await store.catFile.readMany([store.ref, 'HEAD', 'HEAD^']);
   if (!tipObj) return undefined; // no memory store here: nothing to check
@@ -118,12 +191,14 @@ async function postCommit(store: Store): Promise<string | undefined> {
       message: "Notes added by 'git mem hook post-commit'",
     };
   };
+  const ms = await budget;
   const rep = await runCheck(store, {
     target: head,
     paths: [...diff.keys()],
     targetBlobs,
     label: 'mem: post-commit',
     note,
+    budget: ms > 0 ? budgetGuard(ms, start) : undefined,
   });
   mark('post-commit: checked');
   mark('post-commit: done');

@@ -242,7 +242,7 @@ export async function fetchMemory(repo: Repo, remote: RemoteInfo, interactive = 
   return readTracking(repo, remote.name);
 }
 
-/** The remote's memory failed git's object checks: one line with git's reason and the remote's commit. */
+/** The remote's memory or notes failed git's object checks: one line with git's reason and the remote's commits. */
 async function fsckRefusal(repo: Repo, remote: RemoteInfo, r: GitResult) {
   const line =
     r.stderr
@@ -250,15 +250,21 @@ async function fsckRefusal(repo: Repo, remote: RemoteInfo, r: GitResult) {
       .map((l) => l.replace(/^(fatal|error): /, '').trim())
       .find((l) => /^object [0-9a-f]+: /.test(l)) ?? 'fsck error in a fetched object';
   const ls = await git(
-    [...transportArgs(repo), 'ls-remote', remote.name, REMOTE_MEMORY_REF],
+    [...transportArgs(repo), 'ls-remote', remote.name, REMOTE_MEMORY_REF, NOTES_REF],
     opts(repo, { allowFail: true, env: transportEnv(repo) }),
   );
-  const tip = /^([0-9a-f]{40,64})\t/.exec(ls.stdout.toString())?.[1];
+  const out = ls.stdout.toString();
+  const at = (ref: string) => new RegExp(`^([0-9a-f]{40,64})\t${ref}$`, 'm').exec(out)?.[1];
+  const tip = at(REMOTE_MEMORY_REF);
+  const notes = at(NOTES_REF);
+  const commits = [tip && `commit ${tip.slice(0, 12)}`, notes && `notes commit ${notes.slice(0, 12)}`].filter(
+    Boolean,
+  );
   return err(
     'E_MERGE',
-    `the remote memory of ${remote.name}${tip ? ` (commit ${tip.slice(0, 12)})` : ''} fails git's object checks: ${line}`,
+    `the remote memory of ${remote.name}${commits.length ? ` (${commits.join(', ')})` : ''} fails git's object checks: ${line}`,
     'nothing was fetched or merged and the local memory is unchanged; remove that object where it was written, then sync again',
-    { remote: remote.name, commit: tip, stderr: r.stderr },
+    { remote: remote.name, commit: tip, notes, stderr: r.stderr },
   );
 }
 

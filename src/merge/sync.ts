@@ -29,7 +29,7 @@ import {
   resolveRemote,
   trackingRef,
 } from './remote.js';
-import { assertIncoming } from './validate.js';
+import { assertIncoming, assertIncomingNotes } from './validate.js';
 
 export interface MergeOutcome {
   commit: string | null;
@@ -116,6 +116,15 @@ export function backoffMs(attempt: number, rand: () => number = Math.random): nu
  * merge bases. Throws one line naming the commit, the path and the problem.
  */
 async function validateIncoming(store: Store, ours: string | null, theirs: string): Promise<void> {
+  await assertIncoming(store, theirs, await trustedBases(store, ours, theirs));
+}
+
+/** `ours` and its merge bases with `theirs`: what an incoming check compares against. */
+async function trustedBases(
+  store: Store,
+  ours: string | null,
+  theirs: string,
+): Promise<Array<string | null>> {
   const against: Array<string | null> = [ours];
   if (ours) {
     const r = await git(['merge-base', '--all', ours, theirs], {
@@ -125,7 +134,19 @@ async function validateIncoming(store: Store, ours: string | null, theirs: strin
     });
     against.push(...r.stdout.toString().split('\n').filter(Boolean));
   }
-  await assertIncoming(store, theirs, against);
+  return against;
+}
+
+/**
+ * Checks the fetched notes before anything moves: a remote whose notes fail
+ * the notes checks is refused whole, the memory included (its refs, the
+ * local notes and the tracking refs stay as they were).
+ */
+async function validateIncomingNotes(store: Store, theirs: string | null): Promise<void> {
+  if (!theirs) return;
+  const ours = await notesTip(store.repo);
+  if (ours === theirs) return;
+  await assertIncomingNotes(store, theirs, await trustedBases(store, ours, theirs));
 }
 
 async function defaultMerge(): Promise<MergeFn> {
@@ -196,7 +217,10 @@ export async function pull(store: Store, opts: SyncOptions = {}): Promise<PullRe
   const remote = await openRemote(store, opts.remote);
   const prev = await readTracking(store.repo, remote.name);
   const fetched = await fetchMemory(store.repo, remote, opts.interactive);
-  const res = await refusing(store, remote, prev, () => integrate(store, remote, fetched.memory, opts, 1));
+  const res = await refusing(store, remote, prev, async () => {
+    await validateIncomingNotes(store, fetched.notes);
+    return integrate(store, remote, fetched.memory, opts, 1);
+  });
   const notes = await mergeNotes(store.repo, fetched.notes, await store.ident());
   return { remote: remote.name, url: remote.url, remoteTip: fetched.memory, ...res, notes: notes.action };
 }
@@ -261,9 +285,10 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
     const fetched = await fetchMemory(store.repo, remote, opts.interactive);
     timings.fetch += performance.now() - t;
     t = performance.now();
-    const res = await refusing(store, remote, prev, () =>
-      integrate(store, remote, fetched.memory, opts, attempt),
-    );
+    const res = await refusing(store, remote, prev, async () => {
+      await validateIncomingNotes(store, fetched.notes);
+      return integrate(store, remote, fetched.memory, opts, attempt);
+    });
     for (const c of res.conflicts) conflicts.add(c);
     const notes = await mergeNotes(store.repo, fetched.notes, await store.ident());
     timings.merge += performance.now() - t;

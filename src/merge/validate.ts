@@ -24,6 +24,10 @@
  *   anchors/<hh>/<blob>              (a blob named by its own id; hh: its first two digits)
  *   anchors/<hh>/<commit>/<blob>
  *
+ * Notes fetched from a remote (refs/notes/memory) pass the same walk with
+ * the notes layout: two-hex fan-out folders, files named by an object id,
+ * each note at most 256 KiB of UTF-8 JSON lines of {id, verdict, reason, …}.
+ *
  * The pure checks work on names, modes and buffers; `validateTree` walks a
  * commit's tree through git, skipping every subtree and blob that is the same
  * as in the commits it is compared against (the local tip, the merge base),
@@ -54,6 +58,8 @@ export interface Problem {
   message: string;
   /** 'record': a record that does not parse or validate; 'entry': everything else. */
   kind: 'entry' | 'record';
+  /** The commit whose tree it was found in (validateTree over several commits). */
+  commit?: string;
 }
 
 const TREE_MODES = new Set(['40000', '040000']);
@@ -340,6 +346,112 @@ export function blobProblem(path: string, content: Buffer): Problem | null {
   return null;
 }
 
+// ------------------------------------------------------------------ notes
+
+/** Largest note (all lines of one commit's note) and largest line, in bytes. */
+export const NOTE_LIMITS = { note: 256 * 1024, line: 16 * 1024 };
+/** Deepest fan-out git notes uses (xx/xx/…/<rest>): folders before the note's file. */
+const NOTES_MAX_FANOUT = 4;
+
+/**
+ * Whether an entry belongs in a notes tree (refs/notes/memory): two-hex-digit
+ * fan-out folders, then a file named by the rest of the annotated object's id.
+ */
+function notesLayoutProblem(
+  parents: readonly string[],
+  name: string,
+  isTree: boolean,
+  _oid: string | undefined,
+  hexLen = 40,
+): string | null {
+  const where = [...parents, name].join('/');
+  const used = parents.join('').length;
+  if (isTree) {
+    if (!HEX2_RE.test(name) || parents.length >= NOTES_MAX_FANOUT)
+      return `${where} is not part of a notes tree (folders are two hex digits of an object id, at most ${NOTES_MAX_FANOUT} deep)`;
+    return null;
+  }
+  if (!/^[0-9a-f]+$/.test(name) || used + name.length !== hexLen)
+    return `${where} is not part of a notes tree (a note is named by the id of the object it annotates)`;
+  return null;
+}
+
+/** What is wrong with a note's text (UTF-8 JSON lines of {id, verdict, reason, …}), or null. */
+export function noteProblem(content: Buffer): string | null {
+  if (content.length > NOTE_LIMITS.note)
+    return `is ${content.length} bytes, over the ${NOTE_LIMITS.note}-byte limit for a note`;
+  let text: string;
+  try {
+    text = utf8.decode(content);
+  } catch {
+    return 'is not valid UTF-8';
+  }
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (!line.trim()) continue;
+    const at = `line ${i + 1}`;
+    if (Buffer.byteLength(line) > NOTE_LIMITS.line)
+      return `${at} is over the ${NOTE_LIMITS.line}-byte limit for a note line`;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      return `${at} is not JSON`;
+    }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return `${at} is not a JSON object`;
+    const o = v as Record<string, unknown>;
+    if (typeof o.id !== 'string' || !isId(o.id)) return `${at} has no record id`;
+    if (typeof o.verdict !== 'string' || !/^[a-z][a-z_-]{0,31}$/.test(o.verdict))
+      return `${at} has no verdict`;
+    if (typeof o.reason !== 'string') return `${at} has no reason`;
+    if (o.path !== undefined) {
+      const p = anchorPathProblem(o.path);
+      if (p) return `${at}: ${p}`;
+    }
+    if (
+      o.lines !== undefined &&
+      o.lines !== null &&
+      !(Array.isArray(o.lines) && o.lines.length === 2 && o.lines.every((n) => Number.isInteger(n) && n >= 0))
+    )
+      return `${at} has lines that are not [start, end]`;
+  }
+  return null;
+}
+
+/** Where a kind of tree puts things, how large its files may be, and what their content must be. */
+interface Layout {
+  entry: (
+    parents: readonly string[],
+    name: string,
+    isTree: boolean,
+    oid: string | undefined,
+    hexLen: number,
+  ) => string | null;
+  limit: (path: string) => number | null;
+  /** Whether the content of a file at `path` is read and checked (anchored code is not). */
+  read: (path: string) => boolean;
+  content: (path: string, content: Buffer) => Problem | null;
+}
+
+const LAYOUTS: Record<'store' | 'notes', Layout> = {
+  store: {
+    entry: layoutProblem,
+    limit: sizeLimit,
+    read: (path) => !path.startsWith('anchors/'),
+    content: blobProblem,
+  },
+  notes: {
+    entry: notesLayoutProblem,
+    limit: () => NOTE_LIMITS.note,
+    read: () => true,
+    content: (path, content) => {
+      const m = noteProblem(content);
+      return m ? { path, message: m, kind: 'entry' } : null;
+    },
+  },
+};
+
 // ------------------------------------------------------------------ trees through git
 
 interface RawEntry {
@@ -369,10 +481,12 @@ export function parseTree(buf: Buffer, hashBytes: number): RawEntry[] {
 export interface ValidateOptions {
   /** Commits whose identical subtrees and blobs are trusted (the local tip, the merge base). */
   against?: ReadonlyArray<string | null>;
-  /** Also check file contents (sizes, UTF-8, schemas); default true. */
-  content?: boolean;
+  /** Also check file contents: true (default) sizes, UTF-8 and schemas; 'sizes' sizes only. */
+  content?: boolean | 'sizes';
   /** Collect up to this many problems instead of stopping at the first (doctor). */
   limit?: number;
+  /** The kind of tree: the memory store (default) or a notes tree (refs/notes/memory). */
+  layout?: 'store' | 'notes';
 }
 
 async function rootTrees(store: Store, commits: string[]): Promise<Map<string, string>> {
@@ -396,7 +510,7 @@ async function objectSizes(
   const r = await git(['cat-file', '--batch-check'], {
     cwd: store.repo.cwd,
     env: store.repo.env,
-    input: `${oids.join('\n')}\n`,
+    input: `${[...new Set(oids)].join('\n')}\n`,
   });
   for (const line of r.stdout.toString('utf8').split('\n')) {
     const [oid, type, size] = line.split(' ');
@@ -406,28 +520,45 @@ async function objectSizes(
 }
 
 /**
- * Walks the tree of `commit`, checking every entry that differs from the same
- * path in the `against` commits, then the contents of the files that differ.
- * Returns the problems found (at most `limit`, default 1); [] when it is fine.
+ * Walks the trees of `commits` (one commit, or several: every commit a sync
+ * brings), checking every entry that differs from the same path in the
+ * `against` commits, then the contents of the files that differ. An entry
+ * (path, mode and object) is checked once however many of the commits hold
+ * it. Returns the problems found (at most `limit`, default 1), each naming
+ * the commit it was found in; [] when all is fine.
  */
 export async function validateTree(
   store: Store,
-  commit: string,
+  commits: string | readonly string[],
   opts: ValidateOptions = {},
 ): Promise<Problem[]> {
+  const list = [...new Set(typeof commits === 'string' ? [commits] : commits)];
   const limit = opts.limit ?? 1;
+  const layout = LAYOUTS[opts.layout ?? 'store'];
   const problems: Problem[] = [];
   const add = (p: Problem) => {
     if (problems.length < limit) problems.push(p);
   };
-  const hexLen = commit.length;
-  const against = [...new Set((opts.against ?? []).filter((c): c is string => !!c && c !== commit))];
-  const roots = await rootTrees(store, [commit, ...against]);
-  const root = roots.get(commit);
-  if (!root) return [{ path: '', message: `${commit} is not a commit`, kind: 'entry' }];
-  type Node = { segs: string[]; oid: string; against: Array<string | null> };
-  let level: Node[] = [{ segs: [], oid: root, against: against.map((c) => roots.get(c) ?? null) }];
-  const blobs: Array<{ path: string; oid: string }> = [];
+  if (!list.length) return problems;
+  const hexLen = list[0].length;
+  const inList = new Set(list);
+  const against = [...new Set((opts.against ?? []).filter((c): c is string => !!c && !inList.has(c)))];
+  const roots = await rootTrees(store, [...list, ...against]);
+  const trusted = against.map((c) => roots.get(c) ?? null);
+  type Node = { segs: string[]; oid: string; against: Array<string | null>; commit: string };
+  const seen = new Set<string>();
+  let level: Node[] = [];
+  for (const c of list) {
+    const root = roots.get(c);
+    if (!root) {
+      add({ path: '', message: `${c} is not a commit`, kind: 'entry', commit: c });
+      continue;
+    }
+    if (seen.has(`\0${root}`) || trusted.includes(root)) continue;
+    seen.add(`\0${root}`);
+    level.push({ segs: [], oid: root, against: trusted, commit: c });
+  }
+  const blobs: Array<{ path: string; oid: string; commit: string }> = [];
   while (level.length && problems.length < limit) {
     const want = [...new Set(level.flatMap((n) => [n.oid, ...n.against.filter((x): x is string => !!x)]))];
     const objs = await store.catFile.readMany(want);
@@ -443,9 +574,10 @@ export async function validateTree(
     const next: Node[] = [];
     for (const node of level) {
       const here = node.segs.join('/');
+      const commit = node.commit;
       const entries = byOid.get(node.oid);
       if (!entries) {
-        add({ path: here, message: 'is a tree object git cannot read', kind: 'entry' });
+        add({ path: here, message: 'is a tree object git cannot read', kind: 'entry', commit });
         continue;
       }
       const others = node.against.map((oid) => {
@@ -453,17 +585,20 @@ export async function validateTree(
         return es ? new Map(es.map((e) => [e.name, e])) : null;
       });
       for (const c of collisionProblems(entries.map((e) => e.name)))
-        add({ path: [...node.segs, c.name].join('/'), message: c.message, kind: 'entry' });
+        add({ path: [...node.segs, c.name].join('/'), message: c.message, kind: 'entry', commit });
       for (const e of entries) {
         const path = [...node.segs, e.name].join('/');
         if (others.some((m) => m?.get(e.name)?.oid === e.oid && m.get(e.name)!.mode === e.mode)) continue;
+        const key = `${path}\0${e.mode}\0${e.oid}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
         const isTree = TREE_MODES.has(e.mode);
         const problem =
           nameProblem(e.name) ??
           modeProblem(e.mode, isTree) ??
-          layoutProblem(node.segs, e.name, isTree, isTree ? undefined : e.oid, hexLen);
+          layout.entry(node.segs, e.name, isTree, isTree ? undefined : e.oid, hexLen);
         if (problem) {
-          add({ path, message: problem, kind: 'entry' });
+          add({ path, message: problem, kind: 'entry', commit });
           continue;
         }
         if (isTree) {
@@ -474,8 +609,9 @@ export async function validateTree(
               const o = m?.get(e.name);
               return o && TREE_MODES.has(o.mode) ? o.oid : null;
             }),
+            commit,
           });
-        } else blobs.push({ path, oid: e.oid });
+        } else blobs.push({ path, oid: e.oid, commit });
       }
     }
     level = next;
@@ -486,25 +622,36 @@ export async function validateTree(
     store,
     blobs.map((b) => b.oid),
   );
-  const toRead: Array<{ path: string; oid: string }> = [];
+  const toRead: typeof blobs = [];
   for (const b of blobs) {
     const s = sizes.get(b.oid);
     if (s?.type !== 'blob') {
-      add({ path: b.path, message: `is not a readable blob (${s?.type ?? 'missing'})`, kind: 'entry' });
+      add({
+        path: b.path,
+        message: `is not a readable blob (${s?.type ?? 'missing'})`,
+        kind: 'entry',
+        commit: b.commit,
+      });
       continue;
     }
-    const big = sizeProblem(b.path, s.size);
-    if (big) add({ path: b.path, message: big, kind: 'entry' });
-    else if (!b.path.startsWith('anchors/')) toRead.push(b);
+    const max = layout.limit(b.path);
+    if (max !== null && s.size > max)
+      add({
+        path: b.path,
+        message: `is ${s.size} bytes, over the ${max}-byte limit for this file`,
+        kind: 'entry',
+        commit: b.commit,
+      });
+    else if (layout.read(b.path)) toRead.push(b);
   }
-  if (problems.length >= limit) return problems;
+  if (problems.length >= limit || opts.content === 'sizes') return problems;
   const got = await store.catFile.readMany(toRead.map((b) => b.oid));
   toRead.forEach((b, i) => {
     const o = got[i];
     const p = o
-      ? blobProblem(b.path, o.content)
+      ? layout.content(b.path, o.content)
       : { path: b.path, message: 'is missing', kind: 'entry' as const };
-    if (p) add(p);
+    if (p) add({ ...p, commit: b.commit });
   });
   return problems;
 }
@@ -520,10 +667,70 @@ export async function commitOfPath(store: Store, tip: string, path: string): Pro
   return (r.code === 0 && r.stdout.toString().trim()) || tip;
 }
 
+/** The most commits one sync may bring: each is read (their trees feed history and --at). */
+export const MAX_INCOMING_COMMITS = 50_000;
+
 /**
- * Refuses a remote commit whose tree fails any check, in one line naming the
- * commit, the path and what is wrong. Compared against `against` (the local
- * tip and the merge bases), only what the remote changed is read.
+ * The commits `theirs` brings that none of `against` has (theirs first), or a
+ * refusal when there are more than MAX_INCOMING_COMMITS.
+ */
+async function incomingCommits(
+  store: Store,
+  theirs: string,
+  against: ReadonlyArray<string | null>,
+  source: string,
+): Promise<string[]> {
+  const known = against.filter((c): c is string => !!c);
+  const r = await git(
+    [
+      'rev-list',
+      `--max-count=${MAX_INCOMING_COMMITS + 1}`,
+      theirs,
+      ...(known.length ? ['--not', ...known] : []),
+    ],
+    { cwd: store.repo.cwd, env: store.repo.env },
+  );
+  const list = r.stdout.toString().split('\n').filter(Boolean);
+  if (list.length > MAX_INCOMING_COMMITS) {
+    throw err(
+      'E_MERGE',
+      `${source} brings more than ${MAX_INCOMING_COMMITS} new commits (tip ${theirs.slice(0, 12)}): too many to check in one sync`,
+      'nothing was merged and the local memory is unchanged; squash the remote history where it was written (git mem export, then import into a fresh store), then sync again',
+      { commit: theirs },
+    );
+  }
+  return list.includes(theirs) ? [theirs, ...list.filter((c) => c !== theirs)] : list;
+}
+
+/**
+ * The first problem of what `theirs` brings beyond `against`: the tip's tree
+ * gets every check; the commits under it (history and --at read them) get
+ * the structural ones (names, modes, layout, depth, collisions) and sizes,
+ * not the schemas, so a record a later commit fixed does not refuse the
+ * remote for good (fixing it in history would take a force-push).
+ */
+async function firstIncomingProblem(
+  store: Store,
+  theirs: string,
+  against: ReadonlyArray<string | null>,
+  source: string,
+  layout: 'store' | 'notes',
+): Promise<Problem | undefined> {
+  const commits = await incomingCommits(store, theirs, against, source);
+  if (!commits.length) return undefined; // nothing new: the local refs hold all of it
+  const [p] = await validateTree(store, theirs, { against, layout });
+  if (p) return p;
+  const under = commits.filter((c) => c !== theirs);
+  if (!under.length) return undefined;
+  const [q] = await validateTree(store, under, { against: [...against, theirs], layout, content: 'sizes' });
+  return q;
+}
+
+/**
+ * Refuses a remote commit whose tree fails any check, or a commit under it
+ * that fails the structural checks or sizes, in one line naming the commit,
+ * the path and what is wrong. Compared against `against` (the local tip and
+ * the merge bases), only what the remote changed is read.
  */
 export async function assertIncoming(
   store: Store,
@@ -531,14 +738,37 @@ export async function assertIncoming(
   against: ReadonlyArray<string | null>,
   source = 'the remote memory',
 ): Promise<void> {
-  const [p] = await validateTree(store, theirs, { against });
+  const p = await firstIncomingProblem(store, theirs, against, source, 'store');
   if (!p) return;
-  const commit = await commitOfPath(store, theirs, p.path);
+  const commit = await commitOfPath(store, p.commit ?? theirs, p.path);
   const what = p.kind === 'record' ? 'a malformed record' : 'an invalid entry';
   throw err(
     'E_MERGE',
     `${source} holds ${what} ${showPath(p.path) || '(root)'} (commit ${commit.slice(0, 12)}): ${p.message}`,
     'nothing was merged and the local memory is unchanged; fix or remove it where it was written, then sync again',
+    { path: p.path, commit },
+  );
+}
+
+/**
+ * Refuses fetched notes (refs/notes/memory of a remote) when their tip holds
+ * an entry a notes tree does not (names, modes, fan-out, depth) or a note
+ * that is not UTF-8 JSON lines of {id, verdict, reason} within the size
+ * limits, or when a commit under it fails the structural checks or sizes.
+ */
+export async function assertIncomingNotes(
+  store: Store,
+  theirs: string,
+  against: ReadonlyArray<string | null>,
+): Promise<void> {
+  const source = 'the remote notes (refs/notes/memory)';
+  const p = await firstIncomingProblem(store, theirs, against, source, 'notes');
+  if (!p) return;
+  const commit = await commitOfPath(store, p.commit ?? theirs, p.path);
+  throw err(
+    'E_MERGE',
+    `${source} hold an invalid note ${showPath(p.path) || '(root)'} (commit ${commit.slice(0, 12)}): ${p.message}`,
+    'nothing was merged and the local memory and notes are unchanged; remove that note where it was written, then sync again',
     { path: p.path, commit },
   );
 }
