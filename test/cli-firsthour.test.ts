@@ -4,6 +4,8 @@
  * "1 commits", an empty context pack under a tiny budget, and a person's add
  * refused as a duplicate of a memory with another title.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sameTitle } from '../src/search/duplicate-check.js';
 import { makeRepo } from './helpers.js';
@@ -136,5 +138,42 @@ describe('scopes that are refused', () => {
         ])
       ).code,
     ).toBe(0);
+  });
+});
+
+describe('config', () => {
+  it('set refuses a key git-mem does not read, in every layer, writing nothing; unset still reaches it', async () => {
+    const r = makeRepo({ commit: true });
+    expect((await r.mem(['init'])).code).toBe(0);
+    const tip = r.git('rev-parse', 'refs/memory');
+    for (const layer of [[], ['--local'], ['--global'], ['--shared']]) {
+      const res = await r.mem(['config', 'set', 'no-such-key', '1', ...layer]);
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(res.stderr).toContain('unknown config key "no-such-key"');
+      expect(res.stderr).toContain('context-budget');
+    }
+    expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
+    const memKeys = () =>
+      r
+        .git('config', '--local', '--list')
+        .split('\n')
+        .filter((l) => l.startsWith('mem.'));
+    expect(memKeys()).toEqual([]);
+    expect(existsSync(join(String(r.env.GIT_MEM_HOME), 'config.yaml'))).toBe(false);
+    const list = (await r.memJson(['config', 'list'])) as Array<{ key: string }>;
+    expect(list.map((e) => e.key)).not.toContain('no-such-key');
+    // keys read by the embeddings, the LLM and MCP are known
+    for (const [k, v] of [
+      ['embedding-provider', 'none'],
+      ['llm.provider', 'off'],
+      ['mcp.add-status', 'pending'],
+      ['tombstone-ttl-days', '30'],
+    ])
+      expect((await r.mem(['config', 'set', k, v])).code).toBe(0);
+    // a key set by hand (or by an older version) can still be removed
+    r.git('config', 'mem.old-key', 'x');
+    expect((await r.mem(['config', 'unset', 'old-key'])).code).toBe(0);
+    expect(memKeys().filter((l) => l.startsWith('mem.old'))).toEqual([]);
   });
 });

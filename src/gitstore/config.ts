@@ -37,6 +37,41 @@ const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
   'context-budget': 'number',
 };
 
+/**
+ * Every key git-mem reads, with the module that reads it: `config set`
+ * refuses any other key (a typo would be stored and silently ignored).
+ * The embedding keys mirror SETTING_KEYS in src/search/embed/settings.ts.
+ */
+export const SETTING_NAMES: readonly string[] = [
+  ...Object.keys(KNOWN),
+  'tombstone-ttl-days', // src/merge/merge-commits.ts
+  'sessions-keep-full', // src/agents/checkpoint.ts
+  'mcp.add-status', // src/agents/mcp.ts
+  'llm.provider',
+  'llm.url',
+  'llm.model',
+  'llm.api-key-env',
+  'llm.timeout',
+  'llm.max-tokens',
+  'embedding-provider',
+  'embedding-model',
+  'embedding-model-path',
+  'embedding-url',
+  'embedding-timeout-ms',
+  'embedding-dimension',
+  'embedding-version',
+  'embedding-batch-size',
+  'embedding-dtype',
+  'embedding-pooling',
+  'embedding-model-host',
+];
+
+/** Refuses a key git-mem does not read (set only: unset and get still reach an old or mistyped key). */
+export function knownKey(key: string): void {
+  if (SETTING_NAMES.includes(key)) return;
+  throw err('E_INVALID_ARG', `unknown config key "${key}"`, `use one of: ${SETTING_NAMES.join(', ')}`);
+}
+
 export type ConfigLayer = 'default' | 'global' | 'shared' | 'local' | 'flag';
 
 /** ~/.config/git-mem (XDG_CONFIG_HOME honoured; GIT_MEM_HOME overrides for tests and sandboxes). */
