@@ -4,7 +4,7 @@
  * "1 commits", an empty context pack under a tiny budget, and a person's add
  * refused as a duplicate of a memory with another title.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sameTitle } from '../src/search/duplicate-check.js';
@@ -175,5 +175,39 @@ describe('config', () => {
     r.git('config', 'mem.old-key', 'x');
     expect((await r.mem(['config', 'unset', 'old-key'])).code).toBe(0);
     expect(memKeys().filter((l) => l.startsWith('mem.old'))).toEqual([]);
+  });
+});
+
+describe('output format from every layer', () => {
+  it('output set in the local, shared or an included config is honoured as config list reports it', async () => {
+    const r = makeRepo({ commit: true });
+    await added(r, 'pnpm, not npm', 'faster installs');
+    const human = await r.mem(['list']);
+    expect(() => JSON.parse(human.stdout)).toThrow();
+    // the default layer for set is this clone's git config
+    expect((await r.mem(['config', 'set', 'output', 'json'])).code).toBe(0);
+    expect(JSON.parse((await r.mem(['list'])).stdout)[0].title).toBe('pnpm, not npm');
+    expect((await r.memJson(['config', 'get', 'output'])) as unknown).toMatchObject({ origin: 'local' });
+    // the environment and --json still win over every layer
+    expect((await r.mem(['stats'], { env: { ...r.env, GIT_MEM_OUTPUT: 'human' } })).stdout).toMatch(
+      /^1 memory, /,
+    );
+    // the team's file in refs/memory, below this clone's setting
+    expect((await r.mem(['config', 'set', 'output', 'yaml', '--shared'])).code).toBe(0);
+    expect(JSON.parse((await r.mem(['stats'])).stdout).records).toBe(1);
+    expect((await r.mem(['config', 'unset', 'output'])).code).toBe(0);
+    expect((await r.mem(['stats'])).stdout).toMatch(/^records: 1$/m);
+    expect((await r.mem(['list'])).stdout).toMatch(/^- id: /m);
+    expect(JSON.parse((await r.mem(['stats', '--json'])).stdout).records).toBe(1);
+    // this clone's human beats the team's yaml, and the global file is below both
+    expect((await r.mem(['config', 'set', 'output', 'json', '--global'])).code).toBe(0);
+    expect((await r.mem(['config', 'set', 'output', 'human', '--local'])).code).toBe(0);
+    expect((await r.mem(['list'])).stdout).toMatch(/^\w{12} {2}decision/m);
+    // a mem.* entry that lives in an included file is found too
+    r.git('config', '--local', '--unset', 'mem.output');
+    expect(readFileSync(join(r.dir, '.git', 'config'), 'utf8')).not.toMatch(/\[mem/i);
+    r.write('extra.gitconfig', '[mem]\n\toutput = json\n');
+    r.git('config', '--local', 'include.path', join(r.dir, 'extra.gitconfig'));
+    expect(JSON.parse((await r.mem(['list'])).stdout)[0].title).toBe('pnpm, not npm');
   });
 });

@@ -4,14 +4,14 @@
  * the memoised settings and output helpers that keep --json stable.
  */
 import { existsSync } from 'node:fs';
-import type { RunContext } from '../commands/context.js';
+import { openStore as openStoreOf, type RunContext } from '../commands/context.js';
 import { err } from '../errors.js';
-import { readGlobalConfig, resolveConfig, type Settings } from '../gitstore/config.js';
+import { type ResolvedConfig, readGlobalConfig, resolveConfig, type Settings } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import { stringify as yamlStringify } from '../model/yaml.js';
 
 export type { IO } from '../commands/context.js';
-export { bufferIO, maybeGlobalStore, openStore, processIO } from '../commands/context.js';
+export { bufferIO, maybeGlobalStore, processIO } from '../commands/context.js';
 
 export interface Ctx extends RunContext {
   json: boolean;
@@ -20,15 +20,46 @@ export interface Ctx extends RunContext {
   /** colour human output (src/cli/output.ts decides: a terminal, no NO_COLOR, no --no-color) */
   color?: boolean;
   settings?: Promise<Settings>;
+  /** every layer of the configuration, resolved once per command */
+  config?: Promise<ResolvedConfig>;
+  /** the output format came from --json or GIT_MEM_OUTPUT: the config layers do not change it */
+  formatFixed?: boolean;
+}
+
+function configFor(ctx: Ctx, store?: Store): Promise<ResolvedConfig> {
+  ctx.config ??= resolveConfig(ctx.env, store);
+  return ctx.config;
 }
 
 /** The layered settings for this command (memoised; needs the store for the shared and local layers). */
 function settingsFor(ctx: Ctx, store?: Store): Promise<Settings> {
-  ctx.settings ??= resolveConfig(ctx.env, store).then((r) => {
+  ctx.settings ??= configFor(ctx, store).then((r) => {
     for (const w of r.warnings) ctx.io.err(`${w}\n`);
     return r.values;
   });
   return ctx.settings;
+}
+
+/**
+ * The store a command works on (see src/commands/context.ts). Opening it
+ * settles the output format from every layer `config list` reports: the
+ * shared file in refs/memory and `git config mem.output` as well as the
+ * global file main() read before the command ran. It costs the one
+ * `git config --list` the store reads anyway for an identity, and one blob.
+ */
+export async function openStore(ctx: Ctx, opts: { global?: boolean; create?: boolean } = {}): Promise<Store> {
+  const store = await openStoreOf(ctx, opts);
+  if (!ctx.formatFixed && !ctx.config) {
+    try {
+      const output = String((await configFor(ctx, store)).values.output ?? 'human');
+      ctx.json = output === 'json';
+      ctx.yaml = output === 'yaml';
+    } catch {
+      // a broken setting is reported by the command that needs it, not by every read
+      ctx.config = undefined;
+    }
+  }
+  return store;
 }
 
 /**

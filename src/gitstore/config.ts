@@ -158,8 +158,25 @@ export async function readSharedConfig(
   }
 }
 
+/**
+ * Whether this clone's config files can hold a mem.* entry: a [mem …]
+ * section or an include. Reading the files costs far less than a git
+ * process, and most clones have no mem.* entry at all.
+ */
+function mayHaveLocalMem(repo: Repo): boolean {
+  for (const file of [join(repo.commonDir, 'config'), join(repo.gitDir, 'config.worktree')]) {
+    try {
+      if (/^[ \t]*\[[ \t]*(mem|include)/im.test(readFileSync(file, 'utf8'))) return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return true;
+    }
+  }
+  return false;
+}
+
 export async function readLocalConfig(repo: Repo, store?: Store): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
+  if (!mayHaveLocalMem(repo)) return out;
   if (store) {
     // the store reads all git config once (it needs user.* too): keep this clone's mem.* entries
     for (const e of await store.gitConfig()) {
