@@ -141,6 +141,33 @@ describe('scopes that are refused', () => {
   });
 });
 
+describe('scope lists', () => {
+  it('a comma inside braces or brackets belongs to the glob; commas between globs still separate them', async () => {
+    const r = makeRepo({ commit: true });
+    const id = await added(
+      r,
+      'two folders',
+      'shared rule',
+      '--type',
+      'rule',
+      '--scope',
+      'src/{a,b}/**,lib/**',
+      '--scope',
+      'src/[x,y].ts',
+    );
+    expect((await r.memJson(['show', id])).scope).toEqual(['src/{a,b}/**', 'lib/**', 'src/[x,y].ts']);
+    const up = await r.mem(['update', id, '--scope', 'pkg/{api,web}/src/**, docs/**']);
+    expect(up.code, up.stderr).toBe(0);
+    expect((await r.memJson(['show', id])).scope).toEqual(['pkg/{api,web}/src/**', 'docs/**']);
+    const inForce = (await r.memJson(['rules', '--file', 'pkg/web/src/x.ts'])) as Array<{ id: string }>;
+    expect(inForce.map((x) => x.id)).toContain(id);
+    expect(await r.memJson(['rules', '--file', 'pkg/cli/src/x.ts'])).toEqual([]);
+    // no --scope stays unscoped
+    const plain = await added(r, 'no scope', 'anywhere');
+    expect((await r.memJson(['show', plain])).scope).toEqual([]);
+  });
+});
+
 describe('config', () => {
   it('set refuses a key git-mem does not read, in every layer, writing nothing; unset still reaches it', async () => {
     const r = makeRepo({ commit: true });
