@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sameTitle } from '../src/search/duplicate-check.js';
 import { makeRepo } from './helpers.js';
+import { bareRemote, clone, tipOf } from './sync-helpers.js';
 
 async function added(r: ReturnType<typeof makeRepo>, title: string, body: string, ...more: string[]) {
   const res = await r.mem(['add', '--title', title, '--content', body, '--json', ...more]);
@@ -236,5 +237,95 @@ describe('output format from every layer', () => {
     r.write('extra.gitconfig', '[mem]\n\toutput = json\n');
     r.git('config', '--local', 'include.path', join(r.dir, 'extra.gitconfig'));
     expect(JSON.parse((await r.mem(['list'])).stdout)[0].title).toBe('pnpm, not npm');
+  });
+});
+
+describe("a teammate's clone", () => {
+  async function teamRemote() {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    const id = await added(a, 'use pnpm', 'pnpm for installs');
+    const s = await a.mem(['sync']);
+    expect(s.code, s.stderr).toBe(0);
+    expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(tipOf(a));
+    return { remote, a, id };
+  }
+
+  it('the first read takes in the remote memory (auto-fetch), and init adopts it rather than starting a second root', async () => {
+    const { remote, a, id } = await teamRemote();
+    const b = clone(remote.url);
+    const list = await b.mem(['list']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain('use pnpm');
+    expect(list.stderr).toMatch(/^git-mem: this clone had no memory yet: fetched origin's \(\w{12}\)/);
+    expect(list.stderr.trim().split('\n')).toHaveLength(1);
+    expect(tipOf(b)).toBe(tipOf(a));
+    // the next read is silent
+    expect((await b.mem(['list'])).stderr).toBe('');
+    // show in a fresh clone finds the record the same way
+    const c = clone(remote.url);
+    const show = await c.memJson(['show', id]);
+    expect(show.title).toBe('use pnpm');
+    // init in a fresh clone adopts: the same commit, no second root
+    const d = clone(remote.url);
+    const init = await d.memJson(['init']);
+    expect(init).toMatchObject({ created: false, adopted: { remote: 'origin', commit: tipOf(a) } });
+    expect(tipOf(d)).toBe(tipOf(a));
+    expect(d.git('rev-list', '--max-parents=0', 'refs/memory').trim()).toBe(
+      a.git('rev-list', '--max-parents=0', 'refs/memory').trim(),
+    );
+    // a clone whose remote has no memory starts its own store, and reads stay quiet
+    const empty = clone(bareRemote().url);
+    const none = await empty.mem(['list']);
+    expect(none.stdout).toMatch(/^No memories\. Add one/);
+    expect(none.stderr).toBe('');
+    expect((await empty.memJson(['init'])).created).toBe(true);
+  });
+
+  it('with auto-fetch off, reads and doctor name git mem pull once git fetch brought memory; show of a remote-only id too', async () => {
+    const { remote, id } = await teamRemote();
+    const b = clone(remote.url);
+    b.git('fetch', '-q', 'origin');
+    b.git('config', 'mem.autoFetch', 'false');
+    // nothing fetched yet, no network: the plain empty answer
+    const before = await b.mem(['list']);
+    expect(before.stderr).toBe('');
+    expect(tipOf(b, 'refs/mem-remotes/origin/memory')).toBeNull();
+    // after remote setup a plain git fetch brings the memory into refs/mem-remotes/origin/
+    expect((await b.mem(['remote', 'setup'])).code).toBe(0);
+    b.git('fetch', '-q', 'origin');
+    expect(tipOf(b, 'refs/mem-remotes/origin/memory')).toBe(
+      remote.git('rev-parse', 'refs/mem/memory').trim(),
+    );
+    const list = await b.mem(['list']);
+    expect(list.stderr).toBe(
+      'git-mem: origin has memory (refs/mem-remotes/origin/memory) and this clone has none yet: run git mem pull\n',
+    );
+    expect(tipOf(b)).toBeNull();
+    const doctor = await b.mem(['doctor']);
+    expect(doctor.stdout).toContain('fix: run git mem pull: origin has memory');
+    expect(doctor.stdout).not.toContain('git mem init');
+    const show = await b.mem(['show', id.slice(0, 12)]);
+    expect(show.code).toBe(3);
+    expect(show.stderr.trim().split('\n')).toEqual([
+      `git-mem: error: ${id.slice(0, 12)} is not in this clone's memory yet; origin has it (refs/mem-remotes/origin/memory) (run git mem pull)`,
+    ]);
+    expect(tipOf(b)).toBeNull();
+    // the one command it names
+    expect((await b.mem(['pull'])).code).toBe(0);
+    expect((await b.memJson(['show', id])).title).toBe('use pnpm');
+  });
+
+  it('an unreachable remote: one line naming git mem pull, then quiet; the read still answers', async () => {
+    const b = makeRepo({ commit: true });
+    b.git('remote', 'add', 'origin', join(b.dir, 'no-such-remote.git'));
+    const first = await b.mem(['list']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^No memories/);
+    expect(first.stderr).toMatch(
+      /^git-mem: this clone has no memory yet and fetching origin's failed \(.*\); run git mem pull to try again\n$/,
+    );
+    const second = await b.mem(['list']);
+    expect(second.stderr).toBe('');
   });
 });

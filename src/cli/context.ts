@@ -46,9 +46,15 @@ function settingsFor(ctx: Ctx, store?: Store): Promise<Settings> {
  * shared file in refs/memory and `git config mem.output` as well as the
  * global file main() read before the command ran. It costs the one
  * `git config --list` the store reads anyway for an identity, and one blob.
+ * `read`: a read command, which takes in a remote's memory where this clone
+ * has none yet (adoptForRead).
  */
-export async function openStore(ctx: Ctx, opts: { global?: boolean; create?: boolean } = {}): Promise<Store> {
+export async function openStore(
+  ctx: Ctx,
+  opts: { global?: boolean; create?: boolean; read?: boolean } = {},
+): Promise<Store> {
   const store = await openStoreOf(ctx, opts);
+  if (opts.read) await adoptForRead(ctx, store, opts.global);
   if (!ctx.formatFixed && !ctx.config) {
     try {
       const output = String((await configFor(ctx, store)).values.output ?? 'human');
@@ -100,6 +106,46 @@ export function outputFormat(env: NodeJS.ProcessEnv): string {
   } catch {
     return 'human';
   }
+}
+
+/** The `auto-fetch` setting (`git config mem.autoFetch` too): on unless set to false. */
+async function autoFetchOn(ctx: Ctx, store: Store): Promise<boolean> {
+  const values = await configFor(ctx, store).then(
+    (r) => r.values as Record<string, unknown>,
+    () => ({}) as Record<string, unknown>,
+  );
+  const v = values['auto-fetch'] ?? true;
+  return !/^(false|no|off|0)$/i.test(String(v));
+}
+
+/**
+ * For read commands in a clone with no store of its own (a teammate's fresh
+ * clone): takes in the remote's memory when `auto-fetch` is on (the default;
+ * the fetch gives up after a few seconds offline and is not retried for ten
+ * minutes), else says the one command that does. One line on stderr.
+ */
+export async function adoptForRead(
+  ctx: Ctx,
+  store: Store,
+  global?: boolean,
+  quiet = false,
+): Promise<import('../merge/adopt.js').Adoption> {
+  if (global || (await store.tip())) return { action: 'present' };
+  const { adoptRemoteMemory } = await import('../merge/adopt.js');
+  const r = await adoptRemoteMemory(store, { autoFetch: await autoFetchOn(ctx, store) });
+  const line = adoptionLine(r);
+  if (line && !quiet) ctx.io.err(`git-mem: ${line}\n`);
+  return r;
+}
+
+export function adoptionLine(r: import('../merge/adopt.js').Adoption): string | undefined {
+  if (r.action === 'pulled')
+    return `this clone had no memory yet: fetched ${r.remote}'s (${r.tip?.slice(0, 12)}); git mem config set auto-fetch false turns this off`;
+  if (r.action === 'fetched')
+    return `${r.remote} has memory (${r.ref}) and this clone has none yet: run git mem pull`;
+  if (r.action === 'failed')
+    return `this clone has no memory yet and fetching ${r.remote}'s failed (${r.reason}); run git mem pull to try again`;
+  return undefined;
 }
 
 export function printJSON(ctx: Ctx, value: unknown): void {

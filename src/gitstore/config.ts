@@ -20,6 +20,8 @@ export interface Settings {
   'secret-scan': string;
   /** default token budget of a context pack */
   'context-budget': number;
+  /** a read that finds no local store fetches the remote's memory (src/merge/adopt.ts) */
+  'auto-fetch': boolean;
   [k: string]: unknown;
 }
 
@@ -28,6 +30,7 @@ const DEFAULTS: Settings = {
   'strict-local': false,
   'secret-scan': 'block',
   'context-budget': 2000,
+  'auto-fetch': true,
 };
 
 const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
@@ -35,6 +38,7 @@ const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
   'strict-local': 'boolean',
   'secret-scan': 'string',
   'context-budget': 'number',
+  'auto-fetch': 'boolean',
 };
 
 /**
@@ -71,6 +75,9 @@ export function knownKey(key: string): void {
   if (SETTING_NAMES.includes(key)) return;
   throw err('E_INVALID_ARG', `unknown config key "${key}"`, `use one of: ${SETTING_NAMES.join(', ')}`);
 }
+
+/** Other spellings of a key, as git config leaves them. */
+const ALIASES: Record<string, string> = { autofetch: 'auto-fetch' };
 
 export type ConfigLayer = 'default' | 'global' | 'shared' | 'local' | 'flag';
 
@@ -223,8 +230,10 @@ export function layer(layers: Array<[ConfigLayer, Record<string, unknown>]>): Re
   const origin: Record<string, ConfigLayer> = {};
   const ignored = new Map<string, unknown>();
   for (const [name, vals] of layers) {
-    for (const [k, v] of Object.entries(vals)) {
+    for (const [key, v] of Object.entries(vals)) {
       if (v === undefined) continue;
+      // git lowercases variable names: `git config mem.autoFetch` reads back as autofetch
+      const k = ALIASES[key] ?? key;
       const value = coerce(k, v);
       if (name === 'shared' && SECURITY[k] && strength(k, value) < strength(k, values[k] ?? DEFAULTS[k])) {
         ignored.set(k, value);
