@@ -585,6 +585,19 @@ describe('session retention and context limits', () => {
     expect(old.body).toContain('## Files modified\n- 1 file (+1 −1)');
     expect(old.body).not.toContain('a.txt');
     expect(existsSync(join(repo.dir, '.git', 'mem', 'events', 's-one.end'))).toBe(false);
+    // the MCP tool takes the agent's own session id as well
+    const { callTool } = await import('../src/agents/mcp-tools.js');
+    const { unframe } = await import('../src/safety/frame.js');
+    const store = await storeOf(repo);
+    try {
+      const res = await callTool({ store, cwd: repo.dir }, 'sessions', { id: 's-two' });
+      expect(res.isError, res.content[0].text).toBeFalsy();
+      const two = JSON.parse(unframe(res.content[0].text) ?? res.content[0].text);
+      expect(two.id).toBe(sessions[1].id);
+      expect(two.type).toBe('session');
+    } finally {
+      store.close();
+    }
   });
 
   it('keeps the session-start context under 10,000 characters with a large store, and injects nothing for an unrelated prompt', async () => {

@@ -220,7 +220,7 @@ export const TOOLS: ToolDef[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        id: str('A session summary id to show in full.'),
+        id: str('A session summary id, or your own session id, to show in full.'),
         limit: int('How many (default 5).', 1, 100),
       },
       additionalProperties: false,
@@ -568,7 +568,9 @@ async function doStale(env: McpEnv, a: Json): Promise<ToolResult> {
 
 async function doSessions(env: McpEnv, a: Json): Promise<ToolResult> {
   if (a.id !== undefined) {
-    const { record } = await env.store.get(String(a.id));
+    // a summary id, or the agent's own session id
+    const { resolveSession } = await import('./sessions.js');
+    const { record } = await env.store.get(await resolveSession(env.store, String(a.id)));
     if (record.type !== 'session')
       throw err(
         'E_INVALID_ARG',
