@@ -4,11 +4,12 @@
  * "1 commits", an empty context pack under a tiny budget, and a person's add
  * refused as a duplicate of a memory with another title.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sameTitle } from '../src/search/duplicate-check.js';
-import { makeRepo } from './helpers.js';
+import { makeRepo, ROOT } from './helpers.js';
 import { bareRemote, clone, tipOf } from './sync-helpers.js';
 
 async function added(r: ReturnType<typeof makeRepo>, title: string, body: string, ...more: string[]) {
@@ -328,4 +329,28 @@ describe("a teammate's clone", () => {
     const second = await b.mem(['list']);
     expect(second.stderr).toBe('');
   });
+});
+
+describe('the demo', () => {
+  it('prints commands a shell reads back as they ran: backticks stay text', () => {
+    const demo = spawnSync(process.execPath, [join(ROOT, 'scripts', 'demo.mjs')], { encoding: 'utf8' });
+    expect(demo.status, demo.stderr).toBe(0);
+    const lines = demo.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('$ git mem ') && !l.includes('…'))
+      .map((l) => l.slice(2));
+    expect(lines.some((l) => l.includes('`'))).toBe(true);
+    for (const line of lines) {
+      // a git that prints its words, one per line; no PATH, so a command substitution would fail loudly
+      const sh = spawnSync('/bin/sh', ['-c', `git() { for a; do printf '%s\\n' "$a"; done; }; ${line}`], {
+        env: { PATH: '' },
+        encoding: 'utf8',
+      });
+      expect(sh.stderr, line).toBe('');
+      expect(sh.status, line).toBe(0);
+      if (line.includes('pg_isready'))
+        expect(sh.stdout).toContain('Postgres starts after the tests on CI: run `pg_isready -t 30` first.\n');
+      if (line.includes('any')) expect(sh.stdout).toContain('No `any`; prefer unknown and narrow.\n');
+    }
+  }, 60_000);
 });
