@@ -18,8 +18,10 @@ const env = { ...process.env, HOME: home, GIT_CONFIG_GLOBAL: join(home, '.gitcon
 const repo = join(dir, 'app');
 
 const git = (...args) => execFileSync('git', args, { cwd: repo, env, encoding: 'utf8' });
+/** A word as a POSIX shell reads it back unchanged: single quotes, so backticks and $ stay text when pasted. */
+const shellWord = (a) => (/^[\w./:=@%+,-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
 function mem(args, { input, quiet } = {}) {
-  const shown = args.map((a) => (/[\s"*]/.test(a) ? JSON.stringify(a) : a)).join(' ');
+  const shown = args.map(shellWord).join(' ');
   if (!quiet) process.stdout.write(`\n$ git mem ${shown}\n`);
   const r = spawnSync(process.execPath, [bin, ...args], { cwd: repo, env, input, encoding: 'utf8' });
   if (!quiet) process.stdout.write(r.stdout + r.stderr);

@@ -30,7 +30,16 @@ describe('Codex CLI and Factory Droid', { timeout: 60_000 }, () => {
     ]);
     const codex = JSON.parse(readFileSync(join(repo.dir, '.codex', 'hooks.json'), 'utf8'));
     expect(codex.hooks.PostToolUse).toEqual([
-      { matcher: '*', hooks: [{ type: 'command', command: 'git mem hook claude-code', timeout: 5 }] },
+      {
+        matcher: '*',
+        hooks: [
+          {
+            type: 'command',
+            command: 'if command -v git-mem >/dev/null 2>&1; then git mem hook claude-code; fi',
+            timeout: 5,
+          },
+        ],
+      },
     ]);
     const droid = JSON.parse(readFileSync(join(repo.dir, '.factory', 'settings.json'), 'utf8'));
     expect(droid.model).toBe('custom');

@@ -1,5 +1,6 @@
 /** Pieces of the agents capability: the gate, tier-0 rules, summaries, strategies, settings, review. */
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../src/agents/events.js';
@@ -16,8 +17,8 @@ import {
 } from '../src/agents/summary.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
-import { mergeHooks, removeHooks } from '../src/hooks/claude-settings.js';
-import { makeRepo, type TestRepo } from './helpers.js';
+import { HOOK_COMMAND, mergeHooks, removeHooks } from '../src/hooks/claude-settings.js';
+import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
 
 let n = 0;
 function ev(e: Partial<AgentEvent> & { event: string }): AgentEvent {
@@ -367,16 +368,78 @@ describe('Claude Code settings', () => {
     expect(j.hooks.PostToolUse).toHaveLength(2);
     expect(j.hooks.PostToolUse[1]).toEqual({
       matcher: '*',
-      hooks: [{ type: 'command', command: 'git mem hook claude-code', timeout: 5 }],
+      hooks: [
+        {
+          type: 'command',
+          command: 'if command -v git-mem >/dev/null 2>&1; then git mem hook claude-code; fi',
+          timeout: 5,
+        },
+      ],
     });
     expect(j.hooks.SessionStart).toEqual([
-      { hooks: [{ type: 'command', command: 'git mem hook claude-code', timeout: 15 }] },
+      {
+        hooks: [
+          {
+            type: 'command',
+            command: 'if command -v git-mem >/dev/null 2>&1; then git mem hook claude-code; fi',
+            timeout: 15,
+          },
+        ],
+      },
     ]);
     expect((await repo.memJson(['hooks', 'install', '--claude']))[0].action).toBe('already installed');
     expect(readFileSync(file, 'utf8')).toBe(installed);
     expect((await repo.memJson(['hooks', 'uninstall', '--claude']))[0].action).toBe('removed');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(original);
     expect((await repo.memJson(['hooks', 'uninstall', '--claude']))[0].action).toBe('not installed');
+  });
+
+  it('the hook command names no path of this machine, does nothing where git-mem is missing, and replaces an earlier command', async () => {
+    const repo = makeRepo();
+    const file = join(repo.dir, '.claude', 'settings.json');
+    // what an earlier version wrote
+    repo.write(
+      '.claude/settings.json',
+      `${JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'git mem hook claude-code', timeout: 10 }] }] } }, null, 2)}\n`,
+    );
+    await repo.memJson(['hooks', 'install', '--claude']);
+    const text = readFileSync(file, 'utf8');
+    const commands = new Set(
+      Object.values(
+        JSON.parse(text).hooks as Record<string, Array<{ hooks: Array<{ command: string }> }>>,
+      ).flatMap((gs) => gs.flatMap((g) => g.hooks.map((h) => h.command))),
+    );
+    expect([...commands]).toEqual([HOOK_COMMAND]);
+    expect(JSON.parse(text).hooks.Stop).toHaveLength(1);
+    expect(text).not.toContain(process.execPath);
+    expect(text).not.toContain(repo.dir);
+    expect(text).not.toMatch(/"\/(usr|home|opt|tmp|Users)\//);
+    // no git-mem on PATH: nothing printed, exit 0
+    const bare = tmpDir('gm-path-');
+    for (const tool of ['git', 'sh']) {
+      const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+      symlinkSync(found, join(bare, tool));
+    }
+    const missing = spawnSync('/bin/sh', ['-c', HOOK_COMMAND], {
+      cwd: repo.dir,
+      env: { ...repo.env, PATH: bare },
+      input: '{}',
+      encoding: 'utf8',
+    });
+    expect(missing.status).toBe(0);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toBe('');
+    // a git-mem on PATH gets `hook claude-code` (through git's `git mem`)
+    const log = join(repo.dir, 'calls.txt');
+    writeFileSync(join(bare, 'git-mem'), `#!/bin/sh\necho "$@" >> "${log}"\n`, { mode: 0o755 });
+    const present = spawnSync('/bin/sh', ['-c', HOOK_COMMAND], {
+      cwd: repo.dir,
+      env: { ...repo.env, PATH: bare },
+      input: '{}',
+      encoding: 'utf8',
+    });
+    expect(present.status, present.stderr).toBe(0);
+    expect(readFileSync(log, 'utf8')).toBe('hook claude-code\n');
   });
 
   it('creates settings.local.json with --local and removes it again; refuses a malformed file untouched', async () => {
@@ -522,6 +585,19 @@ describe('session retention and context limits', () => {
     expect(old.body).toContain('## Files modified\n- 1 file (+1 −1)');
     expect(old.body).not.toContain('a.txt');
     expect(existsSync(join(repo.dir, '.git', 'mem', 'events', 's-one.end'))).toBe(false);
+    // the MCP tool takes the agent's own session id as well
+    const { callTool } = await import('../src/agents/mcp-tools.js');
+    const { unframe } = await import('../src/safety/frame.js');
+    const store = await storeOf(repo);
+    try {
+      const res = await callTool({ store, cwd: repo.dir }, 'sessions', { id: 's-two' });
+      expect(res.isError, res.content[0].text).toBeFalsy();
+      const two = JSON.parse(unframe(res.content[0].text) ?? res.content[0].text);
+      expect(two.id).toBe(sessions[1].id);
+      expect(two.type).toBe('session');
+    } finally {
+      store.close();
+    }
   });
 
   it('keeps the session-start context under 10,000 characters with a large store, and injects nothing for an unrelated prompt', async () => {

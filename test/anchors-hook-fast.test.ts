@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { anchorIndex, JOURNAL_LIMIT, readJournal, saveIndex } from '../src/anchors/index-cache.js';
@@ -406,12 +406,43 @@ async function anchoredRepo(): Promise<{ r: TestRepo; id: string }> {
 const EDITED = 'export const a = 42;\nexport const b = 2;\n';
 
 describe('the installed post-commit hook', () => {
-  it('runs `git mem hook post-commit` through this git-mem, or the one GIT_MEM_CMD names', async () => {
+  it('runs `git mem hook post-commit` through the git-mem on PATH, or the one GIT_MEM_CMD names', async () => {
     const r = makeRepo({ commit: true });
     await r.memJson(['hooks', 'install']);
+    await r.memJson(['hooks', 'install', '--pre-push']);
     const script = readFileSync(join(r.dir, '.git', 'hooks', 'post-commit'), 'utf8');
-    expect(script).toContain(join(ROOT, 'bin', 'git-mem.js'));
+    // no path of this machine: with husky (core.hooksPath=.husky) the hook is a committed file
+    for (const hook of ['post-commit', 'pre-push']) {
+      const text = readFileSync(join(r.dir, '.git', 'hooks', hook), 'utf8');
+      expect(text).not.toContain(ROOT);
+      expect(text).not.toContain(process.execPath);
+      expect(text).not.toContain(r.dir);
+      expect(text.replace(/\/dev\/null/g, '')).not.toMatch(/(^|[\s"'=])\/[A-Za-z]/m);
+    }
     expect(script).toContain('hook post-commit');
+    // without git-mem on PATH: one line saying how to install it, and the commit goes through
+    const bare = tmpDir('gm-path-');
+    for (const tool of ['git', 'sh', 'cat', 'dirname']) {
+      const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+      if (found) symlinkSync(found, join(bare, tool));
+    }
+    // installing says so too
+    const note = await r.mem(['hooks', 'install'], { env: { ...r.env, PATH: bare } });
+    expect(note.code, note.stderr).toBe(0);
+    expect(note.stderr).toMatch(/^git-mem: note: git-mem is not on PATH, so the hooks will skip their work/);
+    expect((await r.mem(['hooks', 'install'])).stderr).toBe('');
+    r.write('y.txt', 'y\n');
+    sh('git', ['add', '-A'], r.dir, r.env);
+    const missing = spawnSync('git', ['commit', '-q', '-m', 'y'], {
+      cwd: r.dir,
+      env: { ...r.env, PATH: bare },
+      encoding: 'utf8',
+    });
+    expect(missing.status, missing.stderr).toBe(0);
+    expect(missing.stderr).toBe(
+      'git-mem: not installed, so the memory staleness check did not run (install it: npm install -g git-mem)\n',
+    );
+    expect(r.git('log', '-1', '--format=%s').trim()).toBe('y');
     expect(script).not.toContain('post-commit.cjs');
     // GIT_MEM_CMD names the git-mem to run: it gets `hook post-commit`
     const log = join(r.dir, 'calls.txt');

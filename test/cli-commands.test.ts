@@ -325,9 +325,24 @@ describe('commands', () => {
     const again = await other.memJson(['import', '--jsonl', '-'], { stdin: exported });
     expect(again.added).toBe(3);
     expect((await other.mem(['export'])).stdout).toBe(exported);
-    // re-import into the same store replaces in place
-    const replace = await other.memJson(['import', '--jsonl', '-'], { stdin: exported });
-    expect(replace).toMatchObject({ added: 0, replaced: 3 });
+    // re-importing the same export changes nothing: no record replaced, no commit, not even an empty one
+    const tip = other.git('rev-parse', 'refs/memory').trim();
+    const same = await other.mem(['import', '--jsonl', '-'], { stdin: exported });
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toBe('3 memories (0 new, 0 replaced, 3 unchanged): nothing changed, no commit\n');
+    const json = await other.memJson(['import', '--jsonl', '-'], { stdin: exported });
+    expect(json).toMatchObject({ added: 0, replaced: 0, unchanged: 3, commit: null });
+    expect(other.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    // a line that differs replaces its record in place, the others stay unchanged
+    const edited = exported.replace('"title":"Pool fix"', '"title":"Pool fix, revised"');
+    expect(edited).not.toBe(exported);
+    const replace = await other.memJson(['import', '--jsonl', '-'], { stdin: edited });
+    expect(replace).toMatchObject({ added: 0, replaced: 1, unchanged: 2 });
+    expect(other.git('rev-list', '--count', `${tip}..refs/memory`).trim()).toBe('1');
+    expect(other.git('log', '--format=%s', '-1', 'refs/memory').trim()).toBe(
+      'mem: import 3 records (0 new, 1 replaced, 2 unchanged)',
+    );
+    expect((await other.memJson(['show', 'm002'])).title).toBe('Pool fix, revised');
   });
 
   it('a malformed record pulled from elsewhere does not stop list; doctor names it and how to mend', async () => {

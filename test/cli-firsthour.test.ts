@@ -4,9 +4,13 @@
  * "1 commits", an empty context pack under a tiny budget, and a person's add
  * refused as a duplicate of a memory with another title.
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sameTitle } from '../src/search/duplicate-check.js';
-import { makeRepo } from './helpers.js';
+import { makeRepo, ROOT } from './helpers.js';
+import { bareRemote, clone, tipOf } from './sync-helpers.js';
 
 async function added(r: ReturnType<typeof makeRepo>, title: string, body: string, ...more: string[]) {
   const res = await r.mem(['add', '--title', title, '--content', body, '--json', ...more]);
@@ -137,4 +141,216 @@ describe('scopes that are refused', () => {
       ).code,
     ).toBe(0);
   });
+});
+
+describe('scope lists', () => {
+  it('a comma inside braces or brackets belongs to the glob; commas between globs still separate them', async () => {
+    const r = makeRepo({ commit: true });
+    const id = await added(
+      r,
+      'two folders',
+      'shared rule',
+      '--type',
+      'rule',
+      '--scope',
+      'src/{a,b}/**,lib/**',
+      '--scope',
+      'src/[x,y].ts',
+    );
+    expect((await r.memJson(['show', id])).scope).toEqual(['src/{a,b}/**', 'lib/**', 'src/[x,y].ts']);
+    const up = await r.mem(['update', id, '--scope', 'pkg/{api,web}/src/**, docs/**']);
+    expect(up.code, up.stderr).toBe(0);
+    expect((await r.memJson(['show', id])).scope).toEqual(['pkg/{api,web}/src/**', 'docs/**']);
+    const inForce = (await r.memJson(['rules', '--file', 'pkg/web/src/x.ts'])) as Array<{ id: string }>;
+    expect(inForce.map((x) => x.id)).toContain(id);
+    expect(await r.memJson(['rules', '--file', 'pkg/cli/src/x.ts'])).toEqual([]);
+    // no --scope stays unscoped
+    const plain = await added(r, 'no scope', 'anywhere');
+    expect((await r.memJson(['show', plain])).scope).toEqual([]);
+  });
+});
+
+describe('config', () => {
+  it('set refuses a key git-mem does not read, in every layer, writing nothing; unset still reaches it', async () => {
+    const r = makeRepo({ commit: true });
+    expect((await r.mem(['init'])).code).toBe(0);
+    const tip = r.git('rev-parse', 'refs/memory');
+    for (const layer of [[], ['--local'], ['--global'], ['--shared']]) {
+      const res = await r.mem(['config', 'set', 'no-such-key', '1', ...layer]);
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(res.stderr).toContain('unknown config key "no-such-key"');
+      expect(res.stderr).toContain('context-budget');
+    }
+    expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
+    const memKeys = () =>
+      r
+        .git('config', '--local', '--list')
+        .split('\n')
+        .filter((l) => l.startsWith('mem.'));
+    expect(memKeys()).toEqual([]);
+    expect(existsSync(join(String(r.env.GIT_MEM_HOME), 'config.yaml'))).toBe(false);
+    const list = (await r.memJson(['config', 'list'])) as Array<{ key: string }>;
+    expect(list.map((e) => e.key)).not.toContain('no-such-key');
+    // keys read by the embeddings, the LLM and MCP are known
+    for (const [k, v] of [
+      ['embedding-provider', 'none'],
+      ['llm.provider', 'off'],
+      ['mcp.add-status', 'pending'],
+      ['tombstone-ttl-days', '30'],
+    ])
+      expect((await r.mem(['config', 'set', k, v])).code).toBe(0);
+    // a key set by hand (or by an older version) can still be removed
+    r.git('config', 'mem.old-key', 'x');
+    expect((await r.mem(['config', 'unset', 'old-key'])).code).toBe(0);
+    expect(memKeys().filter((l) => l.startsWith('mem.old'))).toEqual([]);
+  });
+});
+
+describe('output format from every layer', () => {
+  it('output set in the local, shared or an included config is honoured as config list reports it', async () => {
+    const r = makeRepo({ commit: true });
+    await added(r, 'pnpm, not npm', 'faster installs');
+    const human = await r.mem(['list']);
+    expect(() => JSON.parse(human.stdout)).toThrow();
+    // the default layer for set is this clone's git config
+    expect((await r.mem(['config', 'set', 'output', 'json'])).code).toBe(0);
+    expect(JSON.parse((await r.mem(['list'])).stdout)[0].title).toBe('pnpm, not npm');
+    expect((await r.memJson(['config', 'get', 'output'])) as unknown).toMatchObject({ origin: 'local' });
+    // the environment and --json still win over every layer
+    expect((await r.mem(['stats'], { env: { ...r.env, GIT_MEM_OUTPUT: 'human' } })).stdout).toMatch(
+      /^1 memory, /,
+    );
+    // the team's file in refs/memory, below this clone's setting
+    expect((await r.mem(['config', 'set', 'output', 'yaml', '--shared'])).code).toBe(0);
+    expect(JSON.parse((await r.mem(['stats'])).stdout).records).toBe(1);
+    expect((await r.mem(['config', 'unset', 'output'])).code).toBe(0);
+    expect((await r.mem(['stats'])).stdout).toMatch(/^records: 1$/m);
+    expect((await r.mem(['list'])).stdout).toMatch(/^- id: /m);
+    expect(JSON.parse((await r.mem(['stats', '--json'])).stdout).records).toBe(1);
+    // this clone's human beats the team's yaml, and the global file is below both
+    expect((await r.mem(['config', 'set', 'output', 'json', '--global'])).code).toBe(0);
+    expect((await r.mem(['config', 'set', 'output', 'human', '--local'])).code).toBe(0);
+    expect((await r.mem(['list'])).stdout).toMatch(/^\w{12} {2}decision/m);
+    // a mem.* entry that lives in an included file is found too
+    r.git('config', '--local', '--unset', 'mem.output');
+    expect(readFileSync(join(r.dir, '.git', 'config'), 'utf8')).not.toMatch(/\[mem/i);
+    r.write('extra.gitconfig', '[mem]\n\toutput = json\n');
+    r.git('config', '--local', 'include.path', join(r.dir, 'extra.gitconfig'));
+    expect(JSON.parse((await r.mem(['list'])).stdout)[0].title).toBe('pnpm, not npm');
+  });
+});
+
+describe("a teammate's clone", () => {
+  async function teamRemote() {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    const id = await added(a, 'use pnpm', 'pnpm for installs');
+    const s = await a.mem(['sync']);
+    expect(s.code, s.stderr).toBe(0);
+    expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(tipOf(a));
+    return { remote, a, id };
+  }
+
+  it('the first read takes in the remote memory (auto-fetch), and init adopts it rather than starting a second root', async () => {
+    const { remote, a, id } = await teamRemote();
+    const b = clone(remote.url);
+    const list = await b.mem(['list']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain('use pnpm');
+    expect(list.stderr).toMatch(/^git-mem: this clone had no memory yet: fetched origin's \(\w{12}\)/);
+    expect(list.stderr.trim().split('\n')).toHaveLength(1);
+    expect(tipOf(b)).toBe(tipOf(a));
+    // the next read is silent
+    expect((await b.mem(['list'])).stderr).toBe('');
+    // show in a fresh clone finds the record the same way
+    const c = clone(remote.url);
+    const show = await c.memJson(['show', id]);
+    expect(show.title).toBe('use pnpm');
+    // init in a fresh clone adopts: the same commit, no second root
+    const d = clone(remote.url);
+    const init = await d.memJson(['init']);
+    expect(init).toMatchObject({ created: false, adopted: { remote: 'origin', commit: tipOf(a) } });
+    expect(tipOf(d)).toBe(tipOf(a));
+    expect(d.git('rev-list', '--max-parents=0', 'refs/memory').trim()).toBe(
+      a.git('rev-list', '--max-parents=0', 'refs/memory').trim(),
+    );
+    // a clone whose remote has no memory starts its own store, and reads stay quiet
+    const empty = clone(bareRemote().url);
+    const none = await empty.mem(['list']);
+    expect(none.stdout).toMatch(/^No memories\. Add one/);
+    expect(none.stderr).toBe('');
+    expect((await empty.memJson(['init'])).created).toBe(true);
+  });
+
+  it('with auto-fetch off, reads and doctor name git mem pull once git fetch brought memory; show of a remote-only id too', async () => {
+    const { remote, id } = await teamRemote();
+    const b = clone(remote.url);
+    b.git('fetch', '-q', 'origin');
+    b.git('config', 'mem.autoFetch', 'false');
+    // nothing fetched yet, no network: the plain empty answer
+    const before = await b.mem(['list']);
+    expect(before.stderr).toBe('');
+    expect(tipOf(b, 'refs/mem-remotes/origin/memory')).toBeNull();
+    // after remote setup a plain git fetch brings the memory into refs/mem-remotes/origin/
+    expect((await b.mem(['remote', 'setup'])).code).toBe(0);
+    b.git('fetch', '-q', 'origin');
+    expect(tipOf(b, 'refs/mem-remotes/origin/memory')).toBe(
+      remote.git('rev-parse', 'refs/mem/memory').trim(),
+    );
+    const list = await b.mem(['list']);
+    expect(list.stderr).toBe(
+      'git-mem: origin has memory (refs/mem-remotes/origin/memory) and this clone has none yet: run git mem pull\n',
+    );
+    expect(tipOf(b)).toBeNull();
+    const doctor = await b.mem(['doctor']);
+    expect(doctor.stdout).toContain('fix: run git mem pull: origin has memory');
+    expect(doctor.stdout).not.toContain('git mem init');
+    const show = await b.mem(['show', id.slice(0, 12)]);
+    expect(show.code).toBe(3);
+    expect(show.stderr.trim().split('\n')).toEqual([
+      `git-mem: error: ${id.slice(0, 12)} is not in this clone's memory yet; origin has it (refs/mem-remotes/origin/memory) (run git mem pull)`,
+    ]);
+    expect(tipOf(b)).toBeNull();
+    // the one command it names
+    expect((await b.mem(['pull'])).code).toBe(0);
+    expect((await b.memJson(['show', id])).title).toBe('use pnpm');
+  });
+
+  it('an unreachable remote: one line naming git mem pull, then quiet; the read still answers', async () => {
+    const b = makeRepo({ commit: true });
+    b.git('remote', 'add', 'origin', join(b.dir, 'no-such-remote.git'));
+    const first = await b.mem(['list']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^No memories/);
+    expect(first.stderr).toMatch(
+      /^git-mem: this clone has no memory yet and fetching origin's failed \(.*\); run git mem pull to try again\n$/,
+    );
+    const second = await b.mem(['list']);
+    expect(second.stderr).toBe('');
+  });
+});
+
+describe('the demo', () => {
+  it('prints commands a shell reads back as they ran: backticks stay text', () => {
+    const demo = spawnSync(process.execPath, [join(ROOT, 'scripts', 'demo.mjs')], { encoding: 'utf8' });
+    expect(demo.status, demo.stderr).toBe(0);
+    const lines = demo.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('$ git mem ') && !l.includes('…'))
+      .map((l) => l.slice(2));
+    expect(lines.some((l) => l.includes('`'))).toBe(true);
+    for (const line of lines) {
+      // a git that prints its words, one per line; no PATH, so a command substitution would fail loudly
+      const sh = spawnSync('/bin/sh', ['-c', `git() { for a; do printf '%s\\n' "$a"; done; }; ${line}`], {
+        env: { PATH: '' },
+        encoding: 'utf8',
+      });
+      expect(sh.stderr, line).toBe('');
+      expect(sh.status, line).toBe(0);
+      if (line.includes('pg_isready'))
+        expect(sh.stdout).toContain('Postgres starts after the tests on CI: run `pg_isready -t 30` first.\n');
+      if (line.includes('any')) expect(sh.stdout).toContain('No `any`; prefer unknown and narrow.\n');
+    }
+  }, 60_000);
 });

@@ -4,9 +4,9 @@
  * process (for signals, concurrency and the bin wrapper). No git mocks.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { bufferIO } from '../src/cli/context.js';
@@ -27,6 +27,20 @@ export function tmpDir(prefix = 'gm-'): string {
   return d;
 }
 
+/**
+ * A folder with `git-mem` (this checkout's launcher), first on every test's
+ * PATH: as after `npm install -g git-mem`, installed git hooks and `git mem`
+ * find it there (hook scripts hold no path of the machine).
+ */
+let binDir: string | undefined;
+export function gitMemBinDir(): string {
+  if (!binDir) {
+    binDir = tmpDir('gm-bin-');
+    symlinkSync(BIN, join(binDir, 'git-mem'));
+  }
+  return binDir;
+}
+
 /** An environment isolated from the machine: its own HOME, global git config and git-mem home. */
 export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const home = tmpDir('gm-home-');
@@ -36,7 +50,7 @@ export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     '[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n',
   );
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
+    PATH: `${gitMemBinDir()}${delimiter}${process.env.PATH ?? ''}`,
     HOME: home,
     GIT_CONFIG_GLOBAL: gitconfig,
     GIT_CONFIG_NOSYSTEM: '1',

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkArgs, simpleRank, TOOLS } from '../src/agents/mcp-tools.js';
+import { checkArgs, mcpErrorLine, simpleRank, TOOLS } from '../src/agents/mcp-tools.js';
+import { err } from '../src/errors.js';
 import { unframe } from '../src/safety/frame.js';
 import { BIN, makeRepo, type TestRepo } from './helpers.js';
 
@@ -311,6 +312,29 @@ describe('git mem mcp over stdio', () => {
       expect(res.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
       expect(res.content[0].text).toMatch(re);
     }
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    // the fix named is one an agent can make with the tool's arguments, not a command-line flag
+    const secret = await call('add', {
+      type: 'decision',
+      title: 't',
+      body: 'token ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+    });
+    expect(secret.content[0].text).toContain('remove it from the text');
+    expect(secret.content[0].text).not.toContain('pass --allow-secret');
+    const badAnchor = await call('add', { type: 'decision', title: 'a', body: 'b', anchors: ['x.ts:9-2'] });
+    expect(badAnchor.isError).toBe(true);
+    expect(badAnchor.content[0].text).toMatch(/"anchors" item/);
+    expect(badAnchor.content[0].text).not.toContain('--anchor');
+    const dup = mcpErrorLine(
+      err(
+        'E_DUPLICATE',
+        'likely duplicate of X',
+        'update that memory instead, or pass --force to add anyway',
+      ),
+    );
+    expect(dup).toBe(
+      'E_DUPLICATE: likely duplicate of X (update that memory instead (the update tool with its id); the add tool never stores a duplicate)',
+    );
     expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
     // still alive
     expect((await callJson('get', { id: ids.decision })).id).toBe(ids.decision);

@@ -400,6 +400,73 @@ describe('rules import', () => {
   });
 });
 
+describe('rules import then export', () => {
+  it("does not write a file's hand-written rules back into its generated block, and reports no file it does not write", async () => {
+    const r = makeRepo({ commit: true });
+    await r.memJson(['init']);
+    const claude =
+      '# Project\n\nIntro text.\n\n## Style\n\nUse camelCase.\n\n## Testing\n\nRun npm test before pushing.\n';
+    r.write('CLAUDE.md', claude);
+    const imp = await r.memJson(['rules', 'import']);
+    expect(imp.imported.map((x: { title: string }) => x.title)).toEqual(['Project', 'Style', 'Testing']);
+    const scoped = await r.memJson([
+      'add',
+      '--type',
+      'rule',
+      '--title',
+      'Use the pool',
+      '--scope',
+      'src/db/**',
+      '--content',
+      'Open connections through the pool.',
+    ]);
+    const res = await r.memJson(['rules', 'export', '--to', 'claude,copilot']);
+    const claudeNow = read(r, 'CLAUDE.md');
+    // every imported text once: the hand-written one; the generated block holds only the rule from elsewhere
+    for (const t of ['Intro text.', 'Use camelCase.', 'Run npm test before pushing.'])
+      expect(claudeNow.split(t).length - 1, t).toBe(1);
+    expect(claudeNow.startsWith(claude)).toBe(true);
+    expect(claudeNow).toContain('### Use the pool');
+    // the other agents' files get the imported rules
+    expect(read(r, '.github/copilot-instructions.md')).toContain('Use camelCase.');
+    expect(read(r, `.github/instructions/git-mem-use-the-pool.instructions.md`)).toContain(
+      'Open connections through the pool.',
+    );
+    expect(scoped.id).toBeTruthy();
+    // a second export changes nothing and a re-import adds nothing
+    const again = await r.memJson(['rules', 'export', '--to', 'claude,copilot']);
+    expect(again.files.every((f: { action: string }) => f.action === 'unchanged')).toBe(true);
+    expect((await r.memJson(['rules', 'import'])).imported).toEqual([]);
+    expect(res.files.map((f: { path: string }) => f.path).sort()).toEqual([
+      '.github/copilot-instructions.md',
+      '.github/instructions/git-mem-use-the-pool.instructions.md',
+      'CLAUDE.md',
+    ]);
+
+    // only scoped rules: copilot-instructions.md is neither written nor reported
+    const s = makeRepo({ commit: true });
+    await s.memJson([
+      'add',
+      '--type',
+      'rule',
+      '--title',
+      'Pool',
+      '--scope',
+      'src/db/**',
+      '--content',
+      'Use it.',
+    ]);
+    const only = await s.mem(['rules', 'export', '--to', 'copilot']);
+    expect(only.code, only.stderr).toBe(0);
+    expect(only.stdout).not.toContain('copilot-instructions.md');
+    expect(existsSync(join(s.dir, '.github', 'copilot-instructions.md'))).toBe(false);
+    const onlyJson = await s.memJson(['rules', 'export', '--to', 'copilot']);
+    expect(onlyJson.files.map((f: { path: string }) => f.path)).toEqual([
+      '.github/instructions/git-mem-pool.instructions.md',
+    ]);
+  });
+});
+
 describe('pure helpers', () => {
   it('splices, finds and strips sections', () => {
     const s = `${BEGIN}\nX\n${END}`;

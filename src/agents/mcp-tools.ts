@@ -12,7 +12,7 @@ import { staleReasons, staleReasonText } from '../anchors/types.js';
 import { add } from '../commands/add.js';
 import { removeMemory, updateMemory } from '../commands/memory.js';
 import { rulesFor } from '../commands/rules.js';
-import { err, isGitMemError } from '../errors.js';
+import { err, type GitMemError, isGitMemError } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import type { Store } from '../gitstore/store.js';
 import {
@@ -220,7 +220,7 @@ export const TOOLS: ToolDef[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        id: str('A session summary id to show in full.'),
+        id: str('A session summary id, or your own session id, to show in full.'),
         limit: int('How many (default 5).', 1, 100),
       },
       additionalProperties: false,
@@ -568,7 +568,9 @@ async function doStale(env: McpEnv, a: Json): Promise<ToolResult> {
 
 async function doSessions(env: McpEnv, a: Json): Promise<ToolResult> {
   if (a.id !== undefined) {
-    const { record } = await env.store.get(String(a.id));
+    // a summary id, or the agent's own session id
+    const { resolveSession } = await import('./sessions.js');
+    const { record } = await env.store.get(await resolveSession(env.store, String(a.id)));
     if (record.type !== 'session')
       throw err(
         'E_INVALID_ARG',
@@ -662,6 +664,31 @@ function framed(kind: string, res: ToolResult): ToolResult {
   };
 }
 
+/**
+ * The operations' hints name command-line flags; an agent calling a tool has
+ * arguments, and no way to pass --force or --allow-secret at all.
+ */
+const MCP_WORDING: Array<[RegExp, string]> = [
+  [
+    /update that memory instead, or pass --force to add anyway/,
+    'update that memory instead (the update tool with its id); the add tool never stores a duplicate',
+  ],
+  [
+    /remove it, or pass --allow-secret if it is not a secret/,
+    'remove it from the text; only a person can store it anyway (git mem add --allow-secret)',
+  ],
+  [/pass --title "…"/, 'give a "title"'],
+  [/use --anchor PATH\[:START\[-END\]\]/, 'give "anchors" as PATH, PATH:LINE or PATH:START-END'],
+  [/anchor lines instead: --anchor PATH:START-END/, 'anchor lines instead: PATH:START-END in "anchors"'],
+  [/invalid (line range in )?--anchor /, 'invalid $1"anchors" item '],
+];
+
+export function mcpErrorLine(e: GitMemError): string {
+  let line = e.toLine();
+  for (const [re, words] of MCP_WORDING) line = line.replace(re, words);
+  return `${e.code}: ${line}`;
+}
+
 /** Runs a tool; every failure comes back as `isError` with one line naming the problem and the fix. */
 export async function callTool(env: McpEnv, name: string, args: unknown): Promise<ToolResult> {
   const tool = TOOLS.find((t) => t.name === name);
@@ -673,7 +700,7 @@ export async function callTool(env: McpEnv, name: string, args: unknown): Promis
   try {
     return framed(name, await HANDLERS[name](env, checkArgs(tool, args)));
   } catch (e) {
-    if (isGitMemError(e)) return framed('error', toolError(`${e.code}: ${e.toLine()}`));
+    if (isGitMemError(e)) return framed('error', toolError(mcpErrorLine(e)));
     return framed('error', toolError(`internal error: ${(e as Error)?.message ?? String(e)}`));
   }
 }

@@ -285,15 +285,60 @@ function planRuleFiles(
   return out;
 }
 
+/** Lowercase words only, so a rule body and the same text in a file compare equal whatever the markup and wrapping. */
+function normText(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[`*_>#-]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * The hand-written text an agent already reads for a target: the files
+ * outside our marked sections, and the rule files that are not ours.
+ */
+function handWritten(t: Target, read: Reader, list: Lister): string {
+  const own = (path: string) => stripSections(read(path) ?? '');
+  const others = (dir: string, ext: string) =>
+    list(dir)
+      .filter((n) => n.endsWith(ext) && !n.startsWith(FILE_PREFIX))
+      .map((n) => own(`${dir}/${n}`));
+  const parts =
+    t === 'claude'
+      ? [own('CLAUDE.md'), own('.claude/CLAUDE.md')]
+      : t === 'agents'
+        ? [own('AGENTS.md')]
+        : t === 'cursor'
+          ? [own('.cursorrules'), ...others('.cursor/rules', '.mdc')]
+          : [own('.github/copilot-instructions.md'), ...others('.github/instructions', '.instructions.md')];
+  return normText(parts.join('\n'));
+}
+
+/**
+ * Rules whose text the target's hand-written files already hold (a rule
+ * `rules import` took from CLAUDE.md, say) are not written into that
+ * target again: the agent would read them twice.
+ */
+function notHandWritten(rules: ExportRule[], t: Target, read: Reader, list: Lister): ExportRule[] {
+  const text = handWritten(t, read, list);
+  if (!text) return rules;
+  return rules.filter((r) => {
+    const body = normText(r.body);
+    return !body || !text.includes(body);
+  });
+}
+
 export function planExport(
   rules: ExportRule[],
   targets: Target[],
   read: Reader,
   list: Lister,
 ): PlannedFile[] {
-  const sorted = sortRules(rules);
+  const all = sortRules(rules);
   const plans: PlannedFile[] = [];
   for (const t of targets) {
+    const sorted = notHandWritten(all, t, read, list);
     if (t === 'claude') plans.push(planMarkdown('CLAUDE.md', t, sorted, read));
     if (t === 'agents') plans.push(planMarkdown('AGENTS.md', t, sorted, read));
     if (t === 'cursor')
@@ -315,7 +360,8 @@ export function planExport(
       );
     }
   }
-  return plans;
+  // a file that does not exist and would stay empty is no change to report
+  return plans.filter((p) => p.old !== null || p.text !== '');
 }
 
 function changeOf(p: PlannedFile): FileChange {

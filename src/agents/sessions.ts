@@ -9,7 +9,7 @@ import { ensureFormat } from '../commands/memory.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import { layer, readGlobalConfig, readLocalConfig, readSharedConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
-import { type MemoryRecord, newRecord } from '../model/record.js';
+import { type MemoryRecord, newRecord, parseRecord } from '../model/record.js';
 import { redactRecord } from '../safety/secrets.js';
 import type { AgentEvent } from './events.js';
 import {
@@ -161,6 +161,28 @@ export async function writeSessionSummary(
 }
 
 /** Session records, newest first. */
+/**
+ * The session record a reference names: the agent's own session id (what
+ * Claude Code and the others call it) first, exactly, else a record id,
+ * prefix or alias. Shared by `git mem sessions show` and the MCP tool.
+ */
+export async function resolveSession(store: Store, ref: string): Promise<string> {
+  const cat = await store.catalog();
+  const entries = sessionEntries(cat.entries.values());
+  const blobs = await store.catFile.readMany(entries.map((e) => e.oid));
+  const i = blobs.findIndex((b) => {
+    if (!b) return false;
+    try {
+      return (
+        (parseRecord(b.content.toString('utf8')).extra.session as { id?: unknown } | undefined)?.id === ref
+      );
+    } catch {
+      return false;
+    }
+  });
+  return i >= 0 ? entries[i].id : cat.resolve(ref);
+}
+
 export function sessionEntries(entries: Iterable<CatalogEntry>): CatalogEntry[] {
   return [...entries]
     .filter((e) => e.type === 'session')

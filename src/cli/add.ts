@@ -1,5 +1,6 @@
 import { add } from '../commands/add.js';
 import { err } from '../errors.js';
+import { splitScopes } from '../model/glob.js';
 import { parseDateInput } from '../model/record.js';
 import { mark } from '../trace.js';
 import { defineCommand } from './command.js';
@@ -20,7 +21,12 @@ export default defineCommand({
       .option('content', { alias: 'c', type: 'string', describe: 'the body text' })
       .option('file', { alias: 'f', type: 'string', describe: 'read the body from a file' })
       .option('tags', { type: 'string', array: true, describe: 'comma-separated tags (or repeated)' })
-      .option('scope', { type: 'string', array: true, describe: 'globs the memory applies to (rules)' })
+      .option('scope', {
+        type: 'string',
+        array: true,
+        describe:
+          'globs the memory applies to (rules); repeat it or separate with commas (a comma inside {a,b} stays in the glob)',
+      })
       .option('alias', { type: 'string', describe: 'path-like alias, e.g. standards/ts/eslint' })
       .option('expires', { type: 'string', describe: 'expiry: ISO date or duration (30d, 2w)' })
       .option('status', { type: 'string', describe: 'initial status (default active)' })
@@ -58,7 +64,7 @@ export default defineCommand({
     const store = await openStore(ctx, { global: a.global, create: true });
     mark('add: store open');
     const tags = list(a.tags);
-    const scope = list(a.scope);
+    const scope = splitScopes([a.scope ?? []].flat());
     const allowSecret = secretPolicy(ctx, store, a['allow-secret'], {
       title: a.title,
       body,

@@ -2,6 +2,7 @@ import { ensureFormat } from '../commands/memory.js';
 import { err } from '../errors.js';
 import {
   coerce,
+  knownKey,
   readGlobalConfig,
   readSharedConfig,
   resolveConfig,
@@ -54,6 +55,7 @@ export default defineCommand({
     }
     const key = String(a.key ?? '');
     validateKey(key);
+    if (action === 'set') knownKey(key);
     if (action === 'set' && a.value === undefined) throw err('E_INVALID_ARG', 'config set needs a value');
     const value = action === 'set' ? coerce(key, a.value) : undefined;
     if (a.global) {

@@ -38,7 +38,7 @@ export default defineCommand({
     if (a.sessions !== undefined && !(Number.isInteger(a.sessions) && a.sessions >= 0)) {
       throw err('E_INVALID_ARG', `--sessions must be a whole number, not "${a.sessions}"`);
     }
-    const store = await openStore(ctx, { global: a.global });
+    const store = await openStore(ctx, { global: a.global, read: true });
     const file = a.file !== undefined ? await normalizeRepoPath(store, ctx, String(a.file)) : undefined;
     const o = { file, query: a.query, budget: a.budget, sessions: a.sessions, format: a.format };
     let pack: { text: string; items: unknown[]; tokens: number } | undefined;

@@ -4,15 +4,15 @@
  * the memoised settings and output helpers that keep --json stable.
  */
 import { existsSync } from 'node:fs';
-import type { RunContext } from '../commands/context.js';
+import { openStore as openStoreOf, type RunContext } from '../commands/context.js';
 import { err } from '../errors.js';
-import { readGlobalConfig, resolveConfig, type Settings } from '../gitstore/config.js';
+import { type ResolvedConfig, readGlobalConfig, resolveConfig, type Settings } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import { stringify as yamlStringify } from '../model/yaml.js';
 import type { CommandInfo } from './help.js';
 
 export type { IO } from '../commands/context.js';
-export { bufferIO, maybeGlobalStore, openStore, processIO } from '../commands/context.js';
+export { bufferIO, maybeGlobalStore, processIO } from '../commands/context.js';
 
 /**
  * The CLI as data, for the commands that describe it (help, completion): main.ts
@@ -35,15 +35,52 @@ export interface Ctx extends RunContext {
   /** colour human output (src/cli/output.ts decides: a terminal, no NO_COLOR, no --no-color) */
   color?: boolean;
   settings?: Promise<Settings>;
+  /** every layer of the configuration, resolved once per command */
+  config?: Promise<ResolvedConfig>;
+  /** the output format came from --json or GIT_MEM_OUTPUT: the config layers do not change it */
+  formatFixed?: boolean;
+}
+
+function configFor(ctx: Ctx, store?: Store): Promise<ResolvedConfig> {
+  ctx.config ??= resolveConfig(ctx.env, store);
+  return ctx.config;
 }
 
 /** The layered settings for this command (memoised; needs the store for the shared and local layers). */
 function settingsFor(ctx: Ctx, store?: Store): Promise<Settings> {
-  ctx.settings ??= resolveConfig(ctx.env, store).then((r) => {
+  ctx.settings ??= configFor(ctx, store).then((r) => {
     for (const w of r.warnings) ctx.io.err(`${w}\n`);
     return r.values;
   });
   return ctx.settings;
+}
+
+/**
+ * The store a command works on (see src/commands/context.ts). Opening it
+ * settles the output format from every layer `config list` reports: the
+ * shared file in refs/memory and `git config mem.output` as well as the
+ * global file main() read before the command ran. It costs the one
+ * `git config --list` the store reads anyway for an identity, and one blob.
+ * `read`: a read command, which takes in a remote's memory where this clone
+ * has none yet (adoptForRead).
+ */
+export async function openStore(
+  ctx: Ctx,
+  opts: { global?: boolean; create?: boolean; read?: boolean } = {},
+): Promise<Store> {
+  const store = await openStoreOf(ctx, opts);
+  if (opts.read) await adoptForRead(ctx, store, opts.global);
+  if (!ctx.formatFixed && !ctx.config) {
+    try {
+      const output = String((await configFor(ctx, store)).values.output ?? 'human');
+      ctx.json = output === 'json';
+      ctx.yaml = output === 'yaml';
+    } catch {
+      // a broken setting is reported by the command that needs it, not by every read
+      ctx.config = undefined;
+    }
+  }
+  return store;
 }
 
 /**
@@ -84,6 +121,46 @@ export function outputFormat(env: NodeJS.ProcessEnv): string {
   } catch {
     return 'human';
   }
+}
+
+/** The `auto-fetch` setting (`git config mem.autoFetch` too): on unless set to false. */
+async function autoFetchOn(ctx: Ctx, store: Store): Promise<boolean> {
+  const values = await configFor(ctx, store).then(
+    (r) => r.values as Record<string, unknown>,
+    () => ({}) as Record<string, unknown>,
+  );
+  const v = values['auto-fetch'] ?? true;
+  return !/^(false|no|off|0)$/i.test(String(v));
+}
+
+/**
+ * For read commands in a clone with no store of its own (a teammate's fresh
+ * clone): takes in the remote's memory when `auto-fetch` is on (the default;
+ * the fetch gives up after a few seconds offline and is not retried for ten
+ * minutes), else says the one command that does. One line on stderr.
+ */
+export async function adoptForRead(
+  ctx: Ctx,
+  store: Store,
+  global?: boolean,
+  quiet = false,
+): Promise<import('../merge/adopt.js').Adoption> {
+  if (global || (await store.tip())) return { action: 'present' };
+  const { adoptRemoteMemory } = await import('../merge/adopt.js');
+  const r = await adoptRemoteMemory(store, { autoFetch: await autoFetchOn(ctx, store) });
+  const line = adoptionLine(r);
+  if (line && !quiet) ctx.io.err(`git-mem: ${line}\n`);
+  return r;
+}
+
+export function adoptionLine(r: import('../merge/adopt.js').Adoption): string | undefined {
+  if (r.action === 'pulled')
+    return `this clone had no memory yet: fetched ${r.remote}'s (${r.tip?.slice(0, 12)}); git mem config set auto-fetch false turns this off`;
+  if (r.action === 'fetched')
+    return `${r.remote} has memory (${r.ref}) and this clone has none yet: run git mem pull`;
+  if (r.action === 'failed')
+    return `this clone has no memory yet and fetching ${r.remote}'s failed (${r.reason}); run git mem pull to try again`;
+  return undefined;
 }
 
 export function printJSON(ctx: Ctx, value: unknown): void {

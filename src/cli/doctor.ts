@@ -3,7 +3,7 @@ import { FORMAT_PATH, FORMAT_VERSION } from '../gitstore/store.js';
 import { idFromPath, isExpired } from '../model/record.js';
 import { parse } from '../model/yaml.js';
 import { defineCommand } from './command.js';
-import { emit, openStore } from './context.js';
+import { adoptForRead, emit, openStore } from './context.js';
 
 interface Finding {
   level: 'ok' | 'warn' | 'error';
@@ -19,13 +19,20 @@ export default defineCommand({
   async run(a, ctx) {
     const store = await openStore(ctx, { global: a.global });
     const f: Finding[] = [];
+    const adopted = await adoptForRead(ctx, store, a.global);
     const tip = await store.tip();
     if (!tip) {
       f.push({
         level: 'error',
         check: 'ref',
         message: `${store.ref} does not exist`,
-        fix: 'run git mem init',
+        // a teammate's clone: the team's memory is on the remote, not to be started afresh
+        fix:
+          adopted.action === 'fetched'
+            ? `run git mem pull: ${adopted.remote} has memory`
+            : adopted.action === 'failed'
+              ? `run git mem pull once ${adopted.remote} is reachable (or git mem init for a store of this clone's own)`
+              : 'run git mem init',
       });
     } else {
       f.push({ level: 'ok', check: 'ref', message: `${store.ref} at ${tip.slice(0, 12)}` });

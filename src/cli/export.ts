@@ -15,7 +15,7 @@ export default defineCommand({
       .option('dir', { type: 'string', describe: 'write the store as files into this folder' })
       .option('global', { type: 'boolean' }),
   async run(a, ctx) {
-    const store = await openStore(ctx, { global: a.global });
+    const store = await openStore(ctx, { global: a.global, read: true });
     const commit = a.at ? await store.resolveAt(a.at) : await store.requireTip();
     if (a.dir !== undefined) {
       const { exportDir } = await import('../merge/layout.js');

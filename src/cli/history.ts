@@ -14,7 +14,7 @@ export default defineCommand({
       .option('limit', { alias: 'n', type: 'number', describe: 'at most N entries' })
       .option('global', { type: 'boolean' }),
   async run(a, ctx) {
-    const store = await openStore(ctx, { global: a.global });
+    const store = await openStore(ctx, { global: a.global, read: true });
     await store.requireTip();
     if (!a.ref) {
       const log = (await store.log()).slice(0, a.limit ?? Number.POSITIVE_INFINITY);

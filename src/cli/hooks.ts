@@ -1,8 +1,17 @@
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { err } from '../errors.js';
 import { openRepo } from '../gitstore/repo.js';
 import { installGitHook, uninstallGitHook } from '../hooks/git-hooks.js';
 import { defineCommand } from './command.js';
 import { emit } from './context.js';
+
+function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
+  return (env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .some((dir) => existsSync(join(dir, name)));
+}
 
 export default defineCommand({
   command: 'hooks <action>',
@@ -59,6 +68,11 @@ export default defineCommand({
           'git-mem: note: Codex runs hooks only with `[features] codex_hooks = true` in ~/.codex/config.toml\n',
         );
     }
+    // the hooks find git-mem on PATH (they hold no path of this machine): say so when it is not there
+    if (install && !ctx.env.GIT_MEM_CMD && !onPath('git-mem', ctx.env))
+      ctx.io.err(
+        'git-mem: note: git-mem is not on PATH, so the hooks will skip their work until it is (npm install -g git-mem, or npm link in a clone)\n',
+      );
     emit(ctx, changes, () => changes.map((c) => `${c.hook}: ${c.action} (${c.path})`).join('\n'));
   },
 });

@@ -59,11 +59,14 @@ export default defineCommand({
         imported: records.length,
         added: r.added,
         replaced: r.replaced,
+        unchanged: r.unchanged,
         commit: r.commit,
         ids: records.map((x) => x.id),
       },
-      () =>
-        `Imported ${records.length} memories (${r.added} new, ${r.replaced} replaced) in ${r.commit?.slice(0, 12) ?? '(nothing)'}`,
+      () => {
+        const n = `${records.length} ${records.length === 1 ? 'memory' : 'memories'} (${r.added} new, ${r.replaced} replaced, ${r.unchanged} unchanged)`;
+        return r.commit ? `Imported ${n} in ${r.commit.slice(0, 12)}` : `${n}: nothing changed, no commit`;
+      },
     );
   },
 });

@@ -4,7 +4,7 @@ import { emit, openStore } from './context.js';
 
 export default defineCommand({
   command: 'init',
-  describe: 'create the memory store on refs/memory (idempotent)',
+  describe: "create the memory store on refs/memory, or adopt the remote's in a clone (idempotent)",
   builder: (y) =>
     y
       .option('global', { type: 'boolean', describe: 'initialise the personal global store' })
@@ -18,6 +18,14 @@ export default defineCommand({
       }),
   async run(a, ctx) {
     const store = await openStore(ctx, { global: a.global, create: true });
+    // a clone of a repository whose remote has memory adopts it: a second root would diverge from the team's
+    const adoption =
+      a.global || (await store.tip())
+        ? undefined
+        : await (await import('../merge/adopt.js')).adoptRemoteMemory(store, {
+            autoFetch: true,
+            force: true,
+          });
     const r = await initStore(store);
     const rs = a.global
       ? {}
@@ -28,6 +36,11 @@ export default defineCommand({
       ? `\nRegistered the merge driver (${md.config}); memory files marked in ${md.gitattributes}`
       : '';
     const remoteNote = (rs.hint ? `\n${rs.hint}` : '') + mdNote;
+    const adopted = adoption?.action === 'pulled' ? adoption : undefined;
+    const failed =
+      adoption?.action === 'failed'
+        ? `\nCould not ask ${adoption.remote} for its memory (${adoption.reason}); this store starts afresh and git mem sync merges the team's later`
+        : '';
     emit(
       ctx,
       {
@@ -35,13 +48,17 @@ export default defineCommand({
         ref: store.ref,
         commit: r.commit,
         gitDir: store.repo.commonDir,
+        ...(adopted ? { adopted: { remote: adopted.remote, commit: adopted.tip } } : {}),
         ...(rs.setup ? { remoteSetup: rs.setup } : {}),
         ...(md ? { mergeDriver: md } : {}),
       },
       () =>
-        (r.created
-          ? `Initialized git-mem store on ${store.ref} (${r.commit.slice(0, 12)}) in ${store.repo.commonDir}\nNext: git mem add --type decision --title "…" --content "…"`
-          : `git-mem store already initialized on ${store.ref} (${r.commit.slice(0, 12)}); nothing to do`) +
+        (adopted
+          ? `Adopted ${adopted.remote}'s memory store on ${store.ref} (${r.commit.slice(0, 12)}) in ${store.repo.commonDir}\nNext: git mem list; share yours with git mem sync`
+          : r.created
+            ? `Initialized git-mem store on ${store.ref} (${r.commit.slice(0, 12)}) in ${store.repo.commonDir}\nNext: git mem add --type decision --title "…" --content "…"`
+            : `git-mem store already initialized on ${store.ref} (${r.commit.slice(0, 12)}); nothing to do`) +
+        failed +
         remoteNote,
     );
   },

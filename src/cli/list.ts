@@ -79,7 +79,7 @@ export default defineCommand({
       .option('at', { type: 'string', describe: 'as the store was at a revision or date' })
       .option('global', { type: 'boolean', describe: 'list the personal global store' }),
   async run(a, ctx) {
-    const store = await openStore(ctx, { global: a.global });
+    const store = await openStore(ctx, { global: a.global, read: true });
     const at = a.at ? await store.resolveAt(a.at) : undefined;
     if (ctx.json && !at && a['scope-file'] === undefined) {
       // fastest path: copy the cached JSON of each kept summary, no catalog built

@@ -40,6 +40,7 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     env,
     json,
     yaml: format === 'yaml',
+    formatFixed: argv.includes('--json') || !!env.GIT_MEM_OUTPUT,
     color: colorWanted(argv, env, io),
     stores: [],
     cli: {

@@ -63,7 +63,7 @@ export default defineCommand({
           `use git mem rules ${o === 'from' || o === 'dry-run' ? 'import' : 'export'} --${o} …`,
         );
     }
-    const store = await openStore(ctx);
+    const store = await openStore(ctx, { read: true });
     const file = a.file !== undefined ? await normalizeRepoPath(store, ctx, String(a.file)) : undefined;
     const global = a.global === false ? undefined : await maybeGlobalStore(ctx);
     const rules = await rulesFor(store, file, global);
@@ -90,7 +90,7 @@ async function rootDir(
       `--file does not apply to rules ${a.action}`,
       'use --dir to choose where the agent files are',
     );
-  const store = await openStore(ctx);
+  const store = await openStore(ctx, { read: true });
   const { resolve } = await import('node:path');
   const dir = a.dir !== undefined ? resolve(ctx.cwd, String(a.dir)) : store.repo.workTree;
   if (!dir) throw err('E_INVALID_ARG', 'this repository has no work tree', 'pass --dir DIR');

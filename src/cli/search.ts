@@ -6,7 +6,7 @@ import { normalizeRepoPath } from './paths.js';
 export { hitLines, type SearchHitView } from '../search/format.js';
 
 async function searchArgs(a: Record<string, unknown>, ctx: Ctx) {
-  const store = await openStore(ctx, { global: !!a.global });
+  const store = await openStore(ctx, { global: !!a.global, read: true });
   const query = (Array.isArray(a.query) ? a.query : a.query ? [a.query] : []).map(String).join(' ');
   const file = a.file !== undefined ? await normalizeRepoPath(store, ctx, String(a.file)) : undefined;
   return {

@@ -25,22 +25,8 @@ export default defineCommand({
     if (a.action === 'show') {
       if (!a.ref)
         throw err('E_INVALID_ARG', 'sessions show needs an id', 'see the ids with git mem sessions');
-      const ref = String(a.ref);
-      let id: string | undefined;
-      try {
-        id = cat.resolve(ref);
-      } catch (e) {
-        // an agent's own session id works too
-        const blobs = await store.catFile.readMany(entries.map((e) => e.oid));
-        const i = blobs.findIndex(
-          (b) =>
-            b &&
-            (parseRecord(b.content.toString('utf8')).extra.session as { id?: string } | undefined)?.id ===
-              ref,
-        );
-        if (i < 0) throw e;
-        id = entries[i].id;
-      }
+      const { resolveSession } = await import('../agents/sessions.js');
+      const id = await resolveSession(store, String(a.ref));
       const { record } = await store.get(id);
       if (record.type !== 'session')
         throw err(

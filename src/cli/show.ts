@@ -1,8 +1,31 @@
+import { err } from '../errors.js';
+import type { Store } from '../gitstore/store.js';
 import { recordToJSON } from '../model/record.js';
 import { defineCommand } from './command.js';
-import { emit, openStore } from './context.js';
+import { adoptForRead, adoptionLine, emit, openStore } from './context.js';
 import { recordText } from './format.js';
 import { colors } from './output.js';
+
+/**
+ * A memory this clone does not have but a remote's tracking ref does (git
+ * fetch brought it after `git mem remote setup`): the error says to pull.
+ */
+async function onRemote(store: Store, ref: string) {
+  const { listRemotes, readTracking, trackingRef } = await import('../merge/remote.js');
+  for (const remote of await listRemotes(store.repo).catch(() => [] as string[])) {
+    const tip = (await readTracking(store.repo, remote)).memory;
+    if (!tip) continue;
+    try {
+      const id = (await store.catalogAt(tip, false)).resolve(ref);
+      return err(
+        'E_NOT_FOUND',
+        `${id.slice(0, 12)} is not in this clone's memory yet; ${remote} has it (${trackingRef(remote)})`,
+        'run git mem pull',
+      );
+    } catch {}
+  }
+  return undefined;
+}
 
 export default defineCommand({
   command: 'show <ref>',
@@ -15,7 +38,19 @@ export default defineCommand({
   async run(a, ctx) {
     const store = await openStore(ctx, { global: a.global });
     const at = a.at ? await store.resolveAt(a.at) : undefined;
-    const { record, catalog } = await store.get(String(a.ref), at);
+    const ref = String(a.ref);
+    const got = await store.get(ref, at).catch(async (e) => {
+      const code = (e as { code?: string }).code;
+      if (at || a.global || (code !== 'E_NOT_FOUND' && code !== 'E_NOT_INITIALIZED')) throw e;
+      // a clone with no store of its own takes in the remote's (auto-fetch); the error alone says what else to run
+      const adopted = await adoptForRead(ctx, store, a.global, true);
+      if (adopted.action === 'pulled') {
+        ctx.io.err(`git-mem: ${adoptionLine(adopted)}\n`);
+        return store.get(ref);
+      }
+      throw (await onRemote(store, ref)) ?? e;
+    });
+    const { record, catalog } = got;
     emit(ctx, recordToJSON(record), () => recordText(record, catalog, colors(ctx)));
   },
 });

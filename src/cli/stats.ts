@@ -7,7 +7,7 @@ export default defineCommand({
   describe: 'counts by type and status, tokens, commits',
   builder: (y) => y.option('global', { type: 'boolean' }),
   async run(a, ctx) {
-    const store = await openStore(ctx, { global: a.global });
+    const store = await openStore(ctx, { global: a.global, read: true });
     const tip = await store.tip();
     const cat = await store.catalog();
     const byType: Record<string, number> = {};

@@ -1,4 +1,5 @@
 import { updateMemory } from '../commands/memory.js';
+import { splitScopes } from '../model/glob.js';
 import { parseDateInput, recordToJSON } from '../model/record.js';
 import { defineCommand } from './command.js';
 import { emit, list, openStore, readContent, secretPolicy } from './context.js';
@@ -22,7 +23,11 @@ export default defineCommand({
       .option('add-tag', { type: 'string', array: true, describe: 'add tags' })
       .option('remove-tag', { type: 'string', array: true, describe: 'remove tags' })
       .option('status', { type: 'string', describe: 'pending, active, stale, superseded or archived' })
-      .option('scope', { type: 'string', array: true, describe: 'replace scope globs' })
+      .option('scope', {
+        type: 'string',
+        array: true,
+        describe: 'replace scope globs (repeat or separate with commas; {a,b} stays whole)',
+      })
       .option('confidence', { type: 'number' })
       .option('source', { type: 'string' })
       .option('expires', { type: 'string', describe: 'ISO date or duration (30d)' })
@@ -45,7 +50,7 @@ export default defineCommand({
       addTags: a['add-tag'] ? list(a['add-tag']) : undefined,
       removeTags: a['remove-tag'] ? list(a['remove-tag']) : undefined,
       status: a.status,
-      scope: a.scope !== undefined ? list(a.scope) : undefined,
+      scope: a.scope !== undefined ? splitScopes([a.scope].flat()) : undefined,
       confidence: a.confidence,
       source: a.source,
       expires: a.expires ? parseDateInput(a.expires) : undefined,
@@ -55,7 +60,7 @@ export default defineCommand({
         body,
         source: a.source,
         tags: [a.tags, ...(a['add-tag'] ?? [])].filter((t) => t !== undefined).join(','),
-        scope: a.scope !== undefined ? list(a.scope).join(' ') : undefined,
+        scope: a.scope !== undefined ? splitScopes([a.scope].flat()).join(' ') : undefined,
       }),
     });
     emit(ctx, { ...recordToJSON(r.record), changed: r.changed, commit: r.commit }, () =>

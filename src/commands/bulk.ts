@@ -13,6 +13,7 @@ import {
   parseDateInput,
   parseRecord,
   recordPath,
+  serializeRecord,
   validateAlias,
 } from '../model/record.js';
 import { assertRecordClean } from '../safety/secrets.js';
@@ -104,11 +105,19 @@ function recordsFromJsonl(text: string, author: string, opts: ImportOptions = {}
 }
 
 export async function importRecords(store: Store, records: MemoryRecord[], opts: ImportOptions = {}) {
+  let base: string | null = null;
   const res = await store.write(async (tx) => {
+    base = tx.base;
     await ensureFormat(tx);
     const cat = await tx.catalog();
+    // what the store holds now for the ids being imported: a record that would be written byte for byte
+    // as it is (a re-imported export) is unchanged, not replaced
+    const present = records.filter((r) => cat.entries.has(r.id));
+    const blobs = await tx.store.catFile.readMany(present.map((r) => cat.entries.get(r.id)!.oid));
+    const current = new Map(present.map((r, i) => [r.id, blobs[i]?.content.toString('utf8')]));
     let added = 0;
     let replaced = 0;
+    let unchanged = 0;
     for (let i = 0; i < records.length; i++) {
       const r = records[i];
       if (r.alias) {
@@ -121,19 +130,36 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
           );
         }
       }
-      if (cat.entries.has(r.id)) replaced++;
-      else added++;
-      tx.putRecord(r);
+      const text = serializeRecord(r);
+      const now = current.get(r.id);
+      if (now !== undefined && sameRecordText(now, text, r.id)) unchanged++;
+      else {
+        if (cat.entries.has(r.id)) replaced++;
+        else added++;
+        tx.put(recordPath(r.id), text);
+      }
       if (opts.onProgress && (i % 1000 === 0 || i === records.length - 1))
         opts.onProgress(i + 1, records.length);
     }
     if (!records.length) return null;
     return {
-      message: `mem: import ${records.length} record${records.length === 1 ? '' : 's'} (${added} new, ${replaced} replaced)`,
-      value: { added, replaced },
+      message: `mem: import ${records.length} record${records.length === 1 ? '' : 's'} (${added} new, ${replaced} replaced${unchanged ? `, ${unchanged} unchanged` : ''})`,
+      value: { added, replaced, unchanged },
     };
   });
-  return { ...(res.value ?? { added: 0, replaced: 0 }), commit: res.commit };
+  const value = res.value ?? { added: 0, replaced: 0, unchanged: 0 };
+  // nothing to write leaves the ref where it was: no commit, not even an empty one
+  return { ...value, commit: res.commit && res.commit !== base ? res.commit : null };
+}
+
+/** The stored text and the text an import would write say the same (the stored one may be in an older layout). */
+function sameRecordText(stored: string, text: string, id: string): boolean {
+  if (stored === text) return true;
+  try {
+    return serializeRecord(parseRecord(stored, recordPath(id))) === text;
+  } catch {
+    return false;
+  }
 }
 
 /**

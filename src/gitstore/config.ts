@@ -22,6 +22,8 @@ export interface Settings {
   'context-budget': number;
   /** the most time (ms) the post-commit hook adds to a commit; past it, it skips (0: no limit) */
   'post-commit-budget-ms': number;
+  /** a read that finds no local store fetches the remote's memory (src/merge/adopt.ts) */
+  'auto-fetch': boolean;
   [k: string]: unknown;
 }
 
@@ -31,6 +33,7 @@ const DEFAULTS: Settings = {
   'secret-scan': 'block',
   'context-budget': 2000,
   'post-commit-budget-ms': 1000,
+  'auto-fetch': true,
 };
 
 const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
@@ -41,7 +44,46 @@ const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
   /** the branch the shared record follows (src/anchors/branch.ts); unset: origin's HEAD, init.defaultBranch, main, master */
   'default-branch': 'string',
   'post-commit-budget-ms': 'number',
+  'auto-fetch': 'boolean',
 };
+
+/**
+ * Every key git-mem reads, with the module that reads it: `config set`
+ * refuses any other key (a typo would be stored and silently ignored).
+ * The embedding keys mirror SETTING_KEYS in src/search/embed/settings.ts.
+ */
+export const SETTING_NAMES: readonly string[] = [
+  ...Object.keys(KNOWN),
+  'tombstone-ttl-days', // src/merge/merge-commits.ts
+  'sessions-keep-full', // src/agents/checkpoint.ts
+  'mcp.add-status', // src/agents/mcp.ts
+  'llm.provider',
+  'llm.url',
+  'llm.model',
+  'llm.api-key-env',
+  'llm.timeout',
+  'llm.max-tokens',
+  'embedding-provider',
+  'embedding-model',
+  'embedding-model-path',
+  'embedding-url',
+  'embedding-timeout-ms',
+  'embedding-dimension',
+  'embedding-version',
+  'embedding-batch-size',
+  'embedding-dtype',
+  'embedding-pooling',
+  'embedding-model-host',
+];
+
+/** Refuses a key git-mem does not read (set only: unset and get still reach an old or mistyped key). */
+export function knownKey(key: string): void {
+  if (SETTING_NAMES.includes(key)) return;
+  throw err('E_INVALID_ARG', `unknown config key "${key}"`, `use one of: ${SETTING_NAMES.join(', ')}`);
+}
+
+/** Other spellings of a key, as git config leaves them. */
+const ALIASES: Record<string, string> = { autofetch: 'auto-fetch' };
 
 export type ConfigLayer = 'default' | 'global' | 'shared' | 'local' | 'flag';
 
@@ -129,8 +171,25 @@ export async function readSharedConfig(
   }
 }
 
+/**
+ * Whether this clone's config files can hold a mem.* entry: a [mem …]
+ * section or an include. Reading the files costs far less than a git
+ * process, and most clones have no mem.* entry at all.
+ */
+function mayHaveLocalMem(repo: Repo): boolean {
+  for (const file of [join(repo.commonDir, 'config'), join(repo.gitDir, 'config.worktree')]) {
+    try {
+      if (/^[ \t]*\[[ \t]*(mem|include)/im.test(readFileSync(file, 'utf8'))) return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return true;
+    }
+  }
+  return false;
+}
+
 export async function readLocalConfig(repo: Repo, store?: Store): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
+  if (!mayHaveLocalMem(repo)) return out;
   if (store) {
     // the store reads all git config once (it needs user.* too): keep this clone's mem.* entries
     for (const e of await store.gitConfig()) {
@@ -177,8 +236,10 @@ export function layer(layers: Array<[ConfigLayer, Record<string, unknown>]>): Re
   const origin: Record<string, ConfigLayer> = {};
   const ignored = new Map<string, unknown>();
   for (const [name, vals] of layers) {
-    for (const [k, v] of Object.entries(vals)) {
+    for (const [key, v] of Object.entries(vals)) {
       if (v === undefined) continue;
+      // git lowercases variable names: `git config mem.autoFetch` reads back as autofetch
+      const k = ALIASES[key] ?? key;
       const value = coerce(k, v);
       if (name === 'shared' && SECURITY[k] && strength(k, value) < strength(k, values[k] ?? DEFAULTS[k])) {
         ignored.set(k, value);

@@ -14,6 +14,8 @@ export interface GitOptions {
   input?: string | Buffer;
   /** Do not throw on a non-zero exit; return it. */
   allowFail?: boolean;
+  /** Ends git (SIGTERM: it removes its lock files) after this many milliseconds; the result has code 124. */
+  timeoutMs?: number;
 }
 
 export interface GitResult {
@@ -43,16 +45,25 @@ export function git(args: string[], opts: GitOptions): Promise<GitResult> {
     });
     const out: Buffer[] = [];
     const errs: Buffer[] = [];
+    let timedOut = false;
+    const timer =
+      opts.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGTERM');
+          }, opts.timeoutMs);
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => errs.push(d));
     child.on('error', (e) =>
       reject(err('E_GIT', `cannot run git: ${e.message}`, 'install git and put it on PATH')),
     );
     child.on('close', (code) => {
+      if (timer) clearTimeout(timer);
       const res = {
-        code: code ?? 128,
+        code: timedOut ? 124 : (code ?? 128),
         stdout: Buffer.concat(out),
-        stderr: Buffer.concat(errs).toString('utf8'),
+        stderr: `${Buffer.concat(errs).toString('utf8')}${timedOut ? `fatal: timed out after ${opts.timeoutMs} ms\n` : ''}`,
       };
       if (res.code !== 0 && !opts.allowFail) {
         const first = res.stderr.trim().split('\n').pop() || `exit ${res.code}`;

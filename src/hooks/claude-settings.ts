@@ -14,7 +14,14 @@ import { dirname, join } from 'node:path';
 import { err } from '../errors.js';
 import { openRepo } from '../gitstore/repo.js';
 
-const HOOK_COMMAND = 'git mem hook claude-code';
+/**
+ * The command written into the agent's (often committed) hook file: no path
+ * of this machine, and nothing at all where git-mem is not installed (a
+ * teammate without it sees no hook error, and the agent is never blocked).
+ */
+export const HOOK_COMMAND = 'if command -v git-mem >/dev/null 2>&1; then git mem hook claude-code; fi';
+/** What earlier versions wrote: still ours, replaced on the next install. */
+const LEGACY_COMMANDS = ['git mem hook claude-code'];
 
 /** The events git-mem hooks, with the matcher (tool events) and timeout (seconds) it installs. */
 const CLAUDE_EVENTS: Array<{ event: string; matcher?: string; timeout: number }> = [
@@ -69,7 +76,9 @@ interface HookGroup {
 }
 
 function isOurs(h: HookEntry | undefined): boolean {
-  return !!h && typeof h.command === 'string' && h.command.trim() === HOOK_COMMAND;
+  if (!h || typeof h.command !== 'string') return false;
+  const c = h.command.trim();
+  return c === HOOK_COMMAND || LEGACY_COMMANDS.includes(c);
 }
 
 /** Pure: adds the git-mem hooks to a settings object; returns the events added. */
@@ -88,7 +97,14 @@ export function mergeHooks(settings: Json, events: typeof CLAUDE_EVENTS = CLAUDE
   const added: string[] = [];
   for (const { event, matcher, timeout } of events) {
     const groups = Array.isArray(hooks[event]) ? hooks[event] : [];
-    if (groups.some((g) => Array.isArray(g?.hooks) && g.hooks.some(isOurs))) continue;
+    const ours = groups.flatMap((g) => (Array.isArray(g?.hooks) ? g.hooks.filter(isOurs) : []));
+    if (ours.length) {
+      // an entry an earlier version wrote gets today's command
+      const old = ours.filter((h) => h.command !== HOOK_COMMAND);
+      for (const h of old) h.command = HOOK_COMMAND;
+      if (old.length) added.push(event);
+      continue;
+    }
     const group: HookGroup = {};
     if (matcher !== undefined) group.matcher = matcher;
     group.hooks = [{ type: 'command', command: HOOK_COMMAND, timeout }];

@@ -6,8 +6,7 @@
  * which logs its errors under .git/mem/ and exits 0.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, join, resolve } from 'node:path';
 import { gitText } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 
@@ -19,19 +18,23 @@ async function hooksDir(repo: Repo): Promise<string> {
   return isAbsolute(p) ? p : resolve(repo.cwd, p);
 }
 
-/** The command line that runs this git-mem (absolute, so hooks work without PATH changes). */
-function selfCommand(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  // dist/cli.js → ../bin/git-mem.js ; src/hooks/git-hooks.ts (tests) → ../../bin/git-mem.js
-  const candidates = [resolve(here, '../bin/git-mem.js'), resolve(here, '../../bin/git-mem.js')];
-  const bin = candidates.find((c) => existsSync(c));
-  return bin ? `"${process.execPath}" "${bin}"` : 'git-mem';
+/**
+ * How a hook finds git-mem: GIT_MEM_CMD when set, else `git-mem` on PATH.
+ * The script holds no path of this machine (with husky, core.hooksPath=.husky,
+ * it is a committed file every clone runs). Where git-mem is missing it says
+ * how to install it, in one line, and the git command goes on.
+ */
+function findSelf(what: string): string {
+  return `if [ -n "\${GIT_MEM_CMD:-}" ]; then GIT_MEM="$GIT_MEM_CMD"
+elif command -v git-mem >/dev/null 2>&1; then GIT_MEM=git-mem
+else
+  echo "git-mem: not installed, so ${what} did not run (install it: npm install -g git-mem)" >&2
+  GIT_MEM=
+fi`;
 }
 
 function hookScript(name: GitHookName): string {
   const chained = `"$(dirname "$0")/${name}.git-mem-chained"`;
-  const self = selfCommand();
-  const run = `GIT_MEM="\${GIT_MEM_CMD:-${self.replace(/"/g, '\\"')}}"`;
   if (name === 'pre-push') {
     return `#!/bin/sh
 ${MARKER}
@@ -40,8 +43,8 @@ status=0
 if [ -x ${chained} ]; then printf '%s\\n' "$input" | ${chained} "$@" || status=$?; fi
 [ "$status" -ne 0 ] && exit "$status"
 if [ "\${GIT_MEM_NO_SYNC:-0}" = "0" ]; then
-  ${run}
-  printf '%s\\n' "$input" | eval "$GIT_MEM hook pre-push \\"\\$@\\"" >/dev/null 2>&1 || true
+  ${findSelf('the memory push').replace(/\n/g, '\n  ')}
+  [ -n "$GIT_MEM" ] && { printf '%s\\n' "$input" | eval "$GIT_MEM hook pre-push \\"\\$@\\"" >/dev/null 2>&1 || true; }
 fi
 exit 0
 `;
@@ -52,8 +55,8 @@ exit 0
 ${MARKER}
 status=0
 if [ -x ${chained} ]; then ${chained} "$@" || status=$?; fi
-${run}
-eval "NODE_EXTRA_CA_CERTS= $GIT_MEM hook ${name} \\"\\$@\\"" </dev/null 2>&1 | { IFS= read -r line; [ -n "$line" ] && printf '%s\\n' "$line" >&2; cat >/dev/null; } || true
+${findSelf('the memory staleness check')}
+[ -n "$GIT_MEM" ] && { eval "NODE_EXTRA_CA_CERTS= $GIT_MEM hook ${name} \\"\\$@\\"" </dev/null 2>&1 | { IFS= read -r line; [ -n "$line" ] && printf '%s\\n' "$line" >&2; cat >/dev/null; } || true; }
 exit $status
 `;
 }

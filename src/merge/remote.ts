@@ -211,7 +211,12 @@ export async function readTracking(repo: Repo, remote: string): Promise<FetchRes
  * Fetches the remote's memory and notes refs into the tracking refs (pruning
  * them when the remote has none). A remote without memory is not an error.
  */
-export async function fetchMemory(repo: Repo, remote: RemoteInfo, interactive = false): Promise<FetchResult> {
+export async function fetchMemory(
+  repo: Repo,
+  remote: RemoteInfo,
+  interactive = false,
+  timeoutMs?: number,
+): Promise<FetchResult> {
   const args = [
     ...transportArgs(repo),
     // git's own object checks (names like .. and .git, malformed trees) before anything is stored
@@ -229,7 +234,10 @@ export async function fetchMemory(repo: Repo, remote: RemoteInfo, interactive = 
     ...fetchRefspecs(remote.name),
   ];
   for (let attempt = 1; ; attempt++) {
-    const r = await git(args, opts(repo, { allowFail: true, env: transportEnv(repo, interactive) }));
+    const r = await git(args, {
+      ...opts(repo, { allowFail: true, env: transportEnv(repo, interactive) }),
+      timeoutMs,
+    });
     if (r.code === 0) break;
     // another sync in this repository (a hook, an agent) holds the tracking ref's lock: wait a moment
     if (attempt < 6 && /cannot lock ref|Unable to create '.*\.lock'/i.test(r.stderr)) {

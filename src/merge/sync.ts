@@ -71,6 +71,8 @@ export interface SyncOptions {
   merge?: MergeFn;
   /** Backoff sleeper (tests pass a fast one). */
   sleep?: (ms: number) => Promise<void>;
+  /** Give up a fetch after this long (the automatic fetch of a read that found no store). */
+  fetchTimeoutMs?: number;
 }
 
 export interface PullResult {
@@ -216,7 +218,7 @@ function openRemote(store: Store, name?: string): Promise<RemoteInfo> {
 export async function pull(store: Store, opts: SyncOptions = {}): Promise<PullResult> {
   const remote = await openRemote(store, opts.remote);
   const prev = await readTracking(store.repo, remote.name);
-  const fetched = await fetchMemory(store.repo, remote, opts.interactive);
+  const fetched = await fetchMemory(store.repo, remote, opts.interactive, opts.fetchTimeoutMs);
   const res = await refusing(store, remote, prev, async () => {
     await validateIncomingNotes(store, fetched.notes);
     return integrate(store, remote, fetched.memory, opts, 1);

@@ -22,6 +22,37 @@ export const micromatch = {
 };
 export default micromatch;
 
+/**
+ * Scope globs from `--scope` values: each value may list several, separated
+ * by commas, but a comma inside braces or brackets belongs to the glob
+ * (`src/{a,b}/**`, `src/[a,b].ts`). Empty pieces are dropped.
+ */
+export function splitScopes(values: readonly unknown[]): string[] {
+  const out: string[] = [];
+  for (const v of values) {
+    const s = String(v);
+    let depth = 0;
+    let bracket = false;
+    let from = 0;
+    const flush = (to: number) => {
+      const piece = s.slice(from, to).trim();
+      if (piece) out.push(piece);
+      from = to + 1;
+    };
+    for (let i = 0; i < s.length; i++) {
+      const ch = s[i];
+      if (ch === '\\') i++;
+      else if (bracket) bracket = ch !== ']';
+      else if (ch === '[') bracket = true;
+      else if (ch === '{') depth++;
+      else if (ch === '}' && depth > 0) depth--;
+      else if (ch === ',' && depth === 0) flush(i);
+    }
+    flush(s.length);
+  }
+  return out;
+}
+
 /** The first bracket a glob opens and never closes ('[', '{' or '('), if any. */
 function unclosed(glob: string): string | undefined {
   const open: string[] = [];
