@@ -126,6 +126,18 @@ describe('the record follows the default branch', () => {
         expect(human.stdout).toContain(`${id.slice(0, 12)} active → stale at this commit "fn5 to fn10"`);
       else expect(human.stdout).not.toContain('→ stale');
       expect(memTip(r)).toBe(tip0);
+      // `stale` shows what is stale at this HEAD, not the shared record's view
+      const staleHere = await r.memJson(['stale']);
+      if (c.stale)
+        expect(staleHere).toEqual([
+          expect.objectContaining({
+            id,
+            at: featureCommit,
+            anchors: [expect.objectContaining({ status: c.status })],
+          }),
+        ]);
+      else expect(staleHere).toEqual([]);
+      expect(memTip(r)).toBe(tip0);
 
       // back on main: fresh, and nothing moves back (no flip-flop); again on feature: the same
       r.git('checkout', '-q', 'main');

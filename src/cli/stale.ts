@@ -1,3 +1,5 @@
+import { sharedTarget } from '../anchors/branch.js';
+import { runCheck } from '../anchors/check.js';
 import {
   type FullAnchor,
   locString,
@@ -10,12 +12,50 @@ import { emit, openStore } from './context.js';
 
 export default defineCommand({
   command: 'stale',
-  describe: 'list stale memories with the reasons (run git mem check first)',
+  describe:
+    'list stale memories with the reasons (run git mem check first); on another branch, as judged at its HEAD',
   builder: (y) => y,
   async run(_a, ctx) {
     const store = await openStore(ctx);
     const tip = await store.tip();
     const cat = await store.catalogAt(tip);
+    const head = (await store.catFile.read('HEAD^{commit}'))?.oid;
+    const shared = head ? await sharedTarget(store, head) : undefined;
+    if (head && shared && !shared.shared) {
+      // the record follows the default branch: here the anchors are judged at HEAD, and nothing is written
+      const report = await runCheck(store, { target: head, dryRun: true, titles: true });
+      const byId = new Map<string, typeof report.results>();
+      for (const r of report.results) if (r.stale) byId.set(r.id, [...(byId.get(r.id) ?? []), r]);
+      const out = [...byId].map(([id, rs]) => ({
+        id,
+        title: rs[0].title,
+        type: cat.entries.get(id)?.type ?? null,
+        at: head,
+        reasons: rs.map((r) => `${locString(r.anchor)}: ${r.verdict.status}: ${r.verdict.reason}`),
+        anchors: rs.map((r) => ({
+          path: r.anchor.path,
+          lines: r.anchor.lines ?? null,
+          symbol: r.anchor.symbol ?? null,
+          status: r.verdict.status,
+          reason: r.verdict.reason,
+          to: r.verdict.to,
+          commit: head,
+        })),
+      }));
+      emit(ctx, out, () => {
+        const note = `(judged at ${head.slice(0, 12)}: the shared record follows ${shared.branch.name})`;
+        if (!out.length) return `No memories are stale at HEAD ${note}.`;
+        return [
+          ...out.flatMap((m) => [
+            `${cat.abbrev(m.id)} ${m.type ?? ''} "${m.title}"`,
+            ...m.anchors.map((x) => `  ${x.status.padEnd(14)} ${x.path}  ${x.reason}`),
+          ]),
+          '',
+          note,
+        ].join('\n');
+      });
+      return;
+    }
     const ids = [...cat.entries.values()]
       .filter((e) => e.status === 'stale')
       .map((e) => e.id)
