@@ -13,7 +13,15 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = `${root}dist.new-${process.pid}`;
 // one id for every bundle of this build: a search daemon started by one of them is
 // "this build" for all the others (src/search/daemon-client.ts buildId)
-const define = { __GIT_MEM_BUILD__: JSON.stringify(`${Date.now().toString(36)}-${process.pid}`) };
+// yaml and micromatch are required on first use (src/model/yaml.ts, glob.ts), each from one file
+// bundled here into dist/vendor-<name>.cjs (one file loads in half the time of the package's many)
+const VENDOR = { yaml: 'yaml', micromatch: 'micromatch' };
+const define = {
+  __GIT_MEM_BUILD__: JSON.stringify(`${Date.now().toString(36)}-${process.pid}`),
+  __GIT_MEM_VENDOR__: JSON.stringify(
+    Object.fromEntries(Object.keys(VENDOR).map((k) => [k, `./vendor-${k}.cjs`])),
+  ),
+};
 // bundled: small pure-JS libraries (orama); yaml and micromatch are required on first use;
 // external: native, WASM or very large packages, loaded lazily when used
 const external = [
@@ -50,6 +58,18 @@ await build({
     js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);",
   },
 });
+for (const [name, pkg] of Object.entries(VENDOR))
+  await build({
+    entryPoints: [pkg],
+    absWorkingDir: root,
+    outfile: `${tmp}/vendor-${name}.cjs`,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    logLevel: 'warning',
+  });
 // Swap the new files in one by one (rename is atomic per file) and keep the old
 // chunks for a while: a git-mem process that started before this build may
 // still import one of them lazily (a hook, the daemon, a test run).
@@ -61,7 +81,7 @@ for (const f of readdirSync(`${root}dist`)) {
   const p = `${root}dist/${f}`;
   // What earlier builds made goes at once: V8 code caches and the CommonJS programs. Post-commit
   // hooks they installed run dist/post-commit.cjs only while it exists, else `git mem hook post-commit`.
-  if (f.endsWith('.v8cache') || /\.cjs(\.map)?$/.test(f)) rmSync(p, { force: true });
+  if (f.endsWith('.v8cache') || (/\.cjs(\.map)?$/.test(f) && !f.startsWith('vendor-'))) rmSync(p, { force: true });
   else if (!fresh.has(f) && Date.now() - statSync(p).mtimeMs > 15 * 60_000) rmSync(p, { force: true });
 }
 // The manual page (package.json "man"; `git mem --help` and `git help mem` run `man git-mem`),

@@ -6,6 +6,9 @@ import { createRequire } from 'node:module';
 import type Micromatch from 'micromatch';
 import { err } from '../errors.js';
 
+/** In the build: the library bundled into one file beside the chunks (src/model/yaml.ts). */
+declare const __GIT_MEM_VENDOR__: Record<string, string> | undefined;
+
 let lib: typeof Micromatch | undefined;
 
 export function isMatch(
@@ -13,7 +16,8 @@ export function isMatch(
   patterns: string | readonly string[],
   options?: Micromatch.Options,
 ): boolean {
-  lib ??= createRequire(import.meta.url)('micromatch') as typeof Micromatch;
+  const at = typeof __GIT_MEM_VENDOR__ === 'object' ? __GIT_MEM_VENDOR__.micromatch : 'micromatch';
+  lib ??= createRequire(import.meta.url)(at) as typeof Micromatch;
   return lib.isMatch(path, patterns as string | string[], options);
 }
 
