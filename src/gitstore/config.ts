@@ -50,19 +50,9 @@ const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
 /**
  * Every key git-mem reads, with the module that reads it: `config set`
  * refuses any other key (a typo would be stored and silently ignored).
- * The embedding keys mirror SETTING_KEYS in src/search/embed/settings.ts.
+ * The embedding keys are EMBEDDING_KEYS (read by src/search/embed/settings.ts).
  */
-export const SETTING_NAMES: readonly string[] = [
-  ...Object.keys(KNOWN),
-  'tombstone-ttl-days', // src/merge/merge-commits.ts
-  'sessions-keep-full', // src/agents/checkpoint.ts
-  'mcp.add-status', // src/agents/mcp.ts
-  'llm.provider',
-  'llm.url',
-  'llm.model',
-  'llm.api-key-env',
-  'llm.timeout',
-  'llm.max-tokens',
+export const EMBEDDING_KEYS = [
   'embedding-provider',
   'embedding-model',
   'embedding-model-path',
@@ -74,6 +64,20 @@ export const SETTING_NAMES: readonly string[] = [
   'embedding-dtype',
   'embedding-pooling',
   'embedding-model-host',
+] as const;
+
+export const SETTING_NAMES: readonly string[] = [
+  ...Object.keys(KNOWN),
+  'tombstone-ttl-days', // src/merge/merge-commits.ts
+  'sessions-keep-full', // src/agents/checkpoint.ts
+  'mcp.add-status', // src/agents/mcp.ts
+  'llm.provider',
+  'llm.url',
+  'llm.model',
+  'llm.api-key-env',
+  'llm.timeout',
+  'llm.max-tokens',
+  ...EMBEDDING_KEYS,
 ];
 
 /** Refuses a key git-mem does not read (set only: unset and get still reach an old or mistyped key). */

@@ -97,6 +97,17 @@ export interface CatFileObject {
  * (or forgets to close its store) still exits, and git sees end of input when
  * this process ends.
  */
+/** Holds the event loop while git owes an answer (on), or lets it go when idle (off). */
+export function holdProcess(child: ChildProcessWithoutNullStreams, on: boolean): void {
+  for (const h of [child, child.stdin, child.stdout, child.stderr] as Array<{
+    ref?: () => void;
+    unref?: () => void;
+  }>) {
+    if (on) h.ref?.();
+    else h.unref?.();
+  }
+}
+
 export class CatFile {
   private child?: ChildProcessWithoutNullStreams;
   private buf: Buffer = Buffer.alloc(0);
@@ -137,15 +148,8 @@ export class CatFile {
     return child;
   }
 
-  /** Holds the event loop (a read is waiting) or lets it go (idle). */
   private hold(child: ChildProcessWithoutNullStreams, on: boolean): void {
-    for (const h of [child, child.stdin, child.stdout, child.stderr] as Array<{
-      ref?: () => void;
-      unref?: () => void;
-    }>) {
-      if (on) h.ref?.();
-      else h.unref?.();
-    }
+    holdProcess(child, on);
   }
 
   private drain(): void {

@@ -14,7 +14,7 @@ import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { mark } from '../trace.js';
-import { type CatFile, gitEnv, ZERO_OID } from './git.js';
+import { type CatFile, gitEnv, holdProcess as hold, ZERO_OID } from './git.js';
 import { memDir, type Repo } from './repo.js';
 import { parseTree } from './tree.js';
 
@@ -130,17 +130,6 @@ async function fresh<T>(ask: () => Promise<T>): Promise<T> {
     )
       return ask();
     throw e;
-  }
-}
-
-/** Holds the event loop while git owes an answer; lets it go when idle. */
-function hold(child: ChildProcessWithoutNullStreams, on: boolean): void {
-  for (const h of [child, child.stdin, child.stdout, child.stderr] as Array<{
-    ref?: () => void;
-    unref?: () => void;
-  }>) {
-    if (on) h.ref?.();
-    else h.unref?.();
   }
 }
 

@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { err } from '../../errors.js';
-import { gitMemHome } from '../../gitstore/config.js';
+import { EMBEDDING_KEYS, gitMemHome } from '../../gitstore/config.js';
 
 export const PROVIDERS = ['none', 'local', 'ollama', 'openai'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
@@ -39,19 +39,7 @@ export interface EmbeddingSettings {
 }
 
 /** Every setting this module reads, for docs and `git mem models status`. */
-export const SETTING_KEYS = [
-  'embedding-provider',
-  'embedding-model',
-  'embedding-model-path',
-  'embedding-url',
-  'embedding-timeout-ms',
-  'embedding-dimension',
-  'embedding-version',
-  'embedding-batch-size',
-  'embedding-dtype',
-  'embedding-pooling',
-  'embedding-model-host',
-] as const;
+export const SETTING_KEYS = EMBEDDING_KEYS;
 
 function str(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
