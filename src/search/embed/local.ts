@@ -41,7 +41,18 @@ let tfPromise: Promise<TfModule> | undefined;
 /** Imports transformers.js once, with remote model downloads switched off. */
 export function loadTransformers(): Promise<TfModule> {
   tfPromise ??= (async () => {
-    const m = (await import('@huggingface/transformers')) as unknown as TfModule;
+    let m: TfModule;
+    try {
+      m = (await import('@huggingface/transformers')) as unknown as TfModule;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw e;
+      // an optional part of the install (~450 MB with ONNX Runtime): installed on demand
+      throw err(
+        'E_NOT_FOUND',
+        'local embeddings need @huggingface/transformers, which is not installed',
+        'npm install -g @huggingface/transformers (beside a global git-mem), or set embedding-provider to none, ollama or openai',
+      );
+    }
     m.env.allowRemoteModels = false;
     m.env.allowLocalModels = true;
     m.env.useFSCache = false;
