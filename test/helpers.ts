@@ -4,7 +4,7 @@
  * process (for signals, concurrency and the bin wrapper). No git mocks.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -169,10 +169,11 @@ export function rng(seed: number): () => number {
   };
 }
 
-/** Removes the temporary refs a fast-import write leaves when its commit is not published (refs/mem-tmp/). */
-export function dropTmpRefs(r: TestRepo): void {
-  for (const ref of r.git('for-each-ref', '--format=%(refname)', 'refs/mem-tmp/').split('\n').filter(Boolean))
-    r.git('update-ref', '-d', ref);
+/** What a write leaves behind only when it went wrong: the git writer's temp files (.git/mem/tmp/w-*). */
+export function writerLeftovers(r: Pick<TestRepo, 'git'>): string[] {
+  const common = r.git('rev-parse', '--path-format=absolute', '--git-common-dir').trim();
+  const dir = join(common, 'mem', 'tmp');
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.startsWith('w-')) : [];
 }
 
 /** Waits for `fn` to give something other than undefined (polling every 100 ms), or fails after `ms`. */

@@ -21,6 +21,7 @@ import {
   type ProcResult,
   runProc,
 } from './installed.js';
+import { writeTinyModel } from './support/tiny-model.js';
 
 let inst: Installed;
 /** every command name the suite ran through the installed binary */
@@ -750,6 +751,35 @@ it('prints a bash completion that completes git mem ad → add', async ({ expect
   const prog = `source c.bash; COMP_WORDS=(git mem ad); COMP_CWORD=2; _git_mem; echo "\${COMPREPLY[*]}"`;
   const b = await runProc('bash', ['--norc', '-c', prog], { cwd, env });
   expect(b.stdout.trim(), describeRun(b)).toBe('add');
+});
+
+it('installs no embedding runtime; local embeddings then say in one line how to add it', async (t) => {
+  // npm installs the tarball's own dependencies (CI fills npm's cache with npm ci first); the
+  // unpacked fallback borrows the repository's node_modules, dev dependencies included
+  if (inst.via !== 'npm') t.skip();
+  const { expect } = t;
+  expect(existsSync(join(inst.pkgDir, 'node_modules', '@huggingface', 'transformers'))).toBe(false);
+  expect(existsSync(join(inst.pkgDir, 'node_modules', 'onnxruntime-node'))).toBe(false);
+  const cwd = tmpDir('gm-noembed-');
+  const env = installedEnv(inst);
+  sh('git', ['init', '-q'], cwd, env);
+  const model = join(tmpDir('gm-noembed-model-'), 'tiny');
+  writeTinyModel(model);
+  for (const args of [
+    ['add', '--title', 'Port already in use', '--content', 'EADDRINUSE: stop the old server.'],
+    ['config', 'set', 'embedding-provider', 'local', '--local'],
+    ['config', 'set', 'embedding-model-path', model, '--local'],
+  ])
+    expect((await runProc(inst.bin, args, { cwd, env })).code).toBe(0);
+  const status = await runProc(inst.bin, ['models', 'status', '--check'], { cwd, env });
+  expect(status.code, describeRun(status)).toBe(1);
+  expect(status.stdout, describeRun(status)).toMatch(
+    /^check: failed after \d+ ms: local embeddings need @huggingface\/transformers, which is not installed \(npm install -g @huggingface\/transformers/m,
+  );
+  // search still answers, from text
+  const s = await runProc(inst.bin, ['search', 'port in use'], { cwd, env });
+  expect(s.code, describeRun(s)).toBe(0);
+  expect(s.stdout).toContain('Port already in use');
 });
 
 it('exercised every command that git mem --help lists', async ({ expect }) => {

@@ -3,7 +3,7 @@
  * of the configured provider. `pull` is the only command that downloads
  * anything (remote model downloads are otherwise off).
  */
-import { err } from '../errors.js';
+import { err, isGitMemError } from '../errors.js';
 import { type ResolvedConfig, resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import { defineCommand } from './command.js';
@@ -107,7 +107,8 @@ export default defineCommand({
       const t = performance.now();
       let error: string | undefined;
       const v = await embed.embedWithFallback(provider, ['git mem models status check'], undefined, (e) => {
-        error = (e as Error).message;
+        // a typed error says how to fix it too (a missing optional package: the command to install it)
+        error = isGitMemError(e) ? e.toLine() : (e as Error).message;
       });
       check = { ok: v !== null, ms: Math.round(performance.now() - t), ...(error ? { error } : {}) };
     }
