@@ -286,7 +286,7 @@ function planRuleFiles(
 }
 
 /** Lowercase words only, so a rule body and the same text in a file compare equal whatever the markup and wrapping. */
-function normText(s: string): string {
+export function normText(s: string): string {
   return s
     .toLowerCase()
     .replace(/[`*_>#-]/g, ' ')

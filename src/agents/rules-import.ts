@@ -17,7 +17,7 @@ import type { Store } from '../gitstore/store.js';
 import { newId } from '../model/id.js';
 import { LIMITS, type MemoryRecord, newRecord } from '../model/record.js';
 import { scanSecrets } from '../safety/secrets.js';
-import { loadRules, splitFront, stripSections, TARGETS, type Target } from './rules-export.js';
+import { loadRules, normText, splitFront, stripSections, TARGETS, type Target } from './rules-export.js';
 
 export interface RuleDraft {
   title: string;
@@ -237,14 +237,6 @@ function collectDrafts(targets: Target[], read: Reader, list: Lister): RuleDraft
     }
   }
   return out;
-}
-
-function normText(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[`*_>#-]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
 }
 
 function scopeKey(scope: string[]): string {
