@@ -11,6 +11,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { normalizeIdInput } from '../model/id.js';
+import { actorFromEnv, type Provenance } from '../model/provenance.js';
 import {
   idFromPath,
   type MemoryRecord,
@@ -133,6 +134,12 @@ export class Store {
   reflogMessage?: string;
   private catalogMemo = new Map<string, Promise<Catalog>>();
   identity?: Ident;
+  /**
+   * Who is writing: a person, or an agent (its name, session, model). New
+   * records keep it (`by`); every commit names it in its trailers. Set by the
+   * MCP server and the agent hooks; otherwise read from the environment.
+   */
+  actor?: Provenance;
 
   constructor(
     readonly repo: Repo,
@@ -390,6 +397,12 @@ export class Store {
       return out;
     });
     return this.configP;
+  }
+
+  /** The actor, as set or as the environment says (src/model/provenance.ts actorFromEnv). */
+  writerActor(): Provenance {
+    this.actor ??= actorFromEnv(this.repo.env);
+    return this.actor;
   }
 
   async ident(): Promise<Ident> {

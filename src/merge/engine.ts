@@ -262,6 +262,7 @@ const SCALARS = [
   'confidence',
   'source',
   'author',
+  'by',
   'created',
   'expires',
 ] as const;
