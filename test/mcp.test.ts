@@ -234,6 +234,11 @@ describe('git mem mcp over stdio', () => {
       source: 'mcp',
       tags: ['ci'],
     });
+    // provenance: the MCP client, by the name it gave at initialize, on the record and the commit
+    expect(shown.by).toEqual({ kind: 'agent', agent: 'git-mem-test' });
+    expect(r.git('log', '-1', '--format=%(trailers:key=Mem-Agent,valueonly)', 'refs/memory').trim()).toBe(
+      'git-mem-test',
+    );
     const upd = await callJson('update', {
       id: added.id,
       body: 'Set fetch-retries=5 in .npmrc.',

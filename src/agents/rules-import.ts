@@ -391,6 +391,7 @@ export async function importRules(store: Store, opts: ImportOptions): Promise<Im
         body,
         now: now.toISOString(),
         author: `${ident.name} <${ident.email}>`,
+        by: store.writerActor(),
         tags: d.tags,
         scope: d.scope,
         source: d.source,

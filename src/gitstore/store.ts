@@ -11,9 +11,10 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { normalizeIdInput } from '../model/id.js';
-import { actorFromEnv, type Provenance } from '../model/provenance.js';
+import { actorFromEnv, memTrailers, type Provenance, withTrailers } from '../model/provenance.js';
 import {
   idFromPath,
+  idOfStorePath,
   type MemoryRecord,
   parseRecord,
   RecordParseError,
@@ -536,8 +537,11 @@ export class Store {
     const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
     const byPath = new Map<string, PathChange>();
     for (const c of changes) byPath.set(c.path, c);
+    // provenance: the operation, the ids it touched and the agent, as trailers (src/model/provenance.ts)
+    const ids = [...byPath.keys()].map(idOfStorePath).filter((id): id is string => !!id);
+    const full = withTrailers(message, memTrailers(message.split('\n')[0], ids, this.writerActor()));
     const memoryCommit = applyToTree(this.catFile, this.writer, base, byPath).then((tree) =>
-      this.writer.commit({ tree, parents: base ? [base, ...parents] : parents, who, when, message }),
+      this.writer.commit({ tree, parents: base ? [base, ...parents] : parents, who, when, message: full }),
     );
     const noteCommit = note ? this.noteCommitObject(note, who, when) : undefined;
     return Promise.all([memoryCommit, noteCommit]);

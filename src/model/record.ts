@@ -114,6 +114,15 @@ export function idFromPath(path: string): string | undefined {
   return m ? m[1] : undefined;
 }
 
+/** The record id a store path is about (a record or its tombstone), or undefined. */
+export function idOfStorePath(path: string): string | undefined {
+  const m =
+    /^(?:memories\/[0-9A-Z]{2}\/([0-9A-Z]{26})\.md|tombstones\/[0-9A-Z]{2}\/([0-9A-Z]{26})\.yaml)$/.exec(
+      path,
+    );
+  return m ? (m[1] ?? m[2]) : undefined;
+}
+
 /** Token estimate: characters / 4. One function, so a real tokenizer can replace it. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
