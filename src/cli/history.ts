@@ -1,8 +1,41 @@
 import { err } from '../errors.js';
+import { type CommitInfo, commitInfo, signatureText } from '../gitstore/commit-info.js';
+import type { Store } from '../gitstore/store.js';
+import { provenanceText } from '../model/provenance.js';
 import { parseRecord, recordPath, recordToJSON, tombstonePath } from '../model/record.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 import { colors } from './output.js';
+
+/** What made each commit and its signature, for the JSON of an entry. */
+function provenanceOf(info: CommitInfo | undefined) {
+  return {
+    operation: info?.operation ?? null,
+    ids: info?.ids ?? [],
+    by: info?.by ?? null,
+    signature: info?.signature ?? null,
+  };
+}
+
+/**
+ * "agent claude-code (session …)" and the signature, for people: the agent whenever one made the
+ * commit; the signature when any shown commit is signed (then an unsigned one stands out).
+ */
+async function annotate(store: Store, commits: string[]) {
+  const infos = await commitInfo(store, commits);
+  const signed = [...infos.values()].some((i) => i.signature.status !== 'none');
+  return {
+    infos,
+    note: (commit: string) => {
+      const i = infos.get(commit);
+      const parts = [
+        i?.by?.kind === 'agent' ? provenanceText(i.by) : '',
+        signed && i ? signatureText(i.signature) : '',
+      ].filter(Boolean);
+      return parts.join('; ');
+    },
+  };
+}
 
 export default defineCommand({
   command: 'history [ref]',
@@ -18,8 +51,18 @@ export default defineCommand({
     await store.requireTip();
     if (!a.ref) {
       const log = (await store.log()).slice(0, a.limit ?? Number.POSITIVE_INFINITY);
-      emit(ctx, log, () =>
-        log.map((l) => `${l.commit.slice(0, 12)}  ${l.date}  ${l.author}  ${l.subject}`).join('\n'),
+      const { infos, note } = await annotate(
+        store,
+        log.map((l) => l.commit),
+      );
+      const out = log.map((l) => ({ ...l, ...provenanceOf(infos.get(l.commit)) }));
+      emit(ctx, out, () =>
+        log
+          .map((l) => {
+            const n = note(l.commit);
+            return `${l.commit.slice(0, 12)}  ${l.date}  ${l.author}  ${l.subject}${n ? `  [${n}]` : ''}`;
+          })
+          .join('\n'),
       );
       return;
     }
@@ -57,7 +100,12 @@ export default defineCommand({
         deleted: boolean;
       }
     > = [];
-    for (const l of entries.slice(0, a.limit ?? Number.POSITIVE_INFINITY)) {
+    const shown = entries.slice(0, a.limit ?? Number.POSITIVE_INFINITY);
+    const { infos, note } = await annotate(
+      store,
+      shown.map((l) => l.commit),
+    );
+    for (const l of shown) {
       const buf = await store.readPath(l.commit, recordPath(id));
       let record = null;
       if (buf) {
@@ -65,13 +113,13 @@ export default defineCommand({
           record = recordToJSON(parseRecord(buf.toString('utf8')));
         } catch {}
       }
-      versions.push({ ...l, deleted: !buf, record });
+      versions.push({ ...l, ...provenanceOf(infos.get(l.commit)), deleted: !buf, record });
     }
     emit(ctx, versions, () =>
       versions
         .map(
           (v) =>
-            `${colors(ctx).id(v.commit.slice(0, 12))}  ${v.date}  ${v.author} <${v.email}>\n    ${v.subject}${v.deleted ? '  (deleted)' : ''}`,
+            `${colors(ctx).id(v.commit.slice(0, 12))}  ${v.date}  ${v.author} <${v.email}>\n    ${v.subject}${v.deleted ? '  (deleted)' : ''}${note(v.commit) ? `\n    ${note(v.commit)}` : ''}`,
         )
         .join('\n'),
     );

@@ -30,6 +30,7 @@ import { type BadRecord, Catalog, type CatalogEntry, type CatalogRow, rowOf } fr
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
 import { CatFile, git, gitText } from './git.js';
 import { memDir, type Repo } from './repo.js';
+import { maySignCommits } from './signing.js';
 import { diffTrees, parseTree } from './tree.js';
 import { applyToTree, GitWriter, type PathChange, type RefUpdate } from './writer.js';
 
@@ -406,6 +407,20 @@ export class Store {
     return this.actor;
   }
 
+  private signP?: Promise<boolean>;
+
+  /** Whether commits are signed here, as git decides for `git commit`: `commit.gpgsign` (the last value wins). */
+  signsCommits(): Promise<boolean> {
+    // no config process only for this (the post-commit hook's preset identity) where no file can sign
+    if (!this.configP && !maySignCommits(this.repo)) this.signP ??= Promise.resolve(false);
+    this.signP ??= this.gitConfig().then((all) => {
+      let v = 'false';
+      for (const e of all) if (e.key === 'commit.gpgsign') v = e.value;
+      return /^(true|yes|on|1)$/i.test(v.trim());
+    });
+    return this.signP;
+  }
+
   async ident(): Promise<Ident> {
     if (this.identity) return this.identity;
     const env = this.repo.env;
@@ -540,14 +555,22 @@ export class Store {
     // provenance: the operation, the ids it touched and the agent, as trailers (src/model/provenance.ts)
     const ids = [...byPath.keys()].map(idOfStorePath).filter((id): id is string => !!id);
     const full = withTrailers(message, memTrailers(message.split('\n')[0], ids, this.writerActor()));
+    const sign = await this.signsCommits();
     const memoryCommit = applyToTree(this.catFile, this.writer, base, byPath).then((tree) =>
-      this.writer.commit({ tree, parents: base ? [base, ...parents] : parents, who, when, message: full }),
+      this.writer.commit({
+        tree,
+        parents: base ? [base, ...parents] : parents,
+        who,
+        when,
+        message: full,
+        sign,
+      }),
     );
-    const noteCommit = note ? this.noteCommitObject(note, who, when) : undefined;
+    const noteCommit = note ? this.noteCommitObject(note, who, when, sign) : undefined;
     return Promise.all([memoryCommit, noteCommit]);
   }
 
-  private noteCommitObject(note: PendingNote, who: string, when: Date): Promise<string> {
+  private noteCommitObject(note: PendingNote, who: string, when: Date, sign = false): Promise<string> {
     return applyToTree(
       this.catFile,
       this.writer,
@@ -560,6 +583,7 @@ export class Store {
         who,
         when,
         message: note.message,
+        sign,
       }),
     );
   }
@@ -576,7 +600,7 @@ export class Store {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const note = await this.noteCommit(add);
       if (!note) return null;
-      const commit = await this.noteCommitObject(note, who, new Date());
+      const commit = await this.noteCommitObject(note, who, new Date(), await this.signsCommits());
       const r = await this.writer.updateRefs(
         [{ ref: note.ref, next: commit, expected: note.expected }],
         note.message,

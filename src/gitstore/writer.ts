@@ -14,7 +14,7 @@ import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { mark } from '../trace.js';
-import { type CatFile, gitEnv, holdProcess as hold, ZERO_OID } from './git.js';
+import { type CatFile, git, gitEnv, holdProcess as hold, ZERO_OID } from './git.js';
 import { memDir, type Repo } from './repo.js';
 import { parseTree } from './tree.js';
 
@@ -150,6 +150,8 @@ export interface CommitSpec {
   who: string;
   when: Date;
   message: string;
+  /** sign it, as `git commit` does where commit.gpgsign is set (gpg.format, user.signingkey) */
+  sign?: boolean;
 }
 
 let seq = 0;
@@ -236,7 +238,37 @@ export class GitWriter {
       '',
       msg,
     ].join('\n');
+    if (c.sign) return this.signedCommit(c, msg);
     return this.hashFile(this.commits, text);
+  }
+
+  /** The same commit, signed by git (`commit-tree -S`: gpg, ssh or x509, as configured): one process. */
+  private async signedCommit(c: CommitSpec, msg: string): Promise<string> {
+    const m = /^(.*) <(.*)>$/.exec(c.who);
+    const [name, email] = m ? [m[1], m[2]] : [c.who, ''];
+    const date = `@${Math.floor(c.when.getTime() / 1000)} +0000`;
+    const r = await git(['commit-tree', c.tree, ...c.parents.flatMap((p) => ['-p', p]), '-S'], {
+      cwd: this.repo.cwd,
+      env: {
+        ...this.repo.env,
+        GIT_AUTHOR_NAME: name,
+        GIT_AUTHOR_EMAIL: email,
+        GIT_AUTHOR_DATE: date,
+        GIT_COMMITTER_NAME: name,
+        GIT_COMMITTER_EMAIL: email,
+        GIT_COMMITTER_DATE: date,
+      },
+      input: msg,
+      allowFail: true,
+    });
+    const oid = r.stdout.toString().trim();
+    if (r.code !== 0 || !/^[0-9a-f]{40}$/.test(oid))
+      throw err(
+        'E_GIT',
+        `cannot sign the memory commit (commit.gpgsign is set): ${r.stderr.trim().split('\n').pop() || `git commit-tree exited ${r.code}`}`,
+        'fix the signing set-up (user.signingkey, gpg.format), or stop signing here: git config commit.gpgsign false',
+      );
+    return oid;
   }
 
   /**
