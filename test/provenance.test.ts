@@ -4,11 +4,15 @@
  * status in show and history, and sync refusing unsigned or untrusted remote commits when
  * sync.require-signed is set. Signing uses ssh keys made with ssh-keygen in a temp dir.
  */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { actorFromEnv, MAX_TRAILER_IDS, memTrailers, parseTrailerLines } from '../src/model/provenance.js';
 import { parseRecord, serializeRecord } from '../src/model/record.js';
-import { makeRepo, sh, type TestRepo } from './helpers.js';
+import { makeRepo, sh, type TestRepo, tmpDir } from './helpers.js';
 
+const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const trailers = (r: TestRepo, rev = 'refs/memory') =>
   sh('git', ['interpret-trailers', '--parse'], r.dir, r.env, r.git('log', '-1', '--format=%B', rev));
 
@@ -92,5 +96,95 @@ describe('provenance of records and commits', () => {
       operation: 'import',
       idCount: MAX_TRAILER_IDS + 5,
     });
+  });
+});
+
+/** An ssh signing key and an allowed-signers file naming it. */
+function sshKey(name: string): { pub: string; allowed: string } {
+  const dir = tmpDir('gm-ssh-');
+  const key = join(dir, 'id');
+  spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', key]);
+  const allowed = join(dir, 'allowed_signers');
+  writeFileSync(allowed, `${name}@example.com ${readFileSync(`${key}.pub`, 'utf8')}`);
+  return { pub: `${key}.pub`, allowed };
+}
+
+function signWith(r: TestRepo, key: { pub: string }) {
+  r.git('config', 'gpg.format', 'ssh');
+  r.git('config', 'user.signingkey', key.pub);
+  r.git('config', 'commit.gpgsign', 'true');
+}
+
+describe.runIf(has('ssh-keygen'))('signed memory commits', () => {
+  it('signs where git signs, reports the signature, and sync refuses what a trusted key did not sign', async () => {
+    const ada = sshKey('ada');
+    const eve = sshKey('eve');
+    const remote = makeRepo({ bare: true });
+    const a = makeRepo({ commit: true });
+    const b = makeRepo({ commit: true });
+    for (const x of [a, b]) x.git('remote', 'add', 'origin', remote.dir);
+    // history from before signing: a clone that requires signatures refuses it whole
+    await a.memJson(['add', '--type', 'decision', '--title', 'Before signing', '--content', 'old']);
+    await a.memJson(['push']);
+    b.git('config', 'mem.sync.requireSigned', 'true');
+    const refs = b.git('for-each-ref').trim();
+    const unsigned = await b.mem(['sync']);
+    expect(unsigned.code).toBe(4);
+    expect(unsigned.stderr).toMatch(
+      /^git-mem: error: the remote memory: commit [0-9a-f]{12} is not signed, and sync.require-signed is set \(nothing was merged and the local memory is unchanged; .*\)\n$/,
+    );
+    expect(b.git('for-each-ref').trim()).toBe(refs);
+    // taken in once with the setting off in this clone; from then on only new commits are checked
+    b.git('config', 'mem.sync.requireSigned', 'false');
+    await b.memJson(['sync']);
+    b.git('config', 'mem.sync.requireSigned', 'true');
+    b.git('config', 'gpg.ssh.allowedSignersFile', ada.allowed);
+
+    signWith(a, ada);
+    a.git('config', 'gpg.ssh.allowedSignersFile', ada.allowed);
+    const signed = await a.memJson(['add', '--type', 'decision', '--title', 'Signed', '--content', 'yes']);
+    expect(spawnSync('git', ['verify-commit', 'refs/memory'], { cwd: a.dir, env: a.env }).status).toBe(0);
+    expect(trailers(a)).toBe(`Mem-Operation: add\nMem-Id: ${signed.id}\n`);
+    const shown = await a.memJson(['show', signed.id]);
+    expect(shown.lastChange.signature).toMatchObject({
+      status: 'good',
+      code: 'G',
+      signer: 'ada@example.com',
+    });
+    const log = await a.mem(['history', '-n', '2']);
+    expect(log.stdout).toMatch(/"Signed" {2}\[signature good \(key SHA256:\S+, ada@example.com\)\]\n/);
+    expect(log.stdout).toMatch(/"Before signing" {2}\[unsigned\]\n/);
+
+    // b trusts ada's key: her signed commit comes in
+    await a.memJson(['push']);
+    const ok = await b.mem(['sync']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(b.git('rev-parse', 'refs/memory').trim()).toBe(a.git('rev-parse', 'refs/memory').trim());
+
+    // a commit signed by a key b does not trust: refused whole, b unchanged
+    a.git('config', 'user.signingkey', eve.pub);
+    await a.memJson(['add', '--type', 'decision', '--title', 'By eve', '--content', 'x']);
+    await a.memJson(['push']);
+    const before = b.git('for-each-ref').trim();
+    const refused = await b.mem(['sync']);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(
+      /commit [0-9a-f]{12} is signed by a key this clone does not trust SHA256:/,
+    );
+    expect(b.git('for-each-ref').trim()).toBe(before);
+
+    // a signing set-up that cannot sign: the add fails in one line, the store unchanged
+    const tip = a.git('rev-parse', 'refs/memory').trim();
+    a.git('config', 'commit.gpgsign', 'true');
+    a.git('config', 'user.signingkey', join(tmpDir('gm-ssh-'), 'missing.pub'));
+    const bad = await a.mem(['add', '--type', 'decision', '--title', 'Cannot sign', '--content', 'x']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(
+      /^git-mem: error: cannot sign the memory commit \(commit.gpgsign is set\): .* \(fix the signing set-up .*git config commit.gpgsign false\)\n$/,
+    );
+    expect(a.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    // the setting is a known key (config set refuses unknown ones)
+    expect((await b.mem(['config', 'set', 'sync.require-signed', 'true'])).code).toBe(0);
   });
 });

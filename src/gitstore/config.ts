@@ -24,6 +24,8 @@ export interface Settings {
   'post-commit-budget-ms': number;
   /** a read that finds no local store fetches the remote's memory (src/merge/adopt.ts) */
   'auto-fetch': boolean;
+  /** sync refuses remote memory commits without a good signature by a trusted key (src/merge/sync.ts) */
+  'sync.require-signed': boolean;
   [k: string]: unknown;
 }
 
@@ -34,6 +36,7 @@ const DEFAULTS: Settings = {
   'context-budget': 2000,
   'post-commit-budget-ms': 1000,
   'auto-fetch': true,
+  'sync.require-signed': false,
 };
 
 const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
@@ -45,6 +48,7 @@ const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
   'default-branch': 'string',
   'post-commit-budget-ms': 'number',
   'auto-fetch': 'boolean',
+  'sync.require-signed': 'boolean',
 };
 
 /**
@@ -87,7 +91,10 @@ export function knownKey(key: string): void {
 }
 
 /** Other spellings of a key, as git config leaves them. */
-const ALIASES: Record<string, string> = { autofetch: 'auto-fetch' };
+const ALIASES: Record<string, string> = {
+  autofetch: 'auto-fetch',
+  'sync.requiresigned': 'sync.require-signed',
+};
 
 export type ConfigLayer = 'default' | 'global' | 'shared' | 'local' | 'flag';
 
@@ -229,6 +236,7 @@ export interface ResolvedConfig {
  */
 const SECURITY: Record<string, string[]> = {
   'secret-scan': ['off', 'warn', 'block'],
+  'sync.require-signed': ['false', 'true'],
 };
 
 function strength(key: string, v: unknown): number {

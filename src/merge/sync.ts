@@ -29,7 +29,7 @@ import {
   resolveRemote,
   trackingRef,
 } from './remote.js';
-import { assertIncoming, assertIncomingNotes } from './validate.js';
+import { assertIncoming, assertIncomingNotes, assertIncomingSigned } from './validate.js';
 
 export interface MergeOutcome {
   commit: string | null;
@@ -118,7 +118,15 @@ export function backoffMs(attempt: number, rand: () => number = Math.random): nu
  * merge bases. Throws one line naming the commit, the path and the problem.
  */
 async function validateIncoming(store: Store, ours: string | null, theirs: string): Promise<void> {
-  await assertIncoming(store, theirs, await trustedBases(store, ours, theirs));
+  const against = await trustedBases(store, ours, theirs);
+  await assertIncoming(store, theirs, against);
+  if (await requireSigned(store)) await assertIncomingSigned(store, theirs, against);
+}
+
+/** The `sync.require-signed` setting (`git config mem.sync.requireSigned true`; the shared file may turn it on, never off). */
+async function requireSigned(store: Store): Promise<boolean> {
+  const { resolveConfig } = await import('../gitstore/config.js');
+  return (await resolveConfig(store.repo.env, store)).values['sync.require-signed'] === true;
 }
 
 /** `ours` and its merge bases with `theirs`: what an incoming check compares against. */
