@@ -365,7 +365,7 @@ describe("Claude Code's .claude/rules and export --check", () => {
       '.claude/rules/tests.md',
       '---\npaths:\n  - "**/*.test.ts"\n---\n# Tests\n\nOne assert per case.\n',
     );
-    const imp = await only.memJson(['rules', 'import', '--from', 'claude-rules']);
+    const imp = await only.memJson(['rules', 'import', '--from', 'all']); // every format, claude-rules too
     expect(imp.imported).toEqual([
       { id: expect.any(String), title: 'Tests', source: '.claude/rules/tests.md', scope: ['**/*.test.ts'] },
     ]);

@@ -49,14 +49,17 @@ export interface FileChange {
   action: 'created' | 'updated' | 'unchanged' | 'removed';
 }
 
-/** Parses a --to list: claude, agents, cursor, copilot, claude-rules, all (comma-separated or repeated). */
-export function parseTargets(values: string[]): Target[] {
+/**
+ * Parses a --to list: claude, agents, cursor, copilot, claude-rules, all (comma-separated or
+ * repeated). `all` is ALL_TARGETS for export; import reads every format (`every`).
+ */
+export function parseTargets(values: string[], every: readonly Target[] = ALL_TARGETS): Target[] {
   const out = new Set<Target>();
   for (const v of values
     .flatMap((x) => x.split(','))
     .map((x) => x.trim().toLowerCase())
     .filter(Boolean)) {
-    if (v === 'all') for (const t of ALL_TARGETS) out.add(t);
+    if (v === 'all') for (const t of every) out.add(t);
     else if ((TARGETS as readonly string[]).includes(v)) out.add(v as Target);
     else throw err('E_INVALID_ARG', `unknown target "${v}"`, `use --to ${TARGET_LIST}`);
   }

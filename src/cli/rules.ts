@@ -142,7 +142,7 @@ async function runImport(a: Args, ctx: Ctx): Promise<number> {
     );
   const { parseTargets, TARGETS } = await import('../agents/rules-export.js');
   const { importRules } = await import('../agents/rules-import.js');
-  const targets = a.from === undefined ? [...TARGETS] : parseTargets(list(a.from));
+  const targets = a.from === undefined ? [...TARGETS] : parseTargets(list(a.from), TARGETS);
   const { store, dir } = await rootDir(ctx, a);
   const res = await importRules(store, {
     targets,
