@@ -7,6 +7,9 @@ import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 import { colors } from './output.js';
 
+/** Signatures verified per listing (each runs gpg or ssh-keygen); older entries have signature null. */
+const VERIFY = 200;
+
 /** What made each commit and its signature, for the JSON of an entry. */
 function provenanceOf(info: CommitInfo | undefined) {
   return {
@@ -22,15 +25,15 @@ function provenanceOf(info: CommitInfo | undefined) {
  * commit; the signature when any shown commit is signed (then an unsigned one stands out).
  */
 async function annotate(store: Store, commits: string[]) {
-  const infos = await commitInfo(store, commits);
-  const signed = [...infos.values()].some((i) => i.signature.status !== 'none');
+  const infos = await commitInfo(store, commits, VERIFY);
+  const signed = [...infos.values()].some((i) => i.signature && i.signature.status !== 'none');
   return {
     infos,
     note: (commit: string) => {
       const i = infos.get(commit);
       const parts = [
         i?.by?.kind === 'agent' ? provenanceText(i.by) : '',
-        signed && i ? signatureText(i.signature) : '',
+        signed && i?.signature ? signatureText(i.signature) : '',
       ].filter(Boolean);
       return parts.join('; ');
     },
