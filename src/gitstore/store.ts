@@ -29,7 +29,14 @@ import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache
 import { CatFile, git, gitText } from './git.js';
 import { memDir, type Repo } from './repo.js';
 import { diffTrees, parseTree } from './tree.js';
-import { applyToTree, GitWriter, type PathChange, type RefUpdate } from './writer.js';
+import {
+  applyToTree,
+  type CommitSpec,
+  GitWriter,
+  type PathChange,
+  type RefUpdate,
+  type TreeWrite,
+} from './writer.js';
 
 export type { RefUpdate };
 
@@ -523,8 +530,8 @@ export class Store {
     const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
     const byPath = new Map<string, PathChange>();
     for (const c of changes) byPath.set(c.path, c);
-    const memoryCommit = applyToTree(this.catFile, this.writer, base, byPath).then((tree) =>
-      this.writer.commit({ tree, parents: base ? [base, ...parents] : parents, who, when, message }),
+    const memoryCommit = applyToTree(this.catFile, this.writer, base, byPath).then((t) =>
+      this.commitTree(t, { parents: base ? [base, ...parents] : parents, who, when, message }),
     );
     const noteCommit = note ? this.noteCommitObject(note, who, when) : undefined;
     return Promise.all([memoryCommit, noteCommit]);
@@ -536,15 +543,15 @@ export class Store {
       this.writer,
       note.expected,
       new Map([[note.path, { content: Buffer.from(note.text, 'utf8') }]]),
-    ).then((tree) =>
-      this.writer.commit({
-        tree,
-        parents: note.expected ? [note.expected] : [],
-        who,
-        when,
-        message: note.message,
-      }),
+    ).then((t) =>
+      this.commitTree(t, { parents: note.expected ? [note.expected] : [], who, when, message: note.message }),
     );
+  }
+
+  /** The commit of a tree being written: sent beside the tree's objects, its id once git has all of them. */
+  private async commitTree(t: TreeWrite, spec: Omit<CommitSpec, 'tree'>): Promise<string> {
+    const [commit] = await Promise.all([this.writer.commit({ tree: t.tree, ...spec }), t.written]);
+    return commit;
   }
 
   /**
