@@ -38,6 +38,7 @@ export interface ServeOptions {
  */
 function serverStore(store: Store): Store {
   store.reflogMessage = 'mem: mcp server';
+  store.longLived = true;
   return store;
 }
 

@@ -128,6 +128,10 @@ export interface WriteResult<T> {
 }
 
 const MAX_ATTEMPTS = 60;
+/** How long a long-lived store waits before it rewrites the catalog cache on disk. */
+const CATALOG_SAVE_MS = 5000;
+/** How many parsed records a long-lived store keeps (by blob id). */
+const PARSED_KEEP = 4096;
 
 export class Store {
   private cat?: CatFile;
@@ -138,7 +142,18 @@ export class Store {
    * the message when it starts. Unset, each change's subject is its message.
    */
   reflogMessage?: string;
+  /**
+   * A long-lived process (the MCP server): the catalog on disk is rewritten at
+   * most every CATALOG_SAVE_MS and when the store closes, not after every
+   * write (rewriting it costs tens of milliseconds at 10k memories; the
+   * process keeps the catalog in memory anyway). One-shot commands save at once.
+   */
+  longLived = false;
   private catalogMemo = new Map<string, Promise<Catalog>>();
+  /** The catalog of the tip built last: the base the next tip's catalog is updated from. */
+  private latest?: Catalog;
+  private saveTimer?: NodeJS.Timeout;
+  private parsed?: Map<string, MemoryRecord>;
   identity?: Ident;
 
   constructor(
@@ -157,8 +172,26 @@ export class Store {
   }
 
   close(): void {
+    this.flushCatalog();
     this.cat?.close();
     this.gitWriter?.close();
+  }
+
+  /** Writes a deferred catalog save now (a long-lived process's close). */
+  flushCatalog(): void {
+    if (!this.saveTimer) return;
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    if (this.latest) saveCatalogCache(this.repo, this.ref, this.latest);
+  }
+
+  private saveCatalog(cat: Catalog): void {
+    if (!this.longLived) return saveCatalogCache(this.repo, this.ref, cat);
+    this.saveTimer ??= setTimeout(() => {
+      this.saveTimer = undefined;
+      if (this.latest) saveCatalogCache(this.repo, this.ref, this.latest);
+    }, CATALOG_SAVE_MS);
+    this.saveTimer.unref();
   }
 
   /** The commit the ref points at (read through the running cat-file: no process of its own). */
@@ -238,10 +271,26 @@ export class Store {
       const b = blobs[i];
       if (!b) return;
       try {
-        out.push(parseRecord(b.content.toString('utf8'), recordPath(e.id)));
+        out.push(this.parseBlob(b.oid, b.content, recordPath(e.id)));
       } catch {}
     });
     return out;
+  }
+
+  /**
+   * The record in blob `oid`. A long-lived store keeps the last few thousand
+   * parses (a blob never changes; context packs read the same records call
+   * after call) and hands out copies, since callers may change what they get.
+   */
+  parseBlob(oid: string, content: Buffer, path?: string): MemoryRecord {
+    if (!this.longLived) return parseRecord(content.toString('utf8'), path);
+    this.parsed ??= new Map();
+    let r = this.parsed.get(oid);
+    if (r) this.parsed.delete(oid); // most recently used goes last
+    else r = parseRecord(content.toString('utf8'), path);
+    this.parsed.set(oid, r);
+    if (this.parsed.size > PARSED_KEEP) this.parsed.delete(this.parsed.keys().next().value!);
+    return structuredClone(r);
   }
 
   /** The catalog at the current tip (cached on disk, updated incrementally). */
@@ -262,13 +311,16 @@ export class Store {
 
   private async buildCatalog(commit: string | null, useCache: boolean): Promise<Catalog> {
     if (!commit) return new Catalog(null, new Map(), new Map(), []);
-    const cached = useCache ? loadCatalogCache(this.repo, this.ref) : undefined;
-    if (cached && cached.tip === commit) return cached;
+    // the tip's catalog: updated from the one this process built last, else from the one on disk
+    const cached = useCache ? (this.latest ?? loadCatalogCache(this.repo, this.ref)) : undefined;
+    if (cached && cached.tip === commit) return this.remember(cached);
     let rows: Map<string, CatalogRow>;
     let lines: Map<string, string>;
     let bad: BadRecord[];
     let changed: Array<{ path: string; oid: string | null }>;
+    let from: Catalog | undefined;
     if (cached?.tip && (await this.hasCommit(cached.tip))) {
+      from = cached;
       rows = new Map(cached.rows);
       lines = new Map(cached.lines);
       bad = cached.bad;
@@ -306,8 +358,24 @@ export class Store {
         badByPath.set(t.path, { path: t.path, oid: t.oid, error: (e as Error).message });
       }
     });
-    const cat = new Catalog(commit, rows, lines, [...badByPath.values()]);
-    if (useCache) saveCatalogCache(this.repo, this.ref, cat);
+    // a few changed: the base's sorted ids with those put in or taken out, instead of sorting them all
+    const ids =
+      from && changed.length < 1000
+        ? from.sortedWith(
+            toRead.map((t) => t.id).filter((id) => rows.has(id)),
+            changed.map((c) => idFromPath(c.path)).filter((id): id is string => !!id && !rows.has(id)),
+          )
+        : undefined;
+    const cat = new Catalog(commit, rows, lines, [...badByPath.values()], ids);
+    if (useCache) {
+      this.remember(cat);
+      this.saveCatalog(cat);
+    }
+    return cat;
+  }
+
+  private remember(cat: Catalog): Catalog {
+    this.latest = cat;
     return cat;
   }
 
