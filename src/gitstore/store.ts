@@ -286,7 +286,8 @@ export class Store {
     if (!this.longLived) return parseRecord(content.toString('utf8'), path);
     this.parsed ??= new Map();
     let r = this.parsed.get(oid);
-    if (r) this.parsed.delete(oid); // most recently used goes last
+    if (r)
+      this.parsed.delete(oid); // most recently used goes last
     else r = parseRecord(content.toString('utf8'), path);
     this.parsed.set(oid, r);
     if (this.parsed.size > PARSED_KEEP) this.parsed.delete(this.parsed.keys().next().value!);

@@ -12,10 +12,10 @@
  */
 
 import { err } from '../errors.js';
-import { git } from '../gitstore/git.js';
+import { git, isAncestor } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
 import { mergeCommits } from './merge-commits.js';
-import { isAncestor, mergeNotes, type NotesMergeResult, notesTip } from './notes.js';
+import { mergeNotes, type NotesMergeResult, notesTip } from './notes.js';
 import {
   type FetchResult,
   fetchMemory,
