@@ -186,7 +186,10 @@ export class Store {
   }
 
   private saveCatalog(cat: Catalog): void {
-    if (!this.longLived) return saveCatalogCache(this.repo, this.ref, cat);
+    if (!this.longLived) {
+      saveCatalogCache(this.repo, this.ref, cat);
+      return;
+    }
     this.saveTimer ??= setTimeout(() => {
       this.saveTimer = undefined;
       if (this.latest) saveCatalogCache(this.repo, this.ref, this.latest);
