@@ -1,6 +1,6 @@
 /**
  * The store on refs/memory: reads through one `git cat-file --batch` (the tip
- * too), writes objects through git's hash-object and mktree (writer.ts, git
+ * too), writes objects through git's hash-object (writer.ts, git
  * processes that live as long as the Store), and moves the ref only by one
  * `git update-ref --stdin` transaction, compare-and-swap against the tip the
  * change was built on. git writes every object, ref, lock and reflog. The
