@@ -48,6 +48,16 @@ describe('first-hour lines', () => {
     expect(none.stdout.trim()).toBe('No memories match.');
     const stats = await r.mem(['stats']);
     expect(stats.stdout.split('\n')[0]).toMatch(/^1 memory, ~\d+ tokens, 1 commit on refs\/memory/);
+    // and every other count a person reads
+    const out = join(r.dir, 'one.jsonl');
+    expect((await r.mem(['export', '--out', out])).stderr).toBe(`Exported 1 memory to ${out}\n`);
+    expect((await r.mem(['doctor'])).stdout).toMatch(/records: 1 record parses, 0 malformed/);
+    expect((await r.mem(['reindex'])).stdout).toMatch(/^Reindexed 1 memory at /);
+    expect((await r.mem(['reindex', '--status'])).stdout).toMatch(/, 1 memory, /);
+    const s = (
+      await r.memJson(['strategy', 'add', '--title', 'small steps', '--content', 'one change a commit'])
+    ).id;
+    expect((await r.mem(['strategy', 'record', s, '--success'])).stdout).toMatch(/: 1 success, 0 failures,/);
   });
 
   it('an empty context pack under a tiny --budget says the budget is too small', async () => {

@@ -218,7 +218,9 @@ export function summarizeSession(
     outcome = 'completed';
     const fixed = errors.filter((e) => e.fixed).length;
     outcomeDetail = [
-      errors.length ? `${fixed} of ${errors.length} errors fixed` : 'no errors',
+      errors.length
+        ? `${fixed} of ${errors.length} error${errors.length === 1 ? '' : 's'} fixed`
+        : 'no errors',
       commands.size ? 'every command passes on its last run' : '',
       commits.length ? `${commits.length} commit${commits.length > 1 ? 's' : ''}` : '',
     ]
