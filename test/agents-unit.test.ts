@@ -116,6 +116,15 @@ describe('tier-0 extraction', () => {
       ['tier0:marker', 'convention', 'the staging database is reset every night'],
       ['tier0:correction', 'constraint', 'never push to main directly'],
     ]);
+    // a request to remember that reads like a correction too is one record, in extraction and in the summary
+    const both = 'Remember: never use lodash in src/, use reduce instead.';
+    expect(extractTier0([prompt(both)]).map((x) => x.source)).toEqual(['tier0:marker']);
+    expect(summarizeSession([prompt(both)]).decisions).toEqual([
+      'Asked to remember: "never use lodash in src/, use reduce instead"',
+    ]);
+    expect(summarizeSession([prompt('no, never push to main directly')]).decisions).toEqual([
+      'User correction: "no, never push to main directly"',
+    ]);
     expect(inferType('We decided to use Postgres')).toBe('decision');
     expect(inferType('prefer small commits')).toBe('preference');
   });
