@@ -8,6 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { add } from '../src/commands/add.js';
+import { openRepo } from '../src/gitstore/repo.js';
+import { Store } from '../src/gitstore/store.js';
 import { sameTitle } from '../src/search/duplicate-check.js';
 import { makeRepo, ROOT } from './helpers.js';
 import { bareRemote, clone, tipOf } from './sync-helpers.js';
@@ -172,6 +175,21 @@ describe('first-hour lines', () => {
     ]);
     expect(same.code).toBe(2);
     expect(same.stderr).toContain('likely duplicate of');
+    expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
+    // an agent's add (the MCP tool calls the operation with its default) keeps the gate
+    const store = new Store(await openRepo(r.dir, r.env));
+    try {
+      const input = {
+        type: 'decision',
+        title: 'parallel writer 1 item 2',
+        body: 'written by parallel writer 1 as item 2',
+      };
+      await expect(add(store, input, { cwd: r.dir, env: r.env, daemon: false })).rejects.toMatchObject({
+        code: 'E_DUPLICATE',
+      });
+    } finally {
+      store.close();
+    }
     expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
   });
 
