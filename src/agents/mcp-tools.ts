@@ -395,7 +395,7 @@ type SearchModule = {
   buildContextPack: (
     store: Store,
     o: { file?: string; query?: string; budget?: number; format?: 'md' | 'json' },
-  ) => Promise<{ text: string; items: unknown[]; tokens: number }>;
+  ) => Promise<{ text: string; items: unknown[]; tokens: number; needed?: number; budget?: number }>;
 };
 
 async function searchModule(): Promise<SearchModule | null> {
@@ -451,6 +451,12 @@ async function doContext(env: McpEnv, a: Json): Promise<ToolResult> {
   const mod = await searchModule();
   if (mod) {
     const pack = await mod.buildContextPack(env.store, { file, query, budget, format });
+    if (!pack.items.length && pack.needed)
+      throw err(
+        'E_INVALID_ARG',
+        `budget ${pack.budget} is too small for any memory in this pack`,
+        `give a "budget" of ${pack.needed}`,
+      );
     return format === 'json' ? json(pack) : text(pack.text || 'No memory for this context yet.');
   }
   // fallback: rules in scope, keyword matches, the two latest sessions, within the budget

@@ -382,10 +382,15 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   if (updated.size && record) {
     opts.budget?.(work.length, work.length);
     const label = opts.label ?? 'mem: check';
-    const staleN = results.filter((r) => r.stale).length;
-    const movedN = results.filter(
-      (r) => r.verdict.status === 'moved' || r.verdict.status === 'renamed',
-    ).length;
+    // records, counted as the post-commit hook and `check` count them: those that went stale with
+    // this check (not every anchor found stale, nor memories stale already), and those whose
+    // anchors moved
+    const staleN = changes.filter((c) => c.to === 'stale').length;
+    const movedN = new Set(
+      results
+        .filter((r) => updated.has(r.id) && (r.verdict.status === 'moved' || r.verdict.status === 'renamed'))
+        .map((r) => r.id),
+    ).size;
     // each record is serialised once: for the write and for the index entry of its new blob
     const texts = new Map<string, string>();
     const res = await store.write(
@@ -415,7 +420,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
         for (const b of newBlobs) tx.putOid(target ? checkedBlobPath(target, b) : anchorBlobPath(b), b);
         if (!n) return null;
         return {
-          message: `${label} ${targetName.slice(0, 12)}: ${n} record${n === 1 ? '' : 's'} updated (${staleN} stale, ${movedN} moved)`,
+          message: `${label} ${targetName.slice(0, 12)}: ${n} record${n === 1 ? '' : 's'} updated (${staleN} went stale, ${movedN} moved)`,
           value: n,
         };
       },

@@ -41,7 +41,9 @@ export default defineCommand({
     const store = await openStore(ctx, { global: a.global, read: true });
     const file = a.file !== undefined ? await normalizeRepoPath(store, ctx, String(a.file)) : undefined;
     const o = { file, query: a.query, budget: a.budget, sessions: a.sessions, format: a.format };
-    let pack: { text: string; items: unknown[]; tokens: number } | undefined;
+    let pack:
+      | { text: string; items: unknown[]; tokens: number; needed?: number; budget?: number }
+      | undefined;
     if (a.daemon !== false && !a.global) {
       const { queryViaDaemon } = await import('../search/daemon-client.js');
       pack = (await queryViaDaemon(store, { op: 'context', q: o }, ctx.env)) as typeof pack;
@@ -50,15 +52,19 @@ export default defineCommand({
       const { buildContextPack } = await import('../search/index.js');
       pack = await buildContextPack(store, o);
     }
-    if (!pack.items.length && a.budget !== undefined) {
-      // an empty pack under an explicit budget: say whether the budget is what left it empty
-      const { buildContextPack } = await import('../search/index.js');
-      const roomy = await buildContextPack(store, { ...o, budget: Math.max(2000, a.budget * 4) });
-      if (roomy.items.length)
-        ctx.io.err(
-          `git-mem: note: --budget ${a.budget} is too small for any memory in this pack; try --budget ${roomy.tokens}\n`,
-        );
+    if (!pack.items.length && pack.needed) {
+      // there were memories for this pack, and the budget held none of them: a refusal, not an empty pack
+      const which =
+        a.budget !== undefined
+          ? `--budget ${a.budget}`
+          : `the context-budget setting (${pack.budget ?? '?'})`;
+      throw err(
+        'E_INVALID_ARG',
+        `${which} is too small for any memory in this pack`,
+        `the first needs ${pack.needed} tokens whole: try --budget ${pack.needed}`,
+      );
     }
+    if (!pack.items.length) ctx.io.err('git-mem: note: no memory for this context\n');
     const value = { text: pack.text, items: pack.items, tokens: pack.tokens };
     if (a.format === 'json' && !ctx.json) printJSON(ctx, value);
     else emit(ctx, value, () => pack!.text);
