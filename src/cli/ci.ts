@@ -39,7 +39,7 @@ export default defineCommand({
     const store = await openStore(ctx);
     if (!(await store.tip())) {
       ctx.io.err(
-        "git-mem: warning: no refs/memory in this clone; fetch it first: git fetch origin '+refs/memory:refs/memory'\n",
+        "git-mem: warning: no refs/memory in this clone; fetch it first: git fetch origin '+refs/mem/memory:refs/memory'\n",
       );
     }
     const { runCi } = await import('../anchors/ci.js');
