@@ -306,7 +306,8 @@ export interface PostResult {
 
 /** Redacts the token from a message, wherever it came from. */
 function scrub(e: unknown, token: string | undefined): unknown {
-  if (!token || !isGitMemError(e)) return e;
+  // (a real token is long; a short one would redact ordinary words)
+  if (!token || token.length < 8 || !isGitMemError(e)) return e;
   const clean = (s?: string) => s?.split(token).join('***');
   if (!e.message.includes(token) && !e.hint?.includes(token)) return e;
   return err(e.code, clean(e.message)!, clean(e.hint));
