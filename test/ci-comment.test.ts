@@ -5,11 +5,12 @@
  * note JSON, `Link` pagination, the token checked in its header); the
  * repositories are real git repositories.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { MARKER, parseHunks } from '../src/ci/comment.js';
 import { commentTarget, nextLink, upsertComment } from '../src/ci/post.js';
 import { makeRepo, ROOT, type TestRepo, tmpDir } from './helpers.js';
@@ -403,5 +404,22 @@ describe('git mem ci --comment', () => {
       ),
     ).toBe('https://api.github.com/repositories/1/issues/7/comments?page=3');
     expect(nextLink('<https://x/a?page=1>; rel="first"')).toBeNull();
+  });
+});
+
+describe('action.yml', () => {
+  it('is a composite action that parses as YAML and uses only the inputs it declares', () => {
+    const text = readFileSync(join(ROOT, 'action.yml'), 'utf8');
+    const action = parseYaml(text);
+    expect(action.runs.using).toBe('composite');
+    const declared = new Set(Object.keys(action.inputs));
+    const used = new Set([...text.matchAll(/\binputs\.([\w-]+)/g)].map((m) => m[1]));
+    expect([...used].filter((u) => !declared.has(u))).toEqual([]);
+    for (const i of ['version', 'base', 'head', 'fail-on', 'sarif', 'comment', 'github-token'])
+      expect(declared).toContain(i);
+    for (const s of action.runs.steps) if (s.run) expect(s.shell).toBe('bash'); // composite run steps need a shell
+    // no input is pasted into a script: they reach the shell as environment variables
+    for (const s of action.runs.steps) if (s.run) expect(s.run).not.toMatch(/\$\{\{\s*inputs\./);
+    expect(text).toContain('git mem ci');
   });
 });
