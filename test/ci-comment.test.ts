@@ -201,14 +201,14 @@ let forge: Forge;
 let r: TestRepo;
 const ids: Record<string, string> = {};
 
-/** main: three anchored memories and two scoped rules; feature: edits one, moves one, renames the file of one. */
+/** main: four anchored memories and two scoped rules; feature: edits one, moves two, renames the file of one. */
 beforeAll(async () => {
   forge = new Forge();
   await forge.start();
   r = makeRepo();
   r.write('src/m.py', SRC);
   r.write('src/old.py', 'def gamma():\n    return 3\n');
-  r.write('docs/x.md', '# x\n');
+  r.write('docs/x.md', '# x\n\nbody\n');
   r.commitAll('init');
   await r.memJson(['init']);
   const add = async (k: string, args: string[]) => {
@@ -217,11 +217,14 @@ beforeAll(async () => {
   await add('alpha', ['--title', 'alpha doubles @octocat', '--anchor', 'src/m.py:1-3']);
   await add('beta', ['--title', 'beta returns b', '--symbol', 'src/m.py#beta']);
   await add('gamma', ['--title', 'gamma is three', '--anchor', 'src/old.py:1-2']);
+  // two anchors, one moved, one fresh in a touched file: its command names both (given anchors replace them all)
+  await add('delta', ['--title', 'beta and the doc', '--anchor', 'src/m.py:6-7', '--anchor', 'docs/x.md:1']);
   await add('rule', ['--type', 'rule', '--scope', 'src/**', '--title', 'python in src is typed']);
-  await add('docs', ['--type', 'rule', '--scope', 'docs/**', '--title', 'docs use sentence case']);
+  await add('web', ['--type', 'rule', '--scope', 'web/**', '--title', 'web copy uses sentence case']);
   r.git('checkout', '-q', '-b', 'feature');
   r.write('src/m.py', `# header\n${SRC.replace('x * 2', 'x * 3')}`);
   r.git('mv', 'src/old.py', 'src/new.py');
+  r.write('docs/x.md', '# x\n\nbody\nmore\n'); // touched, its anchored line fresh
   r.commitAll('feature work');
 });
 
@@ -267,9 +270,12 @@ describe('git mem ci --comment', () => {
     expect(body).toContain(`git mem reanchor ${ids.beta.slice(0, 12)} --symbol src/m.py#beta`);
     expect(body).toContain(`git mem reanchor ${ids.gamma.slice(0, 12)} --anchor src/new.py:1-2`);
     expect(body).toMatch(/`src\/old.py:1-2` → `src\/new.py:1-2` \(renamed\)/);
+    expect(body).toContain(
+      `git mem reanchor ${ids.delta.slice(0, 12)} --anchor src/m.py:7-8 --anchor docs/x.md:1-1`,
+    );
     // the rules whose scope covers the changed files, not the others
     expect(body).toContain('**python in src is typed**');
-    expect(body).not.toContain('docs use sentence case');
+    expect(body).not.toContain('web copy uses sentence case');
     expect(body).toContain('❌ fails the check (`--fail-on stale`)');
 
     // another push: the same comment is edited, never a second one
@@ -295,7 +301,7 @@ describe('git mem ci --comment', () => {
     // the pull request no longer touches anchored code: the comment says all is fresh
     const pr = r.git('rev-parse', 'HEAD').trim();
     r.git('checkout', '-q', '-B', 'feature', 'main');
-    r.write('docs/x.md', '# y\n');
+    r.write('web/y.md', '# y\n');
     r.commitAll('docs only');
     const clean = await ci(ghEnv(7), ['--comment', 'github']);
     expect(clean.code).toBe(0);
@@ -303,7 +309,7 @@ describe('git mem ci --comment', () => {
     expect(t).toHaveLength(4);
     expect(t[3].body).toMatch(/✅ All fresh: no memory is anchored to the code `\w+\.\.\w+` changes/);
     expect(t[3].body).not.toContain('⚠️');
-    expect(t[3].body).toContain('docs use sentence case'); // its scope covers what changed now
+    expect(t[3].body).toContain('web copy uses sentence case'); // its scope covers what changed now
     r.git('checkout', '-q', '-B', 'feature', pr); // back to the pull request's code
     expect(JSON.stringify([first, second, clean])).not.toContain(TOKEN);
   });

@@ -160,8 +160,10 @@ function reanchorCommand(rec: MemoryRecord, items: readonly CiItem[]): string | 
     const a = anchors[k];
     const it = items.find((x) => x.anchor === k);
     if (it) {
-      if (!it.to || it.status === 'ambiguous') return null;
-      args.push(...specOf(a, it.to));
+      // a fresh anchor of the same memory may carry no new place: it is where it was
+      const at = it.to ?? (it.status === 'fresh' ? it.from : null);
+      if (!at || it.status === 'ambiguous') return null;
+      args.push(...specOf(a, at));
     } else {
       const at = a.current ?? a;
       args.push(...specOf(a, { path: at.path, lines: at.lines }));
@@ -308,7 +310,7 @@ export async function buildComment(store: Store, rep: CiReport, opts: CommentOpt
       const cmd = rec && reanchorCommand(rec, byId.get(id) ?? []);
       cmds.push(
         cmd ??
-          `git mem reanchor ${short(id)} --anchor PATH:START-END   # ambiguous: name the place that holds it`,
+          `git mem reanchor ${short(id)} --anchor PATH:START-END   # the code is in more than one place: name the one it means`,
       );
     }
     if (cmds.length)
