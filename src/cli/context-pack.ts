@@ -1,6 +1,6 @@
 import { err } from '../errors.js';
 import { defineCommand } from './command.js';
-import { emit, openStore, printJSON } from './context.js';
+import { emit, openStore, printJSON, settingsOf } from './context.js';
 import { normalizeRepoPath } from './paths.js';
 
 export default defineCommand({
@@ -21,6 +21,11 @@ export default defineCommand({
         describe: 'md (default): the framed text; json: text, items and tokens',
       })
       .option('sessions', { type: 'number', describe: 'latest session summaries to offer (default 2)' })
+      .option('llm-filter', {
+        type: 'boolean',
+        describe:
+          'retrieve wide and let the configured model (llm.* settings) keep what bears on the task; the ranked pack if it fails (default: the context-llm-filter setting)',
+      })
       .option('daemon', {
         type: 'boolean',
         default: true,
@@ -44,7 +49,24 @@ export default defineCommand({
     let pack:
       | { text: string; items: unknown[]; tokens: number; needed?: number; budget?: number }
       | undefined;
-    if (a.daemon !== false && !a.global) {
+    const settings = await settingsOf(ctx, store);
+    const useModel = a['llm-filter'] ?? settings['context-llm-filter'] === true;
+    if (useModel) {
+      // the model's filter runs here: a daemon answers only ranked packs
+      const [{ buildContextPack }, { llmPackFilter }, { trustedLlmSettings }] = await Promise.all([
+        import('../search/index.js'),
+        import('../agents/llm-filter.js'),
+        import('../agents/llm.js'),
+      ]);
+      const diag: { reason?: string } = {};
+      const filter = llmPackFilter({ query: a.query, file }, await trustedLlmSettings(store), ctx.env, diag);
+      pack = await buildContextPack(store, o, {}, filter);
+      if (diag.reason)
+        ctx.io.err(
+          `git-mem: note: the model did not filter this pack (${diag.reason}); it is the ranked pack\n`,
+        );
+    }
+    if (!pack && a.daemon !== false && !a.global) {
       const { queryViaDaemon } = await import('../search/daemon-client.js');
       pack = (await queryViaDaemon(store, { op: 'context', q: o }, ctx.env)) as typeof pack;
     }

@@ -24,6 +24,8 @@ export interface Settings {
   'post-commit-budget-ms': number;
   /** a read that finds no local store fetches the remote's memory (src/merge/adopt.ts) */
   'auto-fetch': boolean;
+  /** context packs (CLI and MCP) let the configured model keep what bears on the task (src/agents/llm-filter.ts) */
+  'context-llm-filter': boolean;
   [k: string]: unknown;
 }
 
@@ -34,6 +36,7 @@ const DEFAULTS: Settings = {
   'context-budget': 2000,
   'post-commit-budget-ms': 1000,
   'auto-fetch': true,
+  'context-llm-filter': false,
 };
 
 const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
@@ -45,6 +48,7 @@ const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
   'default-branch': 'string',
   'post-commit-budget-ms': 'number',
   'auto-fetch': 'boolean',
+  'context-llm-filter': 'boolean',
 };
 
 /**

@@ -317,10 +317,18 @@ function barFor(query: string, stats: ReturnType<SearchIndex['stats']>): (d: Sea
  * A context pack: rules in scope, constraints, the best matches for the query
  * and/or file, then the latest session summaries, within the token budget.
  */
+/**
+ * Narrows a pack's candidates (all but the rules in force): the ids to keep,
+ * or null to keep the ranked pack as it is (the filter failed or had nothing
+ * to say). The LLM filter (src/agents/llm-filter.ts) is one.
+ */
+export type PackFilter = (cands: readonly PackCandidate[]) => Promise<ReadonlySet<string> | null>;
+
 export async function buildContextPack(
   store: Store,
   o: ContextOptions,
   opts: SearchOptions = {},
+  filter?: PackFilter,
 ): Promise<ContextPack> {
   let budget = o.budget;
   if (budget === undefined) {
@@ -340,7 +348,11 @@ export async function buildContextPack(
   const idx = st.index;
   const cands: PackCandidate[] = [];
   // asked only a question: memories that clear the relevance bar, and no rule scoped to some path
-  const bar = !file && o.query?.trim() ? barFor(o.query, idx.stats()) : undefined;
+  const barOf = !file && o.query?.trim() ? barFor(o.query, idx.stats()) : undefined;
+  // with a filter, what falls below the bar is offered to it too (over-retrieve, then filter); kept aside
+  // for the ranked pack should the filter fail
+  const below = new Set<string>();
+  const bar = barOf && ((d: SearchDoc) => barOf(d) || (filter ? !!below.add(d.id) : false));
   // 1. rules in force for the file (most specific first); without a file, the unscoped ones
   const rules = (await rulesFor(store, file)).filter((r) => file !== undefined || !r.scope.length);
   for (const r of rules) {
@@ -432,7 +444,12 @@ export async function buildContextPack(
       note: s.created.slice(0, 10),
     });
   }
-  const pack = assemblePack(cands, budget);
+  // a filter sees everything retrieved (wide: up to 40 constraints and 40 matches) and keeps what bears on the task
+  const keep = filter ? await filter(cands.filter((c) => c.section !== 'rules')) : null;
+  const chosen = keep
+    ? cands.filter((c) => c.section === 'rules' || keep.has(c.id))
+    : cands.filter((c) => !below.has(c.id));
+  const pack = assemblePack(chosen, budget);
   if (opts.recordUsage !== false)
     recordUse(
       store.repo,
