@@ -54,7 +54,7 @@ describe('hook processes', { timeout: 120_000 }, () => {
     );
     const shown = await repo.memJson(['sessions', 'show', session]);
     expect(shown.body).toContain('- `npm test` (exit 1 → 0) ×2');
-    expect(shown.body).toContain('## Outcome\n- completed: 1 of 1 errors fixed');
+    expect(shown.body).toContain('## Outcome\n- completed: 1 of 1 error fixed');
     const pending = await repo.memJson(['review']);
     expect(pending.map((p: { method: string }) => p.method).sort()).toEqual([
       'tier0:correction',

@@ -8,6 +8,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeFilter } from '../src/cli/list.js';
+import { addMemory } from '../src/commands/memory.js';
+import { Catalog, type CatalogRow } from '../src/gitstore/catalog.js';
 import {
   findInCache,
   listJsonFromCache,
@@ -16,7 +18,7 @@ import {
 } from '../src/gitstore/catalog-cache.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
-import { makeRepo } from './helpers.js';
+import { makeRepo, rng } from './helpers.js';
 
 describe('catalog cache file', () => {
   it('round-trips the catalog and answers list filters exactly as the catalog does', async () => {
@@ -159,5 +161,51 @@ describe('catalog cache file', () => {
     await r.memJson(['init']);
     expect(await r.memJson(['list'])).toEqual([]);
     expect(await r.memJson(['list'])).toEqual([]);
+  });
+});
+
+describe('a catalog updated from the one built before', () => {
+  it('sorts its ids as a full sort does (sortedWith)', () => {
+    const rand = rng(5);
+    const id = () =>
+      Math.floor(rand() * 36 ** 4)
+        .toString(36)
+        .toUpperCase()
+        .padStart(4, '0');
+    for (let round = 0; round < 50; round++) {
+      const rows = new Map<string, CatalogRow>();
+      for (let i = 0; i < 200; i++) {
+        const k = id();
+        rows.set(k, { id: k, oid: '0'.repeat(40), type: 'decision', status: 'active', tags: [] });
+      }
+      const cat = new Catalog('x', rows, new Map(), []);
+      const existing = [...rows.keys()];
+      const removed = existing.filter(() => rand() < 0.1);
+      const added = [...Array.from({ length: 20 }, id), ...existing.filter(() => rand() < 0.1)];
+      const after = new Set(existing.filter((k) => !removed.includes(k)));
+      for (const k of added) after.add(k);
+      const stillRemoved = removed.filter((k) => !after.has(k));
+      expect(cat.sortedWith(added, stillRemoved)).toEqual([...after].sort());
+    }
+  });
+
+  it('in a long-lived store: each write updates the catalog in memory and the file follows on close', async () => {
+    const r = makeRepo();
+    expect((await r.mem(['init'])).code).toBe(0);
+    expect((await r.mem(['list'])).code).toBe(0); // writes the catalog file
+    const store = new Store(await openRepo(r.dir, r.env));
+    store.longLived = true;
+    const file = join(r.dir, '.git', 'mem', 'cache', readdirSync(join(r.dir, '.git', 'mem', 'cache'))[0]);
+    const before = readFileSync(file, 'utf8');
+    const added: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await addMemory(store, { type: 'decision', title: `m ${i}`, body: `b ${i}`, anchors: [] });
+      added.push(res.record.id);
+      expect([...(await store.catalog()).sortedIds]).toEqual([...added].sort());
+    }
+    expect(readFileSync(file, 'utf8')).toBe(before); // not rewritten after each write
+    store.close();
+    expect(loadCatalogCache(store.repo, 'refs/memory')?.tip).toBe(r.git('rev-parse', 'refs/memory').trim());
+    expect([...loadCatalogCache(store.repo, 'refs/memory')!.sortedIds]).toEqual([...added].sort());
   });
 });

@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, makeRepo, sh, type TestRepo, tmpDir } from './helpers.js';
+import { objectId, treeObject } from '../src/gitstore/tree.js';
+import { BIN, makeRepo, rng, sh, type TestRepo, tmpDir } from './helpers.js';
 
 // The built CLI as users run it, against repositories whose objects git packed.
 
@@ -115,4 +118,68 @@ describe('core.fsync', () => {
     expect(withAll).toBeGreaterThan(without);
     expect(withAll).toBeGreaterThanOrEqual(3); // at least the objects, the ref and the reflog or pack
   }, 120_000);
+});
+
+describe('object ids named before git answers', () => {
+  // The writer names each new blob and tree itself (objectId, treeObject), so a change's objects go to
+  // git side by side; git's answer is checked against the name. This is that check, over shapes git
+  // orders in its own way: prefixes, a folder beside a file of the name it would have with a suffix,
+  // bytes past ASCII, and every mode.
+  it('agree with git mktree and git hash-object on trees and blobs of every shape', () => {
+    const r = makeRepo();
+    const rand = rng(11);
+    const names = [
+      'a',
+      'a.b',
+      'a-b',
+      'a0',
+      'ab',
+      'a_b',
+      'b',
+      'é',
+      'z',
+      'Ω.md',
+      '日本',
+      '😀',
+      'ﬀ',
+      '\u{10000}x',
+    ];
+    const modes = ['100644', '100755', '120000', '040000', '160000'];
+    const batch: string[] = [];
+    const computed: string[] = [];
+    for (let t = 0; t < 40; t++) {
+      const picked = names.filter(() => rand() < 0.5);
+      const entries = picked.map((name) => ({
+        name,
+        mode: modes[Math.floor(rand() * modes.length)],
+        oid: createHash('sha1').update(`${t}${name}`).digest('hex'),
+      }));
+      const type = (m: string) => (m === '040000' ? 'tree' : m === '160000' ? 'commit' : 'blob');
+      batch.push(`${entries.map((e) => `${e.mode} ${type(e.mode)} ${e.oid}\t${e.name}\0`).join('')}\0`);
+      computed.push(objectId('tree', treeObject(entries)));
+    }
+    const fromGit = sh('git', ['mktree', '-z', '--missing', '--batch'], r.dir, r.env, batch.join(''))
+      .trim()
+      .split('\n');
+    expect(fromGit).toEqual(computed);
+    const blob = Buffer.from('line one\r\nline two\r\n\u00e9\0 binary\n');
+    const file = join(tmpDir(), 'blob');
+    writeFileSync(file, blob);
+    expect(sh('git', ['hash-object', '--no-filters', file], r.dir, r.env).trim()).toBe(
+      objectId('blob', blob),
+    );
+  });
+
+  it('keep a record byte for byte where git would convert line endings (core.autocrlf)', async () => {
+    const r = makeRepo({ commit: true });
+    r.git('config', 'core.autocrlf', 'true');
+    expect((await r.mem(['init'])).code).toBe(0);
+    const body = 'first line\r\nsecond line\r\n';
+    const add = await r.mem(['add', '--title', 'crlf body', '--json', '--content', body]);
+    expect(add.code, add.stderr).toBe(0);
+    const id = JSON.parse(add.stdout).id as string;
+    const shown = JSON.parse((await r.mem(['show', id, '--json'])).stdout);
+    expect(shown.body).toContain('first line\r\nsecond line');
+    r.git('fsck', '--strict', '--no-dangling');
+  });
 });

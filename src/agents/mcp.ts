@@ -39,6 +39,7 @@ export interface ServeOptions {
  */
 function serverStore(store: Store): Store {
   store.reflogMessage = 'mem: mcp server';
+  store.longLived = true;
   // every write comes from an agent: the client names itself at initialize (serveMcp)
   const env = store.writerActor();
   store.actor = agentProvenance(env.kind === 'agent' ? env.agent : 'mcp client', env.session, env.model);

@@ -13,7 +13,7 @@ import { git } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 import type { Store, Tx } from '../gitstore/store.js';
 import type { Anchor } from '../model/record.js';
-import { revParse, writeBlob } from './gitio.js';
+import { revParseVia, writeBlob } from './gitio.js';
 import { findCandidates } from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
 import {
@@ -98,7 +98,7 @@ export class AnchorPreparer {
   }
 
   private headCommit(): Promise<string | null> {
-    this.head ??= revParse(this.repo, 'HEAD');
+    this.head ??= revParseVia(this.store, 'HEAD');
     return this.head;
   }
 

@@ -43,9 +43,38 @@ export class Catalog {
     /** id → the record summary as compact JSON (the `list --json` element) */
     readonly lines: Map<string, string>,
     readonly bad: BadRecord[],
+    /** the ids of `rows` already sorted (a catalog updated from another passes them on) */
+    sortedIds?: string[],
   ) {
-    this.sortedIds = [...rows.keys()].sort();
+    this.sortedIds = sortedIds ?? [...rows.keys()].sort();
     for (const r of rows.values()) if (r.alias) this.aliases.set(r.alias, r.id);
+  }
+
+  /**
+   * The sorted ids of this catalog with `added` ids put in and `removed` ones
+   * taken out: cheaper than sorting them all when a few changed.
+   */
+  sortedWith(added: Iterable<string>, removed: Iterable<string>): string[] {
+    const ids = [...this.sortedIds];
+    const at = (id: string) => {
+      let lo = 0;
+      let hi = ids.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (ids[mid] < id) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    for (const id of removed) {
+      const i = at(id);
+      if (ids[i] === id) ids.splice(i, 1);
+    }
+    for (const id of added) {
+      const i = at(id);
+      if (ids[i] !== id) ids.splice(i, 0, id);
+    }
+    return ids;
   }
   static fromEntries(tip: string | null, entries: Iterable<CatalogEntry>, bad: BadRecord[]): Catalog {
     const rows = new Map<string, CatalogRow>();

@@ -26,6 +26,8 @@ export interface Settings {
   'auto-fetch': boolean;
   /** sync refuses remote memory commits without a good signature by a trusted key (src/merge/sync.ts) */
   'sync.require-signed': boolean;
+  /** context packs (CLI and MCP) let the configured model keep what bears on the task (src/agents/llm-filter.ts) */
+  'context-llm-filter': boolean;
   [k: string]: unknown;
 }
 
@@ -37,6 +39,7 @@ const DEFAULTS: Settings = {
   'post-commit-budget-ms': 1000,
   'auto-fetch': true,
   'sync.require-signed': false,
+  'context-llm-filter': false,
 };
 
 const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
@@ -49,6 +52,7 @@ const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
   'post-commit-budget-ms': 'number',
   'auto-fetch': 'boolean',
   'sync.require-signed': 'boolean',
+  'context-llm-filter': 'boolean',
 };
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The store on refs/memory: reads through one `git cat-file --batch` (the tip
- * too), writes objects through git's hash-object and mktree (writer.ts, git
+ * too), writes objects through git's hash-object (writer.ts, git
  * processes that live as long as the Store), and moves the ref only by one
  * `git update-ref --stdin` transaction, compare-and-swap against the tip the
  * change was built on. git writes every object, ref, lock and reflog. The
@@ -32,7 +32,14 @@ import { CatFile, git, gitText } from './git.js';
 import { memDir, type Repo } from './repo.js';
 import { maySignCommits } from './signing.js';
 import { diffTrees, parseTree } from './tree.js';
-import { applyToTree, GitWriter, type PathChange, type RefUpdate } from './writer.js';
+import {
+  applyToTree,
+  type CommitSpec,
+  GitWriter,
+  type PathChange,
+  type RefUpdate,
+  type TreeWrite,
+} from './writer.js';
 
 export type { RefUpdate };
 
@@ -124,6 +131,10 @@ export interface WriteResult<T> {
 }
 
 const MAX_ATTEMPTS = 60;
+/** How long a long-lived store waits before it rewrites the catalog cache on disk. */
+const CATALOG_SAVE_MS = 5000;
+/** How many parsed records a long-lived store keeps (by blob id). */
+const PARSED_KEEP = 4096;
 
 export class Store {
   private cat?: CatFile;
@@ -134,7 +145,18 @@ export class Store {
    * the message when it starts. Unset, each change's subject is its message.
    */
   reflogMessage?: string;
+  /**
+   * A long-lived process (the MCP server): the catalog on disk is rewritten at
+   * most every CATALOG_SAVE_MS and when the store closes, not after every
+   * write (rewriting it costs tens of milliseconds at 10k memories; the
+   * process keeps the catalog in memory anyway). One-shot commands save at once.
+   */
+  longLived = false;
   private catalogMemo = new Map<string, Promise<Catalog>>();
+  /** The catalog of the tip built last: the base the next tip's catalog is updated from. */
+  private latest?: Catalog;
+  private saveTimer?: NodeJS.Timeout;
+  private parsed?: Map<string, MemoryRecord>;
   identity?: Ident;
   /**
    * Who is writing: a person, or an agent (its name, session, model). New
@@ -159,8 +181,29 @@ export class Store {
   }
 
   close(): void {
+    this.flushCatalog();
     this.cat?.close();
     this.gitWriter?.close();
+  }
+
+  /** Writes a deferred catalog save now (a long-lived process's close). */
+  flushCatalog(): void {
+    if (!this.saveTimer) return;
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    if (this.latest) saveCatalogCache(this.repo, this.ref, this.latest);
+  }
+
+  private saveCatalog(cat: Catalog): void {
+    if (!this.longLived) {
+      saveCatalogCache(this.repo, this.ref, cat);
+      return;
+    }
+    this.saveTimer ??= setTimeout(() => {
+      this.saveTimer = undefined;
+      if (this.latest) saveCatalogCache(this.repo, this.ref, this.latest);
+    }, CATALOG_SAVE_MS);
+    this.saveTimer.unref();
   }
 
   /** The commit the ref points at (read through the running cat-file: no process of its own). */
@@ -240,10 +283,27 @@ export class Store {
       const b = blobs[i];
       if (!b) return;
       try {
-        out.push(parseRecord(b.content.toString('utf8'), recordPath(e.id)));
+        out.push(this.parseBlob(b.oid, b.content, recordPath(e.id)));
       } catch {}
     });
     return out;
+  }
+
+  /**
+   * The record in blob `oid`. A long-lived store keeps the last few thousand
+   * parses (a blob never changes; context packs read the same records call
+   * after call) and hands out copies, since callers may change what they get.
+   */
+  parseBlob(oid: string, content: Buffer, path?: string): MemoryRecord {
+    if (!this.longLived) return parseRecord(content.toString('utf8'), path);
+    this.parsed ??= new Map();
+    let r = this.parsed.get(oid);
+    if (r)
+      this.parsed.delete(oid); // most recently used goes last
+    else r = parseRecord(content.toString('utf8'), path);
+    this.parsed.set(oid, r);
+    if (this.parsed.size > PARSED_KEEP) this.parsed.delete(this.parsed.keys().next().value!);
+    return structuredClone(r);
   }
 
   /** The catalog at the current tip (cached on disk, updated incrementally). */
@@ -264,13 +324,16 @@ export class Store {
 
   private async buildCatalog(commit: string | null, useCache: boolean): Promise<Catalog> {
     if (!commit) return new Catalog(null, new Map(), new Map(), []);
-    const cached = useCache ? loadCatalogCache(this.repo, this.ref) : undefined;
-    if (cached && cached.tip === commit) return cached;
+    // the tip's catalog: updated from the one this process built last, else from the one on disk
+    const cached = useCache ? (this.latest ?? loadCatalogCache(this.repo, this.ref)) : undefined;
+    if (cached && cached.tip === commit) return this.remember(cached);
     let rows: Map<string, CatalogRow>;
     let lines: Map<string, string>;
     let bad: BadRecord[];
     let changed: Array<{ path: string; oid: string | null }>;
+    let from: Catalog | undefined;
     if (cached?.tip && (await this.hasCommit(cached.tip))) {
+      from = cached;
       rows = new Map(cached.rows);
       lines = new Map(cached.lines);
       bad = cached.bad;
@@ -308,8 +371,24 @@ export class Store {
         badByPath.set(t.path, { path: t.path, oid: t.oid, error: (e as Error).message });
       }
     });
-    const cat = new Catalog(commit, rows, lines, [...badByPath.values()]);
-    if (useCache) saveCatalogCache(this.repo, this.ref, cat);
+    // a few changed: the base's sorted ids with those put in or taken out, instead of sorting them all
+    const ids =
+      from && changed.length < 1000
+        ? from.sortedWith(
+            toRead.map((t) => t.id).filter((id) => rows.has(id)),
+            changed.map((c) => idFromPath(c.path)).filter((id): id is string => !!id && !rows.has(id)),
+          )
+        : undefined;
+    const cat = new Catalog(commit, rows, lines, [...badByPath.values()], ids);
+    if (useCache) {
+      this.remember(cat);
+      this.saveCatalog(cat);
+    }
+    return cat;
+  }
+
+  private remember(cat: Catalog): Catalog {
+    this.latest = cat;
     return cat;
   }
 
@@ -556,15 +635,8 @@ export class Store {
     const ids = [...byPath.keys()].map(idOfStorePath).filter((id): id is string => !!id);
     const full = withTrailers(message, memTrailers(message.split('\n')[0], ids, this.writerActor()));
     const sign = await this.signsCommits();
-    const memoryCommit = applyToTree(this.catFile, this.writer, base, byPath).then((tree) =>
-      this.writer.commit({
-        tree,
-        parents: base ? [base, ...parents] : parents,
-        who,
-        when,
-        message: full,
-        sign,
-      }),
+    const memoryCommit = applyToTree(this.catFile, this.writer, base, byPath).then((t) =>
+      this.commitTree(t, { parents: base ? [base, ...parents] : parents, who, when, message: full, sign }),
     );
     const noteCommit = note ? this.noteCommitObject(note, who, when, sign) : undefined;
     return Promise.all([memoryCommit, noteCommit]);
@@ -576,9 +648,8 @@ export class Store {
       this.writer,
       note.expected,
       new Map([[note.path, { content: Buffer.from(note.text, 'utf8') }]]),
-    ).then((tree) =>
-      this.writer.commit({
-        tree,
+    ).then((t) =>
+      this.commitTree(t, {
         parents: note.expected ? [note.expected] : [],
         who,
         when,
@@ -586,6 +657,14 @@ export class Store {
         sign,
       }),
     );
+  }
+
+  /** The commit of a tree being written: sent beside the tree's objects, its id once git has all of them. */
+  private async commitTree(t: TreeWrite, spec: Omit<CommitSpec, 'tree'>): Promise<string> {
+    // a signed commit is made by git commit-tree, which needs its tree written first
+    if (spec.sign) return t.written.then(() => this.writer.commit({ tree: t.tree, ...spec }));
+    const [commit] = await Promise.all([this.writer.commit({ tree: t.tree, ...spec }), t.written]);
+    return commit;
   }
 
   /**

@@ -6,6 +6,7 @@
  * trees; entries are compared as raw bytes side by side and decoded only
  * where they differ.
  */
+import { createHash } from 'node:crypto';
 import type { CatFile } from './git.js';
 
 export interface TreeItem {
@@ -51,6 +52,38 @@ function compareEntries(a: TreeItem, b: TreeItem): number {
     Buffer.from(a.tree ? `${a.name}/` : a.name),
     Buffer.from(b.tree ? `${b.name}/` : b.name),
   );
+}
+
+/**
+ * The id git gives an object of `type` whose content is `body` (SHA-1:
+ * SHA-256 repositories are refused when the store opens). The writer names
+ * objects with it before git has answered, so a change's objects go to git
+ * side by side, and it checks every id git answers against it.
+ */
+export function objectId(type: 'blob' | 'tree', body: Buffer): string {
+  return createHash('sha1').update(`${type} ${body.length}\0`).update(body).digest('hex');
+}
+
+/**
+ * The raw tree object git (`git mktree`) writes for these entries: git's
+ * order, each `<mode in octal, no leading zero> <name>\0<20-byte id>`.
+ */
+export function treeObject(entries: ReadonlyArray<{ mode: string; oid: string; name: string }>): Buffer {
+  const items = entries.map((e) => {
+    const tree = e.mode === '040000' || e.mode === '40000';
+    const head = `${Number.parseInt(e.mode, 8).toString(8)} ${e.name}\0`;
+    const key = tree ? `${e.name}/` : e.name;
+    // git orders names by their UTF-8 bytes: compare those, one byte per code unit, where not ASCII
+    return { head, oid: e.oid, key: /^[\x00-\x7f]*$/.test(key) ? key : Buffer.from(key).toString('latin1') };
+  });
+  items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const out = Buffer.allocUnsafe(items.reduce((n, i) => n + Buffer.byteLength(i.head) + 20, 0));
+  let at = 0;
+  for (const i of items) {
+    at += out.write(i.head, at, 'utf8');
+    at += out.write(i.oid, at, 'hex');
+  }
+  return out;
 }
 
 export interface TreeChange {

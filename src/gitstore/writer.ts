@@ -1,13 +1,16 @@
 /**
  * git writes every object and ref of the store, through git processes that
- * live as long as the Store: `git hash-object -w --stdin-paths` (blobs, and
- * commits with `-t commit`), `git mktree -z --batch` (trees) and
- * `git update-ref --stdin` (one transaction per change, moving every ref with
- * its expected old value). A one-shot command starts each once; the MCP
- * server and the daemon start them once for their whole life, so an add there
- * spawns no process (a spawn from a process holding a large index costs tens
- * of milliseconds). git checks what it writes (hash-object and mktree verify
- * the objects' format and that every entry exists) and honours core.fsync.
+ * live as long as the Store: `git hash-object -w --stdin-paths`, one each for
+ * blobs, trees (`-t tree`) and commits (`-t commit`), and `git update-ref
+ * --stdin` (one transaction per change, moving every ref with its expected old
+ * value). A one-shot command starts each once; the MCP server and the daemon
+ * start them once for their whole life, so an add there spawns no process (a
+ * spawn from a process holding a large index costs tens of milliseconds).
+ * Tree contents are encoded here (tree.ts treeObject, tested against `git
+ * mktree`, which would also look up every entry: a second per add once a
+ * thousand folder trees are loose objects); git checks the format of every
+ * object it writes, computes its id (checked against ours) and honours
+ * core.fsync. update-ref checks that the new commit exists.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -16,7 +19,7 @@ import { err } from '../errors.js';
 import { mark } from '../trace.js';
 import { type CatFile, git, gitEnv, holdProcess as hold, ZERO_OID } from './git.js';
 import { memDir, type Repo } from './repo.js';
-import { parseTree } from './tree.js';
+import { objectId, parseTree, treeObject } from './tree.js';
 
 /** One long-lived git process that answers each request with a known number of lines. */
 class GitSession {
@@ -196,9 +199,19 @@ export class GitWriter {
     private readonly reflogMessage?: string,
   ) {
     removeStaleTemps(repo);
-    this.blobs = new GitSession(repo, ['hash-object', '-w', '--stdin-paths']);
-    this.commits = new GitSession(repo, ['hash-object', '-t', 'commit', '-w', '--stdin-paths']);
-    this.trees = new GitSession(repo, ['mktree', '-z', '--missing', '--batch']);
+    // --no-filters: the bytes as given (the temp file's path must not pick up autocrlf or attributes)
+    this.blobs = new GitSession(repo, ['hash-object', '-w', '--no-filters', '--stdin-paths']);
+    this.commits = new GitSession(repo, [
+      'hash-object',
+      '-t',
+      'commit',
+      '-w',
+      '--no-filters',
+      '--stdin-paths',
+    ]);
+    // trees as raw objects (treeObject): git checks their format; `git mktree` would also look up
+    // every entry's type, a second per add at a thousand folders whose trees are loose objects
+    this.trees = new GitSession(repo, ['hash-object', '-t', 'tree', '-w', '--no-filters', '--stdin-paths']);
   }
 
   /** Writes through a file under .git/mem/tmp (hash-object reads paths); removed once git has it. */
@@ -218,13 +231,9 @@ export class GitWriter {
     return this.hashFile(this.blobs, content);
   }
 
-  /** A tree of these entries (git sorts them); `mode` 040000 for a tree, 100644 for a file. */
-  async tree(entries: ReadonlyArray<{ mode: string; oid: string; name: string }>): Promise<string> {
-    const type = (mode: string) => (mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob');
-    const lines = entries.map((e) => `${e.mode} ${type(e.mode)} ${e.oid}\t${e.name}\0`);
-    const [oid] = await fresh(() => this.trees.ask(`${lines.join('')}\0`, 1));
-    if (!/^[0-9a-f]{40}$/.test(oid)) throw err('E_GIT', `git mktree returned "${oid.slice(0, 60)}"`);
-    return oid;
+  /** A tree object from its raw content (treeObject: git's order and encoding). */
+  tree(body: Buffer): Promise<string> {
+    return this.hashFile(this.trees, body);
   }
 
   commit(c: CommitSpec): Promise<string> {
@@ -323,25 +332,45 @@ export class GitWriter {
   }
 }
 
+/** What applyToTree wrote: the new root tree's id, and when git has it. */
+export interface TreeWrite {
+  /** the root tree's id, computed before git has written it */
+  tree: string;
+  /** settles once git has written every new object and named each as computed (E_GIT if not) */
+  written: Promise<void>;
+}
+
 /**
  * The tree of commit `base` (null: none) with `changes` applied (paths from
  * the root). Reads only the trees on changed paths, all in one pipelined
- * batch, and writes the new blobs meanwhile; then writes only the trees that
- * change, deepest first. git keeps no empty trees: a folder left empty goes;
- * the root is written even when empty.
+ * batch; then names every new blob and tree as git will (objectId), so all of
+ * them go to git at once instead of one round trip per folder level, and
+ * checks each id git answers. git keeps no empty trees: a folder left empty
+ * goes; the root is written even when empty.
  */
 export async function applyToTree(
   cat: CatFile,
   writer: GitWriter,
   base: string | null,
   changes: ReadonlyMap<string, PathChange>,
-): Promise<string> {
+): Promise<TreeWrite> {
+  const sent: Promise<void>[] = [];
+  const send = (kind: 'blob' | 'tree', computed: string, answer: Promise<string>) => {
+    const p = answer.then((oid) => {
+      if (oid !== computed)
+        throw err('E_GIT', `git named a new ${kind} ${oid}, where git-mem computed ${computed}`);
+    });
+    p.catch(() => {}); // awaited through `written`; this only marks it handled until then
+    sent.push(p);
+    return computed;
+  };
   const dirs = new Set<string>(['']);
   for (const path of changes.keys())
     for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) dirs.add(path.slice(0, i));
   const order = [...dirs];
-  const blobs = new Map<string, Promise<string>>();
-  for (const [path, c] of changes) if ('content' in c) blobs.set(path, writer.blob(c.content));
+  const blobs = new Map<string, string>();
+  for (const [path, c] of changes)
+    if ('content' in c) blobs.set(path, send('blob', objectId('blob', c.content), writer.blob(c.content)));
   const read = base
     ? await cat.readMany(order.map((d) => (d ? `${base}:${d}` : `${base}^{tree}`)))
     : order.map(() => null);
@@ -360,17 +389,22 @@ export async function applyToTree(
   for (const [path, c] of changes) {
     const t = trees.get(parentOf(path))!;
     if ('remove' in c) t.delete(nameOf(path));
-    else t.set(nameOf(path), { mode: '100644', oid: 'oid' in c ? c.oid : await blobs.get(path)! });
+    else t.set(nameOf(path), { mode: '100644', oid: 'oid' in c ? c.oid : blobs.get(path)! });
   }
+  const tree = (entries: Map<string, { mode: string; oid: string }>) => {
+    const body = treeObject(toList(entries));
+    return send('tree', objectId('tree', body), writer.tree(body));
+  };
   // deepest folders first: a parent names its children's new trees
   const byDepth = order.filter(Boolean).sort((a, b) => b.split('/').length - a.split('/').length);
   for (const d of byDepth) {
     const entries = trees.get(d)!;
     const parent = trees.get(parentOf(d))!;
     if (!entries.size) parent.delete(nameOf(d));
-    else parent.set(nameOf(d), { mode: '040000', oid: await writer.tree(toList(entries)) });
+    else parent.set(nameOf(d), { mode: '040000', oid: tree(entries) });
   }
-  return writer.tree(toList(trees.get('')!));
+  const root = tree(trees.get('')!);
+  return { tree: root, written: Promise.all(sent).then(() => {}) };
 }
 
 const toList = (m: Map<string, { mode: string; oid: string }>) => [...m].map(([name, e]) => ({ name, ...e }));

@@ -12,10 +12,10 @@
  */
 
 import { err } from '../errors.js';
-import { git } from '../gitstore/git.js';
+import { git, isAncestor } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
 import { mergeCommits } from './merge-commits.js';
-import { isAncestor, mergeNotes, type NotesMergeResult, notesTip } from './notes.js';
+import { mergeNotes, type NotesMergeResult, notesTip } from './notes.js';
 import {
   type FetchResult,
   fetchMemory,
@@ -343,7 +343,7 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
     if (lockedInARow >= LOCKED_PUSHES) {
       throw err(
         'E_REMOTE',
-        `${remote.name} could not update its memory ref ${lockedInARow} times: ${lastReason}`,
+        `${remote.name} could not update its memory ref ${lockedInARow} time${lockedInARow === 1 ? '' : 's'}: ${lastReason}`,
         'a lock file on the remote may be left by a crashed git process (its admin can remove it); the local memory holds everything merged so far',
         { remote: remote.name, rejected: pushed.rejected },
       );
@@ -352,7 +352,7 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
   }
   throw err(
     'E_CONFLICT_RETRY',
-    `${remote.name} kept moving: the push was rejected ${retries + 1} times${lastReason ? ` (last: ${lastReason})` : ''}`,
+    `${remote.name} kept moving: the push was rejected ${retries + 1} time${retries ? 's' : ''}${lastReason ? ` (last: ${lastReason})` : ''}`,
     'the local memory holds everything merged so far; run git mem sync again',
   );
 }

@@ -63,6 +63,7 @@ export async function serve(
   } = {},
 ): Promise<DaemonHandle> {
   const path = socketPath(store);
+  store.longLived = true; // it answers call after call: the catalog and parsed records stay in memory
   const idleMs = opts.idleMs ?? DEFAULT_IDLE_MS;
   const started = Date.now();
   const build = buildId();

@@ -450,7 +450,7 @@ export async function readRecords(
     const b = blobs[i];
     if (!b) return;
     try {
-      out.set(d.id, parseRecord(b.content.toString('utf8')));
+      out.set(d.id, store.parseBlob(b.oid, b.content));
     } catch {}
   });
   return out;
