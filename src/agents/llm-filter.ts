@@ -11,8 +11,9 @@
  * one frame (frame()), and the reply is trusted only as a list of the ids
  * offered.
  */
-import type { PackCandidate } from '../search/pack.js';
+
 import { frame } from '../safety/frame.js';
+import type { PackCandidate } from '../search/pack.js';
 import { askModel, type LlmDiagnostics, llmConfig } from './llm.js';
 
 /** Characters of each memory's body shown to the model. */

@@ -16,7 +16,6 @@ import { err, type GitMemError, isGitMemError } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
-import type { PackFilter } from '../search/index.js';
 import {
   estimateTokens,
   type MemoryRecord,
@@ -27,6 +26,7 @@ import {
   TYPES,
 } from '../model/record.js';
 import { frame, neutralize, oneLine, unframe } from '../safety/frame.js';
+import type { PackFilter } from '../search/index.js';
 
 // ------------------------------------------------------------------ schemas
 
