@@ -59,7 +59,8 @@ const EXT: Record<string, string> = {
 
 export function languageOf(path: string): string | undefined {
   const m = /\.([A-Za-z0-9+]+)$/.exec(path);
-  return m ? EXT[m[1].toLowerCase()] : undefined;
+  const ext = m?.[1].toLowerCase();
+  return ext && Object.hasOwn(EXT, ext) ? EXT[ext] : undefined;
 }
 
 /** Languages whose symbols can move between each other's files (a function moved from a .c file to a header). */
@@ -200,7 +201,7 @@ async function parserFor(lang: string) {
 
 /** All named definitions in a source file, outermost first. */
 export async function extractSymbols(lang: string, source: string): Promise<SymbolDef[]> {
-  const defs = DEFS[lang];
+  const defs = Object.hasOwn(DEFS, lang) ? DEFS[lang] : undefined;
   if (!defs) return [];
   const parser = await parserFor(lang);
   const tree = parser.parse(source);
@@ -215,7 +216,7 @@ export async function extractSymbols(lang: string, source: string): Promise<Symb
       const child = node.namedChild(i);
       if (!child) continue;
       if (depth === 0 && child.type === PACKAGE[lang]) module = child.namedChild(0)?.text.replace(/\s+/g, '');
-      const shape = defs[child.type];
+      const shape = Object.hasOwn(defs, child.type) ? defs[child.type] : undefined;
       const named = shape ? nameOf(shape, child) : null;
       if (!named) {
         walk(child, scope, owner, depth + 1);
