@@ -89,6 +89,7 @@ interface Source {
 export class AnchorPreparer {
   readonly notes: string[] = [];
   private head?: Promise<string | null>;
+  private readonly parsed = new Map<string, Promise<SymbolDef[]>>();
   constructor(
     readonly store: Store,
     readonly opts: PrepareOptions,
@@ -102,6 +103,17 @@ export class AnchorPreparer {
     if (!this.repo.workTree)
       throw err('E_ANCHOR', 'anchors need a work tree', 'run git mem add inside a checkout (not --global)');
     return this.repo.workTree;
+  }
+
+  /** Definitions per blob: an add with several symbols of one file parses it once. */
+  private symbolsOf(lang: string, blob: string, text: string): Promise<SymbolDef[]> {
+    const key = `${lang}:${blob}`;
+    let p = this.parsed.get(key);
+    if (!p) {
+      p = extractSymbols(lang, text);
+      this.parsed.set(key, p);
+    }
+    return p;
   }
 
   private headCommit(): Promise<string | null> {
@@ -201,7 +213,7 @@ export class AnchorPreparer {
     if (symbolName) {
       lang ??= languageOf(path);
       if (!symDef && lang) {
-        const defs = await extractSymbols(lang, text);
+        const defs = await this.symbolsOf(lang, src.blob, text);
         const hits = preferredSymbols(findSymbol(defs, symbolName).map((def) => ({ def })));
         if (!hits.length)
           throw err(
