@@ -39,7 +39,7 @@ import {
   findCandidates,
   relocate,
 } from './relocate.js';
-import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
+import { extractSymbols, findSymbol, languageOf, type SymbolDef, sameLanguageFamily } from './symbols.js';
 import { blobId, indentLanguage, informationOf, MIN_INFORMATION, normLine, splitLines } from './text.js';
 import {
   type BaseState,
@@ -931,7 +931,8 @@ class CheckContext {
     const needle = oldLines.slice(start - 1, end);
     const probe = needle.map(normLine).reduce((x, y) => (y.length > x.length ? y : x), '');
     const cands = changes.filter((c) => c.status !== 'D' && !exclude.has(c.newPath)).slice(0, CROSS_FILE_CAP);
-    const lang = a.sym ? languageOf(base.path) : undefined;
+    const sym = a.sym;
+    const lang = sym ? (languageOf(base.path) ?? sym.lang) : undefined;
     const weak = informationOf(needle) < MIN_INFORMATION;
     const hits: Array<{
       path: string;
@@ -945,14 +946,15 @@ class CheckContext {
       const newOid = this.worktreeRoot ? undefined : c.newOid;
       const lines = await this.targetLines(c.newPath, newOid);
       if (!lines) continue;
-      if (a.sym && lang && languageOf(c.newPath) === lang) {
-        const defs = await this.symbols(lang, newOid ?? `wt:${c.newPath}`, lines);
-        const hit = defs.find((d) => d.qualified === a.sym!.qualified && d.bodyHash === a.sym!.body_hash);
+      const newLang = sym && lang ? languageOf(c.newPath) : undefined;
+      if (sym && lang && newLang && sameLanguageFamily(lang, newLang)) {
+        const defs = await this.symbols(newLang, newOid ?? `wt:${c.newPath}`, lines);
+        const hit = defs.find((d) => d.qualified === sym.qualified && d.bodyHash === sym.body_hash);
         if (hit) {
           const r: [number, number] = [hit.start, hit.end];
           return {
             status: 'moved',
-            reason: `symbol ${a.sym.qualified} found in ${c.newPath}:${hit.start}-${hit.end}`,
+            reason: `symbol ${sym.qualified} found in ${c.newPath}:${hit.start}-${hit.end}`,
             confidence: 0.9,
             to: loc(c.newPath, r),
             current: this.current(c.newPath, r, newOid),
@@ -1019,9 +1021,12 @@ function symbolInFile(
   renamed: boolean,
 ): Outcome {
   const sym = a.sym!;
-  const hits = findSymbol(defs, sym.qualified).filter(
+  const named = findSymbol(defs, sym.qualified).filter(
     (d) => d.qualified === sym.qualified || d.name === sym.name,
   );
+  // a type and its impl blocks (Rust), a class and its constructor share a name: keep to the kind anchored
+  const ofKind = named.filter((d) => sameKind(d.kind, sym.kind));
+  const hits = ofKind.length ? ofKind : named;
   const prefer = base.lines?.[0] ?? 0;
   const byDist = (x: SymbolDef, y: SymbolDef) => Math.abs(x.start - prefer) - Math.abs(y.start - prefer);
   const same = hits.filter((d) => d.bodyHash === sym.body_hash).sort(byDist);
@@ -1047,7 +1052,9 @@ function symbolInFile(
       to: loc(newPath, [d.start, d.end]),
     };
   }
-  const renamedTo = defs.filter((d) => d.bodyHash === sym.body_hash && d.kind === sym.kind).sort(byDist);
+  const renamedTo = defs
+    .filter((d) => d.bodyHash === sym.body_hash && sameKind(d.kind, sym.kind))
+    .sort(byDist);
   if (renamedTo.length) {
     const d = renamedTo[0];
     return {
@@ -1063,4 +1070,10 @@ function symbolInFile(
     confidence: 0.9,
     to: null,
   };
+}
+
+/** Kinds that are the same for a verdict: a function that became a method (or was stored as one by an older version). */
+function sameKind(a: string, b: string): boolean {
+  const f = (k: string) => (k === 'method' ? 'function' : k);
+  return f(a) === f(b);
 }
