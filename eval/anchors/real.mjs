@@ -108,7 +108,6 @@ function occurrences(lines, block, norm = (s) => s) {
   }
   return out;
 }
-const wsNorm = (s) => s.replace(/\s+/g, '');
 
 /** Hunks of `git diff -U0 blobA blobB` (git's own diff, default algorithm). */
 function hunks(gitDir, a, b) {
@@ -176,11 +175,12 @@ function pickAnchors(rd, repo, A, B, rand, n) {
     const blank = text.filter((l) => !/[A-Za-z0-9_]/.test(l)).length;
     if (info < 2 || info < text.length / 2 || blank > text.length / 3) continue;
     if (text.some((l) => l.length > 300)) continue; // minified or generated
-    if (occurrences(lines, text).length !== 1) continue; // must be unique in its file at A
+    if (occurrences(lines, text).length !== 1) continue; // must be unique in its file at A …
+    if (elsewhere(rd, repo.gitDir, null, A, text, [path]).hits.length) continue; // … and in the repository
     const key = `${path}:${s}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ path, lines: [s, e], text });
+    out.push({ path, lines: [s, e], text, gitDir: repo.gitDir });
   }
   return out;
 }
@@ -212,11 +212,65 @@ function elsewhere(rd, gitDir, A, B, text, exclude) {
     if (!blob) continue;
     const occ = occurrences(rd.lines(blob), text);
     if (!occ.length) continue;
-    const atA = rd.tree(A).get(q);
+    const atA = A && rd.tree(A).get(q);
     if (atA && occurrences(rd.lines(atA), text).length) preexisting.push(q);
     else for (const o of occ) hits.push({ path: q, lines: [o, o + text.length - 1] });
   }
   return { hits, preexisting };
+}
+
+// indentation is meaning here (as in docs/anchors.md): a re-indent is an edit
+const INDENT = /\.(py|pyi|pyw|pyx|pxd|bzl|star|ya?ml|mk|mak|hs|lhs|elm|purs|idr|fs|fsi|fsx|nim|nims|nimble|coffee|litcoffee|gd|mojo|pug|jade|sass|styl|slim|haml|rst)$|(^|\/)(GNUm|M|m)akefile$/;
+const noWs = (s) => s.replace(/\s+/g, '');
+const keepIndent = (l) => {
+  const m = /^\s*/.exec(l)[0];
+  return m + l.slice(m.length).replace(/\s+/g, ' ').trim();
+};
+/**
+ * U1: the text is still there when whitespace is ignored (re-indented, re-wrapped, blank lines
+ * added or removed) — in P, or in exactly one other file new to it. Whether that is an edit is
+ * a policy question (a newline in a string literal is one), so the oracle says unsure; except in
+ * languages where indentation is meaning, where a changed indent is an edit (R8i) and a change
+ * of spaces inside lines is unsure.
+ */
+/** `want` (whitespace removed) in `lines` (whitespace removed), starting at a line start and ending at a line end. */
+function wsAligned(lines, want) {
+  const parts = lines.map(noWs);
+  const joined = parts.join('');
+  const starts = new Set();
+  const ends = new Set();
+  let o = 0;
+  for (const p of parts) {
+    starts.add(o);
+    o += p.length;
+    ends.add(o);
+  }
+  for (let i = joined.indexOf(want); i >= 0; i = joined.indexOf(want, i + 1))
+    if (starts.has(i) && ends.has(i + want.length)) return true;
+  return false;
+}
+
+function wsOnly(rd, A, B, an, P, linesB) {
+  const want = noWs(an.text.join('\n'));
+  if (!want) return null;
+  const files = [];
+  if (P) files.push({ path: P, lines: linesB });
+  {
+    const probe = [...an.text].sort((x, y) => y.trim().length - x.trim().length)[0].trim();
+    for (const q of grepFiles(an.gitDir, B, probe)) {
+      if (q === an.path || q === P) continue;
+      const atA = rd.tree(A).get(q);
+      if (atA && wsAligned(rd.lines(atA), want)) continue;
+      files.push({ path: q, lines: rd.lines(rd.tree(B).get(q)) });
+    }
+  }
+  for (const f of files) {
+    if (!wsAligned(f.lines, want)) continue;
+    if (INDENT.test(an.path) && !occurrences(f.lines, an.text, keepIndent).length)
+      return { label: 'changed', to: null, rule: 'R8i', why: 'indentation changed where it is meaning' };
+    return { label: 'unsure', why: `whitespace-only change (re-indent, re-wrap or blank lines) in ${f.path}`, rule: 'U1' };
+  }
+  return null;
 }
 
 function label(rd, repo, A, B, renames, an) {
@@ -245,14 +299,16 @@ function label(rd, repo, A, B, renames, an) {
     const other = elsewhere(rd, gitDir, A, B, an.text, [P, an.path]);
     if (other.hits.length === 1) return { label: 'moved', to: other.hits[0], rule: 'R6' };
     if (other.hits.length > 1) return { label: 'ambiguous', to: null, candidates: other.hits, rule: 'R7' };
-    if (occurrences(linesB, an.text, wsNorm).length)
-      return { label: 'unsure', why: 'whitespace-only change', rule: 'U1' };
+    const ws = wsOnly(rd, A, B, an, P, linesB);
+    if (ws) return ws;
     return { label: 'changed', to: null, rule: 'R8' };
   }
   const other = elsewhere(rd, gitDir, A, B, an.text, [an.path]);
   if (other.hits.length === 1) return { label: 'moved', to: other.hits[0], rule: 'R9' };
   if (other.hits.length > 1) return { label: 'ambiguous', to: null, candidates: other.hits, rule: 'R7' };
   if (other.preexisting.length) return { label: 'unsure', why: 'only a copy that existed at A', rule: 'U2' };
+  const ws = wsOnly(rd, A, B, an, null, null);
+  if (ws) return ws;
   return { label: 'deleted', to: null, rule: 'R10' };
 }
 
