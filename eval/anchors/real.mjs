@@ -28,7 +28,8 @@ const opt = (name, def) => {
 };
 const VERBOSE = args.includes('--verbose');
 const MIRRORS = process.env.GIT_MEM_REAL_MIRRORS ?? '/work/.mirror';
-const ANCHORS = Number(opt('anchors', '25')); // per base commit A
+const ANCHORS = Number(opt('anchors', '25')); // per base commit A, text unique in the repository
+const SHARED = Number(opt('shared', '8')); // per base commit A, text also in other files (boilerplate)
 const BASES = Number(opt('bases', '3')); // base commits A per repository
 const SEED = Number(opt('seed', '13'));
 const GAPS = (opt('gaps', '20,200') ?? '').split(',').map(Number);
@@ -138,7 +139,7 @@ function mapRange(hs, s, e) {
 
 // ------------------------------------------------------------------ anchor selection
 const informative = (l) => (l.match(/[A-Za-z0-9_]/g) ?? []).length >= 6 && /[A-Za-z_]{3,}/.test(l);
-function pickAnchors(rd, repo, A, B, rand, n) {
+function pickAnchors(rd, repo, A, B, rand, n, shared = false) {
   const tree = rd.tree(A);
   const srcs = [...tree.keys()].filter((p) => repo.ext.test(p) && !SKIP_PATH.test(p));
   const changed = new Set(
@@ -149,7 +150,7 @@ function pickAnchors(rd, repo, A, B, rand, n) {
   const changedList = [...changed];
   const out = [];
   const seen = new Set();
-  for (let tries = 0; out.length < n && tries < n * 60; tries++) {
+  for (let tries = 0; out.length < n && tries < n * (shared ? 30 : 60); tries++) {
     // two thirds from files the larger gap changes (so edits happen), one third from any file
     const fromChanged = changedList.length && rand() < 2 / 3;
     const path = fromChanged
@@ -176,11 +177,12 @@ function pickAnchors(rd, repo, A, B, rand, n) {
     if (info < 2 || info < text.length / 2 || blank > text.length / 3) continue;
     if (text.some((l) => l.length > 300)) continue; // minified or generated
     if (occurrences(lines, text).length !== 1) continue; // must be unique in its file at A …
-    if (elsewhere(rd, repo.gitDir, null, A, text, [path]).hits.length) continue; // … and in the repository
+    // … and in the repository ("unique" stratum), or also in other files ("shared" stratum)
+    if (elsewhere(rd, repo.gitDir, null, A, text, [path]).hits.length > 0 !== shared) continue;
     const key = `${path}:${s}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ path, lines: [s, e], text, gitDir: repo.gitDir });
+    out.push({ path, lines: [s, e], text, gitDir: repo.gitDir, stratum: shared ? 'shared' : 'unique' });
   }
   return out;
 }
@@ -297,14 +299,24 @@ function label(rd, repo, A, B, renames, an) {
     if (occ.length > 1)
       return { label: 'ambiguous', to: null, candidates: occ.map((o) => range(P, o)), rule: 'R5' };
     const other = elsewhere(rd, gitDir, A, B, an.text, [P, an.path]);
+    // boilerplate (shared stratum) that left a file still there, with one new copy elsewhere: as
+    // likely edited in place next to a coincidental copy as moved
+    if (other.hits.length === 1 && an.stratum === 'shared')
+      return { label: 'unsure', why: `text left the file; one new copy in ${other.hits[0].path}, but the text is boilerplate`, rule: 'U4' };
     if (other.hits.length === 1) return { label: 'moved', to: other.hits[0], rule: 'R6' };
-    if (other.hits.length > 1) return { label: 'ambiguous', to: null, candidates: other.hits, rule: 'R7' };
+    if (other.hits.length > 1)
+      return { label: 'unsure', why: `edited in place, or moved to one of ${other.hits.length} new copies`, rule: 'U3' };
     const ws = wsOnly(rd, A, B, an, P, linesB);
     if (ws) return ws;
     return { label: 'changed', to: null, rule: 'R8' };
   }
   const other = elsewhere(rd, gitDir, A, B, an.text, [an.path]);
-  if (other.hits.length === 1) return { label: 'moved', to: other.hits[0], rule: 'R9' };
+  // the file is gone and its text is in a file that did not exist at A: a rename by content
+  // (git's -M stops at 50 % similarity); into a file that existed, a move
+  if (other.hits.length === 1)
+    return rd.tree(A).has(other.hits[0].path)
+      ? { label: 'moved', to: other.hits[0], rule: 'R9' }
+      : { label: 'renamed', to: other.hits[0], rule: 'R9r' };
   if (other.hits.length > 1) return { label: 'ambiguous', to: null, candidates: other.hits, rule: 'R7' };
   if (other.preexisting.length) return { label: 'unsure', why: 'only a copy that existed at A', rule: 'U2' };
   const ws = wsOnly(rd, A, B, an, null, null);
@@ -394,7 +406,10 @@ for (const repo of present) {
     if (ai < 0) break;
     const A = fp[ai];
     const Bs = GAPS.map((g) => fp[ai + g]);
-    const anchors = pickAnchors(rd, repo, A, Bs[Bs.length - 1], rand, ANCHORS);
+    const anchors = [
+      ...pickAnchors(rd, repo, A, Bs[Bs.length - 1], rand, ANCHORS),
+      ...pickAnchors(rd, repo, A, Bs[Bs.length - 1], rand, SHARED, true),
+    ];
     const verdicts = judgeWithGitMem(repo, A, Bs, anchors);
     GAPS.forEach((gap, gi) => {
       const B = Bs[gi];
@@ -467,7 +482,7 @@ const md = [];
 md.push('## anchors on real histories');
 md.push('');
 md.push(
-  `${rows.length} anchor judgements (${rows.length / GAPS.length} anchors × ${GAPS.length} later commits: +${GAPS.join(' and +')} first-parent commits) in ${present.length} public repositories, ${secs.toFixed(1)} s. Command: \`npm run eval:anchors:real\` (seed ${SEED}, ${ANCHORS} anchors × ${BASES} base commits per repository). Oracle and rules: [REAL.md](REAL.md).`,
+  `${rows.length} anchor judgements (${rows.length / GAPS.length} line anchors × ${GAPS.length} later commits: +${GAPS.join(' and +')} first-parent commits) in ${present.length} public repositories, ${secs.toFixed(1)} s. Command: \`npm run eval:anchors:real\` (seed ${SEED}; per base commit ${ANCHORS} anchors of the unique stratum and up to ${SHARED} of the shared one; ${BASES} base commits per repository). Oracle and rules: [REAL.md](REAL.md).`,
 );
 md.push('');
 md.push(`- **Edited anchors (oracle changed or deleted) called fresh, moved or renamed: ${s.editedOk.length} of ${s.edited.length}** (goal 0)`);
@@ -480,6 +495,21 @@ md.push('');
 md.push('Overall confusion matrix (rows: oracle label, columns: git-mem verdict):');
 md.push('');
 md.push(matrix(rows));
+md.push('');
+md.push('Per stratum (unique: the anchored text is nowhere else in the repository at A; shared: it also occurs in other files at A, boilerplate that a cross-file search could take for the anchor):');
+md.push('');
+md.push('| stratum | judgements | unsure | edited called fresh/moved/renamed | relocation exact | stale or not as the oracle says | verdict exactly right |');
+md.push('|---|---:|---:|---:|---:|---:|---:|');
+for (const st of ['unique', 'shared']) {
+  const t = stats(rows.filter((r) => r.anchor.stratum === st));
+  md.push(
+    `| ${st} | ${t.n} | ${t.unsure} | ${t.editedOk.length} of ${t.edited.length} | ${t.relocExact.length} of ${t.reloc.length} | ${t.staleAgree.length} of ${t.sure.length} | ${t.exact.length} of ${t.sure.length} |`,
+  );
+}
+md.push('');
+md.push('Shared stratum alone:');
+md.push('');
+md.push(matrix(rows.filter((r) => r.anchor.stratum === 'shared')));
 md.push('');
 md.push('Per repository:');
 md.push('');
@@ -504,7 +534,7 @@ const amb = rows.filter((r) => r.oracle.label === 'ambiguous');
 if (!amb.length) md.push('No anchor was ambiguous at B by the oracle in this sample.');
 for (const r of amb)
   md.push(
-    `- ${r.repo} +${r.gap} \`${r.anchor.path}:${r.anchor.lines.join('-')}\`: ${r.oracle.candidates.length} copies at B; git-mem: ${r.verdict.status}${r.verdict.to ? ` → ${r.verdict.to.path}:${r.verdict.to.lines?.join('-')}` : ''} (confidence ${r.verdict.confidence ?? '?'})`,
+    `- ${r.repo} ${r.A.slice(0, 10)} +${r.gap} \`${r.anchor.path}:${r.anchor.lines.join('-')}\`: ${r.oracle.candidates.length} copies at B; git-mem: ${r.verdict.status}${r.verdict.to ? ` → ${r.verdict.to.path}:${r.verdict.to.lines?.join('-')}` : ''} (confidence ${r.verdict.confidence ?? '?'})`,
   );
 md.push('');
 md.push('### Disagreements');
@@ -522,7 +552,7 @@ md.push('');
 const uns = rows.filter((r) => r.oracle.label === 'unsure');
 if (!uns.length) md.push('None.');
 for (const r of uns)
-  md.push(`- ${r.repo} +${r.gap} \`${r.anchor.path}:${r.anchor.lines.join('-')}\`: ${r.oracle.why}; git-mem: ${r.verdict.status} — ${r.verdict.reason ?? ''}`);
+  md.push(`- ${r.repo} ${r.A.slice(0, 10)} +${r.gap} \`${r.anchor.path}:${r.anchor.lines.join('-')}\`: ${r.oracle.why}; git-mem: ${r.verdict.status} — ${r.verdict.reason ?? ''}`);
 md.push('');
 md.push('Time of `git mem check --rev B` (the CLI process, per base commit and gap):');
 md.push('');
