@@ -1,5 +1,4 @@
-import { err } from '../errors.js';
-import { parseRecord, recordPath, recordToJSON, tombstonePath } from '../model/record.js';
+import { memoryHistory, storeLog } from '../commands/history.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 import { colors } from './output.js';
@@ -15,58 +14,15 @@ export default defineCommand({
       .option('global', { type: 'boolean' }),
   async run(a, ctx) {
     const store = await openStore(ctx, { global: a.global, read: true });
-    await store.requireTip();
+    const limit = a.limit ?? Number.POSITIVE_INFINITY;
     if (!a.ref) {
-      const log = (await store.log()).slice(0, a.limit ?? Number.POSITIVE_INFINITY);
+      const log = await storeLog(store, limit);
       emit(ctx, log, () =>
         log.map((l) => `${l.commit.slice(0, 12)}  ${l.date}  ${l.author}  ${l.subject}`).join('\n'),
       );
       return;
     }
-    let id: string;
-    try {
-      id = (await store.catalog()).resolve(String(a.ref));
-    } catch (e) {
-      // a deleted record still has a history: resolve against full ids / prefixes of tombstones
-      const ref = String(a.ref).toUpperCase();
-      const tip = await store.requireTip();
-      const tomb = (await store.lsTree(tip, 'tombstones')).map((t) =>
-        t.path
-          .split('/')
-          .pop()!
-          .replace(/\.yaml$/, ''),
-      );
-      const m = tomb.filter((t) => t.startsWith(ref));
-      if (m.length !== 1) throw e;
-      id = m[0];
-    }
-    const entries = await store.log(undefined, undefined).then(async () => {
-      const byPath = await store.log(recordPath(id));
-      const tomb = await store.log(tombstonePath(id));
-      const all = new Map([...byPath, ...tomb].map((l) => [l.commit, l]));
-      return [...all.values()].sort((x, y) => (x.date < y.date ? 1 : x.date > y.date ? -1 : 0));
-    });
-    if (!entries.length) throw err('E_NOT_FOUND', `no history for ${a.ref}`);
-    const versions: Array<
-      Record<string, unknown> & {
-        commit: string;
-        date: string;
-        author: string;
-        email: string;
-        subject: string;
-        deleted: boolean;
-      }
-    > = [];
-    for (const l of entries.slice(0, a.limit ?? Number.POSITIVE_INFINITY)) {
-      const buf = await store.readPath(l.commit, recordPath(id));
-      let record = null;
-      if (buf) {
-        try {
-          record = recordToJSON(parseRecord(buf.toString('utf8')));
-        } catch {}
-      }
-      versions.push({ ...l, deleted: !buf, record });
-    }
+    const { versions } = await memoryHistory(store, String(a.ref), limit);
     emit(ctx, versions, () =>
       versions
         .map(
