@@ -68,13 +68,26 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** Loads with `load` whenever `deps` change; the last call wins. */
-export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): Loaded<T> {
+/**
+ * Loads with `load` whenever `deps` change; the last call wins. What was
+ * loaded for other deps is dropped at once (a page never shows, or lets one
+ * edit, one thing under another's name), unless `keep` says to show it
+ * until the new answer comes (a list being searched); a reload keeps it.
+ */
+export function useLoad<T>(
+  load: (signal: AbortSignal) => Promise<T>,
+  deps: unknown[],
+  keep = false,
+): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true });
   const [n, setN] = useState(0);
+  const key = JSON.stringify(deps);
+  const last = useRef(key);
   useEffect(() => {
     const ac = new AbortController();
-    setState((s) => ({ ...s, loading: true }));
+    const same = last.current === key;
+    last.current = key;
+    setState((s) => (same || keep ? { ...s, loading: true } : { loading: true }));
     load(ac.signal).then(
       (data) => !ac.signal.aborted && setState({ data, loading: false }),
       (e) =>
@@ -85,8 +98,10 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
         }),
     );
     return () => ac.abort();
-  }, [...deps, n]);
-  return { ...state, reload: useCallback(() => setN((x) => x + 1), []) };
+  }, [key, n]);
+  // the render that changes deps still holds the old answer: not shown unless kept
+  const stale = last.current !== key && !keep;
+  return { ...(stale ? { loading: true } : state), reload: useCallback(() => setN((x) => x + 1), []) };
 }
 
 /** Runs a change; while it runs the button waits, and a failure is shown where the action is. */

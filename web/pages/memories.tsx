@@ -119,6 +119,7 @@ export function MemoriesPage({ route }: { route: Route }) {
         signal,
       ),
     [f.q, f.type, f.status, f.tag, f.store, f.path, f.sort, f.order, f.page, f.at],
+    true,
   );
   const tags = useLoad(
     (s) => get<Array<[string, number]>>('tags', { store: f.store === 'global' ? 'global' : '' }, s),
@@ -219,7 +220,7 @@ export function MemoriesPage({ route }: { route: Route }) {
           placeholder="anchored under path…"
           aria-label="Anchored path"
           value={f.path}
-          onChange={(e) => set({ path: (e.target as HTMLInputElement).value.trim() })}
+          onInput={(e) => set({ path: (e.target as HTMLInputElement).value.trim() })}
         />
         <span class="sort-group">
           <select

@@ -451,6 +451,7 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
         <div class="main-col">
           {editing ? (
             <Editor
+              key={`${r.id}:${r.updated}`}
               r={r}
               store={d.store}
               onDone={(ch) => {
