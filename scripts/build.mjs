@@ -80,7 +80,10 @@ await build({
   absWorkingDir: root,
   outdir: tmp,
   bundle: true,
-  format: 'iife',
+  // an ES module, so the Markdown renderer can be a chunk loaded after the first page
+  format: 'esm',
+  splitting: true,
+  chunkNames: 'ui-chunk-[hash]',
   platform: 'browser',
   target: ['chrome111', 'firefox113', 'safari16.2'],
   jsx: 'automatic',
@@ -100,7 +103,8 @@ await build({
   logLevel: 'warning',
 });
 copyFileSync(`${root}web/index.html`, `${tmp}/ui-index.html`);
-const uiGzip = ['ui-app.js', 'ui-app.css', 'ui-index.html'].reduce(
+const uiFiles = readdirSync(tmp).filter((f) => /^ui-(app|chunk-\w+)\.(js|css)$|^ui-index\.html$/.test(f));
+const uiGzip = uiFiles.reduce(
   (n, f) => n + gzipSync(readFileSync(`${tmp}/${f}`), { level: 9 }).length,
   0,
 );

@@ -247,8 +247,8 @@ describeUi('git mem ui in a browser', () => {
     page.setDefaultTimeout(10_000);
     // the printed URL: its token becomes a cookie and leaves the address bar
     await page.goto(server.url);
-    await page.locator('.stats').waitFor();
-    expect(page.url()).toBe(`${base}/`);
+    await page.locator('table.list').waitFor();
+    expect(page.url()).toBe(`${base}/#/memories`);
   }, 90_000);
 
   afterAll(async () => {
@@ -342,7 +342,7 @@ describeUi('git mem ui in a browser', () => {
   });
 
   it('shows the overview with counts and charts', async () => {
-    await open('#/', '.stats');
+    await open('#/overview', '.stats');
     await expect.poll(() => page.locator('li.stat').first().innerText()).toMatch(/memories/);
     expect(await page.locator('.stat:has-text("stale") .n').innerText()).toBe('2');
     expect(await page.locator('.stat:has-text("conflicts") .n').innerText()).toBe('2');

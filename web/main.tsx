@@ -1,6 +1,6 @@
 /** git mem ui: the page. One bundle (Preact, marked, DOMPurify), built into dist/ by scripts/build.mjs. */
-import { createContext, render } from 'preact';
-import { useContext, useEffect } from 'preact/hooks';
+import { createContext, type JSX, render } from 'preact';
+import { useContext, useEffect, useMemo } from 'preact/hooks';
 import { get } from './api';
 import { CodePage } from './pages/code';
 import { ConflictsPage } from './pages/conflicts';
@@ -10,7 +10,7 @@ import { MemoryPage } from './pages/memory';
 import { OverviewPage } from './pages/overview';
 import { ReviewPage } from './pages/review';
 import { SessionsPage } from './pages/sessions';
-import { ErrorBox, type Loaded, useLoad, useRoute } from './ui';
+import { ErrorBox, type Loaded, loadMarkdown, type Route, useLoad, useRoute } from './ui';
 
 export interface Info {
   repo: string;
@@ -33,8 +33,8 @@ export function useInfo(): Loaded<Info> {
 }
 
 const NAV: Array<[string, string, keyof Info['counts'] | null]> = [
-  ['', 'Overview', null],
   ['memories', 'Memories', 'memories'],
+  ['overview', 'Overview', null],
   ['review', 'Review', 'pending'],
   ['conflicts', 'Conflicts', 'conflicts'],
   ['code', 'Code', null],
@@ -42,27 +42,54 @@ const NAV: Array<[string, string, keyof Info['counts'] | null]> = [
   ['history', 'History', null],
 ];
 
+function pageFor(route: Route): JSX.Element {
+  const page = route.parts[0] ?? 'memories';
+  const id = route.parts[1];
+  if (page === 'm' && id && route.parts[2] === 'history') return <MemoryHistoryPage id={id} route={route} />;
+  if (page === 'm' && id) return <MemoryPage id={id} route={route} />;
+  if (page === 'review') return <ReviewPage />;
+  if (page === 'conflicts') return <ConflictsPage />;
+  if (page === 'code') return <CodePage route={route} />;
+  if (page === 'sessions') return <SessionsPage />;
+  if (page === 'history') return <HistoryPage route={route} />;
+  if (page === 'overview') return <OverviewPage />;
+  return <MemoriesPage route={route} />;
+}
+
 function App() {
   const route = useRoute();
-  const info = useLoad((s) => get<Info>('info', {}, s), []);
-  const page = route.parts[0] ?? '';
+  const loaded = useLoad(
+    (s) => get<Omit<Info, 'counts'> & { counts: Omit<Info['counts'], 'conflicts'> }>('info', {}, s),
+    [],
+  );
+  // the conflict count is a git grep of every record: asked apart, after the page is up, once per tip
+  const conflicts = useLoad(
+    (s) => (loaded.data ? get<number>('conflicts/count', {}, s) : Promise.resolve(0)),
+    [loaded.data ? (loaded.data.tip ?? 'empty') : 'loading'],
+    true,
+  );
+  // one value per answer, so the pages reading it render again only when it changed
+  const info: Loaded<Info> = useMemo(
+    () => ({
+      ...loaded,
+      data: loaded.data && {
+        ...loaded.data,
+        counts: { ...loaded.data.counts, conflicts: conflicts.data ?? 0 },
+      },
+    }),
+    [loaded.data, loaded.error, loaded.loading, loaded.reload, conflicts.data],
+  );
+  // the landing page is the list of memories
+  const page = route.parts[0] ?? 'memories';
   // a change made elsewhere (the CLI, an agent) shows when the page comes back into view
   useEffect(() => {
     const on = () => document.visibilityState === 'visible' && info.reload();
     document.addEventListener('visibilitychange', on);
     return () => document.removeEventListener('visibilitychange', on);
   }, [info.reload]);
-  let body: preact.JSX.Element;
-  if (page === 'memories') body = <MemoriesPage route={route} />;
-  else if (page === 'm' && route.parts[1] && route.parts[2] === 'history')
-    body = <MemoryHistoryPage id={route.parts[1]} route={route} />;
-  else if (page === 'm' && route.parts[1]) body = <MemoryPage id={route.parts[1]} route={route} />;
-  else if (page === 'review') body = <ReviewPage />;
-  else if (page === 'conflicts') body = <ConflictsPage />;
-  else if (page === 'code') body = <CodePage route={route} />;
-  else if (page === 'sessions') body = <SessionsPage />;
-  else if (page === 'history') body = <HistoryPage route={route} />;
-  else body = <OverviewPage />;
+  // the page is made again only when the address changes: the counts coming in re-render the
+  // navigation, and the pages that read them (useInfo) on their own
+  const body = useMemo(() => pageFor(route), [route]);
   const current = page === 'm' ? 'memories' : page;
   return (
     <InfoContext.Provider value={info}>
@@ -81,7 +108,7 @@ function App() {
                     href={`#/${path}`}
                     class={current === path ? 'on' : ''}
                     aria-current={current === path ? 'page' : undefined}
-                    data-nav={path || 'overview'}
+                    data-nav={path}
                   >
                     {label}
                     {n ? <span class={`count ${count === 'memories' ? '' : 'attn'}`}>{n}</span> : null}
@@ -112,3 +139,5 @@ function App() {
 const root = document.getElementById('app')!;
 root.textContent = '';
 render(<App />, root);
+// the Markdown renderer's chunk, once the first page is up
+setTimeout(() => void loadMarkdown(), 1500);

@@ -1,8 +1,7 @@
 /** Small pieces every page uses: the router, data loading, badges, Markdown, code, diffs, charts. */
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
-import { renderMarkdown } from './markdown';
 
 // ------------------------------------------------------------------ router (the hash: #/page/arg?k=v)
 
@@ -83,11 +82,19 @@ export function useLoad<T>(
   const [n, setN] = useState(0);
   const key = JSON.stringify(deps);
   const last = useRef(key);
-  useEffect(() => {
+  // before the paint, so the request leaves a frame earlier
+  useLayoutEffect(() => {
     const ac = new AbortController();
     const same = last.current === key;
     last.current = key;
-    setState((s) => (same || keep ? { ...s, loading: true } : { loading: true }));
+    // (no new state when it already says loading: a render saved on every first load)
+    setState((s) =>
+      s.loading && (same || keep || s.data === undefined)
+        ? s
+        : same || keep
+          ? { ...s, loading: true }
+          : { loading: true },
+    );
     load(ac.signal).then(
       (data) => !ac.signal.aborted && setState({ data, loading: false }),
       (e) =>
@@ -173,8 +180,26 @@ export function Time({ iso }: { iso?: string | null }) {
   );
 }
 
+// marked and DOMPurify are more than half of the page's script: they load after the first page,
+// in a chunk of their own (the list of memories never renders Markdown)
+type MarkdownModule = typeof import('./markdown');
+let markdown: MarkdownModule | undefined;
+let markdownP: Promise<MarkdownModule> | undefined;
+export function loadMarkdown(): Promise<MarkdownModule> {
+  markdownP ??= import('./markdown').then((m) => {
+    markdown = m;
+    return m;
+  });
+  return markdownP;
+}
+
 export function Markdown({ text, class: cls }: { text: string; class?: string }) {
-  const html = useMemo(() => renderMarkdown(text), [text]);
+  const [ready, setReady] = useState(!!markdown);
+  useEffect(() => {
+    if (!ready) void loadMarkdown().then(() => setReady(true));
+  }, [ready]);
+  const html = useMemo(() => (ready && markdown ? markdown.renderMarkdown(text) : null), [text, ready]);
+  if (html === null) return <div class={`markdown-loading ${cls ?? ''}`}>…</div>;
   // sanitised by renderMarkdown (DOMPurify); the CSP allows no inline script either
   return <div class={`markdown ${cls ?? ''}`} dangerouslySetInnerHTML={{ __html: html }} />;
 }

@@ -9,6 +9,7 @@ import { sessionRows } from '../agents/sessions.js';
 import { storeLog } from '../commands/history.js';
 import { type UpdatePatch, updateMemory } from '../commands/memory.js';
 import { err } from '../errors.js';
+import type { Catalog } from '../gitstore/catalog.js';
 import { listConflicts, resolveConflict } from '../merge/conflicts.js';
 import { parseDateInput, recordToJSON, STATUSES, TYPES } from '../model/record.js';
 import { codeFile, codeTree } from './code.js';
@@ -102,28 +103,21 @@ function patchOf(b: Json): UpdatePatch {
   return patch;
 }
 
-const infoMemo = new WeakMap<
-  UiEnv,
-  Memo<{ pending: number; conflicts: number; stale: number; memories: number }>
->();
+const statusMemo = new WeakMap<Catalog, { pending: number; stale: number }>();
 
 async function info(env: UiEnv) {
   const tip = await env.store.tip();
-  const counts = await memoOf(infoMemo, env).get(String(tip), async () => {
-    const cat = await env.store.catalog();
-    let pending = 0;
-    let stale = 0;
+  const cat = await env.store.catalog();
+  let counted = statusMemo.get(cat);
+  if (!counted) {
+    counted = { pending: 0, stale: 0 };
     for (const r of cat.rows.values()) {
-      if (r.status === 'pending') pending++;
-      else if (r.status === 'stale') stale++;
+      if (r.status === 'pending') counted.pending++;
+      else if (r.status === 'stale') counted.stale++;
     }
-    return {
-      memories: cat.size,
-      pending,
-      stale,
-      conflicts: tip ? (await listConflicts(env.store, tip)).length : 0,
-    };
-  });
+    statusMemo.set(cat, counted);
+  }
+  const { pending, stale } = counted;
   const root = env.store.repo.workTree ?? env.store.repo.cwd;
   return {
     repo: root.split(/[\\/]/).filter(Boolean).pop() ?? root,
@@ -132,15 +126,25 @@ async function info(env: UiEnv) {
     tip,
     workTree: !!env.store.repo.workTree,
     global: !!env.global,
-    counts,
+    counts: { memories: cat.size, pending, stale },
     types: TYPES,
     statuses: STATUSES,
     sorts: SORTS,
   };
 }
 
+const conflictMemo = new WeakMap<UiEnv, Memo<number>>();
+
+/** How many memories a merge flagged (a git grep of the records: asked apart, so no page waits for it). */
+async function conflictCount(env: UiEnv): Promise<number> {
+  const tip = await env.store.tip();
+  if (!tip) return 0;
+  return memoOf(conflictMemo, env).get(tip, async () => (await listConflicts(env.store, tip)).length);
+}
+
 const ROUTES: Route[] = [
   { method: 'GET', pattern: /^\/api\/info$/, handler: (env) => info(env) },
+  { method: 'GET', pattern: /^\/api\/conflicts\/count$/, handler: (env) => conflictCount(env) },
   {
     method: 'GET',
     pattern: /^\/api\/memories$/,

@@ -14,6 +14,7 @@ import { CONFLICT_KEY } from '../merge/engine.js';
 import { type MemoryRecord, recordPath, recordToJSON, STATUSES, summaryToJSON } from '../model/record.js';
 import { type DiffRow, diffRows, hunks, splitText } from './diff.js';
 import { type StoreName, storeNamed, type UiEnv } from './env.js';
+import { uiSearch } from './search.js';
 
 export const SORTS = ['relevance', 'updated', 'created', 'title', 'type', 'status', 'confidence'] as const;
 export type Sort = (typeof SORTS)[number];
@@ -53,16 +54,50 @@ function underPath(e: CatalogEntry, p: string): boolean {
   return e.anchors.some((a) => a === p || a.startsWith(`${p}/`));
 }
 
-const byKey: Record<Exclude<Sort, 'relevance'>, (a: MemoryItem, b: MemoryItem) => number> = {
+type Keyed = Pick<CatalogEntry, 'id' | 'updated' | 'created' | 'title' | 'type' | 'status' | 'confidence'>;
+
+/** Ascending comparisons by each sort key, ties broken by id (ids are time-ordered). */
+const byKey: Record<Exclude<Sort, 'relevance'>, (a: Keyed, b: Keyed) => number> = {
+  created: (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   updated: (a, b) => (a.updated < b.updated ? -1 : a.updated > b.updated ? 1 : 0),
-  created: (a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0),
   title: (a, b) => a.title.localeCompare(b.title),
   type: (a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0),
   status: (a, b) => STATUSES.indexOf(a.status) - STATUSES.indexOf(b.status),
   confidence: (a, b) => a.confidence - b.confidence,
 };
+const ascending = (sort: Exclude<Sort, 'relevance'>) => (a: Keyed, b: Keyed) =>
+  byKey[sort](a, b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** One page of memories: searched, filtered, sorted. */
+/**
+ * A catalog's ids in ascending order of a key, computed once per catalog
+ * (a catalog is kept per tip). By creation it is the catalog's own order
+ * (ids are time-ordered): no summary is parsed for the first page.
+ */
+const orders = new WeakMap<Catalog, Map<string, string[]>>();
+function sortedIds(cat: Catalog, sort: Exclude<Sort, 'relevance'>): readonly string[] {
+  if (sort === 'created') return cat.sortedIds;
+  let m = orders.get(cat);
+  if (!m) {
+    m = new Map();
+    orders.set(cat, m);
+  }
+  let ids = m.get(sort);
+  if (!ids) {
+    ids = [...cat.entries.values()].sort(ascending(sort)).map((e) => e.id);
+    m.set(sort, ids);
+  }
+  return ids;
+}
+
+interface Candidate {
+  name: StoreName;
+  cat: Catalog;
+  id: string;
+  score?: number;
+  why?: string;
+}
+
+/** One page of memories: searched, filtered, sorted. Only the page's summaries are read in full. */
 export async function listMemories(env: UiEnv, q: MemoriesQuery) {
   const size = Math.min(MAX_PAGE, Math.max(1, Math.floor(q.size ?? 50)));
   const page = Math.max(1, Math.floor(q.page ?? 1));
@@ -80,64 +115,83 @@ export async function listMemories(env: UiEnv, q: MemoriesQuery) {
       throw err('E_INVALID_ARG', 'looking back works on the project store', 'pick the project store');
     at = { ref: q.at, commit: await env.store.resolveAt(q.at) };
   }
-  const items: MemoryItem[] = [];
+  const searching = !!query && !at;
+  const sort: Sort = (SORTS as readonly string[]).includes(q.sort ?? '')
+    ? (q.sort as Sort)
+    : searching
+      ? 'relevance'
+      : 'created';
+  const desc = q.order ? q.order !== 'asc' : sort !== 'title' && sort !== 'type' && sort !== 'status';
+  // the row holds every field the filters read; a path needs the summary's anchors
+  const passes = (cat: Catalog, id: string) => {
+    const row = cat.rows.get(id);
+    if (!row || !keep(row)) return false;
+    if (path === undefined) return true;
+    const e = cat.entries.get(id); // parsed once per catalog
+    return !!e && underPath(e, path);
+  };
+  const found: Candidate[] = [];
   for (const { name, store } of stores) {
     if (at && name !== 'project') continue;
     const cat = at ? await store.catalogAt(at.commit, false) : await store.catalog();
-    const pass = (e: CatalogEntry | undefined): e is CatalogEntry =>
-      !!e && keep(e) && (path === undefined || underPath(e, path));
-    if (query && !at) {
-      const { searchMemories } = await import('../search/index.js');
+    if (searching) {
       const retired = !q.status?.length || q.status.some((s) => s === 'superseded' || s === 'archived');
-      const hits = await searchMemories(
-        store,
-        { query, types: q.type, tags: q.tag, limit: SEARCH_CAP, includeStale: retired, prefix: true },
-        // a keystroke is not a use of the memories it shows
-        { recordUsage: false },
-      );
-      for (const h of hits) {
-        const e = cat.entry(h.id);
-        if (pass(e)) items.push({ ...summaryToJSON(e), store: name, score: h.score, why: h.why });
-      }
+      const hits = await uiSearch(env, store, {
+        query,
+        types: q.type,
+        tags: q.tag,
+        limit: SEARCH_CAP,
+        includeStale: retired,
+        prefix: true,
+      });
+      for (const h of hits)
+        if (passes(cat, h.id)) found.push({ name, cat, id: h.id, score: h.score, why: h.why });
     } else {
-      const all = cat.entries; // parsed once per catalog, which is kept per tip
-      for (const id of cat.sortedIds) {
-        // the row holds every field the filters read; the path needs the summary's anchors
-        if (!keep(cat.rows.get(id)!)) continue;
-        const e = all.get(id);
-        if (e && (path === undefined || underPath(e, path))) items.push({ ...summaryToJSON(e), store: name });
+      const ids = sortedIds(cat, sort as Exclude<Sort, 'relevance'>);
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[desc ? ids.length - 1 - i : i];
+        if (passes(cat, id)) found.push({ name, cat, id });
       }
     }
   }
-  const sort: Sort = (SORTS as readonly string[]).includes(q.sort ?? '')
-    ? (q.sort as Sort)
-    : query && !at
-      ? 'relevance'
-      : 'updated';
-  const desc = q.order ? q.order !== 'asc' : sort !== 'title' && sort !== 'type' && sort !== 'status';
-  if (sort === 'relevance') items.sort((a, b) => (b.score ?? 0) - (a.score ?? 0) || (a.id < b.id ? -1 : 1));
-  else {
-    const cmp = byKey[sort];
-    items.sort((a, b) => (desc ? -cmp(a, b) : cmp(a, b)) || (a.id < b.id ? 1 : -1));
+  // search hits (and lists from two stores) are put in order here; one store's list is in order already
+  if (sort === 'relevance') found.sort((a, b) => (b.score ?? 0) - (a.score ?? 0) || (a.id < b.id ? -1 : 1));
+  else if (searching || stores.length > 1) {
+    const cmp = ascending(sort);
+    const keyed = found.map((c) => ({ c, e: c.cat.entry(c.id)! }));
+    keyed.sort((a, b) => (desc ? -cmp(a.e, b.e) : cmp(a.e, b.e)));
+    found.splice(0, found.length, ...keyed.map((k) => k.c));
   }
+  const items: MemoryItem[] = found.slice((page - 1) * size, page * size).map((c) => ({
+    ...summaryToJSON(c.cat.entry(c.id)!),
+    store: c.name,
+    ...(c.score !== undefined ? { score: c.score, why: c.why } : {}),
+  }));
   return {
-    total: items.length,
-    capped: !!query && !at && items.length >= SEARCH_CAP,
+    total: found.length,
+    capped: searching && found.length >= SEARCH_CAP,
     page,
     size,
     sort,
     order: desc ? 'desc' : 'asc',
     at: at ?? null,
-    items: items.slice((page - 1) * size, page * size),
+    items,
   };
 }
 
-/** The tags in use, most used first (for the filter), per store. */
+const tagMemo = new WeakMap<Catalog, Array<[string, number]>>();
+
+/** The tags in use, most used first (for the filter), per store; counted once per catalog. */
 export async function tagCounts(store: Store, limit = 200): Promise<Array<[string, number]>> {
-  const n = new Map<string, number>();
-  for (const r of (await store.catalog()).rows.values())
-    for (const t of r.tags) n.set(t, (n.get(t) ?? 0) + 1);
-  return [...n].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
+  const cat = await store.catalog();
+  let tags = tagMemo.get(cat);
+  if (!tags) {
+    const n = new Map<string, number>();
+    for (const r of cat.rows.values()) for (const t of r.tags) n.set(t, (n.get(t) ?? 0) + 1);
+    tags = [...n].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    tagMemo.set(cat, tags);
+  }
+  return tags.slice(0, limit);
 }
 
 // ------------------------------------------------------------------ one memory

@@ -7,7 +7,7 @@
  * index kept in memory and brought to the tip before each search.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -16,12 +16,13 @@ import { err, isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { type ApiRequest, type Json, route } from './api.js';
 import type { UiEnv } from './env.js';
+import { warmSearch } from './search.js';
 import { checkRequest, type Gate, newToken } from './security.js';
 
 export interface UiOptions {
   /** 0 = a free port the system picks */
   port?: number;
-  /** where ui-index.html, ui-app.js and ui-app.css are (default: beside this module, i.e. dist/) */
+  /** where ui-index.html, ui-app.js, ui-app.css and ui-chunk-*.js are (default: beside this module, i.e. dist/) */
   assets?: string;
   /** a fixed token (tests); default: 32 random bytes */
   token?: string;
@@ -37,6 +38,8 @@ export interface UiServer {
 }
 
 const BODY_LIMIT = 1 << 20;
+/** The search index is readied this long after the first list was answered. */
+const WARM_IDLE_MS = 300;
 
 const CSP = [
   "default-src 'none'",
@@ -83,11 +86,15 @@ function loadAssets(dir: string, token: string): Map<string, Asset> {
   });
   // the page carries the token for the change header (it is served only to holders of the token)
   const html = read('ui-index.html').toString('utf8').replace('__GIT_MEM_TOKEN__', token);
-  return new Map([
+  const files = new Map([
     ['/', asset('text/html; charset=utf-8', Buffer.from(html))],
     ['/ui-app.js', asset('text/javascript; charset=utf-8', read('ui-app.js'))],
     ['/ui-app.css', asset('text/css; charset=utf-8', read('ui-app.css'))],
   ]);
+  // the chunks the page loads later (the Markdown renderer)
+  for (const f of readdirSync(dir))
+    if (/^ui-chunk-\w+\.js$/.test(f)) files.set(`/${f}`, asset('text/javascript; charset=utf-8', read(f)));
+  return files;
 }
 
 function send(
@@ -154,6 +161,7 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
   const assets = loadAssets(opts.assets ?? defaultAssets(), token);
   const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const gate: Gate = { token, port: 0 };
+  let warmSoon = (_ms: number) => {};
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const verdict = checkRequest(gate, req);
@@ -185,7 +193,9 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
         if (method !== 'POST') req.resume();
         const body = method === 'POST' ? await readBody(req) : {};
         const api: ApiRequest = { method, path: url.pathname, query: url.searchParams, body };
-        return sendJson(res, 200, (await r.handler(env, r.params, api)) ?? null);
+        sendJson(res, 200, (await r.handler(env, r.params, api)) ?? null);
+        if (url.pathname === '/api/memories') warmSoon(WARM_IDLE_MS);
+        return;
       } catch (e) {
         if (isGitMemError(e)) return sendJson(res, statusOf(e.exitCode), e.toJSON());
         log(`git-mem ui: internal error on ${method} ${url.pathname}: ${(e as Error)?.stack ?? e}`);
@@ -233,8 +243,16 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
   });
   const port = (server.address() as AddressInfo).port;
   gate.port = port;
-  // warm the search index in the background (as the query daemon does), so the first keystroke is fast
-  void warm(env.store).catch(() => {});
+  // The search index is readied (./search.ts) once the list of memories has been answered: the
+  // first page never waits behind it, and the reader of that page has not typed yet. (A search
+  // asked first, from elsewhere, readies it itself.)
+  let warming = false;
+  warmSoon = (ms: number) => {
+    if (warming) return;
+    warming = true;
+    setTimeout(() => void warmSearch(env).catch(() => {}), ms).unref();
+  };
+
   return {
     url: `http://127.0.0.1:${port}/?token=${token}`,
     port,
@@ -245,11 +263,4 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
         server.closeAllConnections();
       }),
   };
-}
-
-async function warm(store: Store): Promise<void> {
-  if (!(await store.tip())) return;
-  await store.catalog();
-  const { openIndex, providerFor } = await import('../search/index.js');
-  await openIndex(store, { provider: await providerFor(store), orama: true });
 }

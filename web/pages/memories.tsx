@@ -1,5 +1,5 @@
 /** Memories: search as you type, filters, sorting, pages. Everything the list shows is in the address. */
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { get } from '../api';
 import { useInfo } from '../main';
 import {
@@ -140,6 +140,54 @@ export function MemoriesPage({ route }: { route: Route }) {
   const set = (patch: Partial<Filters>) => setF((x) => ({ ...x, page: 1, ...patch }));
   const d = list.data;
   const pages = d ? Math.max(1, Math.ceil(d.total / d.size)) : 1;
+  // the rows change only with the answer (not when the tags or the counts come in)
+  const rows = useMemo(
+    () =>
+      d?.items.map((m) => (
+        <tr key={`${m.store}:${m.id}`} data-id={m.id}>
+          <td class="title">
+            <a href={memoryHref(m.id, m.store, d.at?.commit)}>{m.title}</a>
+            {m.alias ? <span class="alias">{m.alias}</span> : null}
+            {m.store === 'global' ? <Badge kind="store" value="personal" /> : null}
+            {m.why ? <span class="why" title={m.why} /> : null}
+          </td>
+          <td>
+            <Badge kind="type" value={m.type} />
+          </td>
+          <td>
+            <Badge kind="status" value={m.status} />
+          </td>
+          <td class="tags">
+            {m.tags.slice(0, 4).map((t) => (
+              <a
+                key={t}
+                class="tag"
+                href={href('memories', { tag: t })}
+                onClick={(e) => {
+                  e.preventDefault();
+                  set({ tag: t });
+                }}
+              >
+                {t}
+              </a>
+            ))}
+          </td>
+          <td class="anchors">
+            {m.anchors.length ? (
+              <span title={m.anchors.join('\n')}>
+                {m.anchors.length === 1 ? m.anchors[0] : `${m.anchors.length} files`}
+              </span>
+            ) : (
+              ''
+            )}
+          </td>
+          <td>
+            <Time iso={m.updated} />
+          </td>
+        </tr>
+      )),
+    [d],
+  );
   const types = info.data?.types ?? [];
   const statuses = info.data?.statuses ?? [];
   return (
@@ -228,7 +276,7 @@ export function MemoriesPage({ route }: { route: Route }) {
             value={f.sort}
             onChange={(e) => set({ sort: (e.target as HTMLSelectElement).value })}
           >
-            <option value="">{f.q ? 'relevance' : 'recently updated'}</option>
+            <option value="">{f.q ? 'relevance' : 'newest'}</option>
             {(info.data?.sorts ?? []).map((s) => (
               <option key={s} value={s}>
                 {s}
@@ -267,51 +315,7 @@ export function MemoriesPage({ route }: { route: Route }) {
                   <th>Updated</th>
                 </tr>
               </thead>
-              <tbody>
-                {d.items.map((m) => (
-                  <tr key={`${m.store}:${m.id}`} data-id={m.id}>
-                    <td class="title">
-                      <a href={memoryHref(m.id, m.store, d.at?.commit)}>{m.title}</a>
-                      {m.alias ? <span class="alias">{m.alias}</span> : null}
-                      {m.store === 'global' ? <Badge kind="store" value="personal" /> : null}
-                      {m.why ? <span class="why" title={m.why} /> : null}
-                    </td>
-                    <td>
-                      <Badge kind="type" value={m.type} />
-                    </td>
-                    <td>
-                      <Badge kind="status" value={m.status} />
-                    </td>
-                    <td class="tags">
-                      {m.tags.slice(0, 4).map((t) => (
-                        <a
-                          key={t}
-                          class="tag"
-                          href={href('memories', { tag: t })}
-                          onClick={(e) => {
-                            e.preventDefault();
-                            set({ tag: t });
-                          }}
-                        >
-                          {t}
-                        </a>
-                      ))}
-                    </td>
-                    <td class="anchors">
-                      {m.anchors.length ? (
-                        <span title={m.anchors.join('\n')}>
-                          {m.anchors.length === 1 ? m.anchors[0] : `${m.anchors.length} files`}
-                        </span>
-                      ) : (
-                        ''
-                      )}
-                    </td>
-                    <td>
-                      <Time iso={m.updated} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
+              <tbody>{rows}</tbody>
             </table>
           ) : (
             <Empty>
