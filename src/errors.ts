@@ -23,10 +23,11 @@ export type ErrorCode =
   | 'E_DUPLICATE'
   | 'E_MERGE'
   | 'E_REMOTE'
+  | 'E_FORBIDDEN'
   | 'E_ANCHOR'
   | 'E_IO';
 
-/** Exit codes: 1 = operation failed, 2 = usage / bad input, 3 = not found, 4 = conflict. */
+/** Exit codes: 1 = operation failed, 2 = usage / bad input, 3 = not found, 4 = conflict, 5 = forbidden (a read-only token). */
 const EXIT: Partial<Record<ErrorCode, number>> = {
   E_INVALID_ARG: 2,
   E_INVALID_RECORD: 2,
@@ -41,6 +42,7 @@ const EXIT: Partial<Record<ErrorCode, number>> = {
   E_NOT_FOUND: 3,
   E_CONFLICT_RETRY: 4,
   E_MERGE: 4,
+  E_FORBIDDEN: 5,
 };
 
 export class GitMemError extends Error {

@@ -54,7 +54,7 @@ describe('hook processes', { timeout: 120_000 }, () => {
     );
     const shown = await repo.memJson(['sessions', 'show', session]);
     expect(shown.body).toContain('- `npm test` (exit 1 → 0) ×2');
-    expect(shown.body).toContain('## Outcome\n- completed: 1 of 1 errors fixed');
+    expect(shown.body).toContain('## Outcome\n- completed: 1 of 1 error fixed');
     const pending = await repo.memJson(['review']);
     expect(pending.map((p: { method: string }) => p.method).sort()).toEqual([
       'tier0:correction',
@@ -68,7 +68,7 @@ describe('hook processes', { timeout: 120_000 }, () => {
   it('buffers tool events in the fast path and checkpoints in a detached process when a failing command passes', async () => {
     const repo = makeRepo({ commit: true });
     const base = { session_id: 'proc-1', transcript_path: '/tmp/t.jsonl', cwd: repo.dir };
-    hook(repo, { ...base, hook_event_name: 'SessionStart', source: 'startup' });
+    hook(repo, { ...base, hook_event_name: 'SessionStart', source: 'startup', model: 'claude-test-1' });
     hook(repo, {
       ...base,
       hook_event_name: 'PostToolUseFailure',
@@ -127,6 +127,12 @@ describe('hook processes', { timeout: 120_000 }, () => {
     });
     expect(pending).toHaveLength(1);
     expect(pending[0]).toMatchObject({ type: 'known_fix', method: 'tier0:error_fix', session: 'proc-1' });
+    // provenance: the agent, its session and the model SessionStart named, on the record and the commit
+    const by = { kind: 'agent', agent: 'claude-code', session: 'proc-1', model: 'claude-test-1' };
+    expect((await repo.memJson(['show', pending[0].id])).by).toEqual(by);
+    expect(repo.git('log', '-1', '--format=%(trailers:only,unfold)', 'refs/memory')).toBe(
+      `Mem-Operation: propose\nMem-Id: ${pending[0].id}\nMem-Agent: claude-code\nMem-Session: proc-1\nMem-Model: claude-test-1\n\n`,
+    );
     expect(pending[0].title).toBe(
       'src/app.ts:4:7 lint/style/useConst: This let declares a variable that is only assigned once. (fixed in src/app.ts)',
     );

@@ -266,7 +266,7 @@ describe('replaying a recorded Claude Code session', () => {
     );
     expect(body).toMatch(/## Commits\n- [0-9a-f]{7} Fix sum\(\) for negative numbers/);
     expect(body).toContain(
-      '## Outcome\n- completed: 1 of 1 errors fixed; every command passes on its last run; 1 commit (session ended: prompt_input_exit)',
+      '## Outcome\n- completed: 1 of 1 error fixed; every command passes on its last run; 1 commit (session ended: prompt_input_exit)',
     );
     // the same session written at each Stop and at SessionEnd stays one record
     expect(

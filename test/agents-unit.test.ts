@@ -116,6 +116,15 @@ describe('tier-0 extraction', () => {
       ['tier0:marker', 'convention', 'the staging database is reset every night'],
       ['tier0:correction', 'constraint', 'never push to main directly'],
     ]);
+    // a request to remember that reads like a correction too is one record, in extraction and in the summary
+    const both = 'Remember: never use lodash in src/, use reduce instead.';
+    expect(extractTier0([prompt(both)]).map((x) => x.source)).toEqual(['tier0:marker']);
+    expect(summarizeSession([prompt(both)]).decisions).toEqual([
+      'Asked to remember: "never use lodash in src/, use reduce instead"',
+    ]);
+    expect(summarizeSession([prompt('no, never push to main directly')]).decisions).toEqual([
+      'User correction: "no, never push to main directly"',
+    ]);
     expect(inferType('We decided to use Postgres')).toBe('decision');
     expect(inferType('prefer small commits')).toBe('preference');
   });
@@ -289,11 +298,15 @@ describe('the proposal gate', () => {
 });
 
 describe('strategies', () => {
-  it('computes confidence as s/(s+f) clamped to [0.1, 0.95], archives below 0.3 and reinstates', async () => {
+  it('computes confidence as (s+1)/(s+f+2) clamped to [0.1, 0.95], archives below 0.3 and reinstates', async () => {
     expect(strategyConfidence(0, 0)).toBe(0.5);
-    expect(strategyConfidence(1, 0)).toBe(0.95);
-    expect(strategyConfidence(0, 5)).toBe(0.1);
-    expect(strategyConfidence(6, 1)).toBe(0.857);
+    // one success is not proof: 0.667, not 0.95 (and below the 0.7 of every session's core memories)
+    expect(strategyConfidence(1, 0)).toBe(0.667);
+    expect(strategyConfidence(2, 0)).toBe(0.75);
+    expect(strategyConfidence(0, 5)).toBe(0.143);
+    expect(strategyConfidence(0, 20)).toBe(0.1);
+    expect(strategyConfidence(100, 0)).toBe(0.95);
+    expect(strategyConfidence(6, 1)).toBe(0.778);
     const repo = makeRepo();
     const s = await repo.memJson([
       'strategy',
@@ -304,15 +317,36 @@ describe('strategies', () => {
       'When modules share models.',
     ]);
     expect(s.confidence).toBe(0.5);
-    expect((await repo.memJson(['strategy', 'record', s.id, '--success'])).confidence).toBe(0.95);
-    for (let i = 0; i < 2; i++) await repo.memJson(['strategy', 'record', s.id, '--failure']);
+    expect((await repo.memJson(['strategy', 'record', s.id, '--success'])).confidence).toBe(0.667);
+    // one success does not put it into every session's core memories; two do
+    const s2 = (
+      await repo.memJson([
+        'strategy',
+        'add',
+        '--title',
+        'Write the failing test first',
+        '--content',
+        'Then fix.',
+      ])
+    ).id;
+    for (let i = 0; i < 2; i++) await repo.memJson(['strategy', 'record', s2, '--success']);
+    const store = new Store(await openRepo(repo.dir, repo.env));
+    try {
+      const { sessionStartContext } = await import('../src/agents/inject.js');
+      const ids = (await sessionStartContext(store)).ids;
+      expect(ids).toContain(s2);
+      expect(ids).not.toContain(s.id);
+    } finally {
+      store.close();
+    }
+    for (let i = 0; i < 3; i++) await repo.memJson(['strategy', 'record', s.id, '--failure']);
     const low = await repo.memJson(['strategy', 'record', s.id, '--failure']);
-    expect(low).toMatchObject({ confidence: 0.25, status: 'archived', successes: 1, failures: 3 });
-    expect(await repo.memJson(['strategy', 'list'])).toEqual([]);
+    expect(low).toMatchObject({ confidence: 0.286, status: 'archived', successes: 1, failures: 4 });
+    expect((await repo.memJson(['strategy', 'list'])).map((x: { id: string }) => x.id)).toEqual([s2]);
     const back = await repo.memJson(['strategy', 'record', s.id, '--success']);
-    expect(back).toMatchObject({ confidence: 0.4, status: 'active', successes: 2, failures: 3 });
+    expect(back).toMatchObject({ confidence: 0.375, status: 'active', successes: 2, failures: 4 });
     const shown = await repo.memJson(['show', s.id]);
-    expect(shown.extra).toMatchObject({ successes: 2, failures: 3 });
+    expect(shown.extra).toMatchObject({ successes: 2, failures: 4 });
     expect(shown.extra.archived_reason).toBeUndefined();
     const both = await repo.mem(['strategy', 'record', s.id, '--success', '--failure']);
     expect(both.code).toBe(2);

@@ -97,7 +97,11 @@ describe('the record follows the default branch', () => {
     it(`${c.name} on a feature branch: noted and reported there, recorded once merged (${c.merge}, by ${c.by})`, async () => {
       const { r, id } = await anchoredRepo();
       const inst = await r.memJson(['hooks', 'install']);
-      expect(inst.map((h: { hook: string }) => h.hook)).toEqual(['post-commit', 'post-merge']);
+      expect(inst.map((h: { hook: string }) => h.hook)).toEqual([
+        'post-commit',
+        'post-merge',
+        'post-rewrite',
+      ]);
       const tip0 = memTip(r);
 
       // the feature branch: the hook notes the commit's verdict, the shared record is untouched
@@ -287,6 +291,89 @@ describe('two clones', () => {
   });
 });
 
+describe('a checkout behind the record', () => {
+  it("a local main behind origin's never moves the record back; once pulled, it agrees", async () => {
+    const remote = bareRemote();
+    const { r: a, id } = await anchoredRepo();
+    a.git('remote', 'add', 'origin', remote.url);
+    a.git('push', '-q', 'origin', 'main');
+    await a.memJson(['sync']);
+    // the teammate clones main as it is now
+    const b = makeRepo();
+    b.git('remote', 'add', 'origin', remote.url);
+    b.git('fetch', '-q', 'origin');
+    b.git('checkout', '-q', '-B', 'main', 'origin/main');
+    b.git('remote', 'set-head', 'origin', 'main');
+    await b.memJson(['sync']);
+    // on main, the first clone renames the file; its check moves the record, and both are pushed
+    a.git('mv', 'f.js', 'g.js');
+    a.commitAll('rename');
+    expect(await a.memJson(['check'])).toMatchObject({ recorded: true });
+    a.git('push', '-q', 'origin', 'main');
+    await a.memJson(['sync']);
+    const moved = a.git('rev-parse', 'refs/memory').trim();
+    // the teammate syncs memory but not code: main there still has f.js
+    await b.memJson(['sync']);
+    expect(tipOf(b)).toBe(moved);
+    const behind = await b.memJson(['check']);
+    expect(behind).toMatchObject({ recorded: false, newer: 1 });
+    expect(behind.results).toEqual([expect.objectContaining({ id, newer: true })]);
+    expect(tipOf(b)).toBe(moved); // the record still says g.js
+    const human = await b.mem(['check']);
+    expect(human.stdout).toMatch(/1 anchor was confirmed at a commit .* does not contain .*git pull/);
+    // pulled: the record and the checkout agree, nothing to write
+    b.git('pull', '-q', '--ff-only', 'origin', 'main');
+    const after = await b.memJson(['check', '--verbose']);
+    expect(after.newer).toBe(0);
+    expect(after.results).toEqual([expect.objectContaining({ id, status: 'fresh', path: 'g.js' })]);
+    expect(tipOf(b)).toBe(moved);
+  });
+
+  it('reanchor on a feature branch is refused (the record follows main), and allowed with --any-branch', async () => {
+    const { r, id } = await anchoredRepo();
+    const tip0 = memTip(r);
+    r.git('checkout', '-q', '-b', 'feature');
+    r.write('f.js', `// one\n${SRC}`);
+    r.commitAll('shift');
+    const refused = await r.mem(['reanchor', id]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/HEAD is not main.*--any-branch/);
+    expect(memTip(r)).toBe(tip0);
+    const forced = await r.memJson(['reanchor', id, '--anchor', 'f.js:6-11', '--any-branch']);
+    expect(forced.anchors[0]).toMatchObject({ path: 'f.js', lines: [6, 11] });
+    expect(memTip(r)).not.toBe(tip0);
+  });
+
+  it('the post-rewrite hook records what a git pull --rebase brought onto main', async () => {
+    const remote = bareRemote();
+    const { r: a, id } = await anchoredRepo();
+    a.git('remote', 'add', 'origin', remote.url);
+    a.git('push', '-q', 'origin', 'main');
+    await a.memJson(['sync']);
+    const b = makeRepo();
+    b.git('remote', 'add', 'origin', remote.url);
+    b.git('fetch', '-q', 'origin');
+    b.git('checkout', '-q', '-B', 'main', 'origin/main');
+    b.git('remote', 'set-head', 'origin', 'main');
+    await b.memJson(['sync']);
+    const hooks = await b.memJson(['hooks', 'install']);
+    expect(JSON.stringify(hooks)).toContain('post-rewrite');
+    // upstream renames the anchored file; the teammate has a commit of their own, so the pull rebases it
+    a.git('mv', 'f.js', 'g.js');
+    a.commitAll('rename upstream');
+    a.git('push', '-q', 'origin', 'main');
+    b.write('other.txt', 'y\n');
+    b.commitAll('local work');
+    const tip0 = memTip(b);
+    b.git('-c', 'pull.rebase=true', 'pull', '-q', 'origin', 'main');
+    expect(memTip(b)).not.toBe(tip0);
+    expect(b.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/^mem: post-rewrite /);
+    const shown = await b.memJson(['show', id]);
+    expect(shown.anchors[0].current).toMatchObject({ path: 'g.js', lines: [5, 10] });
+  });
+});
+
 describe('git mem ci judges from the merge base, whatever the record says', () => {
   it('a record already moved to the feature branch (an older git-mem, a reanchor there) still shows the rename and the edit', async () => {
     const { r, id } = await anchoredRepo();
@@ -313,13 +400,14 @@ describe('git mem ci judges from the merge base, whatever the record says', () =
     expect(items.find((i: { id: string }) => i.id === id2)).toMatchObject({ status: 'changed', stale: true });
     expect(pr.code).toBe(1);
 
-    // reanchored on the feature branch: the anchor is made at g.js there; the PR still renames it
+    // reanchored on the feature branch (refused unless asked for: --any-branch): the anchor is made at
+    // g.js there; the PR still renames it
     const r2 = (await anchoredRepo()).r;
     const mem2 = (await r2.memJson(['list'])).map((m: { id: string }) => m.id)[0];
     r2.git('checkout', '-q', '-b', 'feature');
     r2.git('mv', 'f.js', 'g.js');
     r2.commitAll('rename');
-    await r2.memJson(['reanchor', mem2, '--anchor', 'g.js:5-10']);
+    await r2.memJson(['reanchor', mem2, '--anchor', 'g.js:5-10', '--any-branch']);
     const pr2 = JSON.parse(
       (await r2.mem(['ci', '--base', 'main', '--head', 'feature', '--format', 'json'])).stdout,
     );

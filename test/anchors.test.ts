@@ -428,7 +428,32 @@ describe('git mem check records in one memory commit', () => {
     const byId = Object.fromEntries(rep.results.map((x: { id: string; status: string }) => [x.id, x.status]));
     expect(byId).toEqual({ [a.id]: 'moved', [b.id]: 'changed', [c.id]: 'changed' });
     expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(
-      /^mem: check [0-9a-f]{12}: 3 records updated \(2 stale, 1 moved\)/,
+      /^mem: check [0-9a-f]{12}: 3 records updated \(2 went stale, 1 moved\)/,
+    );
+  });
+
+  it('the post-commit commit counts the memories that went stale, as the hook line does', async () => {
+    const r = await setup();
+    // one memory with two anchors that both go stale, one already stale, one that only moves
+    const two = ['--anchor', 'src/m.ts:2-3', '--anchor', 'src/m.ts:7-8'];
+    await r.memJson(['add', '--title', 'alpha and beta', '--content', 'x', ...two]);
+    await r.memJson(['add', '--title', 'readme', '--content', 'x', '--anchor', 'README.md']);
+    r.write('README.md', '# changed\n');
+    r.commitAll('readme');
+    await r.memJson(['check']);
+    r.write('src/m.ts', `// new\n${SRC}`);
+    r.commitAll('shift');
+    await r.memJson(['check']);
+    await r.memJson(['add', '--title', 'tail', '--content', 'x', '--anchor', 'src/m.ts:10-10']);
+    r.write('src/m.ts', `// new\n// two\n${SRC.replace('x * 2', 'x * 3').replace("'b'", "'B'")}`);
+    r.write('README.md', '# changed again\n');
+    r.commitAll('edit alpha and beta');
+    const hook = await r.mem(['hook', 'post-commit']);
+    expect(hook.stderr).toBe(
+      'git-mem: 1 memory went stale with this commit (git mem stale; git log --notes=memory)\n',
+    );
+    expect(r.git('log', '-1', '--format=%s', 'refs/memory').trim()).toMatch(
+      /^mem: post-commit [0-9a-f]{12}: \d records? updated \(1 went stale, 1 moved\)$/,
     );
   });
 });

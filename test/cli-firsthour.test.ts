@@ -8,6 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { add } from '../src/commands/add.js';
+import { openRepo } from '../src/gitstore/repo.js';
+import { Store } from '../src/gitstore/store.js';
 import { sameTitle } from '../src/search/duplicate-check.js';
 import { makeRepo, ROOT } from './helpers.js';
 import { bareRemote, clone, tipOf } from './sync-helpers.js';
@@ -48,17 +51,104 @@ describe('first-hour lines', () => {
     expect(none.stdout.trim()).toBe('No memories match.');
     const stats = await r.mem(['stats']);
     expect(stats.stdout.split('\n')[0]).toMatch(/^1 memory, ~\d+ tokens, 1 commit on refs\/memory/);
+    // and every other count a person reads
+    const out = join(r.dir, 'one.jsonl');
+    expect((await r.mem(['export', '--out', out])).stderr).toBe(`Exported 1 memory to ${out}\n`);
+    expect((await r.mem(['doctor'])).stdout).toMatch(/records: 1 record parses, 0 malformed/);
+    expect((await r.mem(['reindex'])).stdout).toMatch(/^Reindexed 1 memory at /);
+    expect((await r.mem(['reindex', '--status'])).stdout).toMatch(/, 1 memory, /);
+    const s = (
+      await r.memJson(['strategy', 'add', '--title', 'small steps', '--content', 'one change a commit'])
+    ).id;
+    expect((await r.mem(['strategy', 'record', s, '--success'])).stdout).toMatch(/: 1 success, 0 failures,/);
   });
 
-  it('an empty context pack under a tiny --budget says the budget is too small', async () => {
+  it('a --budget too small for any memory in the pack is refused in one line naming the budget that fits', async () => {
     const r = makeRepo({ commit: true });
     await added(r, 'listen port in use', 'EADDRINUSE: stop the old dev server first (lsof -i :3000)');
     const tiny = await r.mem(['context', '-q', 'listen port in use', '--budget', '10', '--no-daemon']);
-    expect(tiny.code).toBe(0);
-    expect(tiny.stderr).toMatch(/--budget 10 is too small for any memory in this pack; try --budget \d+/);
-    const roomy = await r.mem(['context', '-q', 'listen port in use', '--budget', '2000', '--no-daemon']);
-    expect(roomy.stdout).toContain('EADDRINUSE');
-    expect(roomy.stderr).not.toContain('too small');
+    expect(tiny.code).toBe(2);
+    expect(tiny.stdout).toBe('');
+    const m =
+      /^git-mem: error: --budget 10 is too small for any memory in this pack \(the first needs (\d+) tokens whole: try --budget \1\)\n$/.exec(
+        tiny.stderr,
+      );
+    expect(m, tiny.stderr).not.toBeNull();
+    // the budget it names holds that memory whole
+    const fits = await r.mem(['context', '-q', 'listen port in use', '--budget', m![1], '--no-daemon']);
+    expect(fits.code, fits.stderr).toBe(0);
+    expect(fits.stdout).toContain('EADDRINUSE: stop the old dev server first (lsof -i :3000)');
+    expect(fits.stderr).toBe('');
+    const json = await r.mem([
+      'context',
+      '-q',
+      'listen port in use',
+      '--budget',
+      '10',
+      '--no-daemon',
+      '--json',
+    ]);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout).error.code).toBe('E_INVALID_ARG');
+  });
+
+  it('a pack asked only a question holds what clears the relevance bar, not rules scoped to other paths', async () => {
+    const r = makeRepo({ commit: true });
+    const fix = await added(
+      r,
+      'Port 3000 already in use: kill the stale dev server',
+      'EADDRINUSE on npm run dev means an old dev server still listens on port 3000; kill it (lsof -i :3000) and start again.',
+      '--type',
+      'known_fix',
+    );
+    const rule = (title: string, body: string, scope: string) =>
+      added(r, title, body, '--type', 'rule', '--scope', scope);
+    await rule(
+      'Use snake_case in migrations',
+      'Migration files and their columns use snake_case.',
+      'db/migrations/**',
+    );
+    await rule(
+      'React components are function components',
+      'No class components in the web app; hooks only.',
+      'web/src/**',
+    );
+    await rule(
+      'Python scripts pass ruff',
+      'Scripts under tools/ must pass ruff check with the repo config.',
+      'tools/**/*.py',
+    );
+    await added(
+      r,
+      'Use pnpm for installs',
+      'pnpm install, never npm install, in this repository.',
+      '--type',
+      'decision',
+    );
+    // nothing for a question about something else: an empty pack, said on stderr
+    const none = await r.mem(['context', '-q', 'kubernetes ingress annotations', '--no-daemon']);
+    expect(none.code).toBe(0);
+    expect(none.stderr).toBe('git-mem: note: no memory for this context\n');
+    const everywhere = await added(
+      r,
+      'Commit messages say why',
+      'The subject says what, the body why.',
+      '--type',
+      'rule',
+    );
+    const pack = (budget: string) =>
+      r.memJson(['context', '-q', 'listen port in use', '--budget', budget, '--no-daemon']);
+    for (const budget of ['150', '300', '2000']) {
+      const p = await pack(budget);
+      // the fix and the rule for every path; no rule scoped to other paths, no memory that only shares "use"
+      expect(p.items.map((i: { id: string }) => i.id).sort()).toEqual([fix, everywhere].sort());
+      expect(p.text).toContain('kill it (lsof -i :3000)');
+      expect(p.text).not.toMatch(/snake_case|React|ruff|pnpm/);
+      expect(p.text).toMatch(/\n[^#\n][^\n]*\n<\/memory>$/);
+    }
+    // with the file, its rules come back
+    const withFile = await r.memJson(['context', '--file', 'db/migrations/001.sql', '--no-daemon']);
+    expect(withFile.text).toContain('Use snake_case in migrations');
   });
 
   it("a person's add with another title warns and proceeds; the same title and text is refused", async () => {
@@ -85,6 +175,21 @@ describe('first-hour lines', () => {
     ]);
     expect(same.code).toBe(2);
     expect(same.stderr).toContain('likely duplicate of');
+    expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
+    // an agent's add (the MCP tool calls the operation with its default) keeps the gate
+    const store = new Store(await openRepo(r.dir, r.env));
+    try {
+      const input = {
+        type: 'decision',
+        title: 'parallel writer 1 item 2',
+        body: 'written by parallel writer 1 as item 2',
+      };
+      await expect(add(store, input, { cwd: r.dir, env: r.env, daemon: false })).rejects.toMatchObject({
+        code: 'E_DUPLICATE',
+      });
+    } finally {
+      store.close();
+    }
     expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
   });
 

@@ -234,6 +234,11 @@ describe('git mem mcp over stdio', () => {
       source: 'mcp',
       tags: ['ci'],
     });
+    // provenance: the MCP client, by the name it gave at initialize, on the record and the commit
+    expect(shown.by).toEqual({ kind: 'agent', agent: 'git-mem-test' });
+    expect(r.git('log', '-1', '--format=%(trailers:key=Mem-Agent,valueonly)', 'refs/memory').trim()).toBe(
+      'git-mem-test',
+    );
     const upd = await callJson('update', {
       id: added.id,
       body: 'Set fetch-retries=5 in .npmrc.',
@@ -446,6 +451,12 @@ describe('mcp tools in-process on a repository without a store yet', () => {
       });
       expect(added.isError).toBeFalsy();
       expect(fresh.git('cat-file', '-p', 'refs/memory:FORMAT')).toContain('format: 1');
+      // a budget that holds none of the pack's memories is an error naming the budget that does
+      const tiny = await callTool(env, 'context', { query: 'the first memory', budget: 10 });
+      expect(tiny.isError).toBe(true);
+      expect(unframe(tiny.content[0].text)).toMatch(
+        /^E_INVALID_ARG: budget 10 is too small for any memory in this pack \(give a "budget" of \d+\)$/,
+      );
     } finally {
       store.close();
     }

@@ -6,7 +6,7 @@ import { mergeFiles } from '../src/merge/driver.js';
 import { mergeCommits } from '../src/merge/merge-commits.js';
 import { newId } from '../src/model/id.js';
 import { type MemoryRecord, parseRecord, recordPath, serializeRecord } from '../src/model/record.js';
-import { BIN, makeRepo, runCli, sh, type TestRepo } from './helpers.js';
+import { BIN, makeRepo, runCli, sh, type TestRepo, tmpDir } from './helpers.js';
 import { type Clone, clones, fetchTheirs } from './merge-helpers.js';
 
 const mem = (c: Clone, args: string[]) => runCli(args, { cwd: c.dir, env: c.env });
@@ -54,6 +54,16 @@ describe('git mem conflicts / resolve', () => {
       (await a.store.readRecord(await a.store.tip(), id)).body === 'deploy on monday\nrollback by script\n'
         ? 'tuesday'
         : 'monday';
+    const keptDay = other === 'monday' ? 'tuesday' : 'monday';
+    // what differs, not the other version's title (the same title)
+    expect(list[0].attic[0].bodyDiff).toEqual([
+      { line: 1, kept: [`deploy on ${keptDay}`], other: [`deploy on ${other}`] },
+    ]);
+    expect(human.stdout).toContain(
+      `differs in body (- kept, + other):\n      @@ line 1\n      - deploy on ${keptDay}\n      + deploy on ${other}\n`,
+    );
+    expect(human.stdout).not.toContain('"Deploys"');
+    expect(human.stdout).not.toContain('rollback by script');
     const r = await memJson(a, ['resolve', id.slice(0, 12), '--take', 'theirs']);
     expect(r).toMatchObject({ id, action: 'took-attic', removedAttic: [list[0].attic[0].path] });
     const rec = await a.store.readRecord(await a.store.tip(), id);
@@ -276,6 +286,34 @@ describe('git mem merge-driver', () => {
     const other = parseRecord(readFileSync(join(r.dir, '.mem', atticPath), 'utf8'));
     expect([rec.body, other.body].sort()).toEqual(['main text\n', 'other text\n']);
     expect(readFileSync(pb, 'utf8')).not.toContain('<<<<<<<');
+  });
+
+  it('says whose version it kept in the attic: the current one when the other edit wins', async () => {
+    const r = makeRepo();
+    const id = '01J00000000000000000000000';
+    const base = `---\nid: ${id}\ntype: decision\ntitle: t\nstatus: active\ntags: []\nconfidence: 0.8\ncreated: x\nupdated: x\nclock: 1\n---\nbody\n`;
+    const older = base.replace('body\n', 'older edit\n').replace('clock: 1', 'clock: 2');
+    const later = base.replace('body\n', 'later edit\n').replace('clock: 1', 'clock: 3');
+    const path = `mem/memories/00/${id}.md`;
+    for (const [current, otherText, kept] of [
+      [older, later, 'current'],
+      [later, older, 'other'],
+    ]) {
+      const dir = tmpDir('gm-driver-');
+      writeFileSync(join(dir, 'base'), base);
+      writeFileSync(join(dir, 'current'), current);
+      writeFileSync(join(dir, 'other'), otherText);
+      const res = await runCli(['merge-driver', 'base', 'current', 'other', path], { cwd: dir, env: r.env });
+      expect(res.code).toBe(1);
+      const attic = /in (mem\/attic\/\S+\.md)/.exec(res.stderr)?.[1];
+      expect(attic, res.stderr).toBeDefined();
+      // the attic holds the version that lost (the older edit), and the line names it rightly
+      expect(parseRecord(readFileSync(join(dir, attic!), 'utf8')).body).toBe('older edit\n');
+      expect(parseRecord(readFileSync(join(dir, 'current'), 'utf8')).body).toBe('later edit\n');
+      expect(res.stderr).toContain(
+        `kept the ${kept} version of ${path} (${kept === 'current' ? 'ours' : 'theirs'}) in`,
+      );
+    }
   });
 
   it('merges files in-process the same way whichever side is current', () => {

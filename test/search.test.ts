@@ -172,18 +172,35 @@ describe('context packs', () => {
       ...Array.from({ length: 8 }, (_, i) => c('matches', `Match ${i}`, long)),
       c('sessions', 'Session', long),
     ];
-    for (let budget = 0; budget <= 1500; budget += 37) {
+    for (let budget = 0; budget <= 1500; budget += 7) {
       const p = assemblePack(cands, budget);
       expect(p.tokens, `budget ${budget}`).toBeLessThanOrEqual(budget);
       expect(estimateTokens(p.text)).toBe(p.tokens);
       if (p.items.length) expect(p.items[0].section).toBe('rules');
+      // no heading without a body: an item with no room for text is one line, not a bare ### title
+      const lines = p.text.split('\n').filter((l) => l.trim());
+      lines.forEach((l, i) => {
+        if (/^### /.test(l)) expect(lines[i + 1], `budget ${budget}: ${l}`).toMatch(/^(?!#|<\/memory>)/);
+        if (/^## /.test(l)) expect(lines[i + 1], `budget ${budget}: ${l}`).toMatch(/^(?!## |<\/memory>)/);
+      });
     }
     const tight = assemblePack(cands, 150);
     expect(tight.items.slice(0, 2).map((i) => i.section)).toEqual(['rules', 'constraints']);
     expect(tight.items.map((i) => i.section)).not.toContain('sessions');
     expect(tight.items[1].truncated).toBe(true);
     expect(tight.text).toContain('This is the first sentence of a long memory.');
-    expect(assemblePack(cands, 10)).toEqual({ text: '', items: [], tokens: 0 });
+    // nothing fits: the pack says what the first memory needs whole, and that budget holds it
+    const none = assemblePack(cands, 10);
+    expect(none).toEqual({ text: '', items: [], tokens: 0, needed: expect.any(Number) });
+    const fits = assemblePack(cands, none.needed!);
+    expect(fits.items[0]).toMatchObject({ title: 'Rule' });
+    expect(fits.items[0].truncated).toBeUndefined();
+    expect(assemblePack([], 10)).toEqual({ text: '', items: [], tokens: 0 });
+    const titleOnly = assemblePack([c('matches', 'Port 3000 in use: kill the old server', long)], 80);
+    expect(titleOnly.items).toMatchObject([{ truncated: true }]);
+    expect(titleOnly.text).toMatch(
+      /\n- Port 3000 in use: kill the old server \(known_fix; \w+\)\n<\/memory>$/,
+    );
   });
 
   it('neutralises control characters and tag look-alikes in memory text', () => {

@@ -18,6 +18,7 @@ import {
 import { join } from 'node:path';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
+import { agentProvenance } from '../model/provenance.js';
 import type { MemoryRecord } from '../model/record.js';
 import { redactRecord } from '../safety/secrets.js';
 import {
@@ -169,10 +170,14 @@ export async function runCheckpoint(
   };
   if (!existsSync(paths.events)) return { ...result, skipped: 'no-events' };
   if (!(await lock(paths, !!opts.wait || !!opts.final))) return { ...result, skipped: 'locked' };
+  const actor = store.actor;
   try {
     // redacted before anything is derived from them: a summary or a proposal clips text, and a
     // clipped secret is no longer recognisable
     const events = redactRecord(readEvents(paths.events));
+    // what this session writes is the agent's: its name, this session, its model when it said
+    const model = events.findLast((e) => e.model)?.model;
+    store.actor = agentProvenance(opts.agent ?? 'claude-code', sessionId, model);
     const ckpt = readJson<CkptState>(paths.ckpt, emptyCkpt());
     result.events = events.length;
     result.newEvents = Math.max(0, events.length - ckpt.total);
@@ -196,6 +201,7 @@ export async function runCheckpoint(
         result.proposals = await writeProposals(store, accepted, {
           session: sessionId,
           agent: opts.agent ?? 'claude-code',
+          model,
         });
       }
       result.verdicts = verdicts.map((v) => ({
@@ -219,6 +225,7 @@ export async function runCheckpoint(
       const w: SessionWrite | undefined = await writeSessionSummary(store, events, {
         root,
         agent: opts.agent ?? 'claude-code',
+        model,
         keepFull: numberSetting(settings, 'sessions-keep-full', DEFAULT_KEEP_FULL),
       });
       if (w) {
@@ -239,6 +246,7 @@ export async function runCheckpoint(
     if (opts.final && trigger !== 'stop') dropBuffer(paths);
     return result;
   } finally {
+    store.actor = actor;
     rmSync(paths.lock, { force: true });
   }
 }

@@ -42,6 +42,8 @@ export interface AgentEvent {
   cwd?: string;
   source?: string;
   reason?: string;
+  /** The model, when the agent says (SessionStart): the provenance of what the session writes. */
+  model?: string;
   /** Texts git-mem injected in answer to this event (memory ids). */
   injected?: string[];
 }
@@ -268,6 +270,7 @@ export function compactEvent(p: Record<string, Json>, now = new Date()): AgentEv
   }
   if (typeof p.prompt === 'string') ev.prompt = clipText(p.prompt, 4000);
   if (typeof p.source === 'string') ev.source = p.source;
+  if (typeof p.model === 'string' && p.model) ev.model = clipText(p.model, 200);
   if (typeof p.reason === 'string') ev.reason = p.reason;
   return ev;
 }

@@ -11,7 +11,7 @@
 import type { MemoryType } from '../model/record.js';
 import { type AgentEvent, COMMIT_RE, commandOf, isEditTool, isShellTool } from './events.js';
 import type { Proposal } from './proposal.js';
-import { correctionOf, errorSignature, errorTextOf, markerOf, relPath } from './summary.js';
+import { errorSignature, errorTextOf, promptNote, relPath } from './summary.js';
 
 export interface CommitInfo {
   sha: string;
@@ -164,8 +164,9 @@ function promptRules(events: AgentEvent[], opts: Tier0Options): Candidate[] {
   const out: Candidate[] = [];
   events.forEach((ev, i) => {
     if (i < (opts.since ?? 0) || ev.event !== 'UserPromptSubmit' || !ev.prompt) return;
-    const marker = markerOf(ev.prompt);
-    if (marker) {
+    const note = promptNote(ev.prompt);
+    if (note?.kind === 'marker') {
+      const marker = note.text;
       out.push({
         type: inferType(marker),
         title: clip(marker.replace(/[.!]+$/, ''), 120),
@@ -178,8 +179,8 @@ function promptRules(events: AgentEvent[], opts: Tier0Options): Candidate[] {
       });
       return;
     }
-    const corr = correctionOf(ev.prompt);
-    if (corr) {
+    if (note) {
+      const corr = note.text;
       const ctx = previousAction(events, i, opts.root);
       const type = /\b(never|don'?t|do not|must|always|stop)\b/i.test(corr) ? 'constraint' : 'preference';
       out.push({

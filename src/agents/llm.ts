@@ -256,6 +256,7 @@ export function parseReply(text: string, source = 'tier1:llm', via?: string): Ll
 function buildRequest(
   cfg: LlmConfig,
   prompt: string,
+  system = SYSTEM_PROMPT,
 ): { url: string; headers: Record<string, string>; body: string } {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (cfg.provider === 'openai') {
@@ -266,7 +267,7 @@ function buildRequest(
       body: JSON.stringify({
         model: cfg.model,
         messages: [
-          { role: 'system', content: SYSTEM_PROMPT },
+          { role: 'system', content: system },
           { role: 'user', content: prompt },
         ],
         temperature: 0,
@@ -283,7 +284,7 @@ function buildRequest(
     body: JSON.stringify({
       model: cfg.model,
       max_tokens: cfg.maxTokens,
-      system: SYSTEM_PROMPT,
+      system,
       messages: [{ role: 'user', content: prompt }],
       temperature: 0,
     }),
@@ -334,43 +335,65 @@ export async function llmExtract(
       diag.reason = 'no events';
       return null;
     }
-    const req = buildRequest(cfg, buildPrompt({ ...input, summaryText: String(input.summaryText ?? '') }));
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), cfg.timeoutMs);
-    try {
-      const res = await fetch(req.url, {
-        method: 'POST',
-        headers: req.headers,
-        body: req.body,
-        signal: ac.signal,
-      });
-      const raw = await res.text();
-      if (!res.ok) {
-        diag.reason = `http ${res.status}`;
-        return null;
-      }
-      let doc: unknown;
-      try {
-        doc = JSON.parse(raw);
-      } catch {
-        diag.reason = 'response is not JSON';
-        return null;
-      }
-      const text = replyText(cfg.provider, doc);
-      if (text === null) {
-        diag.reason = 'unexpected response shape';
-        return null;
-      }
-      const parsed = parseReply(text, 'tier1:llm', `${cfg.provider}/${cfg.model}`);
-      if (!parsed) diag.reason = 'malformed reply';
-      return parsed;
-    } finally {
-      clearTimeout(timer);
+    const text = await askModel(
+      cfg,
+      buildPrompt({ ...input, summaryText: String(input.summaryText ?? '') }),
+      SYSTEM_PROMPT,
+      diag,
+    );
+    if (text === null) return null;
+    const parsed = parseReply(text, 'tier1:llm', `${cfg.provider}/${cfg.model}`);
+    if (!parsed) diag.reason = 'malformed reply';
+    return parsed;
+  } catch (e) {
+    diag.reason = `request failed: ${(e as Error)?.message ?? e}`;
+    return null;
+  }
+}
+
+/**
+ * One request to the configured model: its reply text, or null (with the
+ * reason in `diag`) on an HTTP error, a timeout (cfg.timeoutMs, or `timeoutMs`
+ * when shorter) or a response of another shape. Never throws.
+ */
+export async function askModel(
+  cfg: LlmConfig,
+  prompt: string,
+  system: string,
+  diag: LlmDiagnostics = {},
+  timeoutMs = cfg.timeoutMs,
+): Promise<string | null> {
+  const req = buildRequest(cfg, prompt, system);
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), Math.min(cfg.timeoutMs, timeoutMs));
+  try {
+    const res = await fetch(req.url, {
+      method: 'POST',
+      headers: req.headers,
+      body: req.body,
+      signal: ac.signal,
+    });
+    const raw = await res.text();
+    if (!res.ok) {
+      diag.reason = `http ${res.status}`;
+      return null;
     }
+    let doc: unknown;
+    try {
+      doc = JSON.parse(raw);
+    } catch {
+      diag.reason = 'response is not JSON';
+      return null;
+    }
+    const text = replyText(cfg.provider, doc);
+    if (text === null) diag.reason = 'unexpected response shape';
+    return text;
   } catch (e) {
     diag.reason =
       (e as Error)?.name === 'AbortError' ? 'timeout' : `request failed: ${(e as Error)?.message ?? e}`;
     return null;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

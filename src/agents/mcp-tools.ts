@@ -14,6 +14,7 @@ import { removeMemory, updateMemory } from '../commands/memory.js';
 import { rulesFor } from '../commands/rules.js';
 import { err, type GitMemError, isGitMemError } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
+import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import {
   estimateTokens,
@@ -25,6 +26,7 @@ import {
   TYPES,
 } from '../model/record.js';
 import { frame, neutralize, oneLine, unframe } from '../safety/frame.js';
+import type { PackFilter } from '../search/index.js';
 
 // ------------------------------------------------------------------ schemas
 
@@ -395,7 +397,9 @@ type SearchModule = {
   buildContextPack: (
     store: Store,
     o: { file?: string; query?: string; budget?: number; format?: 'md' | 'json' },
-  ) => Promise<{ text: string; items: unknown[]; tokens: number }>;
+    opts?: Record<string, never>,
+    filter?: PackFilter,
+  ) => Promise<{ text: string; items: unknown[]; tokens: number; needed?: number; budget?: number }>;
 };
 
 async function searchModule(): Promise<SearchModule | null> {
@@ -450,7 +454,22 @@ async function doContext(env: McpEnv, a: Json): Promise<ToolResult> {
   const format = (a.format as 'md' | 'json' | undefined) ?? 'md';
   const mod = await searchModule();
   if (mod) {
-    const pack = await mod.buildContextPack(env.store, { file, query, budget, format });
+    // with the context-llm-filter setting, the configured model keeps what bears on the task
+    let filter: PackFilter | undefined;
+    if ((await resolveConfig(env.store.repo.env, env.store)).values['context-llm-filter'] === true) {
+      const [{ llmPackFilter }, { trustedLlmSettings }] = await Promise.all([
+        import('./llm-filter.js'),
+        import('./llm.js'),
+      ]);
+      filter = llmPackFilter({ query, file }, await trustedLlmSettings(env.store), env.store.repo.env);
+    }
+    const pack = await mod.buildContextPack(env.store, { file, query, budget, format }, {}, filter);
+    if (!pack.items.length && pack.needed)
+      throw err(
+        'E_INVALID_ARG',
+        `budget ${pack.budget} is too small for any memory in this pack`,
+        `give a "budget" of ${pack.needed}`,
+      );
     return format === 'json' ? json(pack) : text(pack.text || 'No memory for this context yet.');
   }
   // fallback: rules in scope, keyword matches, the two latest sessions, within the budget

@@ -10,6 +10,7 @@ import { maybeGlobalStore, openStore, type RunContext } from '../commands/contex
 import { isGitMemError } from '../errors.js';
 import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
+import { agentProvenance } from '../model/provenance.js';
 import {
   callTool,
   INSTRUCTIONS,
@@ -39,6 +40,9 @@ export interface ServeOptions {
 function serverStore(store: Store): Store {
   store.reflogMessage = 'mem: mcp server';
   store.longLived = true;
+  // every write comes from an agent: the client names itself at initialize (serveMcp)
+  const env = store.writerActor();
+  store.actor = agentProvenance(env.kind === 'agent' ? env.agent : 'mcp client', env.session, env.model);
   return store;
 }
 
@@ -78,6 +82,14 @@ export async function serveMcp(ctx: RunContext, opts: ServeOptions = {}): Promis
     { name: 'git-mem', title: 'git-mem', version: opts.version ?? '0.1.0' },
     { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
   );
+  // the agent behind each write: the client, by the name it gave at initialize
+  server.oninitialized = () => {
+    const name = server.getClientVersion()?.name;
+    if (!name) return;
+    for (const s of [env.store, env.global]) {
+      if (s) s.actor = agentProvenance(name, s.actor?.session, s.actor?.model);
+    }
+  };
   server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
     tools: TOOLS.map((t) => ({
       name: t.name,

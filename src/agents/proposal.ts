@@ -12,6 +12,7 @@ import { ensureFormat } from '../commands/memory.js';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 import { newId } from '../model/id.js';
+import { agentProvenance } from '../model/provenance.js';
 import { isType, LIMITS, type MemoryRecord, type MemoryType, newRecord } from '../model/record.js';
 import { redactRecord } from '../safety/secrets.js';
 import { overlap, tokens } from '../search/tokens.js';
@@ -196,6 +197,8 @@ function normalizeProposal(p: Partial<Proposal> | null | undefined): Proposal | 
 export interface ProposalMeta {
   session?: string;
   agent?: string;
+  /** the model, when the agent said */
+  model?: string;
   now?: Date;
 }
 
@@ -216,6 +219,7 @@ export async function writeProposals(
       body: p.body.endsWith('\n') ? p.body : `${p.body}\n`,
       now: now.toISOString(),
       author: `${ident.name} <${ident.email}>`,
+      by: agentProvenance(meta.agent ?? 'agent', meta.session, meta.model),
       tags: p.tags,
       status: 'pending',
       confidence: p.confidence ?? 0.6,

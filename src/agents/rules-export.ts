@@ -2,9 +2,12 @@
  * One source for every agent's rules: the `rule` records on refs/memory are
  * written into the files each agent reads — CLAUDE.md, AGENTS.md, Cursor's
  * `.cursor/rules/*.mdc`, Copilot's `.github/copilot-instructions.md` and
- * `.github/instructions/*.instructions.md` — always inside a marked section
+ * `.github/instructions/*.instructions.md`, Claude Code's path-scoped
+ * `.claude/rules/*.md` — always inside a marked section
  * (`<!-- git-mem:begin rules -->` … `<!-- git-mem:end -->`), so hand-written
- * text around it is kept, and exporting twice changes nothing.
+ * text around it is kept, and exporting twice changes nothing. Without named
+ * targets, export and its `--check` take the targets whose files already
+ * hold git-mem's sections (what an earlier export wrote).
  *
  * Rendering is pure (rules in, file texts out); `exportRules` does the I/O.
  */
@@ -21,8 +24,15 @@ const NOTE =
 /** Prefix of the per-rule files we own in .cursor/rules and .github/instructions. */
 const FILE_PREFIX = 'git-mem-';
 
-export const TARGETS = ['claude', 'agents', 'cursor', 'copilot'] as const;
+export const TARGETS = ['claude', 'agents', 'cursor', 'copilot', 'claude-rules'] as const;
 export type Target = (typeof TARGETS)[number];
+/**
+ * What `all` means: the instruction files every export wrote before
+ * claude-rules existed. claude-rules moves scoped rules out of CLAUDE.md, so
+ * it is named on its own (an upgrade does not change what `--to all` writes).
+ */
+export const ALL_TARGETS: readonly Target[] = ['claude', 'agents', 'cursor', 'copilot'];
+const TARGET_LIST = [...ALL_TARGETS, 'all', 'claude-rules'].join('|');
 
 export interface ExportRule {
   id: string;
@@ -39,18 +49,21 @@ export interface FileChange {
   action: 'created' | 'updated' | 'unchanged' | 'removed';
 }
 
-/** Parses a --to list: claude, agents, cursor, copilot, all (comma-separated or repeated). */
-export function parseTargets(values: string[]): Target[] {
+/**
+ * Parses a --to list: claude, agents, cursor, copilot, claude-rules, all (comma-separated or
+ * repeated). `all` is ALL_TARGETS for export; import reads every format (`every`).
+ */
+export function parseTargets(values: string[], every: readonly Target[] = ALL_TARGETS): Target[] {
   const out = new Set<Target>();
   for (const v of values
     .flatMap((x) => x.split(','))
     .map((x) => x.trim().toLowerCase())
     .filter(Boolean)) {
-    if (v === 'all') for (const t of TARGETS) out.add(t);
+    if (v === 'all') for (const t of every) out.add(t);
     else if ((TARGETS as readonly string[]).includes(v)) out.add(v as Target);
-    else throw err('E_INVALID_ARG', `unknown target "${v}"`, `use --to ${[...TARGETS, 'all'].join('|')}`);
+    else throw err('E_INVALID_ARG', `unknown target "${v}"`, `use --to ${TARGET_LIST}`);
   }
-  if (!out.size) throw err('E_INVALID_ARG', 'no target given', `use --to ${[...TARGETS, 'all'].join('|')}`);
+  if (!out.size) throw err('E_INVALID_ARG', 'no target given', `use --to ${TARGET_LIST}`);
   return TARGETS.filter((t) => out.has(t));
 }
 
@@ -169,6 +182,31 @@ function copilotFrontmatter(r: ExportRule): string {
   return ['---', `applyTo: ${JSON.stringify(r.scope.join(','))}`, '---'].join('\n');
 }
 
+/**
+ * Claude Code's globs for a scope: a rule's glob also covers what is under it
+ * (`src/db` and `src/db/` take in `src/db/x.ts`, as `git mem rules` matches),
+ * which Claude Code's `paths` spell out.
+ */
+export function claudePaths(scope: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const g of scope) {
+    if (g.endsWith('/')) out.push(`${g}**`);
+    else if (/[*?[\]{}]/.test(g.slice(g.lastIndexOf('/') + 1))) out.push(g);
+    else out.push(g, `${g}/**`);
+  }
+  return [...new Set(out)];
+}
+
+/**
+ * Claude Code's rule files (`.claude/rules/*.md`): `paths:` as a YAML list of
+ * quoted globs; a rule without scope has no frontmatter (Claude Code loads it
+ * always, like CLAUDE.md).
+ */
+function claudeFrontmatter(r: ExportRule): string {
+  if (!r.scope.length) return '';
+  return ['---', 'paths:', ...claudePaths(r.scope).map((g) => `  - ${JSON.stringify(g)}`), '---'].join('\n');
+}
+
 /** Splits a leading `---` frontmatter block from a file (tolerant: any text between the fences). */
 export function splitFront(text: string): { front: string | null; body: string } {
   const m = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
@@ -182,7 +220,7 @@ function ruleFileText(existing: string | null, front: string, r: ExportRule, whe
   const eol = existing ? eolOf(existing) : '\n';
   const oldBody = existing === null ? '' : splitFront(existing).body;
   const body = spliceSection(oldBody, section, where);
-  return `${front.replace(/\n/g, eol)}${eol}${body}`;
+  return front ? `${front.replace(/\n/g, eol)}${eol}${body}` : body;
 }
 
 // ------------------------------------------------------------------ file names
@@ -305,8 +343,8 @@ function handWritten(t: Target, read: Reader, list: Lister): string {
       .filter((n) => n.endsWith(ext) && !n.startsWith(FILE_PREFIX))
       .map((n) => own(`${dir}/${n}`));
   const parts =
-    t === 'claude'
-      ? [own('CLAUDE.md'), own('.claude/CLAUDE.md')]
+    t === 'claude' || t === 'claude-rules'
+      ? [own('CLAUDE.md'), own('.claude/CLAUDE.md'), ...others('.claude/rules', '.md')]
       : t === 'agents'
         ? [own('AGENTS.md')]
         : t === 'cursor'
@@ -339,7 +377,22 @@ export function planExport(
   const plans: PlannedFile[] = [];
   for (const t of targets) {
     const sorted = notHandWritten(all, t, read, list);
-    if (t === 'claude') plans.push(planMarkdown('CLAUDE.md', t, sorted, read));
+    // Claude Code reads CLAUDE.md and .claude/rules: with both targets, scoped rules go to their files only
+    const both = targets.includes('claude') && targets.includes('claude-rules');
+    if (t === 'claude')
+      plans.push(planMarkdown('CLAUDE.md', t, both ? sorted.filter((r) => !r.scope.length) : sorted, read));
+    if (t === 'claude-rules')
+      plans.push(
+        ...planRuleFiles(
+          '.claude/rules',
+          '.md',
+          t,
+          both ? sorted.filter((r) => r.scope.length > 0) : sorted,
+          claudeFrontmatter,
+          read,
+          list,
+        ),
+      );
     if (t === 'agents') plans.push(planMarkdown('AGENTS.md', t, sorted, read));
     if (t === 'cursor')
       plans.push(...planRuleFiles('.cursor/rules', '.mdc', t, sorted, cursorFrontmatter, read, list));
@@ -402,15 +455,37 @@ export async function loadRules(store: Store): Promise<ExportRule[]> {
   });
 }
 
+/**
+ * The targets whose files hold git-mem's sections (what an earlier export
+ * wrote), in TARGETS order: what export and --check take when none is named.
+ */
+export function targetsInUse(read: Reader, list: Lister): Target[] {
+  const ours = (path: string) => (read(path) ?? '').includes(BEGIN);
+  const ownFiles = (dir: string, ext: string) =>
+    list(dir).some((n) => n.startsWith(FILE_PREFIX) && n.endsWith(ext) && ours(`${dir}/${n}`));
+  const used: Record<Target, boolean> = {
+    claude: ours('CLAUDE.md'),
+    agents: ours('AGENTS.md'),
+    cursor: ownFiles('.cursor/rules', '.mdc'),
+    copilot: ours('.github/copilot-instructions.md') || ownFiles('.github/instructions', '.instructions.md'),
+    'claude-rules': ownFiles('.claude/rules', '.md'),
+  };
+  return TARGETS.filter((t) => used[t]);
+}
+
 export interface ExportOptions {
-  targets: Target[];
+  /** the targets; default: those in use (targetsInUse) */
+  targets?: Target[];
   /** root directory the files are written under (the work tree by default) */
   dir: string;
   /** compute the changes, write nothing */
   check?: boolean;
 }
 
-function exportRulesToDir(rules: ExportRule[], opts: ExportOptions): FileChange[] {
+function exportRulesToDir(
+  rules: ExportRule[],
+  opts: ExportOptions,
+): { targets: Target[]; files: FileChange[] } {
   // every path is resolved inside the target folder, never through a symbolic link
   const read: Reader = (p) => {
     const f = confinedPath(opts.dir, p);
@@ -420,21 +495,28 @@ function exportRulesToDir(rules: ExportRule[], opts: ExportOptions): FileChange[
     const f = confinedPath(opts.dir, d);
     return existsSync(f) ? readdirSync(f).sort() : [];
   };
-  const plans = planExport(rules, opts.targets, read, list);
+  const targets = opts.targets ?? targetsInUse(read, list);
+  if (!targets.length && rules.length)
+    throw err(
+      'E_INVALID_ARG',
+      'no target given, and no agent rule file here holds git-mem rules yet to take the targets from',
+      `name the targets once: git mem rules export --to ${TARGET_LIST}`,
+    );
+  const plans = planExport(rules, targets, read, list);
   const changes = plans.map(changeOf);
-  if (opts.check) return changes;
+  if (opts.check) return { targets, files: changes };
   plans.forEach((p, i) => {
     const c = changes[i];
     if (c.action === 'created' || c.action === 'updated') writeConfined(opts.dir, p.path, p.text);
     else if (c.action === 'removed') removeConfined(opts.dir, p.path);
   });
-  return changes;
+  return { targets, files: changes };
 }
 
 export async function exportRules(
   store: Store,
   opts: ExportOptions,
-): Promise<{ rules: number; files: FileChange[] }> {
+): Promise<{ rules: number; targets: Target[]; files: FileChange[] }> {
   const rules = await loadRules(store);
-  return { rules: rules.length, files: exportRulesToDir(rules, opts) };
+  return { rules: rules.length, ...exportRulesToDir(rules, opts) };
 }

@@ -1,8 +1,8 @@
 /**
  * `git mem rules import`: reads the rule files agents already have — CLAUDE.md,
  * AGENTS.md, `.cursor/rules/*.mdc` (and the legacy `.cursorrules`),
- * `.github/copilot-instructions.md`, `.github/instructions/*.instructions.md` —
- * into `rule` records. Our own marked sections are skipped (they came from the
+ * `.github/copilot-instructions.md`, `.github/instructions/*.instructions.md`,
+ * Claude Code's `.claude/rules/*.md` — into `rule` records. Our own marked sections are skipped (they came from the
  * store: importing them back would loop), and rules already in the store (same
  * body, or same title and scope) are not added twice.
  *
@@ -179,6 +179,66 @@ export function parseCursorRule(text: string, source: string): RuleDraft[] {
   return [{ title, body: `${b}\n`, scope: globs, source, target: 'cursor', tags }];
 }
 
+/** Splits at commas outside braces: `a/**, src/*.{ts,tsx}` → two globs. */
+function splitGlobs(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of s) {
+    if (ch === '{') depth++;
+    else if (ch === '}') depth = Math.max(0, depth - 1);
+    if (ch === ',' && depth === 0) {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out.map((g) => g.trim().replace(/^["']|["']$/g, '')).filter(Boolean);
+}
+
+/**
+ * Claude Code's `paths:` from a rule file's frontmatter: a YAML list (quoted or
+ * not: `- **\/*.ts` is not valid YAML, but people write it), a flow list, or
+ * one glob.
+ */
+export function claudePathsOf(front: string | null): string[] {
+  if (!front) return [];
+  const lines = front.split(/\r?\n/);
+  const at = lines.findIndex((l) => /^paths\s*:/.test(l));
+  if (at < 0) return [];
+  const inline = lines[at].replace(/^paths\s*:\s*/, '').trim();
+  if (inline) {
+    if (inline.startsWith('[') && inline.endsWith(']')) return splitGlobs(inline.slice(1, -1));
+    return [inline.replace(/^["']|["']$/g, '')].filter(Boolean);
+  }
+  const out: string[] = [];
+  for (const l of lines.slice(at + 1)) {
+    const m = /^\s*-\s*(.*?)\s*$/.exec(l);
+    if (!m) break;
+    const g = m[1].replace(/^["']|["']$/g, '');
+    if (g) out.push(g);
+  }
+  return out;
+}
+
+/** One Claude Code rule file (`.claude/rules/*.md`) → one rule (paths; none: always loaded). */
+function parseClaudeRuleFile(text: string, source: string): RuleDraft[] {
+  const { front, body } = splitFront(text.replace(/\r\n/g, '\n'));
+  const content = clean(stripSections(body));
+  if (!content) return [];
+  const h = firstHeading(content);
+  return [
+    {
+      title: oneLine(h.title || titleFromName(source)),
+      body: `${h.title ? clean(h.rest) || content : content}\n`,
+      scope: claudePathsOf(front),
+      source,
+      target: 'claude-rules',
+      tags: ['imported', 'claude-rules'],
+    },
+  ];
+}
+
 /** One Copilot path-specific instructions file → one rule (applyTo). */
 function parseCopilotInstructions(text: string, source: string): RuleDraft[] {
   const { front, body } = splitFront(text.replace(/\r\n/g, '\n'));
@@ -217,6 +277,14 @@ function collectDrafts(targets: Target[], read: Reader, list: Lister): RuleDraft
       md('.claude/CLAUDE.md', t);
     }
     if (t === 'agents') md('AGENTS.md', t);
+    if (t === 'claude-rules') {
+      for (const name of list('.claude/rules')) {
+        if (!name.endsWith('.md')) continue;
+        const path = `.claude/rules/${name}`;
+        const text = read(path);
+        if (text !== null) out.push(...parseClaudeRuleFile(text, path));
+      }
+    }
     if (t === 'cursor') {
       md('.cursorrules', t);
       for (const name of list('.cursor/rules')) {
@@ -323,6 +391,7 @@ export async function importRules(store: Store, opts: ImportOptions): Promise<Im
         body,
         now: now.toISOString(),
         author: `${ident.name} <${ident.email}>`,
+        by: store.writerActor(),
         tags: d.tags,
         scope: d.scope,
         source: d.source,

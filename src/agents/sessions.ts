@@ -9,6 +9,7 @@ import { ensureFormat } from '../commands/memory.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import { layer, readGlobalConfig, readLocalConfig, readSharedConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
+import { agentProvenance } from '../model/provenance.js';
 import { type MemoryRecord, newRecord, parseRecord, recordPath } from '../model/record.js';
 import { redactRecord } from '../safety/secrets.js';
 import type { AgentEvent } from './events.js';
@@ -74,7 +75,7 @@ export interface SessionWrite {
 export async function writeSessionSummary(
   store: Store,
   events: AgentEvent[],
-  opts: { root?: string; agent?: string; keepFull?: number } = {},
+  opts: { root?: string; agent?: string; model?: string; keepFull?: number } = {},
 ): Promise<SessionWrite | undefined> {
   if (!events.length) return undefined;
   const summary = summarizeSession(events, opts);
@@ -122,6 +123,7 @@ export async function writeSessionSummary(
         body,
         now,
         author: `${ident.name} <${ident.email}>`,
+        by: agentProvenance(summary.agent, summary.session, opts.model),
         tags: ['session', summary.agent],
         confidence: 1,
         source: `${summary.agent}:${summary.session}`,

@@ -1,8 +1,9 @@
 /**
  * Procedural memory (seed 001): `strategy` records count their successes and
- * failures; confidence = s / (s + f) clamped to [0.1, 0.95], 0.5 before any
- * outcome, and a strategy below 0.3 is archived (and comes back when its
- * record recovers).
+ * failures; confidence = (s + 1) / (s + f + 2) (Laplace's rule of succession,
+ * so one outcome moves it a little, not to an end) clamped to [0.1, 0.95],
+ * 0.5 before any outcome, and a strategy below 0.3 is archived (and comes back
+ * when its record recovers).
  */
 import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
@@ -18,7 +19,8 @@ const ARCHIVED_REASON = 'confidence below 0.3';
 export function strategyConfidence(successes: number, failures: number): number {
   const n = successes + failures;
   if (n <= 0) return STRATEGY_NEW;
-  const c = successes / n;
+  // smoothed: one success gives 0.667, not 0.95 — below the 0.7 that puts a strategy in every session
+  const c = (successes + 1) / (n + 2);
   return Math.round(Math.min(STRATEGY_MAX, Math.max(STRATEGY_MIN, c)) * 1000) / 1000;
 }
 

@@ -98,6 +98,17 @@ export function correctionOf(prompt: string): string | undefined {
   return out;
 }
 
+/**
+ * What one prompt asks to keep: a request to remember ("Remember: …") or else a correction — never
+ * both, so one prompt makes one record (in the session summary and in extraction alike).
+ */
+export function promptNote(prompt: string): { kind: 'marker' | 'correction'; text: string } | undefined {
+  const marker = markerOf(prompt);
+  if (marker) return { kind: 'marker', text: marker };
+  const corr = correctionOf(prompt);
+  return corr ? { kind: 'correction', text: corr } : undefined;
+}
+
 export function markerOf(prompt: string): string | undefined {
   const m = MARKER_RE.exec(prompt);
   if (!m) return undefined;
@@ -144,10 +155,9 @@ export function summarizeSession(
     if (ev.event === 'UserPromptSubmit' && ev.prompt) {
       prompts++;
       firstPrompt ??= ev.prompt;
-      const c = correctionOf(ev.prompt);
-      if (c) decisions.push(`User correction: "${clip(c, 160)}"`);
-      const mk = markerOf(ev.prompt);
-      if (mk) decisions.push(`Asked to remember: "${clip(mk, 160)}"`);
+      const note = promptNote(ev.prompt);
+      if (note?.kind === 'marker') decisions.push(`Asked to remember: "${clip(note.text, 160)}"`);
+      else if (note) decisions.push(`User correction: "${clip(note.text, 160)}"`);
       continue;
     }
     if (ev.event === 'SessionEnd') endReason = ev.reason;
@@ -218,7 +228,9 @@ export function summarizeSession(
     outcome = 'completed';
     const fixed = errors.filter((e) => e.fixed).length;
     outcomeDetail = [
-      errors.length ? `${fixed} of ${errors.length} errors fixed` : 'no errors',
+      errors.length
+        ? `${fixed} of ${errors.length} error${errors.length === 1 ? '' : 's'} fixed`
+        : 'no errors',
       commands.size ? 'every command passes on its last run' : '',
       commits.length ? `${commits.length} commit${commits.length > 1 ? 's' : ''}` : '',
     ]

@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
+import { isAncestor } from '../gitstore/git.js';
 import type { NoteAdd, Store } from '../gitstore/store.js';
 import { type Anchor, type MemoryRecord, recordPath, serializeRecord } from '../model/record.js';
 import { mark } from '../trace.js';
@@ -38,7 +39,7 @@ import {
   findCandidates,
   relocate,
 } from './relocate.js';
-import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
+import { extractSymbols, findSymbol, languageOf, type SymbolDef, sameLanguageFamily } from './symbols.js';
 import { blobId, indentLanguage, informationOf, MIN_INFORMATION, normLine, splitLines } from './text.js';
 import {
   type BaseState,
@@ -105,6 +106,13 @@ export interface AnchorResult {
   anchor: FullAnchor;
   verdict: Verdict;
   stale: boolean;
+  /**
+   * The shared record confirmed this anchor at a commit the checked one does
+   * not contain (a local default branch behind its remote, or an anchor made
+   * on a branch not merged here): the verdict is reported, not recorded, so an
+   * out-of-date checkout never moves the record back.
+   */
+  newer?: boolean;
 }
 
 export interface StatusChange {
@@ -130,6 +138,8 @@ export interface CheckReport {
    * working tree and checks that selected no anchor.
    */
   branch?: { name: string; shared: boolean };
+  /** Anchors whose verdicts were not recorded because the record is newer than the target (AnchorResult.newer). */
+  newer?: number;
 }
 
 const CROSS_FILE_CAP = 300;
@@ -315,6 +325,9 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   }
 
   mark('check: judged');
+  // the record may be newer than the target: an anchor confirmed at a commit the target does not
+  // contain is judged and reported, never recorded (it would move the record back)
+  const newer = record && target ? await confirmedElsewhere(store, target, work, records) : new Set<string>();
   // 3. apply to records (pure), collect results
   const updated = new Map<string, MemoryRecord>();
   const changes: StatusChange[] = [];
@@ -322,6 +335,8 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   for (const [id, byIndex] of outcomes) {
     const rec = records.get(id)!;
     const next = applyOutcomes(rec, byIndex, targetName, now, !opts.worktree);
+    const kept = newer.size ? new Map([...byIndex].filter(([i]) => !newer.has(`${id}:${i}`))) : byIndex;
+    const written = kept === byIndex ? next : applyOutcomes(rec, kept, targetName, now, !opts.worktree);
     next.record.anchors.forEach((a, i) => {
       const o = byIndex.get(i);
       if (!o) return;
@@ -334,19 +349,20 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
         verdict: verdictOf(o, rec.anchors[i] as FullAnchor, targetName, now),
         stale: STALE_VERDICTS.has(o.status),
         news: next.newVerdicts.has(i),
+        ...(newer.has(`${id}:${i}`) ? { newer: true } : {}),
       });
       if (o.completed?.blob) newBlobs.add(o.completed.blob);
       if (o.current?.blob && !opts.worktree) newBlobs.add(o.current.blob);
     });
-    if (next.changed) {
-      updated.set(id, next.record);
-      if (next.record.status !== rec.status) {
+    if (written.changed) {
+      updated.set(id, written.record);
+      if (written.record.status !== rec.status) {
         changes.push({
           id,
           title: rec.title,
           from: rec.status,
-          to: next.record.status,
-          reasons: staleReasonsOfAnchors(next.record.anchors).map(staleReasonText),
+          to: written.record.status,
+          reasons: staleReasonsOfAnchors(written.record.anchors).map(staleReasonText),
         });
       }
     }
@@ -366,10 +382,15 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   if (updated.size && record) {
     opts.budget?.(work.length, work.length);
     const label = opts.label ?? 'mem: check';
-    const staleN = results.filter((r) => r.stale).length;
-    const movedN = results.filter(
-      (r) => r.verdict.status === 'moved' || r.verdict.status === 'renamed',
-    ).length;
+    // records, counted as the post-commit hook and `check` count them: those that went stale with
+    // this check (not every anchor found stale, nor memories stale already), and those whose
+    // anchors moved
+    const staleN = changes.filter((c) => c.to === 'stale').length;
+    const movedN = new Set(
+      results
+        .filter((r) => updated.has(r.id) && (r.verdict.status === 'moved' || r.verdict.status === 'renamed'))
+        .map((r) => r.id),
+    ).size;
     // each record is serialised once: for the write and for the index entry of its new blob
     const texts = new Map<string, string>();
     const res = await store.write(
@@ -399,7 +420,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
         for (const b of newBlobs) tx.putOid(target ? checkedBlobPath(target, b) : anchorBlobPath(b), b);
         if (!n) return null;
         return {
-          message: `${label} ${targetName.slice(0, 12)}: ${n} record${n === 1 ? '' : 's'} updated (${staleN} stale, ${movedN} moved)`,
+          message: `${label} ${targetName.slice(0, 12)}: ${n} record${n === 1 ? '' : 's'} updated (${staleN} went stale, ${movedN} moved)`,
           value: n,
         };
       },
@@ -431,7 +452,37 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     changes,
     written: recorded ? updated.size : 0,
     ...(branch ? { branch } : {}),
+    ...(newer.size ? { newer: newer.size } : {}),
   };
+}
+
+/**
+ * The anchors (`id:index`) of `work` whose base — where the record last
+ * confirmed them — is a commit `target` does not contain: one ancestry
+ * question per distinct commit (anchors share a few). An anchor without a
+ * commit (made on uncommitted code) is taken as contained.
+ */
+async function confirmedElsewhere(
+  store: Store,
+  target: string,
+  work: readonly Work[],
+  records: ReadonlyMap<string, MemoryRecord>,
+): Promise<Set<string>> {
+  const byCommit = new Map<string, string[]>();
+  for (const w of work) {
+    const a = records.get(w.id)?.anchors[w.index];
+    const c = a && isComplete(a) ? baseOf(a as FullAnchor)?.commit : null;
+    if (!c || c === target) continue;
+    const keys = byCommit.get(c) ?? [];
+    keys.push(`${w.id}:${w.index}`);
+    byCommit.set(c, keys);
+  }
+  const out = new Set<string>();
+  const answers = await Promise.all([...byCommit.keys()].map((c) => isAncestor(store.repo, c, target)));
+  [...byCommit.values()].forEach((keys, i) => {
+    if (!answers[i]) for (const k of keys) out.add(k);
+  });
+  return out;
 }
 
 /**
@@ -880,7 +931,8 @@ class CheckContext {
     const needle = oldLines.slice(start - 1, end);
     const probe = needle.map(normLine).reduce((x, y) => (y.length > x.length ? y : x), '');
     const cands = changes.filter((c) => c.status !== 'D' && !exclude.has(c.newPath)).slice(0, CROSS_FILE_CAP);
-    const lang = a.sym ? languageOf(base.path) : undefined;
+    const sym = a.sym;
+    const lang = sym ? (languageOf(base.path) ?? sym.lang) : undefined;
     const weak = informationOf(needle) < MIN_INFORMATION;
     const hits: Array<{
       path: string;
@@ -894,14 +946,15 @@ class CheckContext {
       const newOid = this.worktreeRoot ? undefined : c.newOid;
       const lines = await this.targetLines(c.newPath, newOid);
       if (!lines) continue;
-      if (a.sym && lang && languageOf(c.newPath) === lang) {
-        const defs = await this.symbols(lang, newOid ?? `wt:${c.newPath}`, lines);
-        const hit = defs.find((d) => d.qualified === a.sym!.qualified && d.bodyHash === a.sym!.body_hash);
+      const newLang = sym && lang ? languageOf(c.newPath) : undefined;
+      if (sym && lang && newLang && sameLanguageFamily(lang, newLang)) {
+        const defs = await this.symbols(newLang, newOid ?? `wt:${c.newPath}`, lines);
+        const hit = defs.find((d) => d.qualified === sym.qualified && d.bodyHash === sym.body_hash);
         if (hit) {
           const r: [number, number] = [hit.start, hit.end];
           return {
             status: 'moved',
-            reason: `symbol ${a.sym.qualified} found in ${c.newPath}:${hit.start}-${hit.end}`,
+            reason: `symbol ${sym.qualified} found in ${c.newPath}:${hit.start}-${hit.end}`,
             confidence: 0.9,
             to: loc(c.newPath, r),
             current: this.current(c.newPath, r, newOid),
@@ -968,9 +1021,12 @@ function symbolInFile(
   renamed: boolean,
 ): Outcome {
   const sym = a.sym!;
-  const hits = findSymbol(defs, sym.qualified).filter(
+  const named = findSymbol(defs, sym.qualified).filter(
     (d) => d.qualified === sym.qualified || d.name === sym.name,
   );
+  // a type and its impl blocks (Rust), a class and its constructor share a name: keep to the kind anchored
+  const ofKind = named.filter((d) => sameKind(d.kind, sym.kind));
+  const hits = ofKind.length ? ofKind : named;
   const prefer = base.lines?.[0] ?? 0;
   const byDist = (x: SymbolDef, y: SymbolDef) => Math.abs(x.start - prefer) - Math.abs(y.start - prefer);
   const same = hits.filter((d) => d.bodyHash === sym.body_hash).sort(byDist);
@@ -996,7 +1052,9 @@ function symbolInFile(
       to: loc(newPath, [d.start, d.end]),
     };
   }
-  const renamedTo = defs.filter((d) => d.bodyHash === sym.body_hash && d.kind === sym.kind).sort(byDist);
+  const renamedTo = defs
+    .filter((d) => d.bodyHash === sym.body_hash && sameKind(d.kind, sym.kind))
+    .sort(byDist);
   if (renamedTo.length) {
     const d = renamedTo[0];
     return {
@@ -1012,4 +1070,10 @@ function symbolInFile(
     confidence: 0.9,
     to: null,
   };
+}
+
+/** Kinds that are the same for a verdict: a function that became a method (or was stored as one by an older version). */
+function sameKind(a: string, b: string): boolean {
+  const f = (k: string) => (k === 'method' ? 'function' : k);
+  return f(a) === f(b);
 }

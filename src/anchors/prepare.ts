@@ -13,9 +13,16 @@ import { git } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 import type { Store, Tx } from '../gitstore/store.js';
 import type { Anchor } from '../model/record.js';
-import { revParse, writeBlob } from './gitio.js';
+import { revParseVia, writeBlob } from './gitio.js';
 import { findCandidates } from './relocate.js';
-import { extractSymbols, findSymbol, languageOf, type SymbolDef } from './symbols.js';
+import {
+  extractSymbols,
+  findSymbol,
+  languageOf,
+  normalizeSymbolName,
+  preferredSymbols,
+  type SymbolDef,
+} from './symbols.js';
 import {
   blobId,
   CONTEXT_LINES,
@@ -82,6 +89,7 @@ interface Source {
 export class AnchorPreparer {
   readonly notes: string[] = [];
   private head?: Promise<string | null>;
+  private readonly parsed = new Map<string, Promise<SymbolDef[]>>();
   constructor(
     readonly store: Store,
     readonly opts: PrepareOptions,
@@ -97,8 +105,19 @@ export class AnchorPreparer {
     return this.repo.workTree;
   }
 
+  /** Definitions per blob: an add with several symbols of one file parses it once. */
+  private symbolsOf(lang: string, blob: string, text: string): Promise<SymbolDef[]> {
+    const key = `${lang}:${blob}`;
+    let p = this.parsed.get(key);
+    if (!p) {
+      p = extractSymbols(lang, text);
+      this.parsed.set(key, p);
+    }
+    return p;
+  }
+
   private headCommit(): Promise<string | null> {
-    this.head ??= revParse(this.repo, 'HEAD');
+    this.head ??= revParseVia(this.store, 'HEAD');
     return this.head;
   }
 
@@ -194,8 +213,8 @@ export class AnchorPreparer {
     if (symbolName) {
       lang ??= languageOf(path);
       if (!symDef && lang) {
-        const defs = await extractSymbols(lang, text);
-        const hits = findSymbol(defs, symbolName);
+        const defs = await this.symbolsOf(lang, src.blob, text);
+        const hits = preferredSymbols(findSymbol(defs, symbolName).map((def) => ({ def })));
         if (!hits.length)
           throw err(
             'E_ANCHOR',
@@ -203,13 +222,16 @@ export class AnchorPreparer {
             'check the name (Class.method for members) or anchor lines instead',
           );
         if (hits.length > 1) {
+          const names = new Set(hits.map((h) => h.def.qualified));
           throw err(
             'E_ANCHOR',
-            `symbol "${symbolName}" is ambiguous in ${path}: ${hits.map((h) => `${h.qualified} (line ${h.start})`).join(', ')}`,
-            'use the qualified name, e.g. Class.method',
+            `symbol "${symbolName}" is ambiguous in ${path}: ${hits.map((h) => `${h.def.qualified} (line ${h.def.start})`).join(', ')}`,
+            names.size === hits.length
+              ? 'use the qualified name, e.g. Class.method'
+              : 'they share a name: anchor the lines of one instead, --anchor PATH:START-END',
           );
         }
-        symDef = hits[0];
+        symDef = hits[0].def;
       }
       if (symDef && lang) {
         range = [symDef.start, symDef.end];
@@ -298,7 +320,7 @@ export class AnchorPreparer {
   }
 
   private async findSymbolAnywhere(name: string): Promise<{ path: string; def: SymbolDef; lang: string }> {
-    const simple = name.split('.').pop()!;
+    const simple = normalizeSymbolName(name).split('.').pop()!;
     const r = await git(['grep', '-l', '-z', '-w', '-F', '-e', simple], {
       cwd: this.root(),
       env: this.repo.env,
@@ -309,7 +331,7 @@ export class AnchorPreparer {
       .split('\0')
       .filter((f) => f && languageOf(f))
       .slice(0, 300);
-    const hits: Array<{ path: string; def: SymbolDef; lang: string }> = [];
+    let hits: Array<{ path: string; def: SymbolDef; lang: string }> = [];
     for (const f of files) {
       const lang = languageOf(f)!;
       let text: string;
@@ -320,6 +342,7 @@ export class AnchorPreparer {
       }
       for (const def of findSymbol(await extractSymbols(lang, text), name)) hits.push({ path: f, def, lang });
     }
+    hits = preferredSymbols(hits);
     if (!hits.length)
       throw err(
         'E_ANCHOR',
@@ -328,6 +351,7 @@ export class AnchorPreparer {
       );
     if (hits.length > 1) {
       const list = hits.slice(0, 8).map((h) => `${h.path}#${h.def.qualified}`);
+      if (hits.length > 8) list.push(`and ${hits.length - 8} more`);
       throw err(
         'E_ANCHOR',
         `symbol "${name}" is defined in several places: ${list.join(', ')}`,

@@ -9,6 +9,7 @@ import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import type { Anchor, MemoryRecord } from '../model/record.js';
+import { sharedTarget } from './branch.js';
 import { AnchorPreparer } from './prepare.js';
 import { type FullAnchor, staleReasonsField } from './types.js';
 
@@ -40,7 +41,23 @@ export async function reanchor(
   ref: string,
   cwd: string,
   specs?: Anchor[],
+  /** move the shared record from a commit that is not the default branch's tip */
+  anyBranch = false,
 ): Promise<ReanchorResult> {
+  if (!anyBranch) {
+    // the shared record follows the default branch: anchoring it to a feature branch's code would
+    // point every other checkout at lines it does not have
+    const head = await store.catFile.read('HEAD^{commit}');
+    if (head) {
+      const st = await sharedTarget(store, head.oid);
+      if (!st.shared)
+        throw err(
+          'E_ANCHOR',
+          `HEAD is not ${st.branch.name}, which the shared record follows: the anchors move when this change reaches ${st.branch.name}`,
+          `re-anchor on ${st.branch.name} after the merge, or pass --any-branch to move the shared record now`,
+        );
+    }
+  }
   let notes: string[] = [];
   let dropped: string[] = [];
   const res = await store.write(async (tx) => {

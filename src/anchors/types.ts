@@ -205,9 +205,20 @@ function parseAnchorSpec(spec: string): Anchor {
 /** Bare anchor specs from PATH[:START[-END]] and [PATH#]NAME strings (--anchor, --symbol). */
 export function parseAnchorSpecs(anchors: readonly string[] = [], symbols: readonly string[] = []): Anchor[] {
   const out = anchors.map(String).map(parseAnchorSpec);
-  for (const s of symbols.map(String)) {
-    const hash = s.lastIndexOf('#');
-    out.push(hash > 0 ? { path: s.slice(0, hash), symbol: s.slice(hash + 1) } : { path: '', symbol: s });
-  }
+  for (const s of symbols.map(String)) out.push(parseSymbolSpec(s));
   return out;
+}
+
+/**
+ * `[PATH#]NAME`, where NAME may hold a `#` of its own (Ruby's `Rack::Request#params`): the path is
+ * what precedes the first `#` that follows a file extension; a bare `Request#params` or
+ * `Rack::Request#params` is a name; else the last `#` splits, as paths may hold one.
+ */
+function parseSymbolSpec(s: string): Anchor {
+  for (let i = s.indexOf('#'); i > 0; i = s.indexOf('#', i + 1)) {
+    if (/\.[A-Za-z0-9+]+$/.test(s.slice(0, i))) return { path: s.slice(0, i), symbol: s.slice(i + 1) };
+  }
+  const hash = s.lastIndexOf('#');
+  if (hash <= 0 || /^[A-Z]\w*(::[A-Z]\w*)*$/.test(s.slice(0, hash))) return { path: '', symbol: s };
+  return { path: s.slice(0, hash), symbol: s.slice(hash + 1) };
 }

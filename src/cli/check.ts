@@ -19,6 +19,7 @@ function resultJSON(r: AnchorResult) {
     to: r.verdict.to,
     ...(r.verdict.candidates ? { candidates: r.verdict.candidates } : {}),
     stale: r.stale,
+    ...(r.newer ? { newer: true } : {}),
   };
 }
 
@@ -50,6 +51,8 @@ function reportJSON(rep: CheckReport, all = false) {
     changes: rep.changes,
     // the branch the shared record follows; shared: false when the target is not its tip (nothing recorded)
     branch: rep.branch ?? null,
+    // anchors whose verdicts were not recorded: the record confirmed them at a commit the target does not contain
+    newer: rep.newer ?? 0,
   };
 }
 
@@ -58,7 +61,8 @@ function humanLine(r: AnchorResult): string {
     r.verdict.to && locString(r.verdict.to) !== locString(r.verdict.from)
       ? ` → ${locString(r.verdict.to)}`
       : '';
-  return `${r.verdict.status.padEnd(14)} ${r.id.slice(0, 12)} ${locString(r.verdict.from)}${to}  ${r.verdict.reason}${r.title ? `  "${r.title}"` : ''}`;
+  const newer = r.newer ? ' (not recorded: the record is newer than this checkout)' : '';
+  return `${r.verdict.status.padEnd(14)} ${r.id.slice(0, 12)} ${locString(r.verdict.from)}${to}  ${r.verdict.reason}${newer}${r.title ? `  "${r.title}"` : ''}`;
 }
 
 export default defineCommand({
@@ -109,6 +113,12 @@ export default defineCommand({
         lines.push(
           `${c.id.slice(0, 12)} ${c.from} → ${c.to}${elsewhere ? ' at this commit' : ''}${c.title ? ` "${c.title}"` : ''}`,
         );
+      if (rep.newer) {
+        const n = rep.newer;
+        lines.push(
+          `${n} anchor${n === 1 ? ' was' : 's were'} confirmed at a commit ${rep.target.slice(0, 12)} does not contain (the record is newer than this checkout): not recorded; git pull, then check again`,
+        );
+      }
       if (rep.recorded) lines.push(`Recorded in ${rep.memoryCommit!.slice(0, 12)}`);
       else if (a['dry-run'] || a.worktree) lines.push('Nothing recorded (dry run)');
       else if (rep.branch && !rep.branch.shared)

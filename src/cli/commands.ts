@@ -30,6 +30,7 @@ export const commandLoaders: Record<string, Load> = {
   // code anchors and staleness
   check: () => import('./check.js'),
   stale: () => import('./stale.js'),
+  blame: () => import('./blame.js'),
   reanchor: () => import('./reanchor.js'),
   ci: () => import('./ci.js'),
   hooks: () => import('./hooks.js'),

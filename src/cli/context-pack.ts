@@ -1,6 +1,6 @@
 import { err } from '../errors.js';
 import { defineCommand } from './command.js';
-import { emit, openStore, printJSON } from './context.js';
+import { emit, openStore, printJSON, settingsOf } from './context.js';
 import { normalizeRepoPath } from './paths.js';
 
 export default defineCommand({
@@ -21,6 +21,11 @@ export default defineCommand({
         describe: 'md (default): the framed text; json: text, items and tokens',
       })
       .option('sessions', { type: 'number', describe: 'latest session summaries to offer (default 2)' })
+      .option('llm-filter', {
+        type: 'boolean',
+        describe:
+          'retrieve wide and let the configured model (llm.* settings) keep what bears on the task; the ranked pack if it fails (default: the context-llm-filter setting)',
+      })
       .option('daemon', {
         type: 'boolean',
         default: true,
@@ -41,8 +46,27 @@ export default defineCommand({
     const store = await openStore(ctx, { global: a.global, read: true });
     const file = a.file !== undefined ? await normalizeRepoPath(store, ctx, String(a.file)) : undefined;
     const o = { file, query: a.query, budget: a.budget, sessions: a.sessions, format: a.format };
-    let pack: { text: string; items: unknown[]; tokens: number } | undefined;
-    if (a.daemon !== false && !a.global) {
+    let pack:
+      | { text: string; items: unknown[]; tokens: number; needed?: number; budget?: number }
+      | undefined;
+    const settings = await settingsOf(ctx, store);
+    const useModel = a['llm-filter'] ?? settings['context-llm-filter'] === true;
+    if (useModel) {
+      // the model's filter runs here: a daemon answers only ranked packs
+      const [{ buildContextPack }, { llmPackFilter }, { trustedLlmSettings }] = await Promise.all([
+        import('../search/index.js'),
+        import('../agents/llm-filter.js'),
+        import('../agents/llm.js'),
+      ]);
+      const diag: { reason?: string } = {};
+      const filter = llmPackFilter({ query: a.query, file }, await trustedLlmSettings(store), ctx.env, diag);
+      pack = await buildContextPack(store, o, {}, filter);
+      if (diag.reason)
+        ctx.io.err(
+          `git-mem: note: the model did not filter this pack (${diag.reason}); it is the ranked pack\n`,
+        );
+    }
+    if (!pack && a.daemon !== false && !a.global) {
       const { queryViaDaemon } = await import('../search/daemon-client.js');
       pack = (await queryViaDaemon(store, { op: 'context', q: o }, ctx.env)) as typeof pack;
     }
@@ -50,15 +74,19 @@ export default defineCommand({
       const { buildContextPack } = await import('../search/index.js');
       pack = await buildContextPack(store, o);
     }
-    if (!pack.items.length && a.budget !== undefined) {
-      // an empty pack under an explicit budget: say whether the budget is what left it empty
-      const { buildContextPack } = await import('../search/index.js');
-      const roomy = await buildContextPack(store, { ...o, budget: Math.max(2000, a.budget * 4) });
-      if (roomy.items.length)
-        ctx.io.err(
-          `git-mem: note: --budget ${a.budget} is too small for any memory in this pack; try --budget ${roomy.tokens}\n`,
-        );
+    if (!pack.items.length && pack.needed) {
+      // there were memories for this pack, and the budget held none of them: a refusal, not an empty pack
+      const which =
+        a.budget !== undefined
+          ? `--budget ${a.budget}`
+          : `the context-budget setting (${pack.budget ?? '?'})`;
+      throw err(
+        'E_INVALID_ARG',
+        `${which} is too small for any memory in this pack`,
+        `the first needs ${pack.needed} tokens whole: try --budget ${pack.needed}`,
+      );
     }
+    if (!pack.items.length) ctx.io.err('git-mem: note: no memory for this context\n');
     const value = { text: pack.text, items: pack.items, tokens: pack.tokens };
     if (a.format === 'json' && !ctx.json) printJSON(ctx, value);
     else emit(ctx, value, () => pack!.text);

@@ -83,6 +83,11 @@ export async function openStore(
   return store;
 }
 
+/** The layered settings of this command's store (memoised). */
+export function settingsOf(ctx: Ctx, store: Store): Promise<Settings> {
+  return settingsFor(ctx, store);
+}
+
 /**
  * The secret-scan policy: `block` refuses (unless --allow-secret), `warn`
  * stores and says so on stderr, `off` skips the scan. Returns allowSecret.

@@ -36,7 +36,7 @@ export default defineCommand({
           : { running: false, socket: client.socketPath(store) };
         emit(ctx, value, () =>
           r
-            ? `daemon ${r.pid} serving ${r.memories} memories at ${String(r.tip).slice(0, 12)} (up ${Math.round((r.uptimeMs ?? 0) / 1000)} s)`
+            ? `daemon ${r.pid} serving ${r.memories} memor${r.memories === 1 ? 'y' : 'ies'} at ${String(r.tip).slice(0, 12)} (up ${Math.round((r.uptimeMs ?? 0) / 1000)} s)`
             : 'no daemon running',
         );
         return;
@@ -52,7 +52,7 @@ export default defineCommand({
         emit(
           ctx,
           { running: true, pid: r.pid, tip: r.tip, memories: r.memories },
-          () => `daemon ${r.pid} serving ${r.memories} memories`,
+          () => `daemon ${r.pid} serving ${r.memories} memor${r.memories === 1 ? 'y' : 'ies'}`,
         );
         return;
       }

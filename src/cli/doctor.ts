@@ -70,7 +70,7 @@ export default defineCommand({
       f.push({
         level: cat.bad.length ? 'warn' : 'ok',
         check: 'records',
-        message: `${cat.size} records parse, ${cat.bad.length} malformed`,
+        message: `${cat.size} record${cat.size === 1 ? ' parses' : 's parse'}, ${cat.bad.length} malformed`,
       });
       const expired = [...cat.entries.values()].filter((e) => isExpired(e)).length;
       if (expired)

@@ -27,7 +27,7 @@ export default defineCommand({
     const text = lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : '');
     if (a.out) {
       writeFileSync(resolve(ctx.cwd, String(a.out)), text);
-      ctx.io.err(`Exported ${lines.length} memories to ${a.out}\n`);
+      ctx.io.err(`Exported ${lines.length} memor${lines.length === 1 ? 'y' : 'ies'} to ${a.out}\n`);
     } else ctx.io.out(text);
   },
 });

@@ -1,6 +1,7 @@
 /** Human output: short, aligned, no colour unless a terminal asks for it. */
 
 import type { Catalog } from '../gitstore/catalog.js';
+import { provenanceText } from '../model/provenance.js';
 import type { MemoryRecord, RecordSummary } from '../model/record.js';
 import { recordTokens, summaryToJSON } from '../model/record.js';
 import { type Colors, plain } from './output.js';
@@ -28,6 +29,7 @@ export function recordText(r: MemoryRecord, cat?: Catalog, c: Colors = plain): s
   if (r.tags.length) lines.push(`tags:       ${r.tags.join(', ')}`);
   if (r.scope.length) lines.push(`scope:      ${r.scope.join(', ')}`);
   if (r.author) lines.push(`author:     ${r.author}`);
+  if (r.by) lines.push(`by:         ${provenanceText(r.by)}`);
   lines.push(`created:    ${r.created}    updated: ${r.updated}`);
   if (r.expires) lines.push(`expires:    ${r.expires}`);
   if (r.source) lines.push(`source:     ${r.source}`);

@@ -83,7 +83,8 @@ function optionRows(opts: OptionInfo[]): Array<[string, string]> {
 }
 
 const TAGLINE = 'Git-native memory for AI coding agents and the people who work with them.';
-const EPILOGUE = 'Docs: README.md. Exit codes: 0 ok, 1 failed, 2 bad input, 3 not found, 4 conflict.';
+const EPILOGUE =
+  'Docs: README.md. Exit codes: 0 ok, 1 failed, 2 bad input, 3 not found, 4 conflict, 5 forbidden.';
 
 /** `git mem --help`: every command, then the options every command takes. */
 export function fullHelp(table: CommandInfo[]): string {
@@ -199,7 +200,7 @@ export function manPage(table: CommandInfo[], version: string): string {
     '\\fBGIT_MEM_OUTPUT\\fR',
     'human, json or yaml.',
     '.SH EXIT STATUS',
-    '0 ok, 1 failed, 2 bad input, 3 not found, 4 conflict.',
+    '0 ok, 1 failed, 2 bad input, 3 not found, 4 conflict, 5 forbidden (a token may not write, e.g. on a pull request from a fork).',
     '.SH SHELL COMPLETION',
     '\\fBgit mem completion bash\\fR (or \\fBzsh\\fR, \\fBfish\\fR) prints a completion script, e.g.',
     '\\fBsource <(git mem completion bash)\\fR in ~/.bashrc; it completes \\fBgit mem\\fR as well as \\fBgit\\-mem\\fR.',

@@ -1,7 +1,22 @@
 import { memoryHistory, storeLog } from '../commands/history.js';
+import { type CommitInfo, signatureText } from '../gitstore/commit-info.js';
+import { provenanceText } from '../model/provenance.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 import { colors } from './output.js';
+
+/**
+ * "agent claude-code (session …)" and the signature, for people: the agent whenever one made the
+ * commit; the signature when any shown commit is signed (then an unsigned one stands out).
+ */
+function noteOf(i: CommitInfo | undefined, signed: boolean): string {
+  return [
+    i?.by?.kind === 'agent' ? provenanceText(i.by) : '',
+    signed && i?.signature ? signatureText(i.signature) : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
 
 export default defineCommand({
   command: 'history [ref]',
@@ -16,19 +31,24 @@ export default defineCommand({
     const store = await openStore(ctx, { global: a.global, read: true });
     const limit = a.limit ?? Number.POSITIVE_INFINITY;
     if (!a.ref) {
-      const log = await storeLog(store, limit);
-      emit(ctx, log, () =>
-        log.map((l) => `${l.commit.slice(0, 12)}  ${l.date}  ${l.author}  ${l.subject}`).join('\n'),
+      const { entries, infos, signed } = await storeLog(store, limit);
+      emit(ctx, entries, () =>
+        entries
+          .map((l) => {
+            const n = noteOf(infos.get(l.commit), signed);
+            return `${l.commit.slice(0, 12)}  ${l.date}  ${l.author}  ${l.subject}${n ? `  [${n}]` : ''}`;
+          })
+          .join('\n'),
       );
       return;
     }
-    const { versions } = await memoryHistory(store, String(a.ref), limit);
+    const { entries: versions, infos, signed } = await memoryHistory(store, String(a.ref), limit);
     emit(ctx, versions, () =>
       versions
-        .map(
-          (v) =>
-            `${colors(ctx).id(v.commit.slice(0, 12))}  ${v.date}  ${v.author} <${v.email}>\n    ${v.subject}${v.deleted ? '  (deleted)' : ''}`,
-        )
+        .map((v) => {
+          const n = noteOf(infos.get(v.commit), signed);
+          return `${colors(ctx).id(v.commit.slice(0, 12))}  ${v.date}  ${v.author} <${v.email}>\n    ${v.subject}${v.deleted ? '  (deleted)' : ''}${n ? `\n    ${n}` : ''}`;
+        })
         .join('\n'),
     );
   },

@@ -11,7 +11,9 @@ export default defineCommand({
   describe: 'run a hook handler (called by installed git and agent hooks)',
   builder: (y) =>
     y
-      .positional('name', { choices: ['post-commit', 'post-merge', 'pre-push', 'claude-code'] as const })
+      .positional('name', {
+        choices: ['post-commit', 'post-merge', 'post-rewrite', 'pre-push', 'claude-code'] as const,
+      })
       .positional('args', { type: 'string', array: true })
       .strictOptions(false),
   async run(a, ctx) {
@@ -21,6 +23,8 @@ export default defineCommand({
         return (await import('../hooks/post-commit.js')).runPostCommitHook(ctx, args);
       case 'post-merge':
         return (await import('../hooks/post-commit.js')).runPostMergeHook(ctx, args);
+      case 'post-rewrite':
+        return (await import('../hooks/post-commit.js')).runPostRewriteHook(ctx, args);
       case 'pre-push':
         return (await import('../hooks/pre-push.js')).runPrePushHook(ctx, args);
       case 'claude-code':

@@ -15,7 +15,8 @@ function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
 
 export default defineCommand({
   command: 'hooks <action>',
-  describe: 'install or uninstall git hooks (post-commit and post-merge by default) and agent hooks',
+  describe:
+    'install or uninstall git hooks (post-commit, post-merge and post-rewrite by default) and agent hooks',
   builder: (y) =>
     y
       .positional('action', { choices: ['install', 'uninstall'] as const })
@@ -37,9 +38,10 @@ export default defineCommand({
     const agents = (['claude', 'codex', 'droid'] as const).filter((n) => a[n]);
     const wantPost = a['post-commit'] || (!a['pre-push'] && !agents.length);
     const changes: Array<Record<string, unknown>> = [];
-    // the staleness check: after each commit, and after merges and pulls (a fast-forward runs no post-commit)
+    // the staleness check: after each commit, after merges and pulls (a fast-forward runs no post-commit),
+    // and after a rebase (git pull --rebase: the rebased commits reach the branch at once)
     if (wantPost)
-      for (const hook of ['post-commit', 'post-merge'] as const)
+      for (const hook of ['post-commit', 'post-merge', 'post-rewrite'] as const)
         changes.push({
           ...(install ? await installGitHook(repo, hook) : await uninstallGitHook(repo, hook)),
         });

@@ -66,7 +66,12 @@ export default defineCommand({
     for (const at of r.attic) {
       // inside the work tree (git runs drivers at its top), never through a link
       writeConfined(ctx.cwd, `${root}${at.path}`, at.text);
-      ctx.io.err(`git-mem: kept the other version of ${path} in ${root}${at.path} (git add it)\n`);
+      // say whose version went to the attic: the clash goes to the later edit, which may be either side
+      ctx.io.err(
+        at.side === 'ours'
+          ? `git-mem: kept the current version of ${path} (ours) in ${root}${at.path}; ${path} now holds the other version's text where they clash (git add it)\n`
+          : `git-mem: kept the other version of ${path} (theirs) in ${root}${at.path}; ${path} keeps the current text where they clash (git add it)\n`,
+      );
     }
     if (r.message) ctx.io.err(`git-mem: ${r.message}\n`);
     return r.conflict ? 1 : 0;

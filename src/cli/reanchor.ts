@@ -19,13 +19,24 @@ export default defineCommand({
         type: 'string',
         array: true,
         describe: 'replace the anchors: [PATH#]NAME (repeatable)',
+      })
+      .option('any-branch', {
+        type: 'boolean',
+        describe:
+          'move the shared record from a branch other than the default one (it follows the default branch)',
       }),
   async run(a, ctx) {
     const store = await openStore(ctx);
     if (!store.repo.workTree) throw err('E_ANCHOR', 'anchors need a work tree', 'run inside a checkout');
     const specs = parseAnchorSpecs(a.anchor ?? [], a.symbol ?? []);
     const { reanchor } = await import('../anchors/reanchor.js');
-    const r = await reanchor(store, String(a.id), ctx.cwd, specs.length ? specs : undefined);
+    const r = await reanchor(
+      store,
+      String(a.id),
+      ctx.cwd,
+      specs.length ? specs : undefined,
+      !!a['any-branch'],
+    );
     emit(
       ctx,
       {

@@ -19,7 +19,7 @@ export default defineCommand({
         : { tip: null, current: false, storeTip: tip };
       emit(ctx, value, () =>
         stamp
-          ? `index at ${stamp.tip.slice(0, 12)} (format ${stamp.format}, ${stamp.docs} memories, ${stamp.lineage ? 'with vectors' : 'text only'}); store at ${tip?.slice(0, 12) ?? '(empty)'}${stamp.tip === tip ? '' : ' (will be brought up to date on the next search)'}`
+          ? `index at ${stamp.tip.slice(0, 12)} (format ${stamp.format}, ${stamp.docs} memor${stamp.docs === 1 ? 'y' : 'ies'}, ${stamp.lineage ? 'with vectors' : 'text only'}); store at ${tip?.slice(0, 12) ?? '(empty)'}${stamp.tip === tip ? '' : ' (will be brought up to date on the next search)'}`
           : 'no index cached yet; the next search builds it',
       );
       return;
@@ -35,7 +35,7 @@ export default defineCommand({
       ctx,
       value,
       () =>
-        `Reindexed ${st.index.size} memories at ${st.tip?.slice(0, 12) ?? '(empty store)'} in ${ms} ms${value.vectors ? ` (${value.vectors} vectors)` : ''}`,
+        `Reindexed ${st.index.size} memor${st.index.size === 1 ? 'y' : 'ies'} at ${st.tip?.slice(0, 12) ?? '(empty store)'} in ${ms} ms${value.vectors ? ` (${value.vectors} vectors)` : ''}`,
     );
   },
 });

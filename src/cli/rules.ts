@@ -20,12 +20,13 @@ const builder = (y: Argv) =>
     .option('to', {
       type: 'string',
       array: true,
-      describe: 'export: claude, agents, cursor, copilot or all (comma-separated)',
+      describe:
+        'export: claude, agents, cursor, copilot, claude-rules or all (comma-separated; default: the targets already exported)',
     })
     .option('from', {
       type: 'string',
       array: true,
-      describe: 'import: claude, agents, cursor, copilot or all (default all)',
+      describe: 'import: claude, agents, cursor, copilot, claude-rules or all (default: every format)',
     })
     .option('dir', {
       type: 'string',
@@ -33,7 +34,8 @@ const builder = (y: Argv) =>
     })
     .option('check', {
       type: 'boolean',
-      describe: 'export: write nothing; exit 1 if any file is out of date',
+      describe:
+        'export: write nothing; exit 1 (naming the files) if any is out of date with the rule records',
     })
     .option('dry-run', { type: 'boolean', describe: 'import: show what would be imported, write nothing' })
     .option('allow-secret', {
@@ -44,13 +46,13 @@ type Args = ArgsOf<typeof builder>;
 
 /**
  * `git mem rules [--file PATH]`: the rules in force for a file.
- * `git mem rules export --to claude|agents|cursor|copilot|all [--dir DIR] [--check]`: write them for every agent.
+ * `git mem rules export [--to claude|agents|cursor|copilot|claude-rules|all] [--dir DIR] [--check]`: write them for every agent.
  * `git mem rules import [--from …] [--dir DIR] [--dry-run]`: read agents' rule files into rule records.
  */
 export default defineCommand({
   command: 'rules [action]',
   describe:
-    'the rules in force for a file; export them to CLAUDE.md, AGENTS.md, Cursor, Copilot; import theirs',
+    'the rules in force for a file; export them to CLAUDE.md, AGENTS.md, Cursor, Copilot, .claude/rules (--check: in sync?); import theirs',
   builder,
   async run(a, ctx) {
     if (a.action === 'export') return runExport(a, ctx);
@@ -105,19 +107,27 @@ async function runExport(a: Args, ctx: Ctx): Promise<number> {
       'use --check to see what export would change',
     );
   const { exportRules, parseTargets } = await import('../agents/rules-export.js');
-  const targets = parseTargets(list(a.to));
+  const targets = a.to === undefined ? undefined : parseTargets(list(a.to));
   const { store, dir } = await rootDir(ctx, a);
   const res = await exportRules(store, { targets, dir, check: !!a.check });
   const changed = res.files.filter((f) => f.action !== 'unchanged');
-  emit(ctx, { rules: res.rules, dir, check: !!a.check, files: res.files }, () => {
+  // the one command that brings the files in line: the same targets and folder as this check
+  const fix = [
+    'git mem rules export',
+    ...(targets ? [`--to ${targets.join(',')}`] : []),
+    ...(a.dir !== undefined ? [`--dir ${JSON.stringify(String(a.dir))}`] : []),
+  ].join(' ');
+  emit(ctx, { rules: res.rules, dir, check: !!a.check, targets: res.targets, files: res.files }, () => {
     const lines = res.files
       .filter((f) => f.action !== 'unchanged' || !a.check)
       .map((f) => `${a.check && f.action !== 'unchanged' ? `would be ${f.action}` : f.action}  ${f.path}`);
     const head = a.check
       ? changed.length
-        ? `${changed.length} file${changed.length === 1 ? '' : 's'} out of date; run git mem rules export --to ${list(a.to).join(',')}`
-        : 'Agent rule files are up to date.'
-      : `Exported ${res.rules} rule${res.rules === 1 ? '' : 's'}.`;
+        ? `${changed.length} file${changed.length === 1 ? '' : 's'} out of date with the rule records; run ${fix}`
+        : res.targets.length
+          ? `Agent rule files are up to date (${res.targets.join(', ')}).`
+          : 'No rules and no agent rule files from git-mem: nothing to check.'
+      : `Exported ${res.rules} rule${res.rules === 1 ? '' : 's'}${res.targets.length ? ` to ${res.targets.join(', ')}` : ''}.`;
     return [head, ...lines].join('\n');
   });
   return a.check && changed.length ? 1 : 0;
@@ -132,7 +142,7 @@ async function runImport(a: Args, ctx: Ctx): Promise<number> {
     );
   const { parseTargets, TARGETS } = await import('../agents/rules-export.js');
   const { importRules } = await import('../agents/rules-import.js');
-  const targets = a.from === undefined ? [...TARGETS] : parseTargets(list(a.from));
+  const targets = a.from === undefined ? [...TARGETS] : parseTargets(list(a.from), TARGETS);
   const { store, dir } = await rootDir(ctx, a);
   const res = await importRules(store, {
     targets,

@@ -1,6 +1,7 @@
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
-import { recordToJSON } from '../model/record.js';
+import { provenanceText } from '../model/provenance.js';
+import { recordPath, recordToJSON } from '../model/record.js';
 import { defineCommand } from './command.js';
 import { adoptForRead, adoptionLine, emit, openStore } from './context.js';
 import { recordText } from './format.js';
@@ -51,6 +52,27 @@ export default defineCommand({
       throw (await onRemote(store, ref)) ?? e;
     });
     const { record, catalog } = got;
-    emit(ctx, recordToJSON(record), () => recordText(record, catalog, colors(ctx)));
+    // the commit that last changed it: what made it (operation, agent) and its signature
+    const { lastChange, signatureText } = await import('../gitstore/commit-info.js');
+    const last = await lastChange(store, recordPath(record.id), at ?? undefined);
+    const lastJSON = last && {
+      commit: last.commit,
+      date: last.date,
+      author: last.author,
+      subject: last.subject,
+      operation: last.operation,
+      by: last.by,
+      signature: last.signature,
+    };
+    emit(ctx, { ...recordToJSON(record), lastChange: lastJSON }, () => {
+      const text = recordText(record, catalog, colors(ctx));
+      if (!last) return text;
+      const c = colors(ctx);
+      const by = last.by ? `, ${provenanceText(last.by)}` : '';
+      const line = `changed:    ${c.id(last.commit.slice(0, 12))} ${last.date} ${last.operation ?? last.subject}${by}; ${signatureText(last.signature)}`;
+      // after the header lines, before the body
+      const cut = text.indexOf('\n\n');
+      return cut < 0 ? `${text}\n${line}` : `${text.slice(0, cut)}\n${line}${text.slice(cut)}`;
+    });
   },
 });

@@ -56,7 +56,7 @@ export default defineCommand({
           ...r.counts,
         },
         () =>
-          `${r.record.id.slice(0, 12)} ${r.record.title}: ${r.counts.successes} success(es), ${r.counts.failures} failure(s), confidence ${r.record.confidence}${r.archived ? ' — archived (below 0.3)' : ''}`,
+          `${r.record.id.slice(0, 12)} ${r.record.title}: ${r.counts.successes} success${r.counts.successes === 1 ? '' : 'es'}, ${r.counts.failures} failure${r.counts.failures === 1 ? '' : 's'}, confidence ${r.record.confidence}${r.archived ? ' — archived (below 0.3)' : ''}`,
       );
       return;
     }

@@ -121,6 +121,7 @@ export async function addMemory(
     body: input.body,
     now: (input.now ?? new Date()).toISOString(),
     author: `${ident.name} <${ident.email}>`,
+    by: store.writerActor(),
     tags: input.tags,
     scope: input.scope && validateScopes(input.scope),
     alias,

@@ -24,6 +24,10 @@ export interface Settings {
   'post-commit-budget-ms': number;
   /** a read that finds no local store fetches the remote's memory (src/merge/adopt.ts) */
   'auto-fetch': boolean;
+  /** sync refuses remote memory commits without a good signature by a trusted key (src/merge/sync.ts) */
+  'sync.require-signed': boolean;
+  /** context packs (CLI and MCP) let the configured model keep what bears on the task (src/agents/llm-filter.ts) */
+  'context-llm-filter': boolean;
   [k: string]: unknown;
 }
 
@@ -34,6 +38,8 @@ const DEFAULTS: Settings = {
   'context-budget': 2000,
   'post-commit-budget-ms': 1000,
   'auto-fetch': true,
+  'sync.require-signed': false,
+  'context-llm-filter': false,
 };
 
 const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
@@ -45,6 +51,8 @@ const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
   'default-branch': 'string',
   'post-commit-budget-ms': 'number',
   'auto-fetch': 'boolean',
+  'sync.require-signed': 'boolean',
+  'context-llm-filter': 'boolean',
 };
 
 /**
@@ -87,7 +95,10 @@ export function knownKey(key: string): void {
 }
 
 /** Other spellings of a key, as git config leaves them. */
-const ALIASES: Record<string, string> = { autofetch: 'auto-fetch' };
+const ALIASES: Record<string, string> = {
+  autofetch: 'auto-fetch',
+  'sync.requiresigned': 'sync.require-signed',
+};
 
 export type ConfigLayer = 'default' | 'global' | 'shared' | 'local' | 'flag';
 
@@ -229,6 +240,7 @@ export interface ResolvedConfig {
  */
 const SECURITY: Record<string, string[]> = {
   'secret-scan': ['off', 'warn', 'block'],
+  'sync.require-signed': ['false', 'true'],
 };
 
 function strength(key: string, v: unknown): number {

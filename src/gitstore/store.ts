@@ -1,6 +1,6 @@
 /**
  * The store on refs/memory: reads through one `git cat-file --batch` (the tip
- * too), writes objects through git's hash-object and mktree (writer.ts, git
+ * too), writes objects through git's hash-object (writer.ts, git
  * processes that live as long as the Store), and moves the ref only by one
  * `git update-ref --stdin` transaction, compare-and-swap against the tip the
  * change was built on. git writes every object, ref, lock and reflog. The
@@ -11,8 +11,10 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { normalizeIdInput } from '../model/id.js';
+import { actorFromEnv, memTrailers, type Provenance, withTrailers } from '../model/provenance.js';
 import {
   idFromPath,
+  idOfStorePath,
   type MemoryRecord,
   parseRecord,
   RecordParseError,
@@ -28,6 +30,7 @@ import { type BadRecord, Catalog, type CatalogEntry, type CatalogRow, rowOf } fr
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
 import { CatFile, git, gitText } from './git.js';
 import { memDir, type Repo } from './repo.js';
+import { maySignCommits } from './signing.js';
 import { diffTrees, parseTree } from './tree.js';
 import {
   applyToTree,
@@ -155,6 +158,12 @@ export class Store {
   private saveTimer?: NodeJS.Timeout;
   private parsed?: Map<string, MemoryRecord>;
   identity?: Ident;
+  /**
+   * Who is writing: a person, or an agent (its name, session, model). New
+   * records keep it (`by`); every commit names it in its trailers. Set by the
+   * MCP server and the agent hooks; otherwise read from the environment.
+   */
+  actor?: Provenance;
 
   constructor(
     readonly repo: Repo,
@@ -186,7 +195,10 @@ export class Store {
   }
 
   private saveCatalog(cat: Catalog): void {
-    if (!this.longLived) return saveCatalogCache(this.repo, this.ref, cat);
+    if (!this.longLived) {
+      saveCatalogCache(this.repo, this.ref, cat);
+      return;
+    }
     this.saveTimer ??= setTimeout(() => {
       this.saveTimer = undefined;
       if (this.latest) saveCatalogCache(this.repo, this.ref, this.latest);
@@ -286,7 +298,8 @@ export class Store {
     if (!this.longLived) return parseRecord(content.toString('utf8'), path);
     this.parsed ??= new Map();
     let r = this.parsed.get(oid);
-    if (r) this.parsed.delete(oid); // most recently used goes last
+    if (r)
+      this.parsed.delete(oid); // most recently used goes last
     else r = parseRecord(content.toString('utf8'), path);
     this.parsed.set(oid, r);
     if (this.parsed.size > PARSED_KEEP) this.parsed.delete(this.parsed.keys().next().value!);
@@ -467,6 +480,26 @@ export class Store {
     return this.configP;
   }
 
+  /** The actor, as set or as the environment says (src/model/provenance.ts actorFromEnv). */
+  writerActor(): Provenance {
+    this.actor ??= actorFromEnv(this.repo.env);
+    return this.actor;
+  }
+
+  private signP?: Promise<boolean>;
+
+  /** Whether commits are signed here, as git decides for `git commit`: `commit.gpgsign` (the last value wins). */
+  signsCommits(): Promise<boolean> {
+    // no config process only for this (the post-commit hook's preset identity) where no file can sign
+    if (!this.configP && !maySignCommits(this.repo)) this.signP ??= Promise.resolve(false);
+    this.signP ??= this.gitConfig().then((all) => {
+      let v = 'false';
+      for (const e of all) if (e.key === 'commit.gpgsign') v = e.value;
+      return /^(true|yes|on|1)$/i.test(v.trim());
+    });
+    return this.signP;
+  }
+
   async ident(): Promise<Ident> {
     if (this.identity) return this.identity;
     const env = this.repo.env;
@@ -598,26 +631,38 @@ export class Store {
     const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
     const byPath = new Map<string, PathChange>();
     for (const c of changes) byPath.set(c.path, c);
+    // provenance: the operation, the ids it touched and the agent, as trailers (src/model/provenance.ts)
+    const ids = [...byPath.keys()].map(idOfStorePath).filter((id): id is string => !!id);
+    const full = withTrailers(message, memTrailers(message.split('\n')[0], ids, this.writerActor()));
+    const sign = await this.signsCommits();
     const memoryCommit = applyToTree(this.catFile, this.writer, base, byPath).then((t) =>
-      this.commitTree(t, { parents: base ? [base, ...parents] : parents, who, when, message }),
+      this.commitTree(t, { parents: base ? [base, ...parents] : parents, who, when, message: full, sign }),
     );
-    const noteCommit = note ? this.noteCommitObject(note, who, when) : undefined;
+    const noteCommit = note ? this.noteCommitObject(note, who, when, sign) : undefined;
     return Promise.all([memoryCommit, noteCommit]);
   }
 
-  private noteCommitObject(note: PendingNote, who: string, when: Date): Promise<string> {
+  private noteCommitObject(note: PendingNote, who: string, when: Date, sign = false): Promise<string> {
     return applyToTree(
       this.catFile,
       this.writer,
       note.expected,
       new Map([[note.path, { content: Buffer.from(note.text, 'utf8') }]]),
     ).then((t) =>
-      this.commitTree(t, { parents: note.expected ? [note.expected] : [], who, when, message: note.message }),
+      this.commitTree(t, {
+        parents: note.expected ? [note.expected] : [],
+        who,
+        when,
+        message: note.message,
+        sign,
+      }),
     );
   }
 
   /** The commit of a tree being written: sent beside the tree's objects, its id once git has all of them. */
   private async commitTree(t: TreeWrite, spec: Omit<CommitSpec, 'tree'>): Promise<string> {
+    // a signed commit is made by git commit-tree, which needs its tree written first
+    if (spec.sign) return t.written.then(() => this.writer.commit({ tree: t.tree, ...spec }));
     const [commit] = await Promise.all([this.writer.commit({ tree: t.tree, ...spec }), t.written]);
     return commit;
   }
@@ -634,7 +679,7 @@ export class Store {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const note = await this.noteCommit(add);
       if (!note) return null;
-      const commit = await this.noteCommitObject(note, who, new Date());
+      const commit = await this.noteCommitObject(note, who, new Date(), await this.signsCommits());
       const r = await this.writer.updateRefs(
         [{ ref: note.ref, next: commit, expected: note.expected }],
         note.message,

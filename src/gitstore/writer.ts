@@ -1,20 +1,23 @@
 /**
  * git writes every object and ref of the store, through git processes that
- * live as long as the Store: `git hash-object -w --stdin-paths` (blobs, and
- * commits with `-t commit`), `git mktree -z --batch` (trees) and
- * `git update-ref --stdin` (one transaction per change, moving every ref with
- * its expected old value). A one-shot command starts each once; the MCP
- * server and the daemon start them once for their whole life, so an add there
- * spawns no process (a spawn from a process holding a large index costs tens
- * of milliseconds). git checks what it writes (hash-object and mktree verify
- * the objects' format and that every entry exists) and honours core.fsync.
+ * live as long as the Store: `git hash-object -w --stdin-paths`, one each for
+ * blobs, trees (`-t tree`) and commits (`-t commit`), and `git update-ref
+ * --stdin` (one transaction per change, moving every ref with its expected old
+ * value). A one-shot command starts each once; the MCP server and the daemon
+ * start them once for their whole life, so an add there spawns no process (a
+ * spawn from a process holding a large index costs tens of milliseconds).
+ * Tree contents are encoded here (tree.ts treeObject, tested against `git
+ * mktree`, which would also look up every entry: a second per add once a
+ * thousand folder trees are loose objects); git checks the format of every
+ * object it writes, computes its id (checked against ours) and honours
+ * core.fsync. update-ref checks that the new commit exists.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { mark } from '../trace.js';
-import { type CatFile, gitEnv, holdProcess as hold, ZERO_OID } from './git.js';
+import { type CatFile, git, gitEnv, holdProcess as hold, ZERO_OID } from './git.js';
 import { memDir, type Repo } from './repo.js';
 import { objectId, parseTree, treeObject } from './tree.js';
 
@@ -150,6 +153,8 @@ export interface CommitSpec {
   who: string;
   when: Date;
   message: string;
+  /** sign it, as `git commit` does where commit.gpgsign is set (gpg.format, user.signingkey) */
+  sign?: boolean;
 }
 
 let seq = 0;
@@ -204,7 +209,9 @@ export class GitWriter {
       '--no-filters',
       '--stdin-paths',
     ]);
-    this.trees = new GitSession(repo, ['mktree', '-z', '--missing', '--batch']);
+    // trees as raw objects (treeObject): git checks their format; `git mktree` would also look up
+    // every entry's type, a second per add at a thousand folders whose trees are loose objects
+    this.trees = new GitSession(repo, ['hash-object', '-t', 'tree', '-w', '--no-filters', '--stdin-paths']);
   }
 
   /** Writes through a file under .git/mem/tmp (hash-object reads paths); removed once git has it. */
@@ -224,13 +231,9 @@ export class GitWriter {
     return this.hashFile(this.blobs, content);
   }
 
-  /** A tree of these entries (git sorts them); `mode` 040000 for a tree, 100644 for a file. */
-  async tree(entries: ReadonlyArray<{ mode: string; oid: string; name: string }>): Promise<string> {
-    const type = (mode: string) => (mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob');
-    const lines = entries.map((e) => `${e.mode} ${type(e.mode)} ${e.oid}\t${e.name}\0`);
-    const [oid] = await fresh(() => this.trees.ask(`${lines.join('')}\0`, 1));
-    if (!/^[0-9a-f]{40}$/.test(oid)) throw err('E_GIT', `git mktree returned "${oid.slice(0, 60)}"`);
-    return oid;
+  /** A tree object from its raw content (treeObject: git's order and encoding). */
+  tree(body: Buffer): Promise<string> {
+    return this.hashFile(this.trees, body);
   }
 
   commit(c: CommitSpec): Promise<string> {
@@ -244,7 +247,37 @@ export class GitWriter {
       '',
       msg,
     ].join('\n');
+    if (c.sign) return this.signedCommit(c, msg);
     return this.hashFile(this.commits, text);
+  }
+
+  /** The same commit, signed by git (`commit-tree -S`: gpg, ssh or x509, as configured): one process. */
+  private async signedCommit(c: CommitSpec, msg: string): Promise<string> {
+    const m = /^(.*) <(.*)>$/.exec(c.who);
+    const [name, email] = m ? [m[1], m[2]] : [c.who, ''];
+    const date = `@${Math.floor(c.when.getTime() / 1000)} +0000`;
+    const r = await git(['commit-tree', c.tree, ...c.parents.flatMap((p) => ['-p', p]), '-S'], {
+      cwd: this.repo.cwd,
+      env: {
+        ...this.repo.env,
+        GIT_AUTHOR_NAME: name,
+        GIT_AUTHOR_EMAIL: email,
+        GIT_AUTHOR_DATE: date,
+        GIT_COMMITTER_NAME: name,
+        GIT_COMMITTER_EMAIL: email,
+        GIT_COMMITTER_DATE: date,
+      },
+      input: msg,
+      allowFail: true,
+    });
+    const oid = r.stdout.toString().trim();
+    if (r.code !== 0 || !/^[0-9a-f]{40}$/.test(oid))
+      throw err(
+        'E_GIT',
+        `cannot sign the memory commit (commit.gpgsign is set): ${r.stderr.trim().split('\n').pop() || `git commit-tree exited ${r.code}`}`,
+        'fix the signing set-up (user.signingkey, gpg.format), or stop signing here: git config commit.gpgsign false',
+      );
+    return oid;
   }
 
   /**
@@ -359,8 +392,8 @@ export async function applyToTree(
     else t.set(nameOf(path), { mode: '100644', oid: 'oid' in c ? c.oid : blobs.get(path)! });
   }
   const tree = (entries: Map<string, { mode: string; oid: string }>) => {
-    const list = toList(entries);
-    return send('tree', objectId('tree', treeObject(list)), writer.tree(list));
+    const body = treeObject(toList(entries));
+    return send('tree', objectId('tree', body), writer.tree(body));
   };
   // deepest folders first: a parent names its children's new trees
   const byDepth = order.filter(Boolean).sort((a, b) => b.split('/').length - a.split('/').length);

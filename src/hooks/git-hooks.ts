@@ -11,7 +11,7 @@ import { gitText } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 
 const MARKER = '# git-mem hook: installed by `git mem hooks install`; `git mem hooks uninstall` restores';
-export type GitHookName = 'post-commit' | 'post-merge' | 'pre-push';
+export type GitHookName = 'post-commit' | 'post-merge' | 'post-rewrite' | 'pre-push';
 
 async function hooksDir(repo: Repo): Promise<string> {
   const p = await gitText(['rev-parse', '--git-path', 'hooks'], { cwd: repo.cwd, env: repo.env });

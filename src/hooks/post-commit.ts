@@ -220,7 +220,11 @@ async function postCommit(store: Store, start: number): Promise<string | undefin
  * moves and edits reach the shared record, once; elsewhere it only reports.
  * Never fails the merge, like post-commit.
  */
-export async function runPostMergeHook(ctx: RunContext, _args: string[]): Promise<number> {
+export async function runPostMergeHook(
+  ctx: RunContext,
+  _args: string[],
+  hook: 'post-merge' | 'post-rewrite' = 'post-merge',
+): Promise<number> {
   let repo: Repo | undefined;
   try {
     repo = await openRepo(ctx.cwd, ctx.env);
@@ -231,12 +235,12 @@ export async function runPostMergeHook(ctx: RunContext, _args: string[]): Promis
     const rep = await runCheck(store, {
       target: 'HEAD',
       ...(orig ? { since: orig.oid } : {}),
-      label: 'mem: post-merge',
+      label: `mem: ${hook}`,
     });
     const stale = rep.changes.filter((c) => c.to === 'stale');
     if (stale.length && rep.recorded) {
       ctx.io.err(
-        `git-mem: ${stale.length} memor${stale.length === 1 ? 'y' : 'ies'} went stale with this merge (git mem stale)\n`,
+        `git-mem: ${stale.length} memor${stale.length === 1 ? 'y' : 'ies'} went stale with this ${hook === 'post-merge' ? 'merge' : 'rebase'} (git mem stale)\n`,
       );
     }
   } catch (e) {
@@ -244,12 +248,23 @@ export async function runPostMergeHook(ctx: RunContext, _args: string[]): Promis
     let where = '';
     if (repo) {
       try {
-        const file = join(memDir(repo, 'logs'), 'post-merge.log');
-        appendFileSync(file, `${new Date().toISOString()} post-merge: ${(e as Error)?.stack ?? msg}\n`);
+        const file = join(memDir(repo, 'logs'), `${hook}.log`);
+        appendFileSync(file, `${new Date().toISOString()} ${hook}: ${(e as Error)?.stack ?? msg}\n`);
         where = ` (details in ${file})`;
       } catch {}
     }
-    ctx.io.err(`git-mem: warning: post-merge staleness check failed: ${msg.split('\n')[0]}${where}\n`);
+    ctx.io.err(`git-mem: warning: ${hook} staleness check failed: ${msg.split('\n')[0]}${where}\n`);
   }
   return 0;
+}
+
+/**
+ * `git mem hook post-rewrite rebase|amend`: after a rebase (`git pull
+ * --rebase` included), whose commits reach the branch without a post-merge,
+ * check the anchors of the files changed since the branch was before it
+ * (ORIG_HEAD..HEAD), as after a merge. An amend ran post-commit already.
+ */
+export async function runPostRewriteHook(ctx: RunContext, args: string[]): Promise<number> {
+  if (args[0] !== 'rebase') return 0;
+  return runPostMergeHook(ctx, args, 'post-rewrite');
 }

@@ -4,6 +4,7 @@
  * alias?}` in its frontmatter; the versions it did not keep are whole record
  * files under attic/<xx>/<id>/<hash>.md.
  */
+import { diffComm } from 'node-diff3';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
@@ -21,6 +22,33 @@ export interface AtticInfo {
   title?: string;
   clock?: number;
   body?: string;
+  /** For a body conflict: where the kept body and this version's body differ. */
+  bodyDiff?: BodyHunk[];
+}
+
+/** One place two bodies differ: the kept record's lines and the other version's, from `line` (1-based, in the kept body). */
+export interface BodyHunk {
+  line: number;
+  kept: string[];
+  other: string[];
+}
+
+/** Where two bodies differ, line by line (the lines both hold are left out). Pure. */
+export function bodyDiff(kept: string, other: string): BodyHunk[] {
+  const split = (s: string) => s.replace(/\n$/, '').split('\n');
+  const out: BodyHunk[] = [];
+  let line = 1;
+  for (const part of diffComm(split(kept), split(other))) {
+    if ('common' in part && part.common) {
+      line += part.common.length;
+      continue;
+    }
+    const k = part.buffer1 ?? [];
+    const o = part.buffer2 ?? [];
+    if (k.length || o.length) out.push({ line, kept: k, other: o });
+    line += k.length;
+  }
+  return out;
 }
 
 export interface ConflictInfo {
@@ -106,18 +134,21 @@ export async function listConflicts(store: Store, commit?: string | null): Promi
     }
     const flag = conflictOf(rec);
     if (!flag) continue;
-    out.push(
-      toInfo(
-        rec,
-        flag,
-        await readAttic(
-          store,
-          flag.attic.map((path) => ({ path })),
-          false,
-          tip,
-        ),
-      ),
+    // a body conflict is read with the other version's body: what differs is the point, not its title
+    const body = flag.reasons.includes('body');
+    const attic = await readAttic(
+      store,
+      flag.attic.map((path) => ({ path })),
+      body,
+      tip,
     );
+    if (body) {
+      for (const a of attic) {
+        if (a.body !== undefined && a.body !== rec.body) a.bodyDiff = bodyDiff(rec.body, a.body);
+        delete a.body;
+      }
+    }
+    out.push(toInfo(rec, flag, attic));
   }
   return out.sort((a, b) => (a.id < b.id ? -1 : 1));
 }

@@ -13,8 +13,8 @@ import { parseTombstone } from './merge-commits.js';
 export interface DriverResult {
   /** What to write to %A; undefined leaves %A as it is (ours). */
   text?: string;
-  /** Attic files to write, relative to the layout root. */
-  attic: Array<{ path: string; text: string }>;
+  /** Attic files to write, relative to the layout root, and whose version each holds (ours = %A, the current file). */
+  attic: Array<{ path: string; text: string; side: 'ours' | 'theirs' }>;
   /** true: report a conflict to git (exit 1) so a person looks before committing. */
   conflict: boolean;
   message?: string;
@@ -70,7 +70,7 @@ export function mergeFiles(base: string, ours: string, theirs: string, path: str
     const text = r.state.rec ? recordText(r.state.rec) : r.state.tomb ? tombstoneText(r.state.tomb) : '';
     return {
       text,
-      attic: r.attic.map((a) => ({ path: a.path, text: a.text })),
+      attic: r.attic.map((a) => ({ path: a.path, text: a.text, side: a.side })),
       conflict: r.attic.length > 0 || !!r.conflict,
       message: r.conflict ? `${path}: flagged for review (${r.conflict.join(', ')})` : undefined,
     };

@@ -52,6 +52,8 @@ export interface AtticEntry {
   id: string;
   path: string;
   text: string;
+  /** Which side's version this is (the merged record holds the other side's text where they clashed). */
+  side: 'ours' | 'theirs';
 }
 
 export interface EntryResult {
@@ -241,6 +243,7 @@ function flagRecord(r: MemoryRecord, reasons: ConflictReason[], attic: string[],
 
 function atticEntry(
   loser: MemoryRecord,
+  side: AtticEntry['side'],
   reason: string,
   fields: string[],
   from: string | undefined,
@@ -251,7 +254,7 @@ function atticEntry(
   if (from) info.from = from;
   extra.attic = info;
   const text = serializeRecord({ ...loser, extra });
-  return { id: loser.id, path: atticPath(loser.id, text), text };
+  return { id: loser.id, path: atticPath(loser.id, text), text, side };
 }
 
 const SCALARS = [
@@ -262,6 +265,7 @@ const SCALARS = [
   'confidence',
   'source',
   'author',
+  'by',
   'created',
   'expires',
 ] as const;
@@ -338,7 +342,13 @@ function mergeRecords(
   const attic: AtticEntry[] = [];
   let conflict: ConflictReason[] | undefined;
   if (clashes.length) {
-    const entry = atticEntry(l, body.clash ? 'body-conflict' : 'field-conflict', clashes.sort(), lLabel);
+    const entry = atticEntry(
+      l,
+      l === ours ? 'ours' : 'theirs',
+      body.clash ? 'body-conflict' : 'field-conflict',
+      clashes.sort(),
+      lLabel,
+    );
     attic.push(entry);
     if (body.clash) {
       conflict = ['body'];

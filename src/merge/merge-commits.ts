@@ -527,7 +527,10 @@ export async function collectExpiredTombstones(
       }
     });
     if (!ids.length) return null;
-    return { message: `mem: collect ${ids.length} tombstones older than ${ttl} days`, value: ids };
+    return {
+      message: `mem: collect ${ids.length} tombstone${ids.length === 1 ? '' : 's'} older than ${ttl} day${ttl === 1 ? '' : 's'}`,
+      value: ids,
+    };
   });
   return { ids: res.value ?? [], commit: res.commit };
 }

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { err } from '../errors.js';
-import { git, ZERO_OID } from '../gitstore/git.js';
+import { git, isAncestor, ZERO_OID } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 import type { Ident } from '../gitstore/store.js';
 import { NOTES_REF } from './remote.js';
@@ -27,16 +27,6 @@ async function rev(repo: Repo, ref: string): Promise<string | null> {
     allowFail: true,
   });
   return r.code === 0 ? r.stdout.toString().trim() : null;
-}
-
-export async function isAncestor(repo: Repo, a: string, b: string): Promise<boolean> {
-  if (a === b) return true;
-  const r = await git(['merge-base', '--is-ancestor', a, b], {
-    cwd: repo.cwd,
-    env: repo.env,
-    allowFail: true,
-  });
-  return r.code === 0;
 }
 
 /** Compare-and-swap of any ref; false when it no longer holds `expected`. */

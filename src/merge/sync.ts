@@ -12,10 +12,10 @@
  */
 
 import { err } from '../errors.js';
-import { git } from '../gitstore/git.js';
+import { git, isAncestor } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
 import { mergeCommits } from './merge-commits.js';
-import { isAncestor, mergeNotes, type NotesMergeResult, notesTip } from './notes.js';
+import { mergeNotes, type NotesMergeResult, notesTip } from './notes.js';
 import {
   type FetchResult,
   fetchMemory,
@@ -29,7 +29,7 @@ import {
   resolveRemote,
   trackingRef,
 } from './remote.js';
-import { assertIncoming, assertIncomingNotes } from './validate.js';
+import { assertIncoming, assertIncomingNotes, assertIncomingSigned } from './validate.js';
 
 export interface MergeOutcome {
   commit: string | null;
@@ -118,7 +118,15 @@ export function backoffMs(attempt: number, rand: () => number = Math.random): nu
  * merge bases. Throws one line naming the commit, the path and the problem.
  */
 async function validateIncoming(store: Store, ours: string | null, theirs: string): Promise<void> {
-  await assertIncoming(store, theirs, await trustedBases(store, ours, theirs));
+  const against = await trustedBases(store, ours, theirs);
+  await assertIncoming(store, theirs, against);
+  if (await requireSigned(store)) await assertIncomingSigned(store, theirs, against);
+}
+
+/** The `sync.require-signed` setting (`git config mem.sync.requireSigned true`; the shared file may turn it on, never off). */
+async function requireSigned(store: Store): Promise<boolean> {
+  const { resolveConfig } = await import('../gitstore/config.js');
+  return (await resolveConfig(store.repo.env, store)).values['sync.require-signed'] === true;
 }
 
 /** `ours` and its merge bases with `theirs`: what an incoming check compares against. */
@@ -335,7 +343,7 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
     if (lockedInARow >= LOCKED_PUSHES) {
       throw err(
         'E_REMOTE',
-        `${remote.name} could not update its memory ref ${lockedInARow} times: ${lastReason}`,
+        `${remote.name} could not update its memory ref ${lockedInARow} time${lockedInARow === 1 ? '' : 's'}: ${lastReason}`,
         'a lock file on the remote may be left by a crashed git process (its admin can remove it); the local memory holds everything merged so far',
         { remote: remote.name, rejected: pushed.rejected },
       );
@@ -344,7 +352,7 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
   }
   throw err(
     'E_CONFLICT_RETRY',
-    `${remote.name} kept moving: the push was rejected ${retries + 1} times${lastReason ? ` (last: ${lastReason})` : ''}`,
+    `${remote.name} kept moving: the push was rejected ${retries + 1} time${retries ? 's' : ''}${lastReason ? ` (last: ${lastReason})` : ''}`,
     'the local memory holds everything merged so far; run git mem sync again',
   );
 }

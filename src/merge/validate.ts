@@ -751,6 +751,45 @@ export async function assertIncoming(
 }
 
 /**
+ * With `sync.require-signed` (`git config mem.sync.requireSigned true`):
+ * refuses the remote when a commit it brings is not signed by a trusted key
+ * (git's %G? is G: gpg.ssh.allowedSignersFile for ssh keys, the gpg trust
+ * database for gpg ones), in one line naming the commit and what is wrong
+ * with it. Commits the local store already has are not looked at.
+ */
+export async function assertIncomingSigned(
+  store: Store,
+  theirs: string,
+  against: ReadonlyArray<string | null>,
+  source = 'the remote memory',
+): Promise<void> {
+  const commits = await incomingCommits(store, theirs, against, source);
+  if (!commits.length) return;
+  const { commitInfo } = await import('../gitstore/commit-info.js');
+  const infos = await commitInfo(store, commits);
+  // the oldest offender first: the one whose author set-up to fix
+  for (const c of [...commits].reverse()) {
+    const sig = infos.get(c)?.signature;
+    if (sig?.status === 'good') continue;
+    const key = sig?.key ? ` ${sig.key}` : '';
+    const what =
+      !sig || sig.status === 'none'
+        ? 'is not signed'
+        : sig.status === 'untrusted'
+          ? `is signed by a key this clone does not trust${key}`
+          : sig.status === 'unverifiable'
+            ? `has a signature this clone cannot check${key} (for ssh keys, set gpg.ssh.allowedSignersFile)`
+            : `has a ${sig.status} signature${key}`;
+    throw err(
+      'E_MERGE',
+      `${source}: commit ${c.slice(0, 12)} ${what}, and sync.require-signed is set`,
+      "nothing was merged and the local memory is unchanged; its author signs memory commits with git config commit.gpgsign true, and their key goes in your allowed signers (gpg.ssh.allowedSignersFile) or gpg's trust; then sync again",
+      { commit: c, signature: sig?.status ?? 'none' },
+    );
+  }
+}
+
+/**
  * Refuses fetched notes (refs/notes/memory of a remote) when their tip holds
  * an entry a notes tree does not (names, modes, fan-out, depth) or a note
  * that is not UTF-8 JSON lines of {id, verdict, reason} within the size

@@ -6,6 +6,7 @@
 
 import { err } from '../errors.js';
 import { fanout, isId } from './id.js';
+import { type Provenance, parseProvenance } from './provenance.js';
 import { parseDocument, stringify } from './yaml.js';
 
 export const TYPES = [
@@ -54,6 +55,8 @@ export interface MemoryRecord {
   confidence: number;
   source?: string;
   author?: string;
+  /** Who wrote it: a person, or an agent (name, session, model); absent in records from before git-mem kept it. */
+  by?: Provenance;
   created: string;
   updated: string;
   expires?: string;
@@ -77,6 +80,7 @@ export const KNOWN_KEYS = [
   'confidence',
   'source',
   'author',
+  'by',
   'created',
   'updated',
   'expires',
@@ -108,6 +112,15 @@ export function tombstonePath(id: string): string {
 export function idFromPath(path: string): string | undefined {
   const m = /^memories\/[0-9A-Z]{2}\/([0-9A-Z]{26})\.md$/.exec(path);
   return m ? m[1] : undefined;
+}
+
+/** The record id a store path is about (a record or its tombstone), or undefined. */
+export function idOfStorePath(path: string): string | undefined {
+  const m =
+    /^(?:memories\/[0-9A-Z]{2}\/([0-9A-Z]{26})\.md|tombstones\/[0-9A-Z]{2}\/([0-9A-Z]{26})\.yaml)$/.exec(
+      path,
+    );
+  return m ? (m[1] ?? m[2]) : undefined;
 }
 
 /** Token estimate: characters / 4. One function, so a real tokenizer can replace it. */
@@ -198,6 +211,7 @@ export interface NewRecordInput {
   body: string;
   now: string;
   author?: string;
+  by?: Provenance;
   tags?: string[];
   scope?: string[];
   alias?: string;
@@ -222,6 +236,7 @@ export function newRecord(i: NewRecordInput): MemoryRecord {
     confidence: i.confidence ?? 0.8,
     source: i.source,
     author: i.author,
+    by: i.by,
     created: i.now,
     updated: i.now,
     expires: i.expires,
@@ -354,6 +369,9 @@ export function serializeRecord(r: MemoryRecord): string {
   fm.confidence = r.confidence;
   if (r.source) fm.source = r.source;
   if (r.author) fm.author = r.author;
+  // a `by` this version does not read (a newer shape) is written back as it came
+  if (r.by) fm.by = r.by;
+  else if (r.extra.by !== undefined) fm.by = r.extra.by;
   fm.created = r.created;
   fm.updated = r.updated;
   if (r.expires) fm.expires = r.expires;
@@ -437,8 +455,10 @@ export function parseRecord(text: string, path?: string): MemoryRecord {
     const linksIn = (o.links && typeof o.links === 'object' ? o.links : {}) as Record<string, unknown>;
     const links: Links = { ...emptyLinks() };
     for (const [k, v] of Object.entries(linksIn)) links[k] = Array.isArray(v) ? strArray(v) : v;
+    const by = parseProvenance(o.by);
     const extra: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(o)) if (!(KNOWN_KEYS as readonly string[]).includes(k)) extra[k] = v;
+    if (o.by != null && !by) extra.by = o.by;
     const anchors = Array.isArray(o.anchors)
       ? (o.anchors.filter(
           (a) => a && typeof a === 'object' && typeof (a as Anchor).path === 'string',
@@ -456,6 +476,7 @@ export function parseRecord(text: string, path?: string): MemoryRecord {
       confidence: Number.isFinite(conf) ? conf : 0.8,
       source: o.source == null ? undefined : String(o.source),
       author: o.author == null ? undefined : String(o.author),
+      by,
       created: String(o.created ?? ''),
       updated: String(o.updated ?? o.created ?? ''),
       expires: o.expires == null ? undefined : String(o.expires),
@@ -539,6 +560,7 @@ export function recordToJSON(r: MemoryRecord): Record<string, unknown> {
     confidence: r.confidence,
     source: r.source ?? null,
     author: r.author ?? null,
+    by: r.by ?? null,
     created: r.created,
     updated: r.updated,
     expires: r.expires ?? null,

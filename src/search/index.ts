@@ -11,7 +11,7 @@ import type { Store } from '../gitstore/store.js';
 import { isType } from '../model/record.js';
 import type { SearchDoc } from './docs.js';
 import { type EmbeddingProvider, embedSafe, loadProvider } from './embeddings.js';
-import { dot } from './engine.js';
+import { dot, type SearchIndex } from './engine.js';
 import { assemblePack, type Pack, type PackCandidate } from './pack.js';
 import {
   DEFAULT_PARAMS,
@@ -22,6 +22,7 @@ import {
   rank,
   searchable,
 } from './rank.js';
+import { clearsBar, distinctive } from './relevance.js';
 import { type IndexState, openIndex, readRecords } from './store-index.js';
 import { normalizePath, packageOf, pathWords, stem, terms, words } from './text.js';
 import { recordUse, usageCounts } from './usage.js';
@@ -301,16 +302,53 @@ export interface ContextOptions {
 
 export interface ContextPack extends Pack {
   format?: 'md' | 'json';
+  /** The budget the pack was built for (the option, else the context-budget setting). */
+  budget?: number;
+}
+
+/**
+ * Whether a memory clears the relevance bar (relevance.ts, the prompt hook's) for a
+ * question: its distinctive words, weighed by idf over the index, found in the
+ * title, tags, alias or anchor paths, or the body. A one-word question means that word.
+ */
+function barFor(query: string, stats: ReturnType<SearchIndex['stats']>): (d: SearchDoc) => boolean {
+  const all = [...new Set(terms(query))];
+  const q = all.filter(distinctive).length ? all.filter(distinctive) : all;
+  if (!q.length) return () => false;
+  const idf = (t: string) => {
+    const df = stats.df.get(t) ?? 0;
+    return Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
+  };
+  const total = q.reduce((s, t) => s + idf(t), 0) || 1;
+  return (d) => {
+    const paths = d.paths.length ? new Set(terms(d.paths.join(' '))) : undefined;
+    const inTitle = (t: string) => !!(d.tf[0][t] || d.tf[2][t] || paths?.has(t));
+    const matched = q.filter((t) => inTitle(t) || d.tf[1][t]);
+    if (q.length === 1) return matched.length === 1;
+    return clearsBar({
+      matched: matched.length,
+      inTitle: matched.filter(inTitle).length,
+      coverage: matched.reduce((s, t) => s + idf(t), 0) / total,
+    });
+  };
 }
 
 /**
  * A context pack: rules in scope, constraints, the best matches for the query
  * and/or file, then the latest session summaries, within the token budget.
  */
+/**
+ * Narrows a pack's candidates (all but the rules in force): the ids to keep,
+ * or null to keep the ranked pack as it is (the filter failed or had nothing
+ * to say). The LLM filter (src/agents/llm-filter.ts) is one.
+ */
+export type PackFilter = (cands: readonly PackCandidate[]) => Promise<ReadonlySet<string> | null>;
+
 export async function buildContextPack(
   store: Store,
   o: ContextOptions,
   opts: SearchOptions = {},
+  filter?: PackFilter,
 ): Promise<ContextPack> {
   let budget = o.budget;
   if (budget === undefined) {
@@ -329,8 +367,14 @@ export async function buildContextPack(
   const st = await state(store, opts);
   const idx = st.index;
   const cands: PackCandidate[] = [];
-  // 1. rules in force for the file (most specific first)
-  const rules = await rulesFor(store, file);
+  // asked only a question: memories that clear the relevance bar, and no rule scoped to some path
+  const barOf = !file && o.query?.trim() ? barFor(o.query, idx.stats()) : undefined;
+  // with a filter, what falls below the bar is offered to it too (over-retrieve, then filter); kept aside
+  // for the ranked pack should the filter fail
+  const below = new Set<string>();
+  const bar = barOf && ((d: SearchDoc) => barOf(d) || (filter ? !!below.add(d.id) : false));
+  // 1. rules in force for the file (most specific first); without a file, the unscoped ones
+  const rules = (await rulesFor(store, file)).filter((r) => file !== undefined || !r.scope.length);
   for (const r of rules) {
     cands.push({
       id: r.id,
@@ -353,6 +397,7 @@ export async function buildContextPack(
     const prox = fileProximity(d, file);
     if (d.scope.length && file && prox.score === 0) continue;
     if (d.scope.length && !file) continue;
+    if (bar && !bar(d)) continue;
     const pos = rankPos.get(d.id);
     constraints.push({
       d,
@@ -364,11 +409,14 @@ export async function buildContextPack(
   // 3. best matches
   const matches = (o.query || file ? ranked : [])
     .filter((r) => r.doc.type !== 'rule' && r.doc.type !== 'session' && r.doc.type !== 'constraint')
+    .filter((r) => !bar || bar(r.doc))
     .slice(0, 40);
   // 4. latest session summaries
   const nSessions = o.sessions ?? 2;
   const sessions = [...idx.docs.values()]
     .filter((d) => d.type === 'session' && searchable(d, false, now))
+    // a question alone gets the sessions it is about, unless --sessions asks for the latest
+    .filter((d) => !bar || o.sessions !== undefined || bar(d))
     .sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : a.id < b.id ? 1 : -1))
     .slice(0, Math.max(0, nSessions));
   const wanted = [...constraints.slice(0, 40).map((c) => c.d), ...matches.map((m) => m.doc), ...sessions];
@@ -416,13 +464,18 @@ export async function buildContextPack(
       note: s.created.slice(0, 10),
     });
   }
-  const pack = assemblePack(cands, budget);
+  // a filter sees everything retrieved (wide: up to 40 constraints and 40 matches) and keeps what bears on the task
+  const keep = filter ? await filter(cands.filter((c) => c.section !== 'rules')) : null;
+  const chosen = keep
+    ? cands.filter((c) => c.section === 'rules' || keep.has(c.id))
+    : cands.filter((c) => !below.has(c.id));
+  const pack = assemblePack(chosen, budget);
   if (opts.recordUsage !== false)
     recordUse(
       store.repo,
       pack.items.map((i) => i.id),
     );
-  return { ...pack, format: o.format ?? 'md' };
+  return { ...pack, format: o.format ?? 'md', budget };
 }
 
 export type { Ranked } from './rank.js';

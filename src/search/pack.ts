@@ -47,18 +47,27 @@ export interface Pack {
   text: string;
   items: PackItem[];
   tokens: number;
+  /**
+   * Set when there were memories for the pack but the budget held none: the budget the
+   * first of them needs whole.
+   */
+  needed?: number;
 }
 
 function oneLine(s: string): string {
   return neutralize(s).replace(/\s+/g, ' ').trim();
 }
 
+/**
+ * An item: a heading and its text, or — with no room for any text — one line (its title), so the
+ * pack never holds a heading without a body.
+ */
 function itemText(c: PackCandidate, body: string): string {
   const ref = c.alias ? `${c.alias}, ${c.id.slice(0, 12)}` : c.id.slice(0, 12);
   const note = c.note ? `; ${oneLine(c.note)}` : '';
-  const head = `### ${oneLine(c.title)} (${c.type}${c.status && c.status !== 'active' ? `, ${c.status}` : ''}; ${ref}${note})`;
+  const head = `${oneLine(c.title)} (${c.type}${c.status && c.status !== 'active' ? `, ${c.status}` : ''}; ${ref}${note})`;
   const b = neutralize(body).trim();
-  return b ? `${head}\n${b}\n` : `${head}\n`;
+  return b ? `### ${head}\n${b}\n` : `- ${head}\n`;
 }
 
 /** The first sentence or line of a body, at most `max` characters. */
@@ -77,7 +86,19 @@ function shorten(body: string, max: number): string {
  */
 export function assemblePack(cands: PackCandidate[], budget: number): Pack {
   const overhead = frameOverhead('context');
-  if (budget <= 0 || Math.ceil(overhead / 4) > budget) return { text: '', items: [], tokens: 0 };
+  const first = cands[0];
+  // the budget the first (most important) memory needs whole, for a budget that holds nothing
+  const needed = () =>
+    first
+      ? {
+          needed: Math.ceil(
+            (overhead +
+              `## ${SECTION_TITLES[first.section]}\n\n${itemText(first, first.body)}`.trimEnd().length) /
+              4,
+          ),
+        }
+      : {};
+  if (budget <= 0 || Math.ceil(overhead / 4) > budget) return { text: '', items: [], tokens: 0, ...needed() };
   const parts = new Map<Section, string[]>();
   const items: PackItem[] = [];
   const content = () => {
@@ -131,7 +152,7 @@ export function assemblePack(cands: PackCandidate[], budget: number): Pack {
     }
     if (tryAdd(itemText(c, ''), true)) seen.add(c.id);
   }
-  if (!items.length) return { text: '', items: [], tokens: 0 };
+  if (!items.length) return { text: '', items: [], tokens: 0, ...needed() };
   const text = render();
   return { text, items, tokens: estimateTokens(text) };
 }

@@ -17,6 +17,38 @@ const WEAK = new Set(
   ),
 );
 
+/** A request word that says what it is about (not a stop word, nor one every request to an agent uses). */
+export function distinctive(word: string): boolean {
+  return !WEAK.has(word);
+}
+
+/** How a memory met a request's distinctive words. */
+export interface BarInput {
+  /** distinctive request words found in the memory (title, tags, alias, anchors or body) */
+  matched: number;
+  /** of those, found in the title, tags, alias or anchor paths */
+  inTitle: number;
+  /** the matched words' share of the request's weight (idf), 0..1 */
+  coverage: number;
+  /** the request names a file the memory is anchored to */
+  fileHit?: boolean;
+}
+
+/**
+ * The relevance bar, one for the prompt hook and for context packs asked only a
+ * question: two distinctive words covering half the request's weight, or two in
+ * the title covering a fifth of it, or three covering 35 % with one in the title —
+ * or a file the request names that the memory is anchored to.
+ */
+export function clearsBar(h: BarInput): boolean {
+  return (
+    !!h.fileHit ||
+    (h.matched >= 2 && h.coverage >= 0.5) ||
+    (h.inTitle >= 2 && h.coverage >= 0.2) ||
+    (h.matched >= 3 && h.coverage >= 0.35 && h.inTitle >= 1)
+  );
+}
+
 export interface Scored {
   id: string;
   score: number;
@@ -28,10 +60,7 @@ export interface Scored {
  * Memories relevant to a prompt. Candidates come from the search daemon when
  * one is running (warm BM25 + vectors over bodies), else from a lexical pass
  * over the catalog (idf weights from titles, tags, aliases and anchors).
- * Then the bar, on title + body: two distinctive prompt words covering half
- * the prompt's weight, or two in the title covering a fifth of it, or three
- * covering 35 % with one in the title — or a file the prompt names that the
- * memory is anchored to.
+ * Then the bar (clearsBar), on title + body.
  */
 /** Ranked candidates for a prompt from a warm index (id and title), or undefined to fall back to the catalog. */
 export type CandidateSource = (prompt: string) => Promise<Array<{ id: string; title: string }> | undefined>;
@@ -51,7 +80,7 @@ export async function relevantMemories(
   opts: RelevanceOptions = {},
 ): Promise<Array<Scored & { record: MemoryRecord }>> {
   const now = opts.now ?? Date.now();
-  let q = [...new Set(tokens(prompt))].filter((t) => !WEAK.has(t)).slice(0, 48);
+  let q = [...new Set(tokens(prompt))].filter(distinctive).slice(0, 48);
   if (!q.length) return [];
   const tip = opts.tip ?? (await store.tip());
   if (!tip) return [];
@@ -155,12 +184,7 @@ export async function relevantMemories(
     const matched = q.filter((t) => D.has(t) || T.has(t));
     const coverage = matched.reduce((s, t) => s + idf(t), 0) / totalW;
     const inTitle = matched.filter((t) => T.has(t)).length;
-    const pass =
-      c.fileHit ||
-      (matched.length >= 2 && coverage >= 0.5) ||
-      (inTitle >= 2 && coverage >= 0.2) ||
-      (matched.length >= 3 && coverage >= 0.35 && inTitle >= 1);
-    if (!pass) return;
+    if (!clearsBar({ matched: matched.length, inTitle, coverage, fileHit: c.fileHit })) return;
     out.push({
       id: r.id,
       score: coverage + 0.05 * inTitle + (c.fileHit ? 0.5 : 0) + (PRIORITY[r.type] ?? 3) / 100,

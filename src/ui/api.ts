@@ -218,7 +218,7 @@ const ROUTES: Route[] = [
     handler: async (env, _p, { query: q }) => {
       const store = storeNamed(env, opt(q, 'store'));
       if (!(await store.tip())) return [];
-      return storeLog(store, Math.min(500, num(q, 'limit') ?? 100));
+      return (await storeLog(store, Math.min(500, num(q, 'limit') ?? 100))).entries;
     },
   },
   {

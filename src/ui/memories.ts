@@ -359,7 +359,7 @@ export async function anchorCode(env: UiEnv, ref: string, index: number, opts: {
 
 export async function historyView(env: UiEnv, ref: string, opts: { store?: string } = {}) {
   const store = storeNamed(env, opts.store);
-  const { id, versions } = await memoryHistory(store, ref, 200);
+  const { id, entries: versions } = await memoryHistory(store, ref, 200);
   return { id, versions };
 }
 

@@ -1,0 +1,221 @@
+/**
+ * `git mem blame FILE[:START[-END]]`: the memories anchored to lines and the rules for the file,
+ * judged at HEAD with nothing written. The operation is called in process (the web UI and PR
+ * comments call it too); the CLI once for its text, --json and its errors.
+ */
+import { describe, expect, it } from 'vitest';
+import { blame } from '../src/commands/blame.js';
+import { openRepo } from '../src/gitstore/repo.js';
+import { Store } from '../src/gitstore/store.js';
+import { makeRepo } from './helpers.js';
+
+const CODE = [
+  'import { db } from "./db";',
+  '',
+  'export function findUser(id) {',
+  '  return db.query("select * from users where id = ?", [id]);',
+  '}',
+  '',
+  'export function listUsers() {',
+  '  return db.query("select * from users");',
+  '}',
+  '',
+].join('\n');
+
+describe('blame', () => {
+  it('finds memories by the lines they are on at HEAD, rules by scope, and writes nothing', async () => {
+    const r = makeRepo({ commit: true });
+    r.write('src/users.js', CODE);
+    r.write('src/db/pool.js', 'export const pool = 1;\n');
+    r.commitAll('code');
+    const add = (...args: string[]) => r.memJson(['add', '--force', ...args]);
+    const find = await add(
+      '--type',
+      'decision',
+      '--title',
+      'Parameters, never concatenation',
+      '--content',
+      'Bind values.',
+      '--anchor',
+      'src/users.js:3-5',
+    );
+    const list = await add(
+      '--type',
+      'known_fix',
+      '--title',
+      'listUsers must page',
+      '--content',
+      'Add LIMIT.',
+      '--anchor',
+      'src/users.js:7-9',
+    );
+    const scoped = await add(
+      '--type',
+      'rule',
+      '--title',
+      'SQL lives in src',
+      '--scope',
+      'src/**/*.js',
+      '--content',
+      'Keep SQL in src.',
+    );
+    await add('--type', 'rule', '--title', 'DB rule', '--scope', 'src/db/**', '--content', 'Pool only.');
+    const everywhere = await add('--type', 'rule', '--title', 'Use pnpm', '--content', 'pnpm only.');
+    const anchoredRule = await add(
+      '--type',
+      'rule',
+      '--title',
+      'findUser is the only lookup',
+      '--scope',
+      'src/**',
+      '--content',
+      'One lookup.',
+      '--anchor',
+      'src/users.js:3',
+    );
+    const store = new Store(await openRepo(r.dir, r.env));
+    try {
+      const whole = await blame(store, { path: 'src/users.js' });
+      expect(whole.lines).toBeNull();
+      expect(whole.memories.map((m) => m.id)).toEqual(
+        [find.id, anchoredRule.id, list.id].sort((a, b) =>
+          a === list.id ? 1 : b === list.id ? -1 : a < b ? -1 : 1,
+        ),
+      );
+      const m = whole.memories.find((x) => x.id === find.id)!;
+      expect(m).toMatchObject({
+        type: 'decision',
+        status: 'active',
+        author: 'Test User <test@example.com>',
+        by: { kind: 'person' },
+        anchor: { index: 0, path: 'src/users.js', lines: [3, 5], symbol: null },
+        at: { path: 'src/users.js', lines: [3, 5] },
+        verdict: { status: 'fresh', stale: false },
+        verified: { by: 'anchor', commit: r.git('rev-parse', 'HEAD').trim() },
+      });
+      // rules: scoped ones that match, unscoped ones (everywhere); one anchored here is listed once, as a memory
+      expect(whole.rules.map((x) => [x.id, x.matched])).toEqual([
+        [scoped.id, 'src/**/*.js'],
+        [everywhere.id, null],
+      ]);
+      expect(whole.rules[0]).toMatchObject({
+        author: 'Test User <test@example.com>',
+        by: { kind: 'person' },
+      });
+
+      // a range: only the memories on those lines
+      expect((await blame(store, { path: 'src/users.js', start: 8 })).memories.map((x) => x.id)).toEqual([
+        list.id,
+      ]);
+      expect((await blame(store, { path: 'src/users.js', start: 1, end: 2 })).memories).toEqual([]);
+
+      // code moves down two lines and listUsers is edited: blame follows the text, judged at HEAD
+      r.write('src/users.js', `// users\n\n${CODE.replace('from users"', 'from users limit 50"')}`);
+      r.commitAll('edit');
+      const tip = r.git('rev-parse', 'refs/memory').trim();
+      const moved = await blame(store, { path: 'src/users.js', start: 5, end: 7 });
+      expect(moved.memories.map((x) => [x.id, x.verdict.status, x.at?.lines])).toEqual([
+        [find.id, 'moved', [5, 7]],
+        [anchoredRule.id, 'moved', [5, 5]],
+      ]);
+      const edited = (await blame(store, { path: 'src/users.js', start: 10 })).memories;
+      expect(edited.map((x) => [x.id, x.verdict.status, x.verdict.stale])).toEqual([
+        [list.id, 'changed', true],
+      ]);
+      expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip); // judged, nothing recorded
+
+      // after a recording check, `verified` is that check's (fresh) or null (stale)
+      await r.mem(['check']);
+      const checked = (await blame(store, { path: 'src/users.js' })).memories;
+      expect(checked.find((x) => x.id === find.id)!.verified).toMatchObject({ by: 'check' });
+      expect(checked.find((x) => x.id === list.id)!.verified).toBeNull();
+
+      // a rename: the memories follow the file to its new name
+      r.git('mv', 'src/users.js', 'src/people.js');
+      r.commitAll('rename');
+      const renamed = await blame(store, { path: 'src/people.js' });
+      expect(renamed.memories.map((x) => [x.id, x.verdict.status]).sort()).toEqual(
+        [
+          [find.id, 'renamed'],
+          [anchoredRule.id, 'renamed'],
+          [list.id, 'changed'], // still the edited text, now in the renamed file
+        ].sort(),
+      );
+      expect(renamed.memories.find((x) => x.id === list.id)!.verdict.reason).toMatch(
+        /^file renamed to src\/people.js/,
+      );
+      expect((await blame(store, { path: 'src/db/pool.js' })).rules.map((x) => x.title)).toEqual([
+        'SQL lives in src', // the most specific glob first, as git mem rules --file lists them
+        'DB rule',
+        'findUser is the only lookup', // not anchored in this file: a rule for it
+        'Use pnpm',
+      ]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('names bad input and the fix, and prints text and --json through the CLI', async () => {
+    const r = makeRepo({ commit: true });
+    r.write('a.txt', 'one\ntwo\nthree\n');
+    r.commitAll('a');
+    const added = await r.memJson([
+      'add',
+      '--type',
+      'decision',
+      '--title',
+      'Two is two',
+      '--content',
+      'x',
+      '--anchor',
+      'a.txt:2',
+    ]);
+    const text = await r.mem(['blame', 'a.txt:2']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`a.txt:2 at HEAD ${r.git('rev-parse', 'HEAD').trim().slice(0, 12)}`);
+    expect(text.stdout).toContain(`${added.id.slice(0, 12)}  decision  Two is two`);
+    expect(text.stdout).toMatch(
+      /line 2: fresh, same blob\n {4}by Test User <test@example.com> \(person\) \d{4}-\d\d-\d\d; last verified .* \(when anchored\)/,
+    );
+    const json = await r.memJson(['blame', 'a.txt']);
+    expect(Object.keys(json)).toEqual(['path', 'lines', 'head', 'memoryCommit', 'memories', 'rules']);
+    expect(Object.keys(json.memories[0])).toEqual([
+      'id',
+      'alias',
+      'type',
+      'title',
+      'status',
+      'author',
+      'by',
+      'created',
+      'updated',
+      'anchor',
+      'at',
+      'verdict',
+      'verified',
+    ]);
+    const none = await r.mem(['blame', 'a.txt:3']);
+    expect(none.stdout).toContain('No memory is anchored here and no rule covers a.txt.');
+
+    for (const [args, code, msg] of [
+      [
+        ['blame', 'a.txt:5'],
+        2,
+        /a.txt has 3 lines at HEAD .*; line 5 is past its end \(pass lines within 1-3\)/,
+      ],
+      [['blame', 'a.txt:3-2'], 2, /invalid FILE\[:START\[-END\]\] "a.txt:3-2"/],
+      [['blame', 'nope.txt'], 3, /nope.txt is not a file at HEAD .* \(blame reads committed files/],
+      [['blame', '.'], 2, /invalid path|is a directory/],
+      [['blame', '../x'], 2, /outside the repository/],
+    ] as const) {
+      const res = await r.mem([...args]);
+      expect(res.code, res.stderr).toBe(code);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(res.stderr).toMatch(msg);
+    }
+    const empty = makeRepo();
+    const noHead = await empty.mem(['blame', 'x']);
+    expect(noHead.code).toBe(2);
+    expect(noHead.stderr).toMatch(/HEAD is not a commit yet \(make a first commit/);
+  });
+});
