@@ -103,6 +103,11 @@ describeUi('git mem ui in a browser', () => {
   const tip = () => b.git('rev-parse', 'refs/memory').trim();
   const record = async (id: string) => memJson(b, ['show', id]);
   const subject = (commit = 'refs/memory') => b.git('log', '-1', '--format=%s', commit).trim();
+  /** Who made a record's last change and how (its author, a person or an agent, the operation, the signature), not which commit. */
+  const changeOf = (r: { lastChange?: Record<string, unknown> }) => {
+    const { commit, date, subject, ...change } = r.lastChange ?? {};
+    return change;
+  };
   const add = async (r: TestRepo, args: string[]) =>
     (await memJson(r, ['add', '--force', ...args])).id as string;
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
@@ -403,6 +408,7 @@ describeUi('git mem ui in a browser', () => {
     expect(viaCli.status).toBe('active');
     expect(anchors(viaPage)).toEqual(anchors(viaCli));
     expect(viaPage.extra).toEqual(viaCli.extra);
+    expect(changeOf(viaPage)).toEqual(changeOf(viaCli));
     await expect.poll(() => page.locator('.banner.stale').count()).toBe(0);
   });
 
@@ -441,10 +447,14 @@ describeUi('git mem ui in a browser', () => {
     expect(tip()).not.toBe(before);
     const pageSubject = subject();
     await memJson(b, ['review', '--approve', ids.proposalTwin]);
-    type Approved = Record<string, unknown> & { extra: { review: Record<string, unknown> } };
+    type Approved = Record<string, unknown> & {
+      extra: { review: Record<string, unknown> };
+      lastChange?: Record<string, unknown>;
+    };
+    // all but the id, the times, and the commit of the last change (its author, agent, operation and signature stay)
     const norm = (r: Approved) => {
-      const { id, created, updated, extra, ...rest } = r;
-      return { ...rest, extra: { ...extra, review: { ...extra.review, at: 'T' } } };
+      const { id, created, updated, extra, lastChange, ...rest } = r;
+      return { ...rest, lastChange: changeOf(r), extra: { ...extra, review: { ...extra.review, at: 'T' } } };
     };
     const [viaPage, viaCli] = [await record(ids.proposal), await record(ids.proposalTwin)];
     expect(viaPage.status).toBe('active');
@@ -479,6 +489,7 @@ describeUi('git mem ui in a browser', () => {
     expect(viaCli.body).toBe(theirs.cli);
     expect(viaPage.status).toBe(viaCli.status);
     expect(viaPage.extra).toEqual(viaCli.extra);
+    expect(changeOf(viaPage)).toEqual(changeOf(viaCli));
     expect(viaPage.extra.conflict).toBeUndefined();
     expect(b.git('ls-tree', '-r', '--name-only', 'refs/memory')).not.toMatch(/attic\//);
     await page.reload();

@@ -2,11 +2,13 @@
  * The Code page: the repository's files at HEAD (`git ls-tree`) with the
  * memories that apply to each: anchored to it, or scoped to it by globs
  * (rules among them). The tree is computed once per HEAD and memory tip and
- * served a folder at a time; the panel of one file asks the operations
- * themselves (the rules in force come from rulesFor, the scoped memories
- * from the filter of `git mem list --scope-file`).
+ * served a folder at a time, from the anchors and scopes as recorded; the
+ * panel of one file asks the operations themselves: `git mem blame`'s
+ * (the memories on the file judged at HEAD, and the project's rules for
+ * it), rulesFor for the personal store, and the filter of `git mem list
+ * --scope-file` for the other memories scoped to it.
  */
-import type { FullAnchor } from '../anchors/types.js';
+import { blame } from '../commands/blame.js';
 import { makeFilter } from '../commands/list.js';
 import { rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
@@ -160,6 +162,18 @@ export async function codeTree(env: UiEnv, dir: string) {
 
 const MAX_FILE_BYTES = 256 * 1024;
 
+const short = (t: string) => (t.length > 4000 ? `${t.slice(0, 4000)}…` : t);
+
+/** The bodies of some records of a store (the rules blame names), read in one batch. */
+async function bodiesOf(store: Store, ids: string[]): Promise<Map<string, string>> {
+  const cat = await store.catalog();
+  const entries = ids.flatMap((id) => {
+    const oid = cat.oidOf(id);
+    return oid ? [{ id, oid }] : [];
+  });
+  return new Map((await store.readRecords(entries)).map((r) => [r.id, short(r.body)]));
+}
+
 /**
  * The panel of one file: its text at HEAD, the memories anchored to it (with
  * the ranges and what the last check said), the rules in force for it and
@@ -175,33 +189,40 @@ export async function codeFile(env: UiEnv, path: string) {
   const binary = exists && obj.content.subarray(0, 8000).includes(0);
   const text =
     exists && !binary && obj.content.length <= MAX_FILE_BYTES ? obj.content.toString('utf8') : null;
-  // anchored here: the catalog's anchor paths, then the records for their ranges and verdicts
-  const anchoredHere: Array<Record<string, unknown>> = [];
-  for (const [name, s] of [
-    ['project', env.store],
-    ['global', env.global],
-  ] as const) {
-    if (!s || !(await s.tip())) continue;
-    const cat = await s.catalog();
-    const hits = [...cat.entries.values()].filter((e) => !RETIRED.has(e.status) && e.anchors.includes(p));
-    for (const r of await s.readRecords(hits)) {
-      anchoredHere.push({
-        store: name,
-        id: r.id,
-        title: r.title,
-        type: r.type,
-        status: r.status,
-        anchors: (r.anchors as FullAnchor[])
-          .filter((a) => a.path === p || a.current?.path === p)
-          .map((a) => ({
-            lines: a.current?.lines ?? a.lines ?? null,
-            symbol: a.sym?.qualified ?? a.symbol ?? null,
-            verdict: a.verdict?.status ?? null,
-          })),
-      });
+  // what `git mem blame` says of the file: the memories anchored to it, judged at HEAD, and the
+  // project's rules for it; then the personal store's rules
+  const anchored: Array<Record<string, unknown>> = [];
+  const rules: Array<Record<string, unknown>> = [];
+  if (idx.head && exists && (await env.store.tip())) {
+    const b = await blame(env.store, { path: p });
+    for (const m of b.memories) {
+      const prev = anchored.find((x) => x.id === m.id) as { anchors: unknown[] } | undefined;
+      const anchor = {
+        lines: m.at?.lines ?? null,
+        symbol: m.at?.symbol ?? m.anchor.symbol,
+        verdict: m.verdict.status,
+      };
+      if (prev) prev.anchors.push(anchor);
+      else
+        anchored.push({
+          store: 'project',
+          id: m.id,
+          title: m.title,
+          type: m.type,
+          status: m.status,
+          by: m.by,
+          anchors: [anchor],
+        });
     }
+    const bodies = await bodiesOf(
+      env.store,
+      b.rules.map((r) => r.id),
+    );
+    for (const r of b.rules) rules.push({ ...r, origin: 'project', body: bodies.get(r.id) ?? '' });
   }
-  const rules = await rulesFor(env.store, p, env.global);
+  if (env.global && (await env.global.tip()))
+    for (const r of await rulesFor(env.global, p))
+      rules.push({ ...r, origin: 'global', body: short(r.body) });
   // scoped non-rule memories: what `git mem list --scope-file` selects, minus the anchored ones
   const scopedKeep = makeFilter({ scopeFile: p });
   const scoped: Array<Record<string, unknown>> = [];
@@ -222,8 +243,8 @@ export async function codeFile(env: UiEnv, path: string) {
     binary,
     size: exists ? obj.content.length : 0,
     text,
-    anchored: anchoredHere,
-    rules: rules.map((r) => ({ ...r, body: r.body.length > 4000 ? `${r.body.slice(0, 4000)}…` : r.body })),
+    anchored,
+    rules,
     scoped,
   };
 }

@@ -48,6 +48,8 @@ interface FilePanel {
     title: string;
     type: string;
     status: string;
+    /** who added it: a person or an agent (null before git-mem kept it) */
+    by: { kind: string; agent?: string } | null;
     anchors: Array<{ lines: [number, number] | null; symbol: string | null; verdict: string | null }>;
   }>;
   rules: Array<{
@@ -155,6 +157,7 @@ function Panel({ path }: { path: string }) {
       {!d.exists ? <p class="muted">Not a file at HEAD.</p> : null}
       <section>
         <h3>Memories anchored here ({d.anchored.length})</h3>
+        <p class="muted small">As git mem blame judges them at HEAD.</p>
         {d.anchored.length ? (
           <ul class="mems">
             {d.anchored.map((m) => (
@@ -169,6 +172,7 @@ function Panel({ path }: { path: string }) {
                         `${a.lines ? `lines ${a.lines[0]}–${a.lines[1]}` : 'whole file'}${a.symbol ? ` (${a.symbol})` : ''}${a.verdict ? `: ${a.verdict}` : ''}`,
                     )
                     .join('; ')}
+                  {m.by?.kind === 'agent' ? ` · added by ${m.by.agent ?? 'an agent'}` : ''}
                 </span>
               </li>
             ))}
