@@ -84,16 +84,23 @@ function loadAssets(dir: string, token: string): Map<string, Asset> {
     body,
     etag: `"${createHash('sha1').update(body).digest('hex').slice(0, 16)}"`,
   });
-  // the page carries the token for the change header (it is served only to holders of the token)
-  const html = read('ui-index.html').toString('utf8').replace('__GIT_MEM_TOKEN__', token);
-  const files = new Map([
-    ['/', asset('text/html; charset=utf-8', Buffer.from(html))],
+  const files = new Map<string, Asset>([
     ['/ui-app.js', asset('text/javascript; charset=utf-8', read('ui-app.js'))],
     ['/ui-app.css', asset('text/css; charset=utf-8', read('ui-app.css'))],
   ]);
-  // the chunks the page loads later (the Markdown renderer)
+  // the chunks the page loads later (the Markdown renderer; their names carry a hash of their content)
   for (const f of readdirSync(dir))
     if (/^ui-chunk-\w+\.js$/.test(f)) files.set(`/${f}`, asset('text/javascript; charset=utf-8', read(f)));
+  // the page: the token for the change header (it is served only to holders of the token), and the
+  // script and styles by a name with their hash, so a browser keeps them without asking again
+  const html = read('ui-index.html')
+    .toString('utf8')
+    .replace('__GIT_MEM_TOKEN__', token)
+    .replace(
+      /"\/(ui-app\.(?:js|css))"/g,
+      (_m, f: string) => `"/${f}?v=${files.get(`/${f}`)!.etag.slice(1, -1)}"`,
+    );
+  files.set('/', asset('text/html; charset=utf-8', Buffer.from(html)));
   return files;
 }
 
@@ -209,11 +216,18 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
       return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
     const a = assets.get(url.pathname);
     if (!a) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+    // the page (it holds this run's token) is never stored; the rest is named by its content
+    const cache =
+      url.pathname === '/'
+        ? 'no-store'
+        : url.pathname.startsWith('/ui-chunk-') || url.searchParams.get('v') === a.etag.slice(1, -1)
+          ? 'private, max-age=31536000, immutable'
+          : 'no-cache';
     if (req.headers['if-none-match'] === a.etag)
-      return send(res, 304, a.type, '', { etag: a.etag, 'cache-control': 'no-cache' });
+      return send(res, 304, a.type, '', { etag: a.etag, 'cache-control': cache });
     return send(res, 200, a.type, method === 'HEAD' ? '' : a.body, {
       etag: a.etag,
-      'cache-control': 'no-cache',
+      'cache-control': cache,
     });
   };
 

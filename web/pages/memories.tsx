@@ -304,7 +304,7 @@ export function MemoriesPage({ route }: { route: Route }) {
             {list.loading ? ' …' : ''}
           </p>
           {d.items.length ? (
-            <table class="list">
+            <table class="list mem-list">
               <thead>
                 <tr>
                   <th>Title</th>
