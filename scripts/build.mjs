@@ -6,8 +6,9 @@
 // Builds into a fresh directory and swaps it in, so a test run reading dist/
 // never sees a half-written bundle.
 import { build } from 'esbuild';
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = `${root}dist.new-${process.pid}`;
@@ -70,6 +71,47 @@ for (const [name, pkg] of Object.entries(VENDOR))
     minify: true,
     logLevel: 'warning',
   });
+// The page of `git mem ui` (src/ui/server.ts serves these three files): web/ bundled for the
+// browser, Preact, marked and DOMPurify in it, nothing fetched at run time. Its scripts and
+// styles together stay within UI_BUDGET gzipped, or the build fails.
+const UI_BUDGET = 150 * 1024;
+await build({
+  entryPoints: { 'ui-app': 'web/main.tsx' },
+  absWorkingDir: root,
+  outdir: tmp,
+  bundle: true,
+  // an ES module, so the Markdown renderer can be a chunk loaded after the first page
+  format: 'esm',
+  splitting: true,
+  chunkNames: 'ui-chunk-[hash]',
+  platform: 'browser',
+  target: ['chrome111', 'firefox113', 'safari16.2'],
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  minify: true,
+  legalComments: 'linked',
+  define: { 'process.env.NODE_ENV': '"production"' },
+  logLevel: 'warning',
+});
+await build({
+  entryPoints: { 'ui-app': 'web/app.css' },
+  absWorkingDir: root,
+  outdir: tmp,
+  bundle: true,
+  target: ['chrome111', 'firefox113', 'safari16.2'],
+  minify: true,
+  logLevel: 'warning',
+});
+copyFileSync(`${root}web/index.html`, `${tmp}/ui-index.html`);
+const uiFiles = readdirSync(tmp).filter((f) => /^ui-(app|chunk-\w+)\.(js|css)$|^ui-index\.html$/.test(f));
+const uiGzip = uiFiles.reduce(
+  (n, f) => n + gzipSync(readFileSync(`${tmp}/${f}`), { level: 9 }).length,
+  0,
+);
+if (uiGzip > UI_BUDGET) {
+  rmSync(tmp, { recursive: true, force: true });
+  throw new Error(`git mem ui: the page is ${(uiGzip / 1024).toFixed(1)} KiB gzipped, over its ${UI_BUDGET / 1024} KiB budget`);
+}
 // Swap the new files in one by one (rename is atomic per file) and keep the old
 // chunks for a while: a git-mem process that started before this build may
 // still import one of them lazily (a hook, the daemon, a test run).

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeFilter } from '../src/cli/list.js';
+import { makeFilter } from '../src/commands/list.js';
 import { addMemory } from '../src/commands/memory.js';
 import { Catalog, type CatalogRow } from '../src/gitstore/catalog.js';
 import {

@@ -24,6 +24,24 @@ export async function listPending(store: Store): Promise<MemoryRecord[]> {
   });
 }
 
+/** A proposal as `git mem review --json` and the web UI's Review page show it. */
+export function proposalJSON(r: MemoryRecord) {
+  const p = (r.extra.proposal ?? {}) as Record<string, unknown>;
+  return {
+    id: r.id,
+    type: r.type,
+    title: r.title,
+    body: r.body,
+    tags: r.tags,
+    confidence: r.confidence,
+    source: r.source ?? null,
+    created: r.created,
+    method: p.method ?? null,
+    session: p.session ?? null,
+    evidence: p.evidence ?? null,
+  };
+}
+
 async function pending(store: Store, ref: string): Promise<MemoryRecord> {
   const { record } = await store.get(ref);
   if (record.status !== 'pending') {

@@ -10,7 +10,7 @@ import type { CatalogEntry } from '../gitstore/catalog.js';
 import { layer, readGlobalConfig, readLocalConfig, readSharedConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import { agentProvenance } from '../model/provenance.js';
-import { type MemoryRecord, newRecord, parseRecord } from '../model/record.js';
+import { type MemoryRecord, newRecord, parseRecord, recordPath } from '../model/record.js';
 import { redactRecord } from '../safety/secrets.js';
 import type { AgentEvent } from './events.js';
 import {
@@ -162,7 +162,6 @@ export async function writeSessionSummary(
   return { ...res.value, summary };
 }
 
-/** Session records, newest first. */
 /**
  * The session record a reference names: the agent's own session id (what
  * Claude Code and the others call it) first, exactly, else a record id,
@@ -185,8 +184,44 @@ export async function resolveSession(store: Store, ref: string): Promise<string>
   return i >= 0 ? entries[i].id : cat.resolve(ref);
 }
 
+/** Session records, newest first. */
 export function sessionEntries(entries: Iterable<CatalogEntry>): CatalogEntry[] {
   return [...entries]
     .filter((e) => e.type === 'session')
     .sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
+}
+
+/** One line of the session list: what `git mem sessions` and the web UI's Sessions page show. */
+export interface SessionRow {
+  id: string;
+  title: string;
+  created: string;
+  updated: string;
+  session: unknown;
+  agent: unknown;
+  duration_s: unknown;
+  outcome: unknown;
+  compressed: boolean;
+}
+
+/** The latest `limit` session summaries, newest first. */
+export async function sessionRows(store: Store, limit: number): Promise<SessionRow[]> {
+  if (!(await store.tip())) return [];
+  const shown = sessionEntries((await store.catalog()).entries.values()).slice(0, limit);
+  const blobs = await store.catFile.readMany(shown.map((e) => e.oid));
+  return shown.map((e, i) => {
+    const r = parseRecord(blobs[i]!.content.toString('utf8'), recordPath(e.id));
+    const s = (r.extra.session ?? {}) as Record<string, unknown>;
+    return {
+      id: r.id,
+      title: r.title,
+      created: r.created,
+      updated: r.updated,
+      session: s.id ?? null,
+      agent: s.agent ?? null,
+      duration_s: s.duration_s ?? null,
+      outcome: s.outcome ?? null,
+      compressed: r.tags.includes('compressed'),
+    };
+  });
 }

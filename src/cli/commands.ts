@@ -48,6 +48,7 @@ export const commandLoaders: Record<string, Load> = {
   conflicts: () => import('./conflicts.js'),
   resolve: () => import('./resolve.js'),
   'merge-driver': () => import('./merge-driver.js'),
+  ui: () => import('./ui.js'),
   // agents
   mcp: () => import('./mcp.js'),
   sessions: () => import('./sessions.js'),

@@ -1,65 +1,10 @@
-import { err } from '../errors.js';
-import type { CatalogEntry } from '../gitstore/catalog.js';
+import { filterEntries, makeFilter } from '../commands/list.js';
 import { listJsonFromCache } from '../gitstore/catalog-cache.js';
-import micromatch from '../model/glob.js';
-import { expiredAt, isStatus, isType } from '../model/record.js';
 import { defineCommand } from './command.js';
 import { emit, list, openStore } from './context.js';
 import { summaryJSON, summaryLine } from './format.js';
 import { colors } from './output.js';
 import { normalizeRepoPath } from './paths.js';
-
-export interface ListFilter {
-  category?: string;
-  type?: string[];
-  tag?: string[];
-  status?: string[];
-  scopeFile?: string;
-  includeExpired?: boolean;
-}
-
-/** Pure filter over catalog entries; sorted oldest first (ids are time-ordered). */
-type Filterable = Pick<CatalogEntry, 'id' | 'tags' | 'alias' | 'expires'> & {
-  type: string;
-  status: string;
-  scope?: string[];
-  anchors?: string[];
-};
-
-/** Validates a filter once and returns the predicate (pure). */
-export function makeFilter(f: ListFilter, now = Date.now()): (e: Filterable) => boolean {
-  for (const t of f.type ?? [])
-    if (!isType(t)) throw err('E_INVALID_ARG', `unknown type "${t}"`, 'see git mem add --help for types');
-  for (const s of f.status ?? []) if (!isStatus(s)) throw err('E_INVALID_ARG', `unknown status "${s}"`);
-  const types = f.type?.length ? new Set(f.type) : undefined;
-  const statuses = f.status?.length ? new Set(f.status) : undefined;
-  const tags = f.tag?.length ? f.tag.map((t) => t.toLowerCase()) : undefined;
-  const category = f.category?.replace(/\/$/, '');
-  const expired = expiredAt(now);
-  return (e) => {
-    if (!f.includeExpired && expired(e)) return false;
-    if (types && !types.has(e.type)) return false;
-    if (statuses && !statuses.has(e.status)) return false;
-    if (tags && !tags.every((t) => e.tags.includes(t))) return false;
-    if (category !== undefined && !(e.alias === category || e.alias?.startsWith(`${category}/`)))
-      return false;
-    if (f.scopeFile !== undefined) {
-      const p = f.scopeFile;
-      const scope = e.scope ?? [];
-      if (scope.length && !micromatch.isMatch(p, scope, { dot: true })) return false;
-      if (!scope.length && !(e.anchors ?? []).some((a) => a === p)) return false;
-    }
-    return true;
-  };
-}
-
-/** Pure filter over catalog entries; sorted oldest first (ids are time-ordered). */
-function filterEntries<T extends Filterable>(entries: Iterable<T>, f: ListFilter, now = Date.now()): T[] {
-  const keep = makeFilter(f, now);
-  const out: T[] = [];
-  for (const e of entries) if (keep(e)) out.push(e);
-  return out.sort((a, b) => (a.id < b.id ? -1 : 1));
-}
 
 export default defineCommand({
   command: 'list [category]',

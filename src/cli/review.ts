@@ -9,23 +9,6 @@ import { defineCommand } from './command.js';
 import type { Ctx } from './context.js';
 import { emit, list, openStore } from './context.js';
 
-function pendingJSON(r: MemoryRecord) {
-  const p = (r.extra.proposal ?? {}) as Record<string, unknown>;
-  return {
-    id: r.id,
-    type: r.type,
-    title: r.title,
-    body: r.body,
-    tags: r.tags,
-    confidence: r.confidence,
-    source: r.source ?? null,
-    created: r.created,
-    method: p.method ?? null,
-    session: p.session ?? null,
-    evidence: p.evidence ?? null,
-  };
-}
-
 function pendingText(r: MemoryRecord): string {
   const p = (r.extra.proposal ?? {}) as Record<string, unknown>;
   return `${r.id.slice(0, 12)}  ${r.type}  ${r.title}\n  from ${p.method ?? r.source ?? '?'}${p.session ? ` (session ${String(p.session).slice(0, 12)})` : ''}, confidence ${r.confidence}\n  ${r.body.trim().split('\n').slice(0, 8).join('\n  ')}`;
@@ -148,7 +131,7 @@ export default defineCommand({
       });
       return;
     }
-    emit(ctx, items.map(pendingJSON), () =>
+    emit(ctx, items.map(rv.proposalJSON), () =>
       items.length
         ? `${items.map(pendingText).join('\n\n')}\n\nApprove with git mem review --approve ID, reject with --reject ID.`
         : 'No pending proposals.',

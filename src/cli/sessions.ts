@@ -1,6 +1,6 @@
 /** `git mem sessions [show ID]`: the session summaries agents left behind. */
 import { err } from '../errors.js';
-import { parseRecord, recordPath, recordToJSON } from '../model/record.js';
+import { recordToJSON } from '../model/record.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 import { pad, recordText } from './format.js';
@@ -17,11 +17,8 @@ export default defineCommand({
       })
       .option('limit', { type: 'number', describe: 'list at most this many (default 20)' }),
   async run(a, ctx) {
-    const { sessionEntries } = await import('../agents/sessions.js');
     const store = await openStore(ctx);
-    const tip = await store.tip();
     const cat = await store.catalog();
-    const entries = tip ? sessionEntries(cat.entries.values()) : [];
     if (a.action === 'show') {
       if (!a.ref)
         throw err('E_INVALID_ARG', 'sessions show needs an id', 'see the ids with git mem sessions');
@@ -39,23 +36,8 @@ export default defineCommand({
     }
     const limit = a.limit === undefined ? 20 : Number(a.limit);
     if (!(limit > 0)) throw err('E_INVALID_ARG', `--limit must be a positive number, not ${a.limit}`);
-    const shown = entries.slice(0, limit);
-    const blobs = await store.catFile.readMany(shown.map((e) => e.oid));
-    const rows = shown.map((e, i) => {
-      const r = parseRecord(blobs[i]!.content.toString('utf8'), recordPath(e.id));
-      const s = (r.extra.session ?? {}) as Record<string, unknown>;
-      return {
-        id: r.id,
-        title: r.title,
-        created: r.created,
-        updated: r.updated,
-        session: s.id ?? null,
-        agent: s.agent ?? null,
-        duration_s: s.duration_s ?? null,
-        outcome: s.outcome ?? null,
-        compressed: r.tags.includes('compressed'),
-      };
-    });
+    const { sessionRows } = await import('../agents/sessions.js');
+    const rows = await sessionRows(store, limit);
     emit(ctx, rows, () =>
       rows.length
         ? rows

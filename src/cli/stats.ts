@@ -1,4 +1,4 @@
-import { isExpired } from '../model/record.js';
+import { storeStats } from '../commands/stats.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 
@@ -8,46 +8,21 @@ export default defineCommand({
   builder: (y) => y.option('global', { type: 'boolean' }),
   async run(a, ctx) {
     const store = await openStore(ctx, { global: a.global, read: true });
-    const tip = await store.tip();
-    const cat = await store.catalog();
-    const byType: Record<string, number> = {};
-    const byStatus: Record<string, number> = {};
-    let tokens = 0;
-    let expired = 0;
-    let anchored = 0;
-    for (const e of cat.entries.values()) {
-      byType[e.type] = (byType[e.type] ?? 0) + 1;
-      byStatus[e.status] = (byStatus[e.status] ?? 0) + 1;
-      tokens += e.tokens;
-      if (isExpired(e)) expired++;
-      if (e.anchors.length) anchored++;
-    }
-    const commits = tip ? (await store.log()).length : 0;
-    const s = {
-      records: cat.size,
-      byType,
-      byStatus,
-      tokens,
-      expired,
-      anchored,
-      malformed: cat.bad.length,
-      commits,
-      tip,
-    };
+    const s = await storeStats(store);
     emit(ctx, s, () =>
       [
-        `${s.records} ${s.records === 1 ? 'memory' : 'memories'}, ~${tokens} tokens, ${commits} commit${commits === 1 ? '' : 's'} on ${store.ref}${tip ? ` (${tip.slice(0, 12)})` : ''}`,
+        `${s.records} ${s.records === 1 ? 'memory' : 'memories'}, ~${s.tokens} tokens, ${s.commits} commit${s.commits === 1 ? '' : 's'} on ${store.ref}${s.tip ? ` (${s.tip.slice(0, 12)})` : ''}`,
         `by type:   ${
-          Object.entries(byType)
+          Object.entries(s.byType)
             .map(([k, v]) => `${k} ${v}`)
             .join(', ') || '-'
         }`,
         `by status: ${
-          Object.entries(byStatus)
+          Object.entries(s.byStatus)
             .map(([k, v]) => `${k} ${v}`)
             .join(', ') || '-'
         }`,
-        `anchored ${anchored}, expired ${expired}, malformed ${cat.bad.length}`,
+        `anchored ${s.anchored}, expired ${s.expired}, malformed ${s.malformed}`,
       ].join('\n'),
     );
   },

@@ -11,18 +11,34 @@ declare const __GIT_MEM_VENDOR__: Record<string, string> | undefined;
 
 let lib: typeof Micromatch | undefined;
 
+function load(): typeof Micromatch {
+  const at = typeof __GIT_MEM_VENDOR__ === 'object' ? __GIT_MEM_VENDOR__.micromatch : 'micromatch';
+  lib ??= createRequire(import.meta.url)(at) as typeof Micromatch;
+  return lib;
+}
+
 export function isMatch(
   path: string,
   patterns: string | readonly string[],
   options?: Micromatch.Options,
 ): boolean {
-  const at = typeof __GIT_MEM_VENDOR__ === 'object' ? __GIT_MEM_VENDOR__.micromatch : 'micromatch';
-  lib ??= createRequire(import.meta.url)(at) as typeof Micromatch;
-  return lib.isMatch(path, patterns as string | string[], options);
+  return load().isMatch(path, patterns as string | string[], options);
+}
+
+/** The test of isMatch compiled once, for many paths against the same globs (isMatch compiles on every call). */
+export function matcher(
+  patterns: string | readonly string[],
+  options?: Micromatch.Options,
+): (path: string) => boolean {
+  const m = load();
+  // a list matches when one of its globs does (as isMatch reads a list)
+  const tests = (typeof patterns === 'string' ? [patterns] : patterns).map((p) => m.matcher(p, options));
+  return tests.length === 1 ? tests[0] : (path) => tests.some((t) => t(path));
 }
 
 export const micromatch = {
   isMatch,
+  matcher,
 };
 export default micromatch;
 

@@ -9,6 +9,8 @@ import { connect } from 'node:net';
 export interface DaemonRequest {
   op: 'search' | 'context' | 'dedup' | 'prompt' | 'ping' | 'stop';
   q?: unknown;
+  /** search: count the hits as used (default true; a search as you type is not a use) */
+  count?: boolean;
 }
 
 export interface DaemonReply {

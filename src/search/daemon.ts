@@ -187,7 +187,14 @@ export async function serve(
           setImmediate(stop);
           return { ok: true, build, pid: process.pid };
         case 'search':
-          return { ok: true, build, result: await searchMemories(store, req.q as SearchQuery, { provider }) };
+          return {
+            ok: true,
+            build,
+            result: await searchMemories(store, req.q as SearchQuery, {
+              provider,
+              recordUsage: req.count !== false,
+            }),
+          };
         case 'dedup': {
           const { findDuplicates } = await import('./dedup.js');
           return { ok: true, build, result: await findDuplicates(store, req.q as DupInput, provider) };

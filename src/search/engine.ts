@@ -362,6 +362,21 @@ export class SearchIndex {
     return qterms.every((t) => (this.df.get(t) ?? 0) <= ORAMA_MAX_DF);
   }
 
+  /**
+   * Indexed terms that begin with one of `prefixes` (an unfinished word typed
+   * so far), the most frequent first: what a search as you type also matches.
+   */
+  termsWithPrefix(prefixes: readonly string[], limit: number): string[] {
+    const ps = [...new Set(prefixes)].filter((p) => p.length >= 2);
+    if (!ps.length) return [];
+    const hits: Array<[string, number]> = [];
+    for (const [t, n] of this.df) if (ps.some((p) => t.startsWith(p))) hits.push([t, n]);
+    return hits
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, limit)
+      .map(([t]) => t);
+  }
+
   /** Whether postings are built (long-lived processes). */
   get hasPostings(): boolean {
     return this.postings !== undefined;

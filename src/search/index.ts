@@ -24,7 +24,7 @@ import {
 } from './rank.js';
 import { clearsBar, distinctive } from './relevance.js';
 import { type IndexState, openIndex, readRecords } from './store-index.js';
-import { normalizePath, packageOf, pathWords, terms } from './text.js';
+import { normalizePath, packageOf, pathWords, stem, terms, words } from './text.js';
 import { recordUse, usageCounts } from './usage.js';
 
 export interface SearchQuery {
@@ -35,7 +35,15 @@ export interface SearchQuery {
   limit?: number;
   /** also superseded and archived memories (stale ones are always shown, flagged and demoted) */
   includeStale?: boolean;
+  /**
+   * The last word may be unfinished (a search as you type): it also matches
+   * the indexed words it begins ("postg" finds "postgres").
+   */
+  prefix?: boolean;
 }
+
+/** How many indexed words an unfinished last word stands for at most. */
+const PREFIX_TERMS = 16;
 
 export interface SearchHit {
   id: string;
@@ -107,7 +115,18 @@ async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}):
   const now = opts.now ?? Date.now();
   const file = q.file ? normalizePath(q.file) : undefined;
   const query = (q.query ?? '').trim();
-  const qterms = [...new Set(terms(query))];
+  let qterms = [...new Set(terms(query))];
+  const typed = qterms.length;
+  // an unfinished last word: the indexed words it begins join the query (not after a space: that word is done)
+  let completions: string[] = [];
+  if (q.prefix && query && !/\s$/.test(q.query)) {
+    const last = words(query).pop();
+    if (last) {
+      const have = new Set(qterms);
+      completions = idx.termsWithPrefix([last, stem(last)], PREFIX_TERMS).filter((t) => !have.has(t));
+      qterms = [...qterms, ...completions];
+    }
+  }
   const where: Record<string, unknown> = {};
   if (q.types?.length) where.type = { in: q.types };
   const params = opts.params ?? DEFAULT_PARAMS;
@@ -140,6 +159,7 @@ async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}):
   } else {
     if (scored) textMap = new Map(scored.docs.map((d, i) => [d, scored.scores[i]]));
     ids = new Set<string>(idx.textCandidates(query, where, params.preK));
+    if (completions.length) for (const id of idx.termCandidates(completions)) ids.add(id);
   }
   if (file) {
     const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
@@ -184,7 +204,7 @@ async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}):
   const stats = idx.stats();
   let ranked = rank(cands, stats, { qterms, file, now, usage, vector, text: textMap }, params);
   // (sentence-like queries only: a one- or two-word lookup means exactly those words)
-  if (params.prfDocs > 0 && qterms.length >= 3) {
+  if (params.prfDocs > 0 && typed >= 3) {
     // pseudo-relevance feedback: words of the best text matches find memories phrased differently
     const top = ranked
       .filter((r) => r.why.some((w) => w.startsWith('text')))

@@ -1,0 +1,85 @@
+/**
+ * Line diffs as the web UI shows them: rows of kept, removed and added lines
+ * with their numbers on each side, cut to hunks. The lines are matched by the
+ * one line differ of the project (src/anchors/diff.ts, the one anchors use to
+ * follow code); this only lays its answer out. Pure.
+ */
+import { diffLines } from '../anchors/diff.js';
+
+export interface DiffRow {
+  /** ' ' kept, '-' only in the old text, '+' only in the new, '…' lines left out */
+  op: ' ' | '-' | '+' | '…';
+  /** 1-based line numbers on each side (absent on the side the line is not on) */
+  old?: number;
+  new?: number;
+  text: string;
+}
+
+/** Text → lines, without the empty line after a final newline. */
+export function splitText(text: string): string[] {
+  if (!text) return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** Every line of both texts in order, each marked kept, removed or added. */
+export function diffRows(a: readonly string[], b: readonly string[]): DiffRow[] {
+  const d = diffLines(a, b);
+  const rows: DiffRow[] = [];
+  let i = 1;
+  let j = 1;
+  while (i <= a.length || j <= b.length) {
+    if (i <= a.length && j <= b.length && d.oldToNew[i] === j) {
+      rows.push({ op: ' ', old: i, new: j, text: a[i - 1] });
+      i++;
+      j++;
+    } else if (i <= a.length && d.oldToNew[i] === 0) {
+      rows.push({ op: '-', old: i, text: a[i - 1] });
+      i++;
+    } else if (j <= b.length && d.newToOld[j] === 0) {
+      rows.push({ op: '+', new: j, text: b[j - 1] });
+      j++;
+    } else if (i <= a.length) {
+      // a crossing match (the differ never gives one; kept safe): show it as a change
+      rows.push({ op: '-', old: i, text: a[i - 1] });
+      i++;
+    } else {
+      rows.push({ op: '+', new: j, text: b[j - 1] });
+      j++;
+    }
+  }
+  return rows;
+}
+
+/**
+ * The changed rows with `context` kept rows around each, runs in between
+ * folded into one '…' row. With `focus` (old line numbers), only the hunks
+ * that touch that range are kept.
+ */
+export function hunks(rows: readonly DiffRow[], context = 3, focus?: [number, number]): DiffRow[] {
+  const keep = new Uint8Array(rows.length);
+  // the old line each row sits at (an added row: the old line before it)
+  let last = 0;
+  const at = rows.map((r) => {
+    if (r.old !== undefined) last = r.old;
+    return last;
+  });
+  const inFocus = (k: number): boolean => !focus || (at[k] >= focus[0] - 1 && at[k] <= focus[1]);
+  rows.forEach((r, k) => {
+    if (r.op === ' ' || !inFocus(k)) return;
+    for (let x = Math.max(0, k - context); x <= Math.min(rows.length - 1, k + context); x++) keep[x] = 1;
+  });
+  const out: DiffRow[] = [];
+  let skipped = 0;
+  rows.forEach((r, k) => {
+    if (keep[k]) {
+      if (skipped) out.push({ op: '…', text: `${skipped} unchanged line${skipped === 1 ? '' : 's'}` });
+      skipped = 0;
+      out.push(r);
+    } else skipped++;
+  });
+  if (skipped && out.length)
+    out.push({ op: '…', text: `${skipped} unchanged line${skipped === 1 ? '' : 's'}` });
+  return out;
+}

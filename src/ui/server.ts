@@ -1,0 +1,280 @@
+/**
+ * `git mem ui`: a local web server for one repository's memory. node:http on
+ * 127.0.0.1 only; every request passes the gate of ./security.ts first. It
+ * serves the page (built from web/ into dist/ui-*) and the JSON API of
+ * ./api.ts. The stores are long-lived, as in the MCP server: one running
+ * cat-file and one set of git writers for the life of the server, the search
+ * index kept in memory and brought to the tip before each search.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { err, isGitMemError } from '../errors.js';
+import type { Store } from '../gitstore/store.js';
+import { type ApiRequest, type Json, route } from './api.js';
+import type { UiEnv } from './env.js';
+import { warmSearch } from './search.js';
+import { checkRequest, type Gate, newToken } from './security.js';
+
+export interface UiOptions {
+  /** 0 = a free port the system picks */
+  port?: number;
+  /** where ui-index.html, ui-app.js, ui-app.css and ui-chunk-*.js are (default: beside this module, i.e. dist/) */
+  assets?: string;
+  /** a fixed token (tests); default: 32 random bytes */
+  token?: string;
+  /** where failures that are not the user's are reported (default stderr) */
+  log?: (line: string) => void;
+}
+
+export interface UiServer {
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+const BODY_LIMIT = 1 << 20;
+/** The search index is readied this long after the first list was answered. */
+const WARM_IDLE_MS = 300;
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const COMMON: Record<string, string> = {
+  'content-security-policy': CSP,
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+interface Asset {
+  type: string;
+  body: Buffer;
+  etag: string;
+}
+
+function loadAssets(dir: string, token: string): Map<string, Asset> {
+  const read = (name: string) => {
+    try {
+      return readFileSync(join(dir, name));
+    } catch {
+      throw err(
+        'E_IO',
+        `the page is missing (${join(dir, name)})`,
+        'run npm run build, or reinstall git-mem',
+      );
+    }
+  };
+  const asset = (type: string, body: Buffer): Asset => ({
+    type,
+    body,
+    etag: `"${createHash('sha1').update(body).digest('hex').slice(0, 16)}"`,
+  });
+  const files = new Map<string, Asset>([
+    ['/ui-app.js', asset('text/javascript; charset=utf-8', read('ui-app.js'))],
+    ['/ui-app.css', asset('text/css; charset=utf-8', read('ui-app.css'))],
+  ]);
+  // the chunks the page loads later (the Markdown renderer; their names carry a hash of their content)
+  for (const f of readdirSync(dir))
+    if (/^ui-chunk-\w+\.js$/.test(f)) files.set(`/${f}`, asset('text/javascript; charset=utf-8', read(f)));
+  // the page: the token for the change header (it is served only to holders of the token), and the
+  // script and styles by a name with their hash, so a browser keeps them without asking again
+  const html = read('ui-index.html')
+    .toString('utf8')
+    .replace('__GIT_MEM_TOKEN__', token)
+    .replace(
+      /"\/(ui-app\.(?:js|css))"/g,
+      (_m, f: string) => `"/${f}?v=${files.get(`/${f}`)!.etag.slice(1, -1)}"`,
+    );
+  files.set('/', asset('text/html; charset=utf-8', Buffer.from(html)));
+  return files;
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: Buffer | string,
+  extra: Record<string, string> = {},
+) {
+  const buf = typeof body === 'string' ? Buffer.from(body) : body;
+  res.writeHead(status, { ...COMMON, 'content-type': type, 'content-length': String(buf.length), ...extra });
+  res.end(buf);
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown) {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value), {
+    'cache-control': 'no-store',
+  });
+}
+
+/** The HTTP status of an operation's failure: bad input 400, not found 404, conflict 409, else 500. */
+function statusOf(exitCode: number): number {
+  return exitCode === 2 ? 400 : exitCode === 3 ? 404 : exitCode === 4 ? 409 : 500;
+}
+
+async function readBody(req: IncomingMessage): Promise<Json> {
+  const type = String(req.headers['content-type'] ?? '');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > BODY_LIMIT) throw err('E_TOO_LARGE', 'the request is larger than 1 MiB');
+    chunks.push(c as Buffer);
+  }
+  if (!size) return {};
+  if (!/^application\/json\b/i.test(type))
+    throw err('E_INVALID_ARG', 'send JSON (content-type application/json)');
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw err('E_INVALID_ARG', 'the request body is not valid JSON');
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw err('E_INVALID_ARG', 'the request body must be a JSON object');
+  return v as Json;
+}
+
+function defaultAssets(): string {
+  return fileURLToPath(new URL('.', import.meta.url));
+}
+
+/** Marks the stores long-lived, as the MCP server does (before their writers start). */
+function serverStore(s: Store): Store {
+  s.reflogMessage = 'mem: ui server';
+  s.longLived = true;
+  return s;
+}
+
+export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServer> {
+  serverStore(env.store);
+  if (env.global) serverStore(env.global);
+  const token = opts.token ?? newToken();
+  const assets = loadAssets(opts.assets ?? defaultAssets(), token);
+  const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const gate: Gate = { token, port: 0 };
+  let warmSoon = (_ms: number) => {};
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const verdict = checkRequest(gate, req);
+    if (!verdict.ok) {
+      req.resume();
+      return send(res, verdict.status, 'text/plain; charset=utf-8', `git-mem ui: ${verdict.reason}\n`, {
+        'cache-control': 'no-store',
+      });
+    }
+    if (verdict.redirect) {
+      req.resume();
+      return send(res, 303, 'text/plain; charset=utf-8', '', {
+        location: verdict.redirect,
+        'set-cookie': verdict.setCookie ?? '',
+        'cache-control': 'no-store',
+      });
+    }
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (url.pathname.startsWith('/api/')) {
+      const r = route(method === 'HEAD' ? 'GET' : method, url.pathname);
+      if ('status' in r) {
+        req.resume();
+        return sendJson(res, r.status, {
+          error: { code: 'E_NOT_FOUND', message: `no ${method} ${url.pathname}` },
+        });
+      }
+      try {
+        if (method !== 'POST') req.resume();
+        const body = method === 'POST' ? await readBody(req) : {};
+        const api: ApiRequest = { method, path: url.pathname, query: url.searchParams, body };
+        sendJson(res, 200, (await r.handler(env, r.params, api)) ?? null);
+        if (url.pathname === '/api/memories') warmSoon(WARM_IDLE_MS);
+        return;
+      } catch (e) {
+        if (isGitMemError(e)) return sendJson(res, statusOf(e.exitCode), e.toJSON());
+        log(`git-mem ui: internal error on ${method} ${url.pathname}: ${(e as Error)?.stack ?? e}`);
+        return sendJson(res, 500, {
+          error: { code: 'E_INTERNAL', message: `internal error: ${(e as Error)?.message ?? String(e)}` },
+        });
+      }
+    }
+    req.resume();
+    if (method !== 'GET' && method !== 'HEAD')
+      return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
+    const a = assets.get(url.pathname);
+    if (!a) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+    // the page (it holds this run's token) is never stored; the rest is named by its content
+    const cache =
+      url.pathname === '/'
+        ? 'no-store'
+        : url.pathname.startsWith('/ui-chunk-') || url.searchParams.get('v') === a.etag.slice(1, -1)
+          ? 'private, max-age=31536000, immutable'
+          : 'no-cache';
+    if (req.headers['if-none-match'] === a.etag)
+      return send(res, 304, a.type, '', { etag: a.etag, 'cache-control': cache });
+    return send(res, 200, a.type, method === 'HEAD' ? '' : a.body, {
+      etag: a.etag,
+      'cache-control': cache,
+    });
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((e) => {
+      log(`git-mem ui: ${(e as Error)?.stack ?? e}`);
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException) => {
+      reject(
+        e.code === 'EADDRINUSE'
+          ? err('E_IO', `port ${opts.port} is in use`, 'pass another --port, or --port 0 for a free one')
+          : e.code === 'EACCES'
+            ? err('E_IO', `port ${opts.port} is not allowed here`, 'pass a port above 1023, or --port 0')
+            : err('E_IO', `cannot listen on 127.0.0.1:${opts.port}: ${e.code ?? e.message}`),
+      );
+    };
+    server.once('error', onError);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  gate.port = port;
+  // The search index is readied (./search.ts) once the list of memories has been answered: the
+  // first page never waits behind it, and the reader of that page has not typed yet. (A search
+  // asked first, from elsewhere, readies it itself.)
+  let warming = false;
+  warmSoon = (ms: number) => {
+    if (warming) return;
+    warming = true;
+    setTimeout(() => void warmSearch(env).catch(() => {}), ms).unref();
+  };
+
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    port,
+    token,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

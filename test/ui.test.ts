@@ -1,0 +1,569 @@
+/**
+ * `git mem ui` in a real browser: Debian's Chromium driven by playwright-core,
+ * against the built binary serving a real repository that the CLI made (a
+ * remote and two clones, so a sync leaves true conflicts; anchored code
+ * changed and checked, so memories are stale). Every change made through the
+ * page is compared with the same change made by the CLI on a twin record.
+ * One browser for the whole file. Screenshots go to test-results/ui/.
+ * Without Chromium the file is skipped, except in CI (CI=true), where it fails.
+ */
+// biome-ignore-all lint/performance/useDomNodeTextContent: innerText here is playwright's method (the text as the browser shows it)
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRecord } from '../src/model/record.js';
+import { BIN, ROOT, type TestRepo, tmpDir, until } from './helpers.js';
+import { bareRemote, clone } from './sync-helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
+const SHOTS = join(ROOT, 'test-results', 'ui');
+const describeUi = existsSync(CHROMIUM) || CI ? describe : describe.skip;
+
+interface Served {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  port: number;
+  token: string;
+  out: () => string;
+}
+
+/** Starts the built binary's `git mem ui` and reads the URL it prints. */
+async function serve(
+  repo: TestRepo,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = repo.env,
+): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'ui', '--port', '0', ...args], { cwd: repo.dir, env });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const url = await until(() => /git-mem ui: (http:\/\/\S+)/.exec(out)?.[1], 20_000).catch(() => {
+    throw new Error(`git mem ui printed no URL: ${out}${err}`);
+  });
+  const u = new URL(url);
+  return { child, url, port: Number(u.port), token: u.searchParams.get('token')!, out: () => out + err };
+}
+
+function stop(s: Served): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (s.child.exitCode !== null) return resolve(s.child.exitCode);
+    s.child.once('exit', (code) => resolve(code));
+    s.child.kill('SIGINT');
+  });
+}
+
+/** A raw HTTP request (fetch may not set Host). */
+function raw(
+  port: number,
+  path: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: opts.headers },
+      (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+const CODE = `export function connect() {
+  const pool = createPool({ max: 10 });
+  return pool;
+}
+
+export function close(pool) {
+  pool.end();
+}
+`;
+
+describeUi('git mem ui in a browser', () => {
+  let a: TestRepo;
+  let b: TestRepo;
+  let server: Served;
+  let ctx: BrowserContext;
+  let page: Page;
+  let base: string;
+  const ids: Record<string, string> = {};
+  const foreign: string[] = [];
+  const dialogs: string[] = [];
+  const pageErrors: string[] = [];
+
+  const memJson = async (r: TestRepo, args: string[], stdin?: string) => r.memJson(args, { stdin });
+  const tip = () => b.git('rev-parse', 'refs/memory').trim();
+  const record = async (id: string) => memJson(b, ['show', id]);
+  const subject = (commit = 'refs/memory') => b.git('log', '-1', '--format=%s', commit).trim();
+  /** Who made a record's last change and how (its author, a person or an agent, the operation, the signature), not which commit. */
+  const changeOf = (r: { lastChange?: Record<string, unknown> }) => {
+    const { commit, date, subject, ...change } = r.lastChange ?? {};
+    return change;
+  };
+  const add = async (r: TestRepo, args: string[]) =>
+    (await memJson(r, ['add', '--force', ...args])).id as string;
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  /** Goes to a page and waits for what shows it is ready (of the memory asked for, on a memory page). */
+  const open = async (hash: string, ready: string) => {
+    await page.goto(`${base}/${hash}`);
+    await page.locator(ready).first().waitFor();
+  };
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it in CI)`);
+    mkdirSync(SHOTS, { recursive: true });
+    // the browser starts while the repository is made
+    const launched = chromium.launchPersistentContext(tmpDir('gm-chromium-'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1280, height: 860 },
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    launched.catch(() => {}); // awaited below; a failure fails the suite there
+    // two clones of one remote: b is the repository the UI serves
+    const remote = bareRemote();
+    a = clone(remote.url);
+    b = clone(remote.url);
+    b.write('src/db/pool.ts', CODE);
+    b.write('src/api/handler.ts', 'export const handler = () => 200;\n');
+    b.write('docs/guide.md', '# Guide\n');
+    b.commitAll('code');
+    // the memories: anchored ones by add (anchors made at HEAD), the others in one import
+    const anchored = (title: string, content: string, tags = '') =>
+      add(b, [
+        '--type',
+        'decision',
+        '--title',
+        title,
+        '--anchor',
+        'src/db/pool.ts:1-4',
+        '--content',
+        content,
+        ...(tags ? ['--tags', tags] : []),
+      ]);
+    ids.pool = await anchored(
+      'Pool size is 10',
+      'We cap the **pool** at 10 connections.\n\n- the database allows 100\n- 8 app servers\n',
+      'db,perf',
+    );
+    ids.poolTwin = await anchored('Pool size twin', 'Twin of the pool memory.\n');
+    const lines: Array<[string, Record<string, unknown>]> = [
+      [
+        'rule',
+        { type: 'rule', title: 'No console.log in src', scope: ['src/**'], body: 'Use the logger.\n' },
+      ],
+      [
+        'fix',
+        { type: 'known_fix', title: 'Flaky upload test', tags: ['tests'], body: 'Retry the upload once.\n' },
+      ],
+      [
+        'proposal',
+        {
+          type: 'convention',
+          status: 'pending',
+          title: 'Use pnpm',
+          tags: ['tooling'],
+          body: 'Install with pnpm, not npm.\n',
+        },
+      ],
+      [
+        'proposalTwin',
+        {
+          type: 'convention',
+          status: 'pending',
+          title: 'Use pnpm',
+          tags: ['tooling'],
+          body: 'Install with pnpm, not npm.\n',
+        },
+      ],
+      [
+        'session',
+        { type: 'session', title: 'Session: fixed the flaky upload test', body: '## Outcome\n\nFixed.\n' },
+      ],
+      [
+        'xss',
+        {
+          type: 'constraint',
+          title: 'Hostile text',
+          body: [
+            '<script>window.__xss=1</script>',
+            '<img src=x onerror="window.__xss=2">',
+            '[click me](javascript:window.__xss=3)',
+            'and [click here too](javascript:alert(1))',
+            '![tracker](https://tracker.example/pixel.png)',
+          ].join('\n\n'),
+        },
+      ],
+      ['deploy', { type: 'decision', title: 'Deploy day', body: 'deploy on friday\nrollback by script\n' }],
+      [
+        'deployTwin',
+        { type: 'decision', title: 'Deploy day twin', body: 'deploy on friday\nrollback by script\n' },
+      ],
+    ];
+    const imported = await memJson(b, ['import', '-'], lines.map(([, l]) => JSON.stringify(l)).join('\n'));
+    lines.forEach(([k], i) => {
+      ids[k] = imported.ids[i];
+    });
+    // a has b's memory; both change the same line of two memories; b pulls a's: a true conflict each
+    a.git('fetch', '-q', b.dir, '+refs/memory:refs/memory');
+    const edit = async (r: TestRepo, day: string) => {
+      for (const k of ['deploy', 'deployTwin'])
+        await memJson(r, ['update', ids[k], '--content', `deploy on ${day}\nrollback by script\n`]);
+    };
+    await Promise.all([edit(a, 'monday'), edit(b, 'tuesday')]);
+    a.git('push', '-q', 'origin', 'refs/memory:refs/mem/memory');
+    expect((await b.mem(['pull'])).code).toBe(0);
+    // the anchored code changes: both pool memories go stale
+    b.write('src/db/pool.ts', CODE.replace('max: 10', 'max: 20'));
+    b.commitAll('bigger pool');
+    expect((await b.mem(['check'])).code).toBe(0);
+    expect((await record(ids.pool)).status).toBe('stale');
+    server = await serve(b);
+    base = `http://127.0.0.1:${server.port}`;
+    ctx = await launched;
+    ctx.on('request', (r) => {
+      const u = r.url();
+      if (!u.startsWith(`${base}/`) && !u.startsWith('data:')) foreign.push(u);
+    });
+    page = ctx.pages()[0] ?? (await ctx.newPage());
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.setDefaultTimeout(10_000);
+    // the printed URL: its token becomes a cookie and leaves the address bar
+    await page.goto(server.url);
+    await page.locator('table.list').waitFor();
+    expect(page.url()).toBe(`${base}/#/memories`);
+  }, 90_000);
+
+  afterAll(async () => {
+    await ctx?.close();
+    if (server) expect(await stop(server)).toBe(0);
+  });
+
+  it('refuses requests without the token, from another Host, and changes without the CSRF header', async () => {
+    const cookie = `git-mem-ui-${server.port}=${server.token}`;
+    const host = `127.0.0.1:${server.port}`;
+    for (const path of ['/', '/ui-app.js', '/api/info', `/api/memory/${ids.fix}`])
+      expect((await raw(server.port, path)).status, path).toBe(403);
+    expect(
+      (await raw(server.port, '/api/info', { headers: { cookie: `git-mem-ui-${server.port}=nope` } })).status,
+    ).toBe(403);
+    expect((await raw(server.port, '/?token=nope')).status).toBe(403);
+    const first = await raw(server.port, `/?token=${server.token}`);
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe('/');
+    expect(String(first.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
+    // DNS rebinding: a page of evil.example resolving to 127.0.0.1 sends its own Host
+    const rebound = await raw(server.port, '/api/info', {
+      headers: { cookie, host: `evil.example:${server.port}` },
+    });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toMatch(/Host refused/);
+    expect(
+      (await raw(server.port, '/api/info', { headers: { cookie, host: `localhost:${server.port}` } })).status,
+    ).toBe(200);
+    const page0 = await raw(server.port, '/', { headers: { cookie, host } });
+    expect(page0.status).toBe(200);
+    expect(page0.headers['content-security-policy']).toMatch(/script-src 'self'/);
+    // changes: the token header, JSON, and no foreign Origin
+    const before = tip();
+    const body = JSON.stringify({ status: 'archived' });
+    const json = { cookie, host, 'content-type': 'application/json' };
+    const path = `/api/memory/${ids.fix}`;
+    expect((await raw(server.port, path, { method: 'POST', headers: json, body })).status).toBe(403);
+    expect(
+      (
+        await raw(server.port, path, {
+          method: 'POST',
+          headers: { ...json, 'x-git-mem-token': 'nope' },
+          body,
+        })
+      ).status,
+    ).toBe(403);
+    const withToken = { ...json, 'x-git-mem-token': server.token };
+    expect(
+      (
+        await raw(server.port, path, {
+          method: 'POST',
+          headers: { ...withToken, origin: 'http://evil.example' },
+          body,
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await raw(server.port, path, {
+          method: 'POST',
+          headers: { ...withToken, 'sec-fetch-site': 'cross-site' },
+          body,
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await raw(server.port, path, {
+          method: 'POST',
+          headers: { ...withToken, 'content-type': 'text/plain' },
+          body,
+        })
+      ).status,
+    ).toBe(400);
+    expect(tip()).toBe(before);
+    // an operation's own refusal comes back typed
+    const bad = await raw(server.port, path, {
+      method: 'POST',
+      headers: withToken,
+      body: JSON.stringify({ type: 'nope' }),
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body).error.code).toBe('E_INVALID_ARG');
+    expect(tip()).toBe(before);
+    const ok = await raw(server.port, path, { method: 'POST', headers: withToken, body });
+    expect(ok.status).toBe(200);
+    expect((await record(ids.fix)).status).toBe('archived');
+    expect(subject()).toBe(`mem: update ${ids.fix.slice(0, 12)} "Flaky upload test" (status)`);
+    await memJson(b, ['update', ids.fix, '--status', 'active']);
+  });
+
+  it('shows the overview with counts and charts', async () => {
+    await open('#/overview', '.stats');
+    await expect.poll(() => page.locator('li.stat').first().innerText()).toMatch(/memories/);
+    expect(await page.locator('.stat:has-text("stale") .n').innerText()).toBe('2');
+    expect(await page.locator('.stat:has-text("conflicts") .n').innerText()).toBe('2');
+    expect(await page.locator('svg.chart').count()).toBeGreaterThanOrEqual(3);
+    expect(await page.locator('table.folders').innerText()).toMatch(/docs/);
+    await shot('overview');
+  });
+
+  it('lists, filters and searches memories as you type (a word half typed finds it)', async () => {
+    await open('#/memories', 'table.list');
+    await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThanOrEqual(8);
+    await page.selectOption('select[aria-label="Status"]', 'stale');
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    await page.selectOption('select[aria-label="Status"]', '');
+    await page.locator('input.search').pressSequentially('upl', { delay: 30 });
+    await expect.poll(() => page.locator('tbody tr td.title').allInnerTexts()).toContain('Flaky upload test');
+    expect(await page.locator('tbody tr td.title').allInnerTexts()).not.toContain('Pool size is 10');
+    await page.locator('input.search').fill('');
+    await page.selectOption('select[aria-label="Tag"]', 'db');
+    await expect.poll(() => page.locator('tbody tr td.title').allInnerTexts()).toEqual(['Pool size is 10']);
+    // the address keeps the filters
+    expect(page.url()).toMatch(/tag=db/);
+    await page.selectOption('select[aria-label="Tag"]', '');
+    await page.fill('input.path', 'src/db');
+    await page.press('input.path', 'Enter');
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    await page.fill('input.path', '');
+    await page.press('input.path', 'Enter');
+    await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThanOrEqual(8);
+    await shot('memories');
+  });
+
+  it('shows a stale memory with its code and the change that made it stale, and re-anchors it as the CLI does', async () => {
+    await open(`#/m/${ids.pool}`, `article.memory[data-id="${ids.pool}"]`);
+    await expect
+      .poll(() => page.locator('.banner.stale').innerText())
+      .toMatch(/src\/db\/pool\.ts:1-4: changed/);
+    // rendered Markdown, the diff and both sides of the code
+    expect(await page.locator('.markdown strong').innerText()).toBe('pool');
+    const diff = page.locator('figure.diff');
+    await diff.waitFor();
+    expect(await diff.locator('.line.opd').innerText()).toMatch(/max: 10/);
+    expect(await diff.locator('.line.opa').innerText()).toMatch(/max: 20/);
+    expect(await page.locator('figure.code:has-text("As anchored") .line.marked').count()).toBe(4);
+    expect(await page.locator('figure.code:has-text("At HEAD")').innerText()).toMatch(/max: 20/);
+    await shot('memory-stale');
+    const before = tip();
+    await page.click('button[data-action="reanchor"]');
+    await page.locator('.banner.ok').waitFor();
+    expect(tip()).not.toBe(before);
+    expect(subject()).toBe(`mem: reanchor ${ids.pool.slice(0, 12)} (1 anchor)`);
+    // the CLI on the twin
+    await memJson(b, ['reanchor', ids.poolTwin]);
+    const [viaPage, viaCli] = [await record(ids.pool), await record(ids.poolTwin)];
+    const anchors = (r: { anchors: Array<Record<string, unknown>> }) =>
+      r.anchors.map((x) => ({ ...x, reanchored: { ...(x.reanchored as object), at: 'T' } }));
+    expect(viaPage.status).toBe('active');
+    expect(viaCli.status).toBe('active');
+    expect(anchors(viaPage)).toEqual(anchors(viaCli));
+    expect(viaPage.extra).toEqual(viaCli.extra);
+    expect(changeOf(viaPage)).toEqual(changeOf(viaCli));
+    await expect.poll(() => page.locator('.banner.stale').count()).toBe(0);
+  });
+
+  it('edits a memory in place, and shows its history with a diff of two versions', async () => {
+    await open(`#/m/${ids.fix}`, `article.memory[data-id="${ids.fix}"]`);
+    await page.click('button[data-action="edit"]');
+    await page.fill('textarea[name="body"]', 'Retry the upload once; the CDN is slow to warm.\n');
+    await page.fill('input[name="tags"]', 'tests, cdn');
+    await page.click('button[type="submit"]');
+    await page.locator('.banner.ok').waitFor();
+    const r = await record(ids.fix);
+    expect(r.body).toBe('Retry the upload once; the CDN is slow to warm.\n');
+    expect(r.tags).toEqual(['tests', 'cdn']);
+    expect(subject()).toBe(`mem: update ${ids.fix.slice(0, 12)} "Flaky upload test" (body, tags)`);
+    await page.click('a.button:has-text("History")');
+    await page.locator('table.versions').waitFor();
+    // newest against the one before: the edit
+    const diff = page.locator('figure.diff');
+    await diff.waitFor();
+    expect(await diff.locator('.line.opa').allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/CDN is slow/)]),
+    );
+    expect(await page.locator('table.versions tbody tr').count()).toBe(
+      (await memJson(b, ['history', ids.fix])).length,
+    );
+    await shot('memory-history');
+  });
+
+  it('approves a proposal through the page as git mem review --approve does', async () => {
+    await open('#/review', '.proposal');
+    expect(await page.locator('.proposal').count()).toBe(2);
+    await shot('review');
+    const before = tip();
+    await page.click(`li.proposal[data-id="${ids.proposal}"] button[data-action="approve"]`);
+    await expect.poll(() => page.locator('.proposal').count()).toBe(1);
+    expect(tip()).not.toBe(before);
+    const pageSubject = subject();
+    await memJson(b, ['review', '--approve', ids.proposalTwin]);
+    type Approved = Record<string, unknown> & {
+      extra: { review: Record<string, unknown> };
+      lastChange?: Record<string, unknown>;
+    };
+    // all but the id, the times, and the commit of the last change (its author, agent, operation and signature stay)
+    const norm = (r: Approved) => {
+      const { id, created, updated, extra, lastChange, ...rest } = r;
+      return { ...rest, lastChange: changeOf(r), extra: { ...extra, review: { ...extra.review, at: 'T' } } };
+    };
+    const [viaPage, viaCli] = [await record(ids.proposal), await record(ids.proposalTwin)];
+    expect(viaPage.status).toBe('active');
+    expect(viaPage.extra.review.state).toBe('approved');
+    expect(norm(viaPage)).toEqual(norm(viaCli));
+    expect(pageSubject.replace(ids.proposal.slice(0, 12), 'ID')).toBe(
+      subject().replace(ids.proposalTwin.slice(0, 12), 'ID'),
+    );
+  });
+
+  it('settles a conflict side by side as git mem resolve --take does', async () => {
+    await open('#/conflicts', '.conflict');
+    expect(await page.locator('.conflict').count()).toBe(2);
+    const card = page.locator(`li.conflict[data-id="${ids.deploy}"]`);
+    expect(await card.locator('.sbs .line.opd, .sbs .line.opa').count()).toBe(2);
+    expect(await card.innerText()).toMatch(/deploy on (monday|tuesday)/);
+    await shot('conflicts');
+    const listed = await memJson(b, ['conflicts']);
+    // the other version of each, as kept in the attic
+    const otherBody = (id: string) => {
+      const c = listed.find((x: { id: string }) => x.id === id);
+      return parseRecord(b.git('show', `refs/memory:${c.attic[0].path}`)).body;
+    };
+    const theirs = { page: otherBody(ids.deploy), cli: otherBody(ids.deployTwin) };
+    await card.locator('button[data-action="take-other"]').click();
+    await expect.poll(() => page.locator('.conflict').count()).toBe(1);
+    expect(subject()).toBe(`mem: resolve ${ids.deploy.slice(0, 12)} (took-attic)`);
+    await memJson(b, ['resolve', ids.deployTwin, '--take', 'theirs']);
+    const [viaPage, viaCli] = [await record(ids.deploy), await record(ids.deployTwin)];
+    // each took its other version, and the flag went the same way
+    expect(viaPage.body).toBe(theirs.page);
+    expect(viaCli.body).toBe(theirs.cli);
+    expect(viaPage.status).toBe(viaCli.status);
+    expect(viaPage.extra).toEqual(viaCli.extra);
+    expect(changeOf(viaPage)).toEqual(changeOf(viaCli));
+    expect(viaPage.extra.conflict).toBeUndefined();
+    expect(b.git('ls-tree', '-r', '--name-only', 'refs/memory')).not.toMatch(/attic\//);
+    await page.reload();
+    await page.locator('.empty').waitFor();
+  });
+
+  it('shows the code tree with the memories and rules that apply to a file', async () => {
+    await open('#/code', 'ul.tree');
+    await page.click('button.node:has-text("src/")');
+    await page.click('button.node:has-text("db/")');
+    await page.click('a[data-path="src/db/pool.ts"]');
+    const panel = page.locator('.file-panel[data-file="src/db/pool.ts"]');
+    await panel.waitFor();
+    expect(await panel.innerText()).toMatch(/Pool size is 10/);
+    expect(await panel.innerText()).toMatch(/No console\.log in src/);
+    expect(await panel.locator('.line.marked').count()).toBe(4);
+    await shot('code');
+  });
+
+  it('lists session summaries and looks back at what we knew at an earlier commit', async () => {
+    await open('#/sessions', 'table.list');
+    expect(await page.locator('tbody').innerText()).toMatch(/fixed the flaky upload test/);
+    await shot('sessions');
+    // the store before the code changed: the pool memory was active then
+    const then = b.git('log', '--format=%H', '--grep=^mem: add', '-1', 'refs/memory').trim();
+    await open('#/history', 'table.log');
+    await page.fill('input[name="at"]', then);
+    await page.click('form.at-form button[type="submit"]');
+    await page.locator('.banner.info').waitFor();
+    expect(page.url()).toContain(`at=${then}`);
+    await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThan(0);
+    await open('#/history', 'table.log');
+    await shot('history');
+  });
+
+  it('shows hostile memory text as inert text: no script, no handler, no javascript: link, no remote image', async () => {
+    await open(`#/m/${ids.xss}`, `article.memory[data-id="${ids.xss}"] .markdown`);
+    const md = page.locator('.markdown');
+    const text = await md.innerText();
+    expect(text).toContain('<script>window.__xss=1</script>');
+    expect(text).toContain('<img src=x onerror="window.__xss=2">');
+    expect(text).toMatch(/\[image: tracker — https:\/\/tracker\.example\/pixel\.png \(not loaded\)\]/);
+    expect(await md.locator('script, img, iframe, [onerror], [onclick]').count()).toBe(0);
+    expect(await md.locator('a[href^="javascript"]').count()).toBe(0);
+    expect(await md.locator('a.unsafe-link').allInnerTexts()).toEqual(['click me', 'click here too']);
+    await md.locator('a.unsafe-link').first().click();
+    await md.locator('text=click here too').click();
+    await page.waitForTimeout(200);
+    expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
+    expect(dialogs).toEqual([]);
+    await shot('memory-sanitised');
+  });
+
+  it('loaded nothing from the network and raised no error on any page', () => {
+    expect(foreign).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('--open hands the URL to $BROWSER; a port in use is refused in one line', async () => {
+    const got = join(tmpDir('gm-browser-'), 'url');
+    const script = join(tmpDir('gm-browser-'), 'browser.sh');
+    writeFileSync(script, `#!/bin/sh\nprintf '%s' "$1" > '${got}'\n`);
+    chmodSync(script, 0o755);
+    const s = await serve(b, ['--open'], { ...b.env, BROWSER: script });
+    expect(await until(() => (existsSync(got) ? readFileSync(got, 'utf8') : undefined), 10_000)).toBe(s.url);
+    expect(await stop(s)).toBe(0);
+    const busy = spawn(process.execPath, [BIN, 'ui', '--port', String(server.port)], {
+      cwd: b.dir,
+      env: b.env,
+    });
+    let out = '';
+    busy.stderr.on('data', (d) => (out += d));
+    const code = await new Promise((r) => busy.on('exit', r));
+    expect(code).toBe(1);
+    expect(out).toMatch(/port \d+ is in use/);
+  });
+});

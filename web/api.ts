@@ -1,0 +1,58 @@
+/** The page's calls to the server: GET reads, POST changes (with the token header the server asks for). */
+
+const token = document.querySelector('meta[name="git-mem-token"]')?.getAttribute('content') ?? '';
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly hint?: string,
+    readonly status = 0,
+  ) {
+    super(message);
+  }
+}
+
+async function handle<T>(res: Response): Promise<T> {
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    throw new ApiError('E_HTTP', text.trim() || `HTTP ${res.status}`, undefined, res.status);
+  }
+  if (!res.ok) {
+    const e = (body as { error?: { code?: string; message?: string; hint?: string } })?.error ?? {};
+    throw new ApiError(e.code ?? 'E_HTTP', e.message ?? `HTTP ${res.status}`, e.hint, res.status);
+  }
+  return body as T;
+}
+
+export type Query = Record<string, string | number | string[] | undefined | null | false>;
+
+export function qs(q: Query): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) {
+    if (v === undefined || v === null || v === '' || v === false) continue;
+    if (Array.isArray(v)) {
+      if (v.length) p.set(k, v.join(','));
+    } else p.set(k, String(v));
+  }
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+export async function get<T>(path: string, q: Query = {}, signal?: AbortSignal): Promise<T> {
+  return handle<T>(await fetch(`/api/${path}${qs(q)}`, { signal, credentials: 'same-origin' }));
+}
+
+export async function post<T>(path: string, body: unknown = {}, q: Query = {}): Promise<T> {
+  return handle<T>(
+    await fetch(`/api/${path}${qs(q)}`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', 'x-git-mem-token': token },
+      body: JSON.stringify(body),
+    }),
+  );
+}

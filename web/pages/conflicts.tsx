@@ -1,0 +1,213 @@
+/** Conflicts: what a merge could not settle, both versions side by side; keep one, the other, or an edit. */
+import { useState } from 'preact/hooks';
+import { get, post } from '../api';
+import { useInfo } from '../main';
+import {
+  type DiffRow,
+  Empty,
+  ErrorBox,
+  Loading,
+  memoryHref,
+  SideBySide,
+  short,
+  useAction,
+  useLoad,
+} from '../ui';
+import type { RecordJson } from './memory';
+
+interface Other {
+  hash: string;
+  reason: string | null;
+  from: string | null;
+  fields: string[];
+  record: RecordJson | null;
+  body: DiffRow[];
+}
+
+interface Conflict {
+  id: string;
+  title: string;
+  reasons: string[];
+  lostAlias: string | null;
+  deletion: Record<string, unknown> | null;
+  ours: RecordJson;
+  others: Other[];
+}
+
+const FIELDS = ['title', 'type', 'status', 'alias', 'tags', 'scope', 'confidence', 'expires'] as const;
+const show = (v: unknown) =>
+  Array.isArray(v) ? v.join(', ') || '—' : v === null || v === undefined || v === '' ? '—' : String(v);
+
+function ConflictCard({ c, onDone }: { c: Conflict; onDone: (what: string) => void }) {
+  const [editing, setEditing] = useState(false);
+  const [content, setContent] = useState(c.ours.body);
+  const act = useAction();
+  const resolve = async (body: { take?: string; content?: string }, what: string) => {
+    const r = await act.run(() => post(`conflicts/${c.id}/resolve`, body));
+    if (r) onDone(what);
+  };
+  return (
+    <li class="card conflict" data-id={c.id}>
+      <header>
+        <h2>
+          <a href={memoryHref(c.id)}>{c.title}</a> <code class="muted">{short(c.id)}</code>
+        </h2>
+        <p class="muted">
+          The merge could not settle: {c.reasons.join(', ')}
+          {c.lostAlias ? `; it lost the alias “${c.lostAlias}” to an older memory` : ''}.
+        </p>
+      </header>
+      {c.deletion ? (
+        <p class="banner warn">
+          The other side deleted it{c.deletion.by ? ` (${String(c.deletion.by)})` : ''}
+          {c.deletion.reason ? `: ${String(c.deletion.reason)}` : ''}, while this side changed it.
+        </p>
+      ) : null}
+      {c.others.map((o) => (
+        <div class="other" key={o.hash}>
+          <table class="fields-cmp">
+            <thead>
+              <tr>
+                <th />
+                <th>This version (kept)</th>
+                <th>
+                  Other version <code>{o.hash}</code>
+                  {o.from ? <span class="muted"> from {o.from}</span> : null}
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {FIELDS.map((k) => {
+                const differs = o.fields.includes(k);
+                return (
+                  <tr key={k} class={differs ? 'differs' : ''}>
+                    <th>{k}</th>
+                    <td>{show(c.ours[k])}</td>
+                    <td>{o.record ? show(o.record[k]) : '—'}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          {o.record ? (
+            <SideBySide rows={o.body} left="This version’s text" right="The other version’s text" />
+          ) : (
+            <p class="muted">The other version cannot be read.</p>
+          )}
+        </div>
+      ))}
+      {editing ? (
+        <div class="editor">
+          <label>
+            The settled text (Markdown)
+            <textarea
+              name="content"
+              rows={Math.min(24, Math.max(6, content.split('\n').length + 2))}
+              value={content}
+              onInput={(e) => setContent((e.target as HTMLTextAreaElement).value)}
+            />
+          </label>
+        </div>
+      ) : null}
+      <ErrorBox error={act.error} />
+      <div class="actions">
+        {editing ? (
+          <>
+            <button
+              type="button"
+              class="primary"
+              disabled={act.busy || !content.trim()}
+              onClick={() => resolve({ content }, `Settled “${c.title}” with the edited text.`)}
+              data-action="save-edit"
+            >
+              Save the edit
+            </button>
+            <button type="button" onClick={() => setEditing(false)} disabled={act.busy}>
+              Cancel
+            </button>
+          </>
+        ) : (
+          <>
+            <button
+              type="button"
+              onClick={() => resolve({ take: 'ours' }, `Kept this version of “${c.title}”.`)}
+              disabled={act.busy}
+              data-action="keep"
+            >
+              Keep this version
+            </button>
+            {c.others.map((o) => (
+              <button
+                type="button"
+                key={o.hash}
+                onClick={() => resolve({ take: o.hash }, `Took the other version of “${c.title}”.`)}
+                disabled={act.busy}
+                data-action="take-other"
+              >
+                Take the other version{c.others.length > 1 ? ` ${o.hash.slice(0, 8)}` : ''}
+              </button>
+            ))}
+            {c.deletion && !c.others.length ? (
+              <button
+                type="button"
+                class="danger"
+                onClick={() => resolve({ take: 'theirs' }, `Deleted “${c.title}”.`)}
+                disabled={act.busy}
+                data-action="take-deletion"
+              >
+                Apply the deletion
+              </button>
+            ) : null}
+            <button type="button" onClick={() => setEditing(true)} disabled={act.busy} data-action="edit">
+              Edit…
+            </button>
+          </>
+        )}
+      </div>
+    </li>
+  );
+}
+
+export function ConflictsPage() {
+  const info = useInfo();
+  const list = useLoad((s) => get<Conflict[]>('conflicts', {}, s), []);
+  const [note, setNote] = useState<string | null>(null);
+  return (
+    <section class="page conflicts">
+      <header class="page-head">
+        <h1>Conflicts</h1>
+        <p class="muted">
+          Memories two clones changed in ways a merge could not settle. Both versions are kept until someone
+          picks.
+        </p>
+        {note ? (
+          <p class="banner ok" role="status">
+            {note}
+          </p>
+        ) : null}
+      </header>
+      <ErrorBox error={list.error} />
+      {list.data ? (
+        list.data.length ? (
+          <ul class="cards">
+            {list.data.map((c) => (
+              <ConflictCard
+                key={c.id}
+                c={c}
+                onDone={(what) => {
+                  setNote(what);
+                  list.reload();
+                  info.reload();
+                }}
+              />
+            ))}
+          </ul>
+        ) : (
+          <Empty>Nothing to settle: no memory is flagged by a merge.</Empty>
+        )
+      ) : (
+        <Loading />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,358 @@
+/** Memories: search as you type, filters, sorting, pages. Everything the list shows is in the address. */
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { get } from '../api';
+import { useInfo } from '../main';
+import {
+  Badge,
+  Empty,
+  ErrorBox,
+  href,
+  memoryHref,
+  type Route,
+  replaceHash,
+  Time,
+  useAutofocus,
+  useLoad,
+} from '../ui';
+
+export interface MemoryItem {
+  id: string;
+  alias: string | null;
+  type: string;
+  title: string;
+  status: string;
+  tags: string[];
+  scope: string[];
+  confidence: number;
+  created: string;
+  updated: string;
+  expires: string | null;
+  tokens: number;
+  anchors: string[];
+  store: 'project' | 'global';
+  score?: number;
+  why?: string;
+}
+
+interface Page {
+  total: number;
+  capped: boolean;
+  page: number;
+  size: number;
+  sort: string;
+  order: string;
+  at: { commit: string; ref: string } | null;
+  items: MemoryItem[];
+}
+
+interface Filters {
+  q: string;
+  type: string;
+  status: string;
+  tag: string;
+  store: string;
+  path: string;
+  sort: string;
+  order: string;
+  page: number;
+  at: string;
+}
+
+function filtersOf(p: URLSearchParams): Filters {
+  return {
+    q: p.get('q') ?? '',
+    type: p.get('type') ?? '',
+    status: p.get('status') ?? '',
+    tag: p.get('tag') ?? '',
+    store: p.get('store') ?? '',
+    path: p.get('path') ?? '',
+    sort: p.get('sort') ?? '',
+    order: p.get('order') ?? '',
+    page: Number(p.get('page') ?? 1) || 1,
+    at: p.get('at') ?? '',
+  };
+}
+
+/** Timings the bench reads: when the first list was on screen, and each keystroke's time to its results. */
+interface Perf {
+  ready: number | null;
+  keystrokes: number[];
+}
+const holder = window as unknown as { __gmPerf?: Perf };
+if (!holder.__gmPerf) holder.__gmPerf = { ready: null, keystrokes: [] };
+const perf: Perf = holder.__gmPerf;
+
+const SIZE = 50;
+
+export function MemoriesPage({ route }: { route: Route }) {
+  const info = useInfo();
+  const [f, setF] = useState<Filters>(() => filtersOf(route.params));
+  const typedAt = useRef<number | null>(null);
+  const search = useAutofocus<HTMLInputElement>();
+  // a link followed to this page (another filter, "back to now") sets the filters anew
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else setF(filtersOf(route.params));
+  }, [route]);
+  // the address follows the filters (without a history entry per keystroke)
+  useEffect(() => {
+    replaceHash(href('memories', { ...f, page: f.page > 1 ? f.page : undefined }));
+  }, [f]);
+  const list = useLoad(
+    (signal) =>
+      get<Page>(
+        'memories',
+        {
+          q: f.q,
+          type: f.type,
+          status: f.status,
+          tag: f.tag,
+          store: f.store,
+          path: f.path,
+          sort: f.sort,
+          order: f.order,
+          page: f.page,
+          size: SIZE,
+          at: f.at,
+        },
+        signal,
+      ),
+    [f.q, f.type, f.status, f.tag, f.store, f.path, f.sort, f.order, f.page, f.at],
+    true,
+  );
+  const tags = useLoad(
+    (s) => get<Array<[string, number]>>('tags', { store: f.store === 'global' ? 'global' : '' }, s),
+    [f.store],
+  );
+  // timings: after the results are on screen
+  useLayoutEffect(() => {
+    if (!list.data || list.loading) return;
+    if (perf.ready === null) {
+      perf.ready = performance.now();
+      document.body.dataset.ready = '1';
+    }
+    if (typedAt.current !== null) {
+      perf.keystrokes.push(performance.now() - typedAt.current);
+      typedAt.current = null;
+    }
+  }, [list.data, list.loading]);
+  const set = (patch: Partial<Filters>) => setF((x) => ({ ...x, page: 1, ...patch }));
+  const d = list.data;
+  const pages = d ? Math.max(1, Math.ceil(d.total / d.size)) : 1;
+  // the rows change only with the answer (not when the tags or the counts come in)
+  const rows = useMemo(
+    () =>
+      d?.items.map((m) => (
+        <tr key={`${m.store}:${m.id}`} data-id={m.id}>
+          <td class="title">
+            <a href={memoryHref(m.id, m.store, d.at?.commit)}>{m.title}</a>
+            {m.alias ? <span class="alias">{m.alias}</span> : null}
+            {m.store === 'global' ? <Badge kind="store" value="personal" /> : null}
+            {m.why ? <span class="why" title={m.why} /> : null}
+          </td>
+          <td>
+            <Badge kind="type" value={m.type} />
+          </td>
+          <td>
+            <Badge kind="status" value={m.status} />
+          </td>
+          <td class="tags">
+            {m.tags.slice(0, 4).map((t) => (
+              <a
+                key={t}
+                class="tag"
+                href={href('memories', { tag: t })}
+                onClick={(e) => {
+                  e.preventDefault();
+                  set({ tag: t });
+                }}
+              >
+                {t}
+              </a>
+            ))}
+          </td>
+          <td class="anchors">
+            {m.anchors.length ? (
+              <span title={m.anchors.join('\n')}>
+                {m.anchors.length === 1 ? m.anchors[0] : `${m.anchors.length} files`}
+              </span>
+            ) : (
+              ''
+            )}
+          </td>
+          <td>
+            <Time iso={m.updated} />
+          </td>
+        </tr>
+      )),
+    [d],
+  );
+  const types = info.data?.types ?? [];
+  const statuses = info.data?.statuses ?? [];
+  return (
+    <section class="page memories">
+      <header class="page-head">
+        <h1>Memories</h1>
+        {f.at ? (
+          <p class="banner info">
+            As the store was at <code>{d?.at?.commit.slice(0, 12) ?? f.at}</code> (“what did we know at {f.at}
+            ”). Search covers the current memory; filters apply. <a href={href('memories')}>Back to now</a>
+          </p>
+        ) : null}
+      </header>
+      <div class="toolbar">
+        <input
+          ref={search}
+          type="search"
+          class="search"
+          placeholder={f.at ? 'Search covers the current memory only' : 'Search memories…'}
+          aria-label="Search memories"
+          value={f.q}
+          disabled={!!f.at}
+          onInput={(e) => {
+            typedAt.current = performance.now();
+            set({ q: (e.target as HTMLInputElement).value });
+          }}
+        />
+        <select
+          aria-label="Type"
+          value={f.type}
+          onChange={(e) => set({ type: (e.target as HTMLSelectElement).value })}
+        >
+          <option value="">any type</option>
+          {types.map((t) => (
+            <option key={t} value={t}>
+              {t.replace(/_/g, ' ')}
+            </option>
+          ))}
+        </select>
+        <select
+          aria-label="Status"
+          value={f.status}
+          onChange={(e) => set({ status: (e.target as HTMLSelectElement).value })}
+        >
+          <option value="">any status</option>
+          {statuses.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+        <select
+          aria-label="Tag"
+          value={f.tag}
+          onChange={(e) => set({ tag: (e.target as HTMLSelectElement).value })}
+        >
+          <option value="">any tag</option>
+          {(tags.data ?? []).map(([t, n]) => (
+            <option key={t} value={t}>
+              {t} ({n})
+            </option>
+          ))}
+        </select>
+        {info.data?.global ? (
+          <select
+            aria-label="Store"
+            value={f.store}
+            onChange={(e) => set({ store: (e.target as HTMLSelectElement).value })}
+          >
+            <option value="">project store</option>
+            <option value="global">personal store</option>
+            <option value="all">both</option>
+          </select>
+        ) : null}
+        <input
+          type="text"
+          class="path"
+          placeholder="anchored under path…"
+          aria-label="Anchored path"
+          value={f.path}
+          onInput={(e) => set({ path: (e.target as HTMLInputElement).value.trim() })}
+        />
+        <span class="sort-group">
+          <select
+            aria-label="Sort"
+            value={f.sort}
+            onChange={(e) => set({ sort: (e.target as HTMLSelectElement).value })}
+          >
+            <option value="">{f.q ? 'relevance' : 'newest'}</option>
+            {(info.data?.sorts ?? []).map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            class="ghost"
+            aria-label="Sort order"
+            title="ascending / descending"
+            onClick={() => set({ order: (d?.order ?? 'desc') === 'desc' ? 'asc' : 'desc' })}
+          >
+            {(d?.order ?? 'desc') === 'desc' ? '↓' : '↑'}
+          </button>
+        </span>
+      </div>
+      <ErrorBox error={list.error} />
+      {d ? (
+        <>
+          <p class="muted count-line" data-total={d.total}>
+            {d.total}
+            {d.capped ? '+' : ''} {d.total === 1 ? 'memory' : 'memories'}
+            {f.q ? ` match “${f.q}”` : ''}
+            {list.loading ? ' …' : ''}
+          </p>
+          {d.items.length ? (
+            <table class="list mem-list">
+              <thead>
+                <tr>
+                  <th>Title</th>
+                  <th>Type</th>
+                  <th>Status</th>
+                  <th>Tags</th>
+                  <th>Anchors</th>
+                  <th>Updated</th>
+                </tr>
+              </thead>
+              <tbody>{rows}</tbody>
+            </table>
+          ) : (
+            <Empty>
+              {info.data?.counts.memories === 0 && !f.at ? (
+                <>
+                  No memories yet. Add one with <code>git mem add --title "…" --content "…"</code>.
+                </>
+              ) : (
+                'Nothing matches.'
+              )}
+            </Empty>
+          )}
+          {pages > 1 ? (
+            <nav class="pager" aria-label="Pages">
+              <button
+                type="button"
+                disabled={f.page <= 1}
+                onClick={() => setF((x) => ({ ...x, page: x.page - 1 }))}
+              >
+                ← Previous
+              </button>
+              <span>
+                page {d.page} of {pages}
+              </span>
+              <button
+                type="button"
+                disabled={f.page >= pages}
+                onClick={() => setF((x) => ({ ...x, page: x.page + 1 }))}
+              >
+                Next →
+              </button>
+            </nav>
+          ) : null}
+        </>
+      ) : list.loading ? (
+        <p class="loading">Loading…</p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,555 @@
+/** One memory: rendered text and fields, anchors with their code, why it is stale, links, edit in place. */
+import { useEffect, useState } from 'preact/hooks';
+import { get, post } from '../api';
+import { useInfo } from '../main';
+import {
+  Badge,
+  Code,
+  type CodeView,
+  Diff,
+  type DiffRow,
+  ErrorBox,
+  href,
+  Loading,
+  Markdown,
+  memoryHref,
+  type Route,
+  short,
+  Time,
+  useAction,
+  useLoad,
+} from '../ui';
+
+interface AnchorView {
+  index: number;
+  path: string;
+  lines: [number, number] | null;
+  symbol: string | null;
+  commit: string | null;
+  blob: string | null;
+  current: { path: string; lines: [number, number] | null; commit: string } | null;
+  verdict: {
+    status: string;
+    reason: string;
+    commit: string;
+    to: { path: string; lines?: [number, number] } | null;
+    checked: string;
+  } | null;
+  stale: boolean;
+}
+
+export interface RecordJson {
+  id: string;
+  alias: string | null;
+  type: string;
+  title: string;
+  status: string;
+  tags: string[];
+  scope: string[];
+  confidence: number;
+  source: string | null;
+  author: string | null;
+  created: string;
+  updated: string;
+  expires: string | null;
+  clock: number;
+  tokens: number;
+  body: string;
+  extra: Record<string, unknown>;
+}
+
+interface MemoryData {
+  store: 'project' | 'global';
+  at: string | null;
+  record: RecordJson;
+  abbrev: string;
+  staleReasons: string[];
+  anchors: AnchorView[];
+  links: Array<{ kind: string; id: string; title: string | null; status: string | null }>;
+  conflict: boolean;
+  canReanchor: boolean;
+}
+
+interface AnchorCode {
+  anchored: CodeView | null;
+  head: CodeView | null;
+  diff: DiffRow[] | null;
+  diffTo: { blob: string | null; commit: string | null } | null;
+}
+
+const loc = (path: string, lines?: [number, number] | null) =>
+  lines ? `${path}:${lines[0]}-${lines[1]}` : path;
+
+function AnchorCard({
+  a,
+  id,
+  store,
+  open: initiallyOpen,
+}: {
+  a: AnchorView;
+  id: string;
+  store: string;
+  open: boolean;
+}) {
+  const [open, setOpen] = useState(initiallyOpen);
+  const code = useLoad(
+    (s) =>
+      open
+        ? get<AnchorCode>(`memory/${id}/anchor/${a.index}`, { store: store === 'global' ? 'global' : '' }, s)
+        : Promise.resolve(null),
+    [open, id, a.index, store],
+  );
+  const c = code.data;
+  return (
+    <li class={`anchor ${a.stale ? 'is-stale' : ''}`} data-anchor={a.index}>
+      <div class="anchor-head">
+        <a href={href('code', { path: a.current?.path ?? a.path })} class="path">
+          {loc(a.path, a.lines)}
+        </a>
+        {a.symbol ? <code class="sym">{a.symbol}</code> : null}
+        {a.verdict ? (
+          <Badge kind="verdict" value={a.verdict.status} title={a.verdict.reason} />
+        ) : (
+          <Badge kind="verdict" value="unchecked" />
+        )}
+        {a.current && (a.current.path !== a.path || String(a.current.lines) !== String(a.lines)) ? (
+          <span class="muted"> now at {loc(a.current.path, a.current.lines)}</span>
+        ) : null}
+        <button type="button" class="ghost small" onClick={() => setOpen(!open)} aria-expanded={open}>
+          {open ? 'Hide code' : 'Show code'}
+        </button>
+      </div>
+      {a.verdict ? (
+        <p class="reason">
+          {a.verdict.reason}{' '}
+          <span class="muted">
+            (checked at {short(a.verdict.commit)}, <Time iso={a.verdict.checked} />)
+          </span>
+        </p>
+      ) : null}
+      {open ? (
+        <div class="anchor-code">
+          <ErrorBox error={code.error} />
+          {code.loading && !c ? <Loading what="code" /> : null}
+          {c ? (
+            <>
+              {c.diff?.length ? (
+                <Diff
+                  rows={c.diff}
+                  label={
+                    <>
+                      {a.stale ? 'The change that made it stale' : 'Changed since anchored'}:{' '}
+                      {c.anchored?.path}{' '}
+                      <span class="muted">
+                        {short(c.anchored?.blob ?? '', 8)} →{' '}
+                        {c.diffTo?.blob ? short(c.diffTo.blob, 8) : 'deleted'}
+                        {c.diffTo?.commit ? ` at ${short(c.diffTo.commit)}` : ''}
+                      </span>
+                    </>
+                  }
+                />
+              ) : null}
+              <div class="two">
+                {c.anchored ? (
+                  <Code
+                    view={c.anchored}
+                    label={
+                      <>
+                        As anchored: {c.anchored.path}{' '}
+                        <span class="muted">
+                          blob {short(c.anchored.blob, 8)}
+                          {c.anchored.commit ? `, commit ${short(c.anchored.commit)}` : ''}
+                        </span>
+                      </>
+                    }
+                  />
+                ) : (
+                  <p class="muted">The anchored code is not in this repository.</p>
+                )}
+                {c.head ? (
+                  <Code
+                    view={c.head}
+                    label={
+                      <>
+                        At HEAD: {c.head.path} <span class="muted">blob {short(c.head.blob, 8)}</span>
+                      </>
+                    }
+                  />
+                ) : (
+                  <p class="muted">Not in HEAD: the file is gone (or not committed yet).</p>
+                )}
+              </div>
+            </>
+          ) : null}
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+function Editor({ r, store, onDone }: { r: RecordJson; store: string; onDone: (changed: boolean) => void }) {
+  const info = useInfo();
+  const [title, setTitle] = useState(r.title);
+  const [type, setType] = useState(r.type);
+  const [status, setStatus] = useState(r.status);
+  const [tags, setTags] = useState(r.tags.join(', '));
+  const [scope, setScope] = useState(r.scope.join(', '));
+  const [confidence, setConfidence] = useState(String(r.confidence));
+  const [body, setBody] = useState(r.body);
+  const act = useAction();
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const split = (s: string) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
+    const patch: Record<string, unknown> = {};
+    if (title !== r.title) patch.title = title;
+    if (type !== r.type) patch.type = type;
+    if (status !== r.status) patch.status = status;
+    if (split(tags).join(',') !== r.tags.join(',')) patch.tags = split(tags);
+    if (split(scope).join(',') !== r.scope.join(',')) patch.scope = split(scope);
+    if (Number(confidence) !== r.confidence) patch.confidence = Number(confidence);
+    if (body !== r.body) patch.body = body;
+    if (!Object.keys(patch).length) return onDone(false);
+    const res = await act.run(() =>
+      post(`memory/${r.id}`, patch, { store: store === 'global' ? 'global' : '' }),
+    );
+    if (res) onDone(true);
+  };
+  return (
+    <form class="editor" onSubmit={save}>
+      <label>
+        Title{' '}
+        <input
+          name="title"
+          value={title}
+          onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
+          required
+        />
+      </label>
+      <div class="row">
+        <label>
+          Type
+          <select name="type" value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>
+            {(info.data?.types ?? [r.type]).map((t) => (
+              <option key={t} value={t}>
+                {t.replace(/_/g, ' ')}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status
+          <select
+            name="status"
+            value={status}
+            onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}
+          >
+            {(info.data?.statuses ?? [r.status]).map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Confidence
+          <input
+            name="confidence"
+            type="number"
+            min="0"
+            max="1"
+            step="0.05"
+            value={confidence}
+            onInput={(e) => setConfidence((e.target as HTMLInputElement).value)}
+          />
+        </label>
+      </div>
+      <label>
+        Tags{' '}
+        <input
+          name="tags"
+          value={tags}
+          placeholder="comma-separated"
+          onInput={(e) => setTags((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <label>
+        Scope{' '}
+        <input
+          name="scope"
+          value={scope}
+          placeholder="globs, comma-separated (src/db/**)"
+          onInput={(e) => setScope((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <label>
+        Text (Markdown)
+        <textarea
+          name="body"
+          rows={Math.min(30, Math.max(8, body.split('\n').length + 2))}
+          value={body}
+          onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)}
+        />
+      </label>
+      <ErrorBox error={act.error} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={act.busy}>
+          {act.busy ? 'Saving…' : 'Save'}
+        </button>
+        <button type="button" onClick={() => onDone(false)} disabled={act.busy}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function MemoryPage({ id, route }: { id: string; route: Route }) {
+  const info = useInfo();
+  const store = route.params.get('store') ?? '';
+  const at = route.params.get('at') ?? '';
+  const m = useLoad((s) => get<MemoryData>(`memory/${id}`, { store, at }, s), [id, store, at]);
+  const [editing, setEditing] = useState(false);
+  const [note, setNote] = useState<string | null>(null);
+  const act = useAction();
+  useEffect(() => {
+    setEditing(false);
+    setNote(null);
+  }, [id]);
+  const changed = (what: string) => {
+    setNote(what);
+    m.reload();
+    info.reload();
+  };
+  if (m.error) return <ErrorBox error={m.error} />;
+  if (!m.data) return <Loading what="the memory" />;
+  const d = m.data;
+  const r = d.record;
+  const past = !!d.at;
+  const reanchor = async () => {
+    const res = await act.run(() =>
+      post<{ commit: string | null; dropped: string[] }>(`memory/${r.id}/reanchor`),
+    );
+    if (res)
+      changed(
+        `Re-anchored where the code is now${res.commit ? ` (${short(res.commit)})` : ''}${res.dropped.length ? `; dropped ${res.dropped.join(', ')}` : ''}.`,
+      );
+  };
+  const setStatus = async (status: string) => {
+    const res = await act.run(() =>
+      post<{ commit: string | null }>(
+        `memory/${r.id}`,
+        { status },
+        { store: d.store === 'global' ? 'global' : '' },
+      ),
+    );
+    if (res) changed(`Status set to ${status}${res.commit ? ` (${short(res.commit)})` : ''}.`);
+  };
+  return (
+    <article class="page memory" data-id={r.id}>
+      <header class="page-head">
+        <p class="crumbs">
+          <a href="#/memories">Memories</a> / <code title={r.id}>{d.abbrev}</code>
+          {r.alias ? <span class="alias">{r.alias}</span> : null}
+        </p>
+        <h1>{r.title}</h1>
+        <p class="badges">
+          <Badge kind="type" value={r.type} />
+          <Badge kind="status" value={r.status} />
+          {d.store === 'global' ? <Badge kind="store" value="personal" /> : null}
+          {r.tags.map((t) => (
+            <a key={t} class="tag" href={href('memories', { tag: t })}>
+              {t}
+            </a>
+          ))}
+        </p>
+        {past ? (
+          <p class="banner info">
+            As it was at <code>{short(d.at!)}</code>. <a href={memoryHref(r.id, d.store)}>See it now</a>
+          </p>
+        ) : null}
+        {!past ? (
+          <div class="actions">
+            {!editing ? (
+              <button type="button" onClick={() => setEditing(true)} data-action="edit">
+                Edit
+              </button>
+            ) : null}
+            {d.canReanchor ? (
+              <button
+                type="button"
+                class={r.status === 'stale' ? 'primary' : ''}
+                onClick={reanchor}
+                disabled={act.busy}
+                data-action="reanchor"
+                title="The memory still holds: anchor it where its code is now"
+              >
+                Re-anchor
+              </button>
+            ) : null}
+            {r.status === 'archived' ? (
+              <button
+                type="button"
+                onClick={() => setStatus('active')}
+                disabled={act.busy}
+                data-action="unarchive"
+              >
+                Restore
+              </button>
+            ) : (
+              <button
+                type="button"
+                onClick={() => setStatus('archived')}
+                disabled={act.busy}
+                data-action="archive"
+              >
+                Archive
+              </button>
+            )}
+            <a
+              class="button"
+              href={href(`m/${r.id}/history`, { store: d.store === 'global' ? 'global' : undefined })}
+            >
+              History
+            </a>
+          </div>
+        ) : null}
+        <ErrorBox error={act.error} />
+        {note ? (
+          <p class="banner ok" role="status">
+            {note}
+          </p>
+        ) : null}
+      </header>
+      {r.status === 'stale' ? (
+        <section class="banner stale" aria-label="Why it is stale">
+          <strong>Stale:</strong> the code it is anchored to changed. Check it against the code below, then
+          re-anchor it (it still holds), edit it, or archive it.
+          {d.staleReasons.length ? (
+            <ul>
+              {d.staleReasons.map((s) => (
+                <li key={s}>{s}</li>
+              ))}
+            </ul>
+          ) : null}
+        </section>
+      ) : null}
+      {d.conflict ? (
+        <p class="banner warn">
+          A merge flagged this memory for review. <a href="#/conflicts">Settle it on the Conflicts page</a>.
+        </p>
+      ) : null}
+      {r.status === 'pending' ? (
+        <p class="banner warn">
+          A proposal waiting for review. <a href="#/review">Approve or reject it on the Review page</a>.
+        </p>
+      ) : null}
+      <div class="cols">
+        <div class="main-col">
+          {editing ? (
+            <Editor
+              key={`${r.id}:${r.updated}`}
+              r={r}
+              store={d.store}
+              onDone={(ch) => {
+                setEditing(false);
+                if (ch) changed('Saved.');
+              }}
+            />
+          ) : (
+            <Markdown text={r.body} class="body" />
+          )}
+          {d.anchors.length ? (
+            <section>
+              <h2>Anchors</h2>
+              <ul class="anchors">
+                {d.anchors.map((a) => (
+                  <AnchorCard
+                    key={`${r.id}-${a.index}-${r.updated}`}
+                    a={a}
+                    id={r.id}
+                    store={d.store}
+                    open={a.stale}
+                  />
+                ))}
+              </ul>
+            </section>
+          ) : null}
+        </div>
+        <aside class="fields">
+          <dl>
+            <dt>id</dt>
+            <dd>
+              <code>{r.id}</code>
+            </dd>
+            {r.alias ? (
+              <>
+                <dt>alias</dt>
+                <dd>{r.alias}</dd>
+              </>
+            ) : null}
+            <dt>confidence</dt>
+            <dd>{r.confidence}</dd>
+            {r.scope.length ? (
+              <>
+                <dt>scope</dt>
+                <dd>
+                  {r.scope.map((g) => (
+                    <code key={g}>{g}</code>
+                  ))}
+                </dd>
+              </>
+            ) : null}
+            <dt>author</dt>
+            <dd>{r.author ?? '—'}</dd>
+            <dt>created</dt>
+            <dd>
+              <Time iso={r.created} />
+            </dd>
+            <dt>updated</dt>
+            <dd>
+              <Time iso={r.updated} />
+            </dd>
+            {r.expires ? (
+              <>
+                <dt>expires</dt>
+                <dd>
+                  <Time iso={r.expires} />
+                </dd>
+              </>
+            ) : null}
+            {r.source ? (
+              <>
+                <dt>source</dt>
+                <dd>{r.source}</dd>
+              </>
+            ) : null}
+            <dt>tokens</dt>
+            <dd>~{r.tokens}</dd>
+          </dl>
+          {d.links.length ? (
+            <>
+              <h3>Links</h3>
+              <ul class="links">
+                {d.links.map((l) => (
+                  <li key={`${l.kind}:${l.id}`}>
+                    <span class="muted">{l.kind.replace(/_/g, ' ')}</span>{' '}
+                    {l.title ? (
+                      <a href={memoryHref(l.id, d.store)}>{l.title}</a>
+                    ) : (
+                      <code>{short(l.id)} (gone)</code>
+                    )}
+                    {l.status && l.status !== 'active' ? <Badge kind="status" value={l.status} /> : null}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+        </aside>
+      </div>
+    </article>
+  );
+}

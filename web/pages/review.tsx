@@ -1,0 +1,178 @@
+/** Review: proposals agents left pending. Approve, edit then approve, or reject. */
+import { useState } from 'preact/hooks';
+import { get, post } from '../api';
+import { useInfo } from '../main';
+import {
+  Badge,
+  Empty,
+  ErrorBox,
+  Loading,
+  Markdown,
+  memoryHref,
+  short,
+  Time,
+  useAction,
+  useLoad,
+} from '../ui';
+
+interface Proposal {
+  id: string;
+  type: string;
+  title: string;
+  body: string;
+  tags: string[];
+  confidence: number;
+  source: string | null;
+  created: string;
+  method: string | null;
+  session: string | null;
+  evidence: unknown;
+}
+
+function ProposalCard({ p, onDone }: { p: Proposal; onDone: (what: string) => void }) {
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState(p.title);
+  const [body, setBody] = useState(p.body);
+  const act = useAction();
+  const approve = async (edit: boolean) => {
+    const payload = edit
+      ? { ...(title !== p.title ? { title } : {}), ...(body !== p.body ? { body } : {}) }
+      : {};
+    const r = await act.run(() => post(`review/${p.id}/approve`, payload));
+    if (r) onDone(`Approved “${edit ? title : p.title}”.`);
+  };
+  const reject = async () => {
+    const r = await act.run(() => post(`review/${p.id}/reject`));
+    if (r) onDone(`Rejected “${p.title}”.`);
+  };
+  return (
+    <li class="card proposal" data-id={p.id}>
+      <header>
+        <h2>
+          <a href={memoryHref(p.id)}>{p.title}</a>
+        </h2>
+        <p class="badges">
+          <Badge kind="type" value={p.type} />
+          <span class="muted">
+            confidence {p.confidence}
+            {p.method || p.source ? ` · from ${p.method ?? p.source}` : ''}
+            {p.session ? ` (session ${short(p.session)})` : ''} · <Time iso={p.created} />
+          </span>
+        </p>
+      </header>
+      {editing ? (
+        <div class="editor">
+          <label>
+            Title{' '}
+            <input
+              name="title"
+              value={title}
+              onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <label>
+            Text (Markdown)
+            <textarea
+              name="body"
+              rows={Math.min(20, Math.max(6, body.split('\n').length + 2))}
+              value={body}
+              onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)}
+            />
+          </label>
+        </div>
+      ) : (
+        <Markdown text={p.body} />
+      )}
+      {p.tags.length ? (
+        <p class="tags">
+          {p.tags.map((t) => (
+            <span key={t} class="tag">
+              {t}
+            </span>
+          ))}
+        </p>
+      ) : null}
+      <ErrorBox error={act.error} />
+      <div class="actions">
+        {editing ? (
+          <>
+            <button
+              type="button"
+              class="primary"
+              disabled={act.busy || !title.trim() || !body.trim()}
+              onClick={() => approve(true)}
+              data-action="approve-edited"
+            >
+              Approve edited
+            </button>
+            <button type="button" disabled={act.busy} onClick={() => setEditing(false)}>
+              Cancel edit
+            </button>
+          </>
+        ) : (
+          <>
+            <button
+              type="button"
+              class="primary"
+              disabled={act.busy}
+              onClick={() => approve(false)}
+              data-action="approve"
+            >
+              Approve
+            </button>
+            <button type="button" disabled={act.busy} onClick={() => setEditing(true)} data-action="edit">
+              Edit, then approve
+            </button>
+          </>
+        )}
+        <button type="button" class="danger" disabled={act.busy} onClick={reject} data-action="reject">
+          Reject
+        </button>
+      </div>
+    </li>
+  );
+}
+
+export function ReviewPage() {
+  const info = useInfo();
+  const list = useLoad((s) => get<Proposal[]>('review', {}, s), []);
+  const [note, setNote] = useState<string | null>(null);
+  return (
+    <section class="page review">
+      <header class="page-head">
+        <h1>Review</h1>
+        <p class="muted">
+          Memories proposed by agents wait here until a person approves them. Rejected ones are not proposed
+          again.
+        </p>
+        {note ? (
+          <p class="banner ok" role="status">
+            {note}
+          </p>
+        ) : null}
+      </header>
+      <ErrorBox error={list.error} />
+      {list.data ? (
+        list.data.length ? (
+          <ul class="cards">
+            {list.data.map((p) => (
+              <ProposalCard
+                key={p.id}
+                p={p}
+                onDone={(what) => {
+                  setNote(what);
+                  list.reload();
+                  info.reload();
+                }}
+              />
+            ))}
+          </ul>
+        ) : (
+          <Empty>No proposals waiting.</Empty>
+        )
+      ) : (
+        <Loading />
+      )}
+    </section>
+  );
+}
