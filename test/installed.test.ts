@@ -439,7 +439,13 @@ for (const [name, make] of Object.entries(KINDS)) {
         child.stderr.on('data', (d) => (err += d));
         try {
           const url = await until(() => /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(out)?.[0], 20_000);
-          const page = await fetch(url);
+          // the token is swapped for a cookie (303 to the page), which then opens it
+          const swap = await fetch(url, { redirect: 'manual' });
+          expect.soft(swap.status, `${i}: ${err}`).toBe(303);
+          const cookie = (swap.headers.get('set-cookie') ?? '').split(';')[0];
+          const page = await fetch(new URL(swap.headers.get('location') ?? '/', url), {
+            headers: { cookie },
+          });
           expect.soft(page.status, `${i}: ${err}`).toBe(200);
           expect.soft(await page.text(), `${i}`).toMatch(/<html/i);
           expect.soft((await fetch(new URL('/', url))).status, `${i}: no token`).toBe(403);
