@@ -30,7 +30,6 @@ import { type BadRecord, Catalog, type CatalogEntry, type CatalogRow, rowOf } fr
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
 import { CatFile, git, gitText } from './git.js';
 import { memDir, type Repo } from './repo.js';
-import { maySignCommits } from './signing.js';
 import { diffTrees, parseTree } from './tree.js';
 import {
   applyToTree,
@@ -490,8 +489,7 @@ export class Store {
 
   /** Whether commits are signed here, as git decides for `git commit`: `commit.gpgsign` (the last value wins). */
   signsCommits(): Promise<boolean> {
-    // no config process only for this (the post-commit hook's preset identity) where no file can sign
-    if (!this.configP && !maySignCommits(this.repo)) this.signP ??= Promise.resolve(false);
+    // git reads its own config (every file, include, and -c): a guess at its files could miss a signer
     this.signP ??= this.gitConfig().then((all) => {
       let v = 'false';
       for (const e of all) if (e.key === 'commit.gpgsign') v = e.value;
