@@ -93,9 +93,16 @@ function loadAssets(dir: string, token: string): Map<string, Asset> {
     if (/^ui-chunk-\w+\.js$/.test(f)) files.set(`/${f}`, asset('text/javascript; charset=utf-8', read(f)));
   // the page: the token for the change header (it is served only to holders of the token), and the
   // script and styles by a name with their hash, so a browser keeps them without asking again
+  // and the chunks the script imports from its first line, announced with it (no waterfall)
+  const app = files.get('/ui-app.js')!.body.subarray(0, 4096).toString('utf8');
+  const chunks = [...app.matchAll(/from\s*"\.\/(ui-chunk-\w+\.js)"/g)].map((m) => m[1]);
   const html = read('ui-index.html')
     .toString('utf8')
     .replace('__GIT_MEM_TOKEN__', token)
+    .replace(
+      '<link rel="modulepreload" href="/ui-app.js">',
+      ['ui-app.js', ...chunks].map((f) => `<link rel="modulepreload" href="/${f}">`).join('\n'),
+    )
     .replace(
       /"\/(ui-app\.(?:js|css))"/g,
       (_m, f: string) => `"/${f}?v=${files.get(`/${f}`)!.etag.slice(1, -1)}"`,
