@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { err, isGitMemError } from '../errors.js';
+import { err, type GitMemError, isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { type ApiRequest, type Json, route } from './api.js';
 import type { UiEnv } from './env.js';
@@ -129,9 +129,10 @@ function sendJson(res: ServerResponse, status: number, value: unknown) {
   });
 }
 
-/** The HTTP status of an operation's failure: bad input 400, not found 404, conflict 409, else 500. */
-function statusOf(exitCode: number): number {
-  return exitCode === 2 ? 400 : exitCode === 3 ? 404 : exitCode === 4 ? 409 : 500;
+/** The HTTP status of an operation's failure: bad input 400, not found (or no store yet) 404, conflict 409, else 500. */
+function statusOf(e: GitMemError): number {
+  if (e.code === 'E_NOT_INITIALIZED') return 404;
+  return e.exitCode === 2 ? 400 : e.exitCode === 3 ? 404 : e.exitCode === 4 ? 409 : 500;
 }
 
 async function readBody(req: IncomingMessage): Promise<Json> {
@@ -211,7 +212,7 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
         if (url.pathname === '/api/memories') warmSoon(WARM_IDLE_MS);
         return;
       } catch (e) {
-        if (isGitMemError(e)) return sendJson(res, statusOf(e.exitCode), e.toJSON());
+        if (isGitMemError(e)) return sendJson(res, statusOf(e), e.toJSON());
         log(`git-mem ui: internal error on ${method} ${url.pathname}: ${(e as Error)?.stack ?? e}`);
         return sendJson(res, 500, {
           error: { code: 'E_INTERNAL', message: `internal error: ${(e as Error)?.message ?? String(e)}` },
