@@ -26,6 +26,7 @@ const PACKAGE_FILES = [
   '.npmrc',
   'bin',
   'src',
+  'web',
   'scripts',
   'docs',
   'README.md',
