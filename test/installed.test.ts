@@ -6,12 +6,13 @@
  * input must end promptly with one line and leave refs/memory as it was; the MCP
  * server is launched twice through the SDK's stdio client.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, type ExpectStatic, it } from 'vitest';
-import { makeRepo, runCli, sh, tmpDir } from './helpers.js';
+import { makeRepo, runCli, sh, tmpDir, until } from './helpers.js';
 import {
   describeRun,
   type Installed,
@@ -419,7 +420,41 @@ for (const [name, make] of Object.entries(KINDS)) {
       const st = await twice(expect, k, (i) => (i ? ['stale', '--json'] : ['stale']));
       expect.soft(jsonOf<unknown[]>(st[1])?.length, describeRun(st[1])).toBeGreaterThan(0);
       const anchored = need(k, 'anchored', 2);
-      await twice(expect, k, (i) => ['reanchor', anchored[i]]);
+      // the linked worktree is on a feature branch: reanchor moves the shared record (which follows
+      // main) only when asked to (docs/anchors.md); elsewhere HEAD is main
+      const anyBranch = k.name === 'worktree' ? ['--any-branch'] : [];
+      await twice(expect, k, (i) => ['reanchor', anchored[i], ...anyBranch]);
+      // blame: the memories on those lines and the rules for the file, as text and as JSON
+      const bl = await twice(expect, k, (i) => ['blame', 'src/app.ts', ...(i ? ['--json'] : [])]);
+      expect.soft(jsonOf<{ path?: string }>(bl[1])?.path, describeRun(bl[1])).toBe('src/app.ts');
+    });
+
+    step('ui: serves its page with the printed token, twice', async (expect) => {
+      for (const i of [0, 1]) {
+        ran.add('ui');
+        const child = spawn(process.execPath, [inst.bin, 'ui', '--port', '0'], { cwd: k.cwd, env: k.env });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (err += d));
+        try {
+          const url = await until(() => /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(out)?.[0], 20_000);
+          // the token is swapped for a cookie (303 to the page), which then opens it
+          const swap = await fetch(url, { redirect: 'manual' });
+          expect.soft(swap.status, `${i}: ${err}`).toBe(303);
+          const cookie = (swap.headers.get('set-cookie') ?? '').split(';')[0];
+          const page = await fetch(new URL(swap.headers.get('location') ?? '/', url), {
+            headers: { cookie },
+          });
+          expect.soft(page.status, `${i}: ${err}`).toBe(200);
+          expect.soft(await page.text(), `${i}`).toMatch(/<html/i);
+          expect.soft((await fetch(new URL('/', url))).status, `${i}: no token`).toBe(403);
+        } finally {
+          child.kill('SIGINT');
+          await new Promise((r) => child.once('exit', r));
+        }
+        expect.soft(err, `${i}`).not.toMatch(/internal error|^ {4}at /im);
+      }
     });
 
     step('ci (json, --out)', async (expect) => {

@@ -279,8 +279,9 @@ async function gitDaemon(): Promise<string> {
 }
 
 /**
- * The default run covers seeds 1 and 3 against a bare repository and seed 2 against git daemon
- * (about 15 s of CPU each); SYNC_RANDOM_SEEDS=4,5,6 runs more seeds against bare repositories.
+ * The default run covers seed 1 against a bare repository and seed 2 against git daemon (about
+ * 15 s of CPU each, minutes on a loaded 2-core runner); SYNC_RANDOM_SEEDS=3,4,5 runs more seeds
+ * against bare repositories (seed 3 was in the default run until the suite neared CI's 15 minutes).
  */
 const extraSeeds = (process.env.SYNC_RANDOM_SEEDS ?? '')
   .split(',')
@@ -288,7 +289,7 @@ const extraSeeds = (process.env.SYNC_RANDOM_SEEDS ?? '')
   .filter((x) => Number.isInteger(x) && x > 0);
 
 describe('five clones converge under random operations and syncs', () => {
-  for (const seed of [...new Set([1, 3, ...extraSeeds])]) {
+  for (const seed of [...new Set([1, ...extraSeeds])]) {
     it(`against a bare repository (seed ${seed})`, async () => {
       const dir = `${tmpDir('gm-remote-')}/shared.git`;
       sh('git', ['init', '-q', '--bare', dir], '/', isolatedEnv());
