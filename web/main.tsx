@@ -1,35 +1,40 @@
-/** git mem ui: the page. One bundle (Preact, marked, DOMPurify), built into dist/ by scripts/build.mjs. */
-import { createContext, type JSX, render } from 'preact';
-import { useContext, useEffect, useMemo } from 'preact/hooks';
+/** git mem ui: the page (Preact; marked and DOMPurify in a chunk of their own), built into dist/ by scripts/build.mjs. */
+import { type JSX, render } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { get } from './api';
-import { CodePage } from './pages/code';
-import { ConflictsPage } from './pages/conflicts';
-import { HistoryPage, MemoryHistoryPage } from './pages/history';
+import { type Info, InfoContext } from './info';
 import { MemoriesPage } from './pages/memories';
-import { MemoryPage } from './pages/memory';
-import { OverviewPage } from './pages/overview';
-import { ReviewPage } from './pages/review';
-import { SessionsPage } from './pages/sessions';
-import { ErrorBox, type Loaded, loadMarkdown, type Route, useLoad, useRoute } from './ui';
+import { ErrorBox, type Loaded, Loading, loadMarkdown, type Route, useLoad, useRoute } from './ui';
 
-export interface Info {
-  repo: string;
-  root: string;
-  ref: string;
-  tip: string | null;
-  workTree: boolean;
-  global: boolean;
-  counts: { memories: number; pending: number; conflicts: number; stale: number };
-  types: string[];
-  statuses: string[];
-  sorts: string[];
-}
+export { type Info, useInfo } from './info';
 
-const InfoContext = createContext<Loaded<Info> | null>(null);
+// the landing list is in this script; the other pages are chunks of their own, loaded when
+// first shown (and fetched once the first page is up), so the first page runs less script
+// biome-ignore lint/suspicious/noExplicitAny: each page module exports its page components
+type PageModule = Record<string, (props: any) => JSX.Element>;
+const PAGES: Record<string, () => Promise<PageModule>> = {
+  memory: () => import('./pages/memory'),
+  history: () => import('./pages/history'),
+  review: () => import('./pages/review'),
+  conflicts: () => import('./pages/conflicts'),
+  code: () => import('./pages/code'),
+  sessions: () => import('./pages/sessions'),
+  overview: () => import('./pages/overview'),
+};
+const loadedPages = new Map<string, PageModule>();
 
-/** What the server says about the store, and a way to ask again after a change. */
-export function useInfo(): Loaded<Info> {
-  return useContext(InfoContext)!;
+function Lazy({ module, name, props }: { module: string; name: string; props: Record<string, unknown> }) {
+  const [mod, setMod] = useState(loadedPages.get(module));
+  useEffect(() => {
+    if (mod) return;
+    void PAGES[module]().then((m) => {
+      loadedPages.set(module, m);
+      setMod(m);
+    });
+  }, [module, mod]);
+  if (!mod) return <Loading />;
+  const Page = mod[name];
+  return <Page {...props} />;
 }
 
 const NAV: Array<[string, string, keyof Info['counts'] | null]> = [
@@ -45,14 +50,17 @@ const NAV: Array<[string, string, keyof Info['counts'] | null]> = [
 function pageFor(route: Route): JSX.Element {
   const page = route.parts[0] ?? 'memories';
   const id = route.parts[1];
-  if (page === 'm' && id && route.parts[2] === 'history') return <MemoryHistoryPage id={id} route={route} />;
-  if (page === 'm' && id) return <MemoryPage id={id} route={route} />;
-  if (page === 'review') return <ReviewPage />;
-  if (page === 'conflicts') return <ConflictsPage />;
-  if (page === 'code') return <CodePage route={route} />;
-  if (page === 'sessions') return <SessionsPage />;
-  if (page === 'history') return <HistoryPage route={route} />;
-  if (page === 'overview') return <OverviewPage />;
+  if (page === 'm' && id && route.parts[2] === 'history')
+    return <Lazy key="history" module="history" name="MemoryHistoryPage" props={{ id, route }} />;
+  if (page === 'm' && id)
+    return <Lazy key="memory" module="memory" name="MemoryPage" props={{ id, route }} />;
+  if (page === 'review') return <Lazy key="review" module="review" name="ReviewPage" props={{}} />;
+  if (page === 'conflicts')
+    return <Lazy key="conflicts" module="conflicts" name="ConflictsPage" props={{}} />;
+  if (page === 'code') return <Lazy key="code" module="code" name="CodePage" props={{ route }} />;
+  if (page === 'sessions') return <Lazy key="sessions" module="sessions" name="SessionsPage" props={{}} />;
+  if (page === 'history') return <Lazy key="history" module="history" name="HistoryPage" props={{ route }} />;
+  if (page === 'overview') return <Lazy key="overview" module="overview" name="OverviewPage" props={{}} />;
   return <MemoriesPage route={route} />;
 }
 
@@ -139,5 +147,8 @@ function App() {
 const root = document.getElementById('app')!;
 root.textContent = '';
 render(<App />, root);
-// the Markdown renderer's chunk, once the first page is up
-setTimeout(() => void loadMarkdown(), 1500);
+// the Markdown renderer's chunk and the other pages', once the first page is up
+setTimeout(() => {
+  void loadMarkdown();
+  for (const load of Object.values(PAGES)) void load();
+}, 1500);

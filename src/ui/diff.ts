@@ -72,14 +72,26 @@ export function hunks(rows: readonly DiffRow[], context = 3, focus?: [number, nu
   });
   const out: DiffRow[] = [];
   let skipped = 0;
+  let changed = 0;
+  const fold = () => {
+    if (!skipped) return;
+    const lines = `${skipped} ${changed ? '' : 'unchanged '}line${skipped === 1 ? '' : 's'}`;
+    out.push({
+      op: '…',
+      text: changed ? `${lines} (${changed} changed, away from the anchored lines)` : lines,
+    });
+    skipped = 0;
+    changed = 0;
+  };
   rows.forEach((r, k) => {
     if (keep[k]) {
-      if (skipped) out.push({ op: '…', text: `${skipped} unchanged line${skipped === 1 ? '' : 's'}` });
-      skipped = 0;
+      fold();
       out.push(r);
-    } else skipped++;
+    } else {
+      skipped++;
+      if (r.op !== ' ') changed++;
+    }
   });
-  if (skipped && out.length)
-    out.push({ op: '…', text: `${skipped} unchanged line${skipped === 1 ? '' : 's'}` });
+  if (out.length) fold();
   return out;
 }

@@ -79,22 +79,22 @@ export function checkRequest(gate: Gate, req: RequestLike): Verdict {
   const fromQuery = url.searchParams.get('token') ?? undefined;
   const fromCookie = cookieOf(req, cookieName(gate.port));
   const safe = method === 'GET' || method === 'HEAD';
-  if (!same(fromCookie, gate.token)) {
-    // the printed URL: its token becomes a cookie, and the address bar loses it
-    if (safe && same(fromQuery, gate.token)) {
-      url.searchParams.delete('token');
-      return {
-        ok: true,
-        setCookie: `${cookieName(gate.port)}=${gate.token}; HttpOnly; SameSite=Strict; Path=/`,
-        redirect: `${url.pathname}${url.search}`,
-      };
-    }
+  const viaCookie = same(fromCookie, gate.token);
+  // the printed URL: its token becomes a cookie, and the address bar loses it
+  if (safe && fromQuery !== undefined && same(fromQuery, gate.token)) {
+    url.searchParams.delete('token');
+    return {
+      ok: true,
+      setCookie: `${cookieName(gate.port)}=${gate.token}; HttpOnly; SameSite=Strict; Path=/`,
+      redirect: `${url.pathname}${url.search}`,
+    };
+  }
+  if (!viaCookie)
     return {
       ok: false,
       status: 403,
       reason: 'no valid token: open the URL git mem ui printed (it carries the token)',
     };
-  }
   if (!safe) {
     if (!same(header(req, TOKEN_HEADER), gate.token))
       return { ok: false, status: 403, reason: `a change needs the ${TOKEN_HEADER} header (CSRF)` };

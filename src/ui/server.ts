@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { err, isGitMemError } from '../errors.js';
+import { err, type GitMemError, isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { type ApiRequest, type Json, route } from './api.js';
 import type { UiEnv } from './env.js';
@@ -93,9 +93,16 @@ function loadAssets(dir: string, token: string): Map<string, Asset> {
     if (/^ui-chunk-\w+\.js$/.test(f)) files.set(`/${f}`, asset('text/javascript; charset=utf-8', read(f)));
   // the page: the token for the change header (it is served only to holders of the token), and the
   // script and styles by a name with their hash, so a browser keeps them without asking again
+  // and the chunks the script imports from its first line, announced with it (no waterfall)
+  const app = files.get('/ui-app.js')!.body.subarray(0, 4096).toString('utf8');
+  const chunks = [...app.matchAll(/from\s*"\.\/(ui-chunk-\w+\.js)"/g)].map((m) => m[1]);
   const html = read('ui-index.html')
     .toString('utf8')
     .replace('__GIT_MEM_TOKEN__', token)
+    .replace(
+      '<link rel="modulepreload" href="/ui-app.js">',
+      ['ui-app.js', ...chunks].map((f) => `<link rel="modulepreload" href="/${f}">`).join('\n'),
+    )
     .replace(
       /"\/(ui-app\.(?:js|css))"/g,
       (_m, f: string) => `"/${f}?v=${files.get(`/${f}`)!.etag.slice(1, -1)}"`,
@@ -122,9 +129,10 @@ function sendJson(res: ServerResponse, status: number, value: unknown) {
   });
 }
 
-/** The HTTP status of an operation's failure: bad input 400, not found 404, conflict 409, else 500. */
-function statusOf(exitCode: number): number {
-  return exitCode === 2 ? 400 : exitCode === 3 ? 404 : exitCode === 4 ? 409 : 500;
+/** The HTTP status of an operation's failure: bad input 400, not found (or no store yet) 404, conflict 409, else 500. */
+function statusOf(e: GitMemError): number {
+  if (e.code === 'E_NOT_INITIALIZED') return 404;
+  return e.exitCode === 2 ? 400 : e.exitCode === 3 ? 404 : e.exitCode === 4 ? 409 : 500;
 }
 
 async function readBody(req: IncomingMessage): Promise<Json> {
@@ -204,7 +212,7 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
         if (url.pathname === '/api/memories') warmSoon(WARM_IDLE_MS);
         return;
       } catch (e) {
-        if (isGitMemError(e)) return sendJson(res, statusOf(e.exitCode), e.toJSON());
+        if (isGitMemError(e)) return sendJson(res, statusOf(e), e.toJSON());
         log(`git-mem ui: internal error on ${method} ${url.pathname}: ${(e as Error)?.stack ?? e}`);
         return sendJson(res, 500, {
           error: { code: 'E_INTERNAL', message: `internal error: ${(e as Error)?.message ?? String(e)}` },

@@ -1,7 +1,7 @@
 /** Conflicts: what a merge could not settle, both versions side by side; keep one, the other, or an edit. */
 import { useState } from 'preact/hooks';
 import { get, post } from '../api';
-import { useInfo } from '../main';
+import { useInfo } from '../info';
 import {
   type DiffRow,
   Empty,
@@ -72,7 +72,12 @@ function ConflictCard({ c, onDone }: { c: Conflict; onDone: (what: string) => vo
                 <th>This version (kept)</th>
                 <th>
                   Other version <code>{o.hash}</code>
-                  {o.from ? <span class="muted"> from {o.from}</span> : null}
+                  {o.from ? (
+                    <span class="muted">
+                      {' '}
+                      from {/^[0-9a-f]{40,64}$/.test(o.from) ? short(o.from) : o.from}
+                    </span>
+                  ) : null}
                 </th>
               </tr>
             </thead>

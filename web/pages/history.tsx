@@ -25,6 +25,8 @@ interface LogEntry {
 }
 
 interface Version extends LogEntry {
+  /** who made the commit: a person or an agent (null before git-mem kept it) */
+  by: { kind: string; agent?: string; session?: string } | null;
   deleted: boolean;
   record: { title: string; status: string } | null;
 }
@@ -160,7 +162,10 @@ export function MemoryHistoryPage({ id, route }: { id: string; route: Route }) {
               <td>
                 <Time iso={v.date} />
               </td>
-              <td title={v.email}>{v.author}</td>
+              <td title={v.email}>
+                {v.author}
+                {v.by?.kind === 'agent' ? <span class="muted"> · agent {v.by.agent ?? ''}</span> : null}
+              </td>
               <td class="subject">
                 {v.subject}
                 {v.deleted ? <span class="badge status-archived">deleted</span> : null}

@@ -1,7 +1,7 @@
 /** Memories: search as you type, filters, sorting, pages. Everything the list shows is in the address. */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { get } from '../api';
-import { useInfo } from '../main';
+import { useInfo } from '../info';
 import {
   Badge,
   Empty,

@@ -1,7 +1,7 @@
 /** One memory: rendered text and fields, anchors with their code, why it is stale, links, edit in place. */
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../api';
-import { useInfo } from '../main';
+import { useInfo } from '../info';
 import {
   Badge,
   Code,

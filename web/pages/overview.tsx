@@ -1,6 +1,6 @@
 /** Overview: counts and charts: by type and status, over time, the stale share, folders with and without memory. */
 import { get } from '../api';
-import { useInfo } from '../main';
+import { useInfo } from '../info';
 import { Bars, Empty, ErrorBox, href, Loading, STATUS_COLORS, StackedBars, useLoad } from '../ui';
 
 interface Overview {

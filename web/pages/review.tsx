@@ -1,7 +1,7 @@
 /** Review: proposals agents left pending. Approve, edit then approve, or reject. */
 import { useState } from 'preact/hooks';
 import { get, post } from '../api';
-import { useInfo } from '../main';
+import { useInfo } from '../info';
 import {
   Badge,
   Empty,
