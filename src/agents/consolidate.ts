@@ -202,13 +202,9 @@ function reversals(text: string): Array<{ phrase: string; object: string[] }> {
   return out;
 }
 
-/** Numbers and versions in a text (tokens holding a digit). */
-function values(words: Iterable<string>): Set<string> {
-  return new Set([...words].filter((w) => /\d/.test(w)));
-}
-
-function without(words: Iterable<string>, drop: Set<string>): string[] {
-  return [...words].filter((w) => !drop.has(w));
+/** Numbers and versions in a text, single digits included (the word tokens drop one-character words). */
+function values(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/\d+(?:[.,]\d+)*/g) ?? []);
 }
 
 function coverage(of: Set<string>, by: Set<string>): number {
@@ -305,14 +301,18 @@ export function judgePair(a: MemoryRecord, b: MemoryRecord, dup?: Duplicate): Pa
   }
 
   // 3. the same fact with a newer value ("Node 18" → "Node 20")
-  const vo = values(o.words);
-  const vn = values(n.words);
+  const vo = values(o.text);
+  const vn = values(n.text);
   const onlyO = [...vo].filter((v) => !vn.has(v));
   const onlyN = [...vn].filter((v) => !vo.has(v));
   if (onlyO.length && onlyN.length && onlyO.length <= 3 && onlyN.length <= 3) {
-    const restO = new Set(without(o.words, vo));
-    const restN = new Set(without(n.words, vn));
-    const titleRest = overlap(without(o.title, vo), without(n.title, vn));
+    const digit = (w: string) => /\d/.test(w);
+    const restO = new Set([...o.words].filter((w) => !digit(w)));
+    const restN = new Set([...n.words].filter((w) => !digit(w)));
+    const titleRest = overlap(
+      o.title.filter((w) => !digit(w)),
+      n.title.filter((w) => !digit(w)),
+    );
     if (titleRest >= 0.75 && coverage(restO, restN) >= 0.85 && coverage(restN, restO) >= 0.85) {
       ev.values = { old: onlyO, new: onlyN };
       return {
