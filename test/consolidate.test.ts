@@ -157,7 +157,7 @@ const MEMS = [
 ];
 
 async function setup(): Promise<{ r: TestRepo; store: Store; ids: Record<string, string> }> {
-  const r = makeRepo({ commit: true });
+  const r = makeRepo();
   const imp = await r.mem(['import', '--jsonl', '-'], {
     stdin: MEMS.map((m) => JSON.stringify(m)).join('\n'),
   });
@@ -255,29 +255,15 @@ describe('consolidate', () => {
       store.close();
     }
   });
-
-  it('runs once a day from the session-end path, and not when turned off', async () => {
-    const { r, store } = await setup();
-    try {
-      expect(await consolidateDaily(store, { 'consolidate-daily': false })).toBeNull();
-      const now = Date.parse('2026-03-01T10:00:00Z');
-      const first = await consolidateDaily(store, {}, now);
-      expect(first?.proposals).toHaveLength(3);
-      const stamp = join(r.git('rev-parse', '--absolute-git-dir').trim(), 'mem', 'consolidate.last');
-      expect(existsSync(stamp)).toBe(true);
-      expect(await consolidateDaily(store, {}, now + 3_600_000)).toBeNull();
-      expect((await consolidateDaily(store, {}, now + 25 * 3_600_000))?.commit).toBeNull();
-    } finally {
-      store.close();
-    }
-  });
 });
 
-describe('consolidate --llm', () => {
+describe('consolidate --llm, then once a day', () => {
   let server: Server;
   let base = '';
   let reply: (res: ServerResponse) => void = () => {};
+  let shared: ReturnType<typeof setup>;
   beforeAll(async () => {
+    shared = setup();
     server = createServer((req, res) => {
       req.resume();
       req.on('end', () => reply(res));
@@ -291,7 +277,7 @@ describe('consolidate --llm', () => {
   });
 
   it('uses the model for merged text, and the deterministic text when it fails', async () => {
-    const { store } = await setup();
+    const { store } = await shared;
     const settings = { 'llm.provider': 'openai', 'llm.url': base, 'llm.model': 'test-model' };
     try {
       reply = (res) => {
@@ -326,6 +312,24 @@ describe('consolidate --llm', () => {
       const failed = await consolidate(store, { dryRun: true, llm: { settings, env: {} } });
       const f = failed.proposals.find((p) => p.kind === 'merge')!.merged!;
       expect(f).toMatchObject({ writer: 'deterministic', llmFailure: 'http 500' });
+    } finally {
+      store.close();
+    }
+  });
+
+  // the same store (dry runs wrote nothing): the session-end path's run
+  it('runs once a day from the session-end path, and not when turned off', async () => {
+    const { r } = await shared;
+    const store = new Store(await openRepo(r.dir, r.env));
+    try {
+      expect(await consolidateDaily(store, { 'consolidate-daily': false })).toBeNull();
+      const now = Date.parse('2026-03-01T10:00:00Z');
+      const first = await consolidateDaily(store, {}, now);
+      expect(first?.proposals).toHaveLength(3);
+      const stamp = join(r.git('rev-parse', '--absolute-git-dir').trim(), 'mem', 'consolidate.last');
+      expect(existsSync(stamp)).toBe(true);
+      expect(await consolidateDaily(store, {}, now + 3_600_000)).toBeNull();
+      expect((await consolidateDaily(store, {}, now + 25 * 3_600_000))?.commit).toBeNull();
     } finally {
       store.close();
     }
