@@ -246,7 +246,7 @@ describe('the index cache', () => {
     }
   });
 
-  it('a long-lived process (Orama, postings) ranks exactly like a one-shot one (term scan)', async () => {
+  it('a long-lived process (postings) ranks exactly like a one-shot one (term scan)', async () => {
     const r = await seeded();
     const store = await storeOf(r);
     try {
@@ -260,11 +260,11 @@ describe('the index cache', () => {
       await openIndex(store, { provider: null }); // builds and saves the snapshot
       forgetIndex(store);
       const st = await openIndex(store, { provider: null }); // a one-shot process: from the snapshot
-      expect(st.index.oramaLoaded).toBe(false);
+      expect(st.index.hasPostings).toBe(false);
       for (const q of queries)
         scan.push(await searchMemories(store, q, { provider: null, recordUsage: false }));
-      const st2 = await openIndex(store, { provider: null, orama: true });
-      expect(st2.index.oramaLoaded).toBe(true);
+      const st2 = await openIndex(store, { provider: null, postings: true });
+      expect(st2.index.hasPostings).toBe(true);
       for (let i = 0; i < queries.length; i++) {
         expect(await searchMemories(store, queries[i], { provider: null, recordUsage: false })).toEqual(
           scan[i],

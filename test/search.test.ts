@@ -20,8 +20,7 @@ function statsOf(docs: ReturnType<typeof doc>[]): CorpusStats {
   const df = new Map<string, number>();
   const sum = [0, 0, 0];
   for (const d of docs) {
-    for (const t of new Set([...Object.keys(d.tf[0]), ...Object.keys(d.tf[1]), ...Object.keys(d.tf[2])]))
-      df.set(t, (df.get(t) ?? 0) + 1);
+    for (const t of d.tf.t) df.set(t, (df.get(t) ?? 0) + 1);
     for (let f = 0; f < 3; f++) sum[f] += d.len[f];
   }
   return { n: docs.length, df, avg: [sum[0] / docs.length, sum[1] / docs.length, sum[2] / docs.length] };

@@ -69,8 +69,8 @@ export async function serve(
   const build = buildId();
   // load the index before accepting connections (the git helpers start first, see openIndex)
   const provider = await providerFor(store);
-  // a long-lived process pays once for Orama's inverted index, then answers from it
-  let st = await openIndex(store, { provider, orama: true });
+  // a long-lived process builds the postings once, then answers from them
+  let st = await openIndex(store, { provider, postings: true });
   // one throwaway query of each kind before the first client: the first calls of a path run
   // unoptimised and allocate its caches, which the first adds and prompts would otherwise pay for
   try {
@@ -174,7 +174,7 @@ export async function serve(
     try {
       switch (req.op) {
         case 'ping':
-          st = await openIndex(store, { provider, orama: true });
+          st = await openIndex(store, { provider, postings: true });
           return {
             ok: true,
             build,
@@ -292,7 +292,7 @@ export async function serve(
       refresh = undefined;
       queue = queue.then(async () => {
         try {
-          st = await openIndex(store, { provider, orama: true });
+          st = await openIndex(store, { provider, postings: true });
         } catch (e) {
           opts.log?.(`daemon: refresh: ${(e as Error).message}`);
         }

@@ -85,7 +85,7 @@ export async function findDuplicates(
       out.set(d.id, { ...base, reason: 'exact', similarity: 1 });
       return;
     }
-    const theirs = [...Object.keys(d.tf[0]), ...Object.keys(d.tf[1])];
+    const theirs = [...d.tf.keys(0), ...d.tf.keys(1)];
     const ov = tokenOverlap(newTerms, theirs);
     if (ov > OVERLAP_THRESHOLD)
       out.set(d.id, { ...base, reason: 'overlap', similarity: Math.round(ov * 1000) / 1000 });

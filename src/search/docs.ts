@@ -8,7 +8,81 @@ import type { MemoryRecord, MemoryType, Status } from '../model/record.js';
 import { recordTokens } from '../model/record.js';
 import { normalizePath, terms } from './text.js';
 
-export type TermFreq = Record<string, number>;
+/**
+ * A record's terms with their counts per field (title, body, tags+alias), packed:
+ * the distinct terms sorted (strings shared through the index's intern table)
+ * and three counts per term in one small typed array. A plain object per field
+ * cost about 6 KB per record (dictionary-mode objects); this is about a tenth.
+ */
+export class TermCounts {
+  /** distinct terms, sorted by code unit */
+  readonly t: string[];
+  /** counts: title, body, tags of t[i] at 3i, 3i+1, 3i+2 */
+  readonly c: Uint8Array | Uint16Array;
+
+  constructor(t: string[], c: ArrayLike<number>) {
+    this.t = t;
+    let max = 0;
+    for (let i = 0; i < c.length; i++) if (c[i] > max) max = c[i];
+    this.c = max < 256 ? Uint8Array.from(c) : Uint16Array.from(c, (x) => Math.min(x, 65535));
+  }
+
+  /** From per-field term lists (one entry per occurrence). */
+  static of(fields: readonly [string[], string[], string[]]): TermCounts {
+    const m = new Map<string, [number, number, number]>();
+    for (let f = 0; f < 3; f++) {
+      for (const t of fields[f]) {
+        let c = m.get(t);
+        if (!c) {
+          c = [0, 0, 0];
+          m.set(t, c);
+        }
+        c[f]++;
+      }
+    }
+    const t = [...m.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const c: number[] = new Array(t.length * 3);
+    t.forEach((k, i) => {
+      const v = m.get(k)!;
+      c[3 * i] = v[0];
+      c[3 * i + 1] = v[1];
+      c[3 * i + 2] = v[2];
+    });
+    return new TermCounts(t, c);
+  }
+
+  /** Position of a term, or -1. */
+  indexOf(term: string): number {
+    const t = this.t;
+    let lo = 0;
+    let hi = t.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const x = t[mid];
+      if (x === term) return mid;
+      if (x < term) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** Count of a term in field f (0 title, 1 body, 2 tags). */
+  get(f: number, term: string): number {
+    const i = this.indexOf(term);
+    return i < 0 ? 0 : this.c[3 * i + f];
+  }
+
+  /** Terms present in field f, in sorted order. */
+  keys(f: number): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < this.t.length; i++) if (this.c[3 * i + f]) out.push(this.t[i]);
+    return out;
+  }
+
+  toJSON(): { t: string[]; c: number[] } {
+    return { t: this.t, c: Array.from(this.c) };
+  }
+}
 
 export interface SearchDoc {
   id: string;
@@ -27,21 +101,14 @@ export interface SearchDoc {
   tokens: number;
   /** superseded_by links exist (treated like status superseded) */
   superseded: boolean;
-  /** term frequencies: title, body, tags(+alias) */
-  tf: [TermFreq, TermFreq, TermFreq];
+  /** term frequencies per field: title, body, tags(+alias) */
+  tf: TermCounts;
   /** field lengths in terms: title, body, tags */
   len: [number, number, number];
   /** content hash of the embedded text (vector cache key) */
   hash: string;
   /** blob id of the record file this was built from */
   oid?: string;
-}
-
-function countTerms(text: string): { tf: TermFreq; n: number } {
-  const tf: TermFreq = Object.create(null);
-  const ts = terms(text);
-  for (const t of ts) tf[t] = (tf[t] ?? 0) + 1;
-  return { tf, n: ts.length };
 }
 
 /** Text embedded for a record's vector: title, tags and body. */
@@ -55,9 +122,9 @@ export function contentHash(text: string): string {
 }
 
 export function docFromRecord(r: MemoryRecord, oid?: string): SearchDoc {
-  const t = countTerms(r.title);
-  const b = countTerms(r.body);
-  const g = countTerms(`${r.tags.join(' ')} ${r.alias ?? ''}`);
+  const t = terms(r.title);
+  const b = terms(r.body);
+  const g = terms(`${r.tags.join(' ')} ${r.alias ?? ''}`);
   const d: SearchDoc = {
     id: r.id,
     type: r.type,
@@ -71,8 +138,8 @@ export function docFromRecord(r: MemoryRecord, oid?: string): SearchDoc {
     updated: r.updated,
     tokens: recordTokens(r),
     superseded: Array.isArray(r.links?.superseded_by) && r.links.superseded_by.length > 0,
-    tf: [t.tf, b.tf, g.tf],
-    len: [t.n, b.n, g.n],
+    tf: TermCounts.of([t, b, g]),
+    len: [t.length, b.length, g.length],
     hash: contentHash(embedText(r)),
   };
   if (oid) d.oid = oid;

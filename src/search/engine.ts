@@ -1,65 +1,23 @@
 /**
- * The in-memory index: an Orama database (full text over title, body and
- * tags; enums for type, status, tags and anchored paths) plus our own
- * per-document term statistics for BM25F scoring and an optional vector
- * table. Orama is imported lazily (never on the path of `git mem show`).
+ * The in-memory index: per-document metadata and term counts (docs.ts) for
+ * filtering and BM25F scoring, corpus statistics, an inverted index of typed
+ * arrays (postings.ts) built for long-lived processes, and an optional vector
+ * table. No full text is kept: bodies stay in git and are read (one cat-file
+ * batch) when a caller shows them.
  *
- * Orama traps designed around here (each pinned by test/search-orama.test.ts):
- * - full-text search matches prefixes ("test" finds "testing"): every token we
- *   index and query ends with a terminator, so a prefix can only match itself;
- * - `where` on a `string` field matches any token: filters use `enum` fields;
- * - its BM25 divides term frequency by field length before BM25's own length
- *   normalisation: Orama only finds candidates, we score them (BM25F);
- * - vectors: it keeps (and after a vector search nulls) the caller's document
- *   objects, rejects Float32Array, turns hybrid weight 0 into 0.5 and drops
- *   matches under 0.8 similarity by default: vectors live in our own Float32
- *   table, compared by exact cosine scan, fused by our own RRF, never inside Orama;
- * - its persistence plugin breaks on this schema: we save Orama's raw `save()`
- *   data as JSON (no vectors in it) and vectors as a Float32 file.
+ * This replaced an Orama database (issue 16 item 6): at 100k memories Orama's
+ * document store (full bodies) and radix tree took most of 2.3 GiB and most of
+ * a 44 s build, while every ranking was already ours (BM25F over our own term
+ * counts). What it still did — finding candidates — the postings do, with the
+ * same rankings as the one-shot scan (tested).
  */
 import type { MemoryRecord } from '../model/record.js';
-import { docFromRecord, type SearchDoc } from './docs.js';
+import { docFromRecord, type SearchDoc, TermCounts } from './docs.js';
 import { Postings } from './postings.js';
-import type { CorpusStats } from './rank.js';
+import { type CorpusStats, DEFAULT_PARAMS } from './rank.js';
 import { terms } from './text.js';
 
-/** Appended to every indexed and queried token: a prefix of a token can then only match itself. */
-export const TOKEN_END = '\u0003';
-
-// biome-ignore lint/suspicious/noExplicitAny: Orama's generic types are not worth threading through
-type AnyOrama = any;
-type OramaModule = typeof import('@orama/orama');
-
-let oramaP: Promise<OramaModule> | undefined;
-function loadOrama(): Promise<OramaModule> {
-  oramaP ??= import('@orama/orama');
-  return oramaP;
-}
-
-export const SCHEMA = {
-  title: 'string',
-  body: 'string',
-  tags: 'string',
-  type: 'enum',
-  status: 'enum',
-  tagset: 'enum[]',
-  paths: 'enum[]',
-} as const;
-
-function oramaTokenizer() {
-  return {
-    language: 'english',
-    normalizationCache: new Map<string, string>(),
-    tokenize(raw: string): string[] {
-      if (typeof raw !== 'string') return [raw];
-      const out: string[] = [];
-      for (const t of new Set(terms(raw))) out.push(t + TOKEN_END);
-      return out;
-    },
-  };
-}
-
-/** Everything an anchored path contributes to the `paths` enum: the path and its folders. */
+/** Everything an anchored path contributes to the anchor filter: the path and its folders. */
 function pathKeys(paths: readonly string[]): string[] {
   const out = new Set<string>();
   for (const p of paths) {
@@ -78,12 +36,7 @@ export interface VectorTable {
   byHash: Map<string, Float32Array>;
 }
 
-/** Words in more documents than this are looked up in our postings, not in Orama (see textCandidates). */
-export const ORAMA_MAX_DF = 500;
-
-type PendingOp = { op: 'put'; doc: SearchDoc; body: string } | { op: 'remove'; id: string; body?: string };
-
-/** What a snapshot holds besides the Orama data. */
+/** What a snapshot holds. */
 export interface IndexData {
   docs: SearchDoc[];
   df: Array<[string, number]>;
@@ -91,105 +44,70 @@ export interface IndexData {
 }
 
 /**
- * The index. Our own part (documents with term statistics) is always in
- * memory; the Orama database is loaded only when something needs it: a
- * long-lived process (daemon, MCP server) calls ensureOrama() once, while a
- * one-shot CLI call answers by scanning the term statistics, which is much
- * cheaper than restoring Orama's structures (the fast path for small stores).
- * Changes made while Orama is not loaded are queued and applied when it is.
+ * The index. Documents with their term counts are always in memory; the
+ * postings are built only when something long-lived asks (ensurePostings:
+ * daemon, MCP server, web UI), while a one-shot CLI call answers by scanning
+ * the documents' term counts, which is cheaper than building postings it
+ * would use once. Both give the same rankings.
  */
 export class SearchIndex {
   readonly docs = new Map<string, SearchDoc>();
   readonly df = new Map<string, number>();
   private lenSum: [number, number, number] = [0, 0, 0];
   vectors?: VectorTable;
-  private mod?: OramaModule;
-  private db?: AnyOrama;
-  private pending: PendingOp[] = [];
-  /** Orama data saved with the snapshot (loaded on demand), or undefined to build from bodies */
-  private rawLoader?: () => unknown;
-  /** bodies for building Orama when no saved data exists (read from git) */
-  private bodyReader?: (docs: SearchDoc[]) => Promise<Map<string, string>>;
-  /** generation of the Orama data on disk this index matches (undefined once changed) */
-  oramaGen?: string;
-  /** term → documents containing it, with the term's count per field (built for long-lived processes, with Orama) */
+  /** one copy of each term, tag, type and status string for the whole index */
+  private strings = new Map<string, string>();
+  /** term → documents containing it, with the term's count per field (long-lived processes) */
   private postings?: Postings;
 
   private constructor() {}
 
-  /** An empty index with Orama loaded (used for builds from scratch). */
-  static async create(): Promise<SearchIndex> {
-    const idx = new SearchIndex();
-    await idx.ensureOrama();
-    return idx;
+  /** An empty index. */
+  static create(): SearchIndex {
+    return new SearchIndex();
   }
 
-  /** An index from a snapshot; Orama's part loads on first need through `rawLoader`. */
-  static fromData(
-    data: IndexData,
-    rawLoader: (() => unknown) | undefined,
-    bodyReader?: (docs: SearchDoc[]) => Promise<Map<string, string>>,
-    oramaGen?: string,
-  ): SearchIndex {
+  /** An index from a snapshot's data (as JSON.parse gives it back). */
+  static fromData(data: IndexData): SearchIndex {
     const idx = new SearchIndex();
-    for (const d of data.docs) idx.docs.set(d.id, d);
-    for (const [t, n] of data.df) idx.df.set(t, n);
-    idx.lenSum = [...data.lenSum];
-    idx.rawLoader = rawLoader;
-    idx.bodyReader = bodyReader;
-    idx.oramaGen = oramaGen;
-    return idx;
-  }
-
-  /** Restores from Orama's raw data and documents (recomputing statistics). */
-  static async restore(raw: unknown, docs: SearchDoc[]): Promise<SearchIndex> {
-    const idx = new SearchIndex();
-    for (const d of docs) {
+    for (const [t, n] of data.df) idx.df.set(idx.intern(t), n);
+    for (const d of data.docs) {
+      const raw = d.tf as unknown as { t: string[]; c: number[] };
+      d.tf = new TermCounts(
+        raw.t.map((t) => idx.intern(t)),
+        raw.c,
+      );
+      idx.internDoc(d);
       idx.docs.set(d.id, d);
-      idx.account(d, 1);
     }
-    idx.rawLoader = () => raw;
-    await idx.ensureOrama();
+    idx.lenSum = [...data.lenSum];
     return idx;
   }
 
-  get oramaLoaded(): boolean {
-    return this.db !== undefined;
+  private intern(s: string): string {
+    const have = this.strings.get(s);
+    if (have !== undefined) return have;
+    this.strings.set(s, s);
+    return s;
   }
 
-  /** Loads Orama (saved data, or a build from the records' bodies) and applies queued changes. */
-  async ensureOrama(): Promise<void> {
-    if (this.db) return;
-    const o = await loadOrama();
-    const db = o.create({
-      schema: SCHEMA,
-      sort: { enabled: false },
-      components: { tokenizer: oramaTokenizer() },
-    });
-    let raw: unknown;
-    try {
-      raw = this.rawLoader?.();
-    } catch {
-      raw = undefined;
-    }
-    this.mod = o;
-    this.db = db;
-    if (raw) {
-      o.load(db, raw as never);
-    } else if (this.docs.size) {
-      // no usable saved data: index every current document (bodies from git); queued changes are already in docs
-      const docs = [...this.docs.values()];
-      const bodies = this.bodyReader ? await this.bodyReader(docs) : new Map<string, string>();
-      for (const d of docs) this.oramaInsert(d, bodies.get(d.id) ?? '');
-      this.pending = [];
-    }
-    for (const op of this.pending) {
-      if (op.op === 'put') this.oramaInsert(op.doc, op.body);
-      else this.oramaRemove(op.id, op.body);
-    }
-    this.pending = [];
-    this.rawLoader = undefined;
-    this.ensurePostings();
+  /** Shares the document's repeated strings with every other document's. */
+  private internDoc(d: SearchDoc): void {
+    d.type = this.intern(d.type) as SearchDoc['type'];
+    d.status = this.intern(d.status) as SearchDoc['status'];
+    for (let i = 0; i < d.tags.length; i++) d.tags[i] = this.intern(d.tags[i]);
+    for (let i = 0; i < d.paths.length; i++) d.paths[i] = this.intern(d.paths[i]);
+    for (let i = 0; i < d.scope.length; i++) d.scope[i] = this.intern(d.scope[i]);
+  }
+
+  /** Builds the postings (once; maintained on every change after). */
+  ensurePostings(): void {
+    this.postings ??= new Postings(this.docs.values(), this.df);
+  }
+
+  /** Whether postings are built (long-lived processes). */
+  get hasPostings(): boolean {
+    return this.postings !== undefined;
   }
 
   get size(): number {
@@ -215,25 +133,17 @@ export class SearchIndex {
       if (sign > 0) this.postings.add(d);
       else this.postings.remove(d.id);
     }
-    const seen = new Set<string>([...Object.keys(d.tf[0]), ...Object.keys(d.tf[1]), ...Object.keys(d.tf[2])]);
-    for (const t of seen) {
+    for (const t of d.tf.t) {
       const v = (this.df.get(t) ?? 0) + sign;
       if (v > 0) this.df.set(t, v);
       else this.df.delete(t);
     }
   }
 
-  /** Builds the postings (once; maintained on every change after). */
-  private ensurePostings(): Postings {
-    this.postings ??= new Postings(this.docs.values());
-    return this.postings;
-  }
-
   /**
    * BM25F of every document containing a query term, straight from the
-   * postings (long-lived processes): no per-document property lookups, which
-   * are slow on thousands of differently shaped term-frequency objects.
-   * Undefined when there are no postings (one-shot processes).
+   * postings (long-lived processes). Undefined when there are no postings
+   * (one-shot processes).
    */
   textScores(
     qterms: readonly string[],
@@ -252,102 +162,53 @@ export class SearchIndex {
   /** Adds or replaces a record. */
   put(r: MemoryRecord, oid?: string): SearchDoc {
     const doc = docFromRecord(r, oid);
-    this.putDoc(doc, r.body);
+    this.putDoc(doc);
     return doc;
   }
 
-  putDoc(doc: SearchDoc, body: string): void {
+  putDoc(doc: SearchDoc): void {
     if (this.docs.has(doc.id)) this.remove(doc.id);
-    if (this.db) this.oramaInsert(doc, body);
-    else this.pending.push({ op: 'put', doc, body });
+    const ts = doc.tf.t;
+    for (let i = 0; i < ts.length; i++) ts[i] = this.intern(ts[i]);
+    this.internDoc(doc);
     this.docs.set(doc.id, doc);
     this.account(doc, 1);
-    this.oramaGen = undefined;
   }
 
-  private oramaInsert(doc: SearchDoc, body: string): void {
-    // Orama keeps the object it is given: hand it a fresh one, never ours
-    this.mod!.insert(this.db, {
-      id: doc.id,
-      title: doc.title,
-      body,
-      tags: `${doc.tags.join(' ')} ${doc.alias ?? ''}`,
-      type: doc.type,
-      status: doc.superseded && doc.status === 'active' ? 'superseded' : doc.status,
-      tagset: [...doc.tags],
-      paths: pathKeys(doc.paths),
-    });
-  }
-
-  private oramaRemove(id: string, oldBody?: string): void {
-    if (oldBody !== undefined) {
-      const stored = this.mod!.getByID(this.db, id) as { body?: string } | undefined;
-      if (stored && !stored.body) stored.body = oldBody;
-    }
-    this.mod!.remove(this.db, id);
-  }
-
-  /**
-   * Removes a record. A restored index keeps no bodies (they are in git); pass
-   * the old body so its tokens leave the full-text index too.
-   */
-  remove(id: string, oldBody?: string): boolean {
+  /** Removes a record. */
+  remove(id: string): boolean {
     const d = this.docs.get(id);
     if (!d) return false;
-    if (this.db) this.oramaRemove(id, oldBody);
-    else this.pending.push({ op: 'remove', id, body: oldBody });
     this.docs.delete(id);
     this.account(d, -1);
     this.vectors?.byId.delete(id);
-    this.oramaGen = undefined;
     return true;
-  }
-
-  /** The body Orama holds for a record ('' when restored from disk or not loaded). */
-  storedBody(id: string): string {
-    if (!this.db) {
-      for (let i = this.pending.length - 1; i >= 0; i--) {
-        const op = this.pending[i];
-        if (op.op === 'put' && op.doc.id === id) return op.body;
-      }
-      return '';
-    }
-    return ((this.mod!.getByID(this.db, id) as { body?: string } | undefined)?.body ?? '') as string;
   }
 
   /**
    * Ids of documents matching any query term, optionally restricted by enum
    * filters (`type`/`status` {in|eq}, `paths`/`tagset` {containsAny}). With
-   * Orama loaded it answers (at most `limit`); otherwise the term statistics
-   * are scanned (every match).
+   * postings, at most `limit`: the best by BM25F; otherwise (a scan of the
+   * term counts) every match.
    */
   textCandidates(query: string, where: Record<string, unknown> = {}, limit = 1000): string[] {
     const qterms = [...new Set(terms(query))];
     if (!qterms.length) return [];
-    // Orama's radix lookup merges a word's documents with Array.includes, quadratic in
-    // the word's document count (~80 ms for a word in 8k of 10k records): Orama answers
-    // for selective words; a query with a common word goes through our postings
-    if (this.db && this.selective(qterms)) {
-      const res = this.mod!.search(this.db, {
-        term: query,
-        properties: ['title', 'body', 'tags'],
-        threshold: 1,
-        limit,
-        where: Object.keys(where).length ? where : undefined,
-        boost: { title: 2, tags: 1.5 },
-      }) as { hits: Array<{ id: string }> };
-      return res.hits.map((h) => h.id);
-    }
     if (this.postings) {
-      const out: string[] = [];
-      for (const d of this.postings.docsWith(qterms)) if (matchesWhere(d, where)) out.push(d.id);
-      return out;
+      const sc = this.textScores(qterms, DEFAULT_PARAMS)!;
+      const hits: number[] = [];
+      for (let i = 0; i < sc.docs.length; i++) if (matchesWhere(sc.docs[i], where)) hits.push(i);
+      if (hits.length > limit) {
+        hits.sort((a, b) => sc.scores[b] - sc.scores[a] || (sc.docs[a].id < sc.docs[b].id ? -1 : 1));
+        hits.length = limit;
+      }
+      return hits.map((i) => sc.docs[i].id);
     }
     const out: string[] = [];
     for (const d of this.docs.values()) {
       let hit = false;
       for (const t of qterms) {
-        if (d.tf[0][t] || d.tf[1][t] || d.tf[2][t]) {
+        if (d.tf.indexOf(t) >= 0) {
           hit = true;
           break;
         }
@@ -355,11 +216,6 @@ export class SearchIndex {
       if (hit && matchesWhere(d, where)) out.push(d.id);
     }
     return out;
-  }
-
-  /** Whether Orama should answer for these terms (every one in at most ORAMA_MAX_DF documents). */
-  selective(qterms: readonly string[]): boolean {
-    return qterms.every((t) => (this.df.get(t) ?? 0) <= ORAMA_MAX_DF);
   }
 
   /**
@@ -377,11 +233,6 @@ export class SearchIndex {
       .map(([t]) => t);
   }
 
-  /** Whether postings are built (long-lived processes). */
-  get hasPostings(): boolean {
-    return this.postings !== undefined;
-  }
-
   /** Ids of documents containing any of these (already analysed) terms: postings, else a scan. */
   termCandidates(qterms: readonly string[]): string[] {
     const seen = new Set<SearchDoc>();
@@ -390,7 +241,7 @@ export class SearchIndex {
     } else {
       for (const d of this.docs.values()) {
         for (const t of qterms) {
-          if (d.tf[0][t] || d.tf[1][t] || d.tf[2][t]) {
+          if (d.tf.indexOf(t) >= 0) {
             seen.add(d);
             break;
           }
@@ -400,41 +251,19 @@ export class SearchIndex {
     return [...seen].map((d) => d.id);
   }
 
-  /** Ids of documents anchored at or under any of the given paths (the `paths` enum). */
+  /** Ids of documents anchored at or under any of the given paths (at most `limit`). */
   anchoredUnder(paths: string[], limit = 1000): string[] {
     if (!paths.length) return [];
-    if (this.db) {
-      const res = this.mod!.search(this.db, {
-        term: '',
-        where: { paths: { containsAny: paths } },
-        limit,
-      }) as {
-        hits: Array<{ id: string }>;
-      };
-      return res.hits.map((h) => h.id);
-    }
     const want = new Set(paths);
     const out: string[] = [];
-    for (const d of this.docs.values()) if (pathKeys(d.paths).some((k) => want.has(k))) out.push(d.id);
+    for (const d of this.docs.values()) {
+      if (!d.paths.length) continue;
+      if (pathKeys(d.paths).some((k) => want.has(k))) {
+        out.push(d.id);
+        if (out.length >= limit) break;
+      }
+    }
     return out;
-  }
-
-  /**
-   * Raw Orama data for the on-disk cache, made compact: no bodies in the
-   * document store (they are in git), no Orama term frequencies (we score
-   * with our own), no vectors (they are never in Orama). Loads Orama first.
-   */
-  async saveRaw(): Promise<unknown> {
-    await this.ensureOrama();
-    const raw = this.mod!.save(this.db) as {
-      docs: { docs: Record<string, Record<string, unknown>> };
-      index: { frequencies: Record<string, unknown> };
-    };
-    const docs: Record<string, Record<string, unknown>> = {};
-    for (const [k, v] of Object.entries(raw.docs.docs)) if (v) docs[k] = { ...v, body: '' };
-    const frequencies: Record<string, unknown> = {};
-    for (const k of Object.keys(raw.index.frequencies)) frequencies[k] = {};
-    return { ...raw, docs: { ...raw.docs, docs }, index: { ...raw.index, frequencies } };
   }
 }
 

@@ -130,7 +130,7 @@ async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}):
   const where: Record<string, unknown> = {};
   if (q.types?.length) where.type = { in: q.types };
   const params = opts.params ?? DEFAULT_PARAMS;
-  // long-lived processes score from postings; Orama finds candidates for selective words
+  // long-lived processes score from postings; one-shot calls scan the documents' term counts
   const tags = (q.tags ?? []).map((t) => t.toLowerCase());
   const allowed = (d: SearchDoc) =>
     searchable(d, !!q.includeStale, now) &&
@@ -139,8 +139,8 @@ async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}):
   const scored = idx.textScores(qterms, params);
   let textMap: Map<SearchDoc, number> | undefined;
   let ids: Set<string>;
-  if (scored && !idx.selective(qterms)) {
-    // common words: the best text matches by postings score (filters first, then the cut)
+  if (scored) {
+    // the best text matches by postings score (filters first, then the cut)
     const docs: SearchDoc[] = [];
     const scores: number[] = [];
     for (let i = 0; i < scored.docs.length; i++) {
@@ -157,7 +157,6 @@ async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}):
       textMap.set(docs[i], scores[i]);
     }
   } else {
-    if (scored) textMap = new Map(scored.docs.map((d, i) => [d, scored.scores[i]]));
     ids = new Set<string>(idx.textCandidates(query, where, params.preK));
     if (completions.length) for (const id of idx.termCandidates(completions)) ids.add(id);
   }
@@ -322,8 +321,8 @@ function barFor(query: string, stats: ReturnType<SearchIndex['stats']>): (d: Sea
   const total = q.reduce((s, t) => s + idf(t), 0) || 1;
   return (d) => {
     const paths = d.paths.length ? new Set(terms(d.paths.join(' '))) : undefined;
-    const inTitle = (t: string) => !!(d.tf[0][t] || d.tf[2][t] || paths?.has(t));
-    const matched = q.filter((t) => inTitle(t) || d.tf[1][t]);
+    const inTitle = (t: string) => !!(d.tf.get(0, t) || d.tf.get(2, t) || paths?.has(t));
+    const matched = q.filter((t) => inTitle(t) || d.tf.get(1, t));
     if (q.length === 1) return matched.length === 1;
     return clearsBar({
       matched: matched.length,

@@ -79,13 +79,17 @@ export function expansionTerms(
   const w = new Map<string, number>();
   for (const d of top) {
     const len = d.len[0] + d.len[1] + d.len[2] || 1;
+    const { t: ts, c } = d.tf;
     for (let f = 0; f < 3; f++) {
-      for (const t in d.tf[f]) {
+      for (let i = 0; i < ts.length; i++) {
+        const n = c[3 * i + f];
+        if (!n) continue;
+        const t = ts[i];
         if (q.has(t) || t.length < 3 || /^\d+$/.test(t)) continue;
         const df = stats.df.get(t) ?? 0;
         if (df < 2) continue; // a word no other memory has cannot find anything new
         const idf = Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
-        w.set(t, (w.get(t) ?? 0) + (d.tf[f][t] / len) * idf);
+        w.set(t, (w.get(t) ?? 0) + (n / len) * idf);
       }
     }
   }
@@ -123,10 +127,11 @@ function bm25Score(
 ): number {
   let score = 0;
   for (let i = 0; i < qterms.length; i++) {
-    const t = qterms[i];
+    const at = doc.tf.indexOf(qterms[i]);
+    if (at < 0) continue;
     let tfw = 0;
     for (let f = 0; f < 3; f++) {
-      const tf = doc.tf[f][t];
+      const tf = doc.tf.c[3 * at + f];
       if (tf) tfw += (p.w[f] * tf) / (1 - p.b[f] + (p.b[f] * doc.len[f]) / (avg[f] || 1));
     }
     if (tfw > 0) score += ((qw ? qw[i] : 1) * idf[i] * tfw * (p.k1 + 1)) / (tfw + p.k1);
@@ -150,9 +155,11 @@ export function bm25f(
   const matched: string[] = [];
   for (let i = 0; i < qterms.length; i++) {
     const t = qterms[i];
+    const at = doc.tf.indexOf(t);
+    if (at < 0) continue;
     let tfw = 0;
     for (let f = 0; f < 3; f++) {
-      const tf = doc.tf[f][t];
+      const tf = doc.tf.c[3 * at + f];
       if (!tf) continue;
       const avg = stats.avg[f] || 1;
       tfw += (p.w[f] * tf) / (1 - p.b[f] + (p.b[f] * doc.len[f]) / avg);

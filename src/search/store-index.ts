@@ -28,7 +28,7 @@ import { embedText } from './docs.js';
 import { type EmbeddingProvider, lineageKey } from './embeddings.js';
 import { type IndexData, SearchIndex, unit } from './engine.js';
 
-export const INDEX_FORMAT = 4;
+export const INDEX_FORMAT = 5;
 /** Changes applied since the saved snapshot before it is rewritten. */
 export const RESAVE_AFTER = 64;
 
@@ -56,10 +56,8 @@ interface Snapshot {
   format: number;
   tip: string;
   lineage: string | null;
-  /** our documents and statistics (always loaded) */
+  /** our documents and statistics */
   data: IndexData;
-  /** generation of orama-<gen>.json holding Orama's raw data (loaded on demand) */
-  oramaGen: string | null;
   /** vector table: ids in the order of vectors.f32 */
   vecIds?: string[];
   vecHashes?: string[];
@@ -98,8 +96,8 @@ export interface OpenOptions {
   persist?: boolean;
   /** ignore any snapshot and the in-memory copy */
   rebuild?: boolean;
-  /** load Orama's inverted index (long-lived processes); one-shot calls scan the term statistics */
-  orama?: boolean;
+  /** build the inverted index (long-lived processes); one-shot calls scan the documents' term counts */
+  postings?: boolean;
 }
 
 /** The index at the store's tip, from memory, disk or git (in that order of preference). */
@@ -124,7 +122,7 @@ export async function openIndex(store: Store, opts: OpenOptions = {}): Promise<I
     if (!st) st = await loadSnapshot(store, lineage, provider, opts.rebuild);
     const res = await bringToTip(store, st, tip);
     st.repo = store.repo;
-    if (opts.orama) await st.index.ensureOrama();
+    if (opts.postings) st.index.ensurePostings();
     if (provider && provider !== st.provider) st.provider = provider;
     if (st.provider) await embedMissing(store, st);
     st.last.ms = performance.now() - t0;
@@ -156,14 +154,7 @@ async function loadSnapshot(
         snap.data &&
         (await store.hasCommit(snap.tip))
       ) {
-        const gen = snap.oramaGen;
-        const rawFile = gen ? join(dir, `orama-${gen}.json`) : undefined;
-        const index = SearchIndex.fromData(
-          snap.data,
-          rawFile ? () => JSON.parse(readFileSync(rawFile, 'utf8')) : undefined,
-          (docs) => readBodies(store, docs),
-          gen ?? undefined,
-        );
+        const index = SearchIndex.fromData(snap.data);
         if (lineage && snap.vecIds && snap.dim) loadVectors(index, dir, snap, lineage);
         return {
           index,
@@ -180,7 +171,7 @@ async function loadSnapshot(
     }
   }
   return {
-    index: await SearchIndex.create(),
+    index: SearchIndex.create(),
     tip: null,
     savedTip: null,
     pending: 0,
@@ -231,7 +222,7 @@ async function bringToTip(
     return 'same';
   }
   if (!tip) {
-    st.index = await SearchIndex.create();
+    st.index = SearchIndex.create();
     st.tip = null;
     st.last = { mode: 'empty', changed: 0, ms: 0 };
     return 'rebuild';
@@ -239,18 +230,7 @@ async function bringToTip(
   if (st.tip && (await store.hasCommit(st.tip))) {
     const changes = await store.diffPaths(st.tip, tip, 'memories');
     const ids = changes.map((c) => ({ ...c, id: idFromPath(c.path) })).filter((c) => c.id);
-    // old bodies leave the full-text index with their tokens
-    const olds = ids.map((c) => st.index.docs.get(c.id!)).filter((d): d is SearchDoc => !!d);
-    const oldBlobs = await store.catFile.readMany(olds.map((d) => d.oid ?? '0'.repeat(40)));
-    const oldBody = new Map<string, string>();
-    olds.forEach((d, i) => {
-      const b = oldBlobs[i];
-      if (!b) return;
-      try {
-        oldBody.set(d.id, parseRecord(b.content.toString('utf8')).body);
-      } catch {}
-    });
-    for (const c of ids) st.index.remove(c.id!, oldBody.get(c.id!));
+    for (const c of ids) st.index.remove(c.id!);
     const adds = ids.filter((c) => c.oid);
     await addRecords(
       store,
@@ -263,7 +243,7 @@ async function bringToTip(
     return 'incremental';
   }
   // no usable base: build from the whole tree
-  const index = await SearchIndex.create();
+  const index = SearchIndex.create();
   const entries = (await store.lsTree(tip, 'memories')).filter((e) => idFromPath(e.path));
   await addRecords(
     store,
@@ -347,16 +327,10 @@ async function embedMissing(store: Store, st: IndexState): Promise<void> {
   missing = missing.filter((d) => !table.byId.has(d.id));
   st.pending += 1;
   if (!missing.length) return;
-  // texts: the Orama document store has the body unless the index was restored from disk
+  // texts: the index keeps no bodies; they are read from git
   const bodies = new Map<string, string>();
-  const fromGit: SearchDoc[] = [];
-  for (const d of missing) {
-    const stored = idx.storedBody(d.id);
-    if (stored) bodies.set(d.id, stored);
-    else fromGit.push(d);
-  }
-  const blobs = await store.catFile.readMany(fromGit.map((d) => d.oid ?? '0'.repeat(40)));
-  fromGit.forEach((d, i) => {
+  const blobs = await store.catFile.readMany(missing.map((d) => d.oid ?? '0'.repeat(40)));
+  missing.forEach((d, i) => {
     const b = blobs[i];
     if (!b) return;
     try {
@@ -381,9 +355,8 @@ async function embedMissing(store: Store, st: IndexState): Promise<void> {
 }
 
 /**
- * Writes the snapshot atomically: Orama's data to a new orama-<gen>.json
- * (unless the one on disk still matches), vectors, then index.json by rename;
- * older Orama files are removed afterwards.
+ * Writes the snapshot atomically: vectors, then index.json by rename. Files
+ * of older formats (Orama's data, orama-*.json) are removed afterwards.
  */
 export async function saveSnapshot(store: Store, st: IndexState): Promise<void> {
   if (!st.tip) return;
@@ -391,19 +364,11 @@ export async function saveSnapshot(store: Store, st: IndexState): Promise<void> 
     const dir = indexDir(store);
     mkdirSync(dir, { recursive: true });
     const tmpSuffix = `.${process.pid}.${Date.now()}.tmp`;
-    let gen = st.index.oramaGen;
-    if (!gen || !existsSync(join(dir, `orama-${gen}.json`))) {
-      gen = `${Date.now().toString(36)}${process.pid.toString(36)}`;
-      const raw = await st.index.saveRaw();
-      writeFileSync(join(dir, `orama-${gen}.json${tmpSuffix}`), JSON.stringify(raw));
-      renameSync(join(dir, `orama-${gen}.json${tmpSuffix}`), join(dir, `orama-${gen}.json`));
-    }
     const snap: Snapshot = {
       format: INDEX_FORMAT,
       tip: st.tip,
       lineage: st.lineage,
       data: st.index.data(),
-      oramaGen: gen,
     };
     const v = st.index.vectors;
     if (st.lineage && v && v.lineageKey === st.lineage && v.byId.size) {
@@ -421,11 +386,10 @@ export async function saveSnapshot(store: Store, st: IndexState): Promise<void> 
     }
     writeFileSync(join(dir, `index.json${tmpSuffix}`), JSON.stringify(snap));
     renameSync(join(dir, `index.json${tmpSuffix}`), join(dir, 'index.json'));
-    st.index.oramaGen = gen;
     st.savedTip = st.tip;
     st.pending = 0;
     for (const f of readdirSync(dir)) {
-      if (/^orama-.*\.json$/.test(f) && f !== `orama-${gen}.json`) {
+      if (/^orama-.*\.json$/.test(f)) {
         try {
           unlinkSync(join(dir, f));
         } catch {}

@@ -68,5 +68,5 @@ export async function warmSearch(env: UiEnv): Promise<void> {
     return;
   }
   const { openIndex, providerFor } = await import('../search/index.js');
-  await openIndex(store, { provider: await providerFor(store), orama: true });
+  await openIndex(store, { provider: await providerFor(store), postings: true });
 }
