@@ -265,9 +265,13 @@ async function addRecords(
   items: Array<{ id: string; oid: string; path: string }>,
 ): Promise<void> {
   const CHUNK = 2000;
+  const read = (i: number) => store.catFile.readMany(items.slice(i, i + CHUNK).map((p) => p.oid));
+  // one chunk ahead: git reads the next blobs while this process parses the current ones
+  let next = read(0);
   for (let i = 0; i < items.length; i += CHUNK) {
     const part = items.slice(i, i + CHUNK);
-    const blobs = await store.catFile.readMany(part.map((p) => p.oid));
+    const blobs = await next;
+    if (i + CHUNK < items.length) next = read(i + CHUNK);
     part.forEach((p, j) => {
       const b = blobs[j];
       if (!b) return;
