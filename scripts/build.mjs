@@ -23,7 +23,7 @@ const define = {
     Object.fromEntries(Object.keys(VENDOR).map((k) => [k, `./vendor-${k}.cjs`])),
   ),
 };
-// bundled: small pure-JS libraries (orama); yaml and micromatch are required on first use;
+// bundled: small pure-JS libraries; yaml and micromatch are required on first use;
 // external: native, WASM or very large packages, loaded lazily when used
 const external = [
   // loaded on first use through require() (src/model/yaml.ts, src/model/glob.ts)

@@ -424,17 +424,6 @@ export async function readRecords(
   return out;
 }
 
-/** Bodies of indexed docs (readRecords). */
-export async function readBodies(
-  store: Store,
-  docs: SearchDoc[],
-  tip?: string,
-): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const [id, r] of await readRecords(store, docs, tip)) out.set(id, r.body);
-  return out;
-}
-
 /** Deletes the cache (memory and disk). */
 export function dropIndex(store: Store): void {
   forgetIndex(store);
