@@ -78,10 +78,6 @@ export class TermCounts {
     for (let i = 0; i < this.t.length; i++) if (this.c[3 * i + f]) out.push(this.t[i]);
     return out;
   }
-
-  toJSON(): { t: string[]; c: number[] } {
-    return { t: this.t, c: Array.from(this.c) };
-  }
 }
 
 export interface SearchDoc {

@@ -36,11 +36,17 @@ export interface VectorTable {
   byHash: Map<string, Float32Array>;
 }
 
-/** What a snapshot holds. */
+/** A document as a snapshot holds it: its terms named by their position in IndexData.terms. */
+export type StoredDoc = Omit<SearchDoc, 'tf'> & { tf: { i: number[]; c: number[] } };
+
+/** What a snapshot holds (JSON). */
 export interface IndexData {
-  docs: SearchDoc[];
-  df: Array<[string, number]>;
+  /** every indexed term once, sorted; documents name theirs by position */
+  terms: string[];
+  /** how many documents hold each term (parallel to terms) */
+  df: number[];
   lenSum: [number, number, number];
+  docs: StoredDoc[];
 }
 
 /**
@@ -70,12 +76,13 @@ export class SearchIndex {
   /** An index from a snapshot's data (as JSON.parse gives it back). */
   static fromData(data: IndexData): SearchIndex {
     const idx = new SearchIndex();
-    for (const [t, n] of data.df) idx.df.set(idx.intern(t), n);
-    for (const d of data.docs) {
-      const raw = d.tf as unknown as { t: string[]; c: number[] };
+    const terms = data.terms.map((t) => idx.intern(t));
+    for (let i = 0; i < terms.length; i++) idx.df.set(terms[i], data.df[i]);
+    for (const s of data.docs) {
+      const d = s as unknown as SearchDoc;
       d.tf = new TermCounts(
-        raw.t.map((t) => idx.intern(t)),
-        raw.c,
+        s.tf.i.map((i) => terms[i]),
+        s.tf.c,
       );
       idx.internDoc(d);
       idx.docs.set(d.id, d);
@@ -123,8 +130,40 @@ export class SearchIndex {
     };
   }
 
+  /** The snapshot's data as an object (tests; the store writes it with writeData). */
   data(): IndexData {
-    return { docs: [...this.docs.values()], df: [...this.df], lenSum: [...this.lenSum] };
+    let json = '';
+    this.writeData((s) => {
+      json += s;
+    });
+    return JSON.parse(json) as IndexData;
+  }
+
+  /**
+   * Writes the snapshot's data as JSON in pieces of about a megabyte, a
+   * thousand documents at a time: a 100k-memory index never exists as one
+   * string or as a second copy of every document.
+   */
+  writeData(write: (chunk: string) => void): void {
+    const terms = [...this.df.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const pos = new Map<string, number>();
+    for (let i = 0; i < terms.length; i++) pos.set(terms[i], i);
+    write(
+      `{"terms":${JSON.stringify(terms)},"df":${JSON.stringify(terms.map((t) => this.df.get(t)))},"lenSum":${JSON.stringify(this.lenSum)},"docs":[`,
+    );
+    let part: string[] = [];
+    let first = true;
+    for (const d of this.docs.values()) {
+      const stored: StoredDoc = { ...d, tf: { i: d.tf.t.map((t) => pos.get(t)!), c: Array.from(d.tf.c) } };
+      part.push(JSON.stringify(stored));
+      if (part.length === 1000) {
+        write((first ? '' : ',') + part.join(','));
+        first = false;
+        part = [];
+      }
+    }
+    if (part.length) write((first ? '' : ',') + part.join(','));
+    write(']}');
   }
 
   private account(d: SearchDoc, sign: 1 | -1): void {

@@ -10,14 +10,17 @@
  * and applies the diff to the new tip before every query.
  */
 import {
+  closeSync,
   existsSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   unlinkSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { memDir, type Repo } from '../gitstore/repo.js';
@@ -368,27 +371,39 @@ export async function saveSnapshot(store: Store, st: IndexState): Promise<void> 
     const dir = indexDir(store);
     mkdirSync(dir, { recursive: true });
     const tmpSuffix = `.${process.pid}.${Date.now()}.tmp`;
-    const snap: Snapshot = {
-      format: INDEX_FORMAT,
-      tip: st.tip,
-      lineage: st.lineage,
-      data: st.index.data(),
-    };
+    const head: Omit<Snapshot, 'data'> = { format: INDEX_FORMAT, tip: st.tip, lineage: st.lineage };
     const v = st.index.vectors;
     if (st.lineage && v && v.lineageKey === st.lineage && v.byId.size) {
       const ids = [...v.byId.keys()].filter((id) => st.index.docs.has(id));
       const arr = new Float32Array(ids.length * v.dim);
       for (let i = 0; i < ids.length; i++) arr.set(v.byId.get(ids[i])!.subarray(0, v.dim), i * v.dim);
-      snap.vecIds = ids;
-      snap.vecHashes = ids.map((id) => st.index.docs.get(id)!.hash);
-      snap.dim = v.dim;
+      head.vecIds = ids;
+      head.vecHashes = ids.map((id) => st.index.docs.get(id)!.hash);
+      head.dim = v.dim;
       writeFileSync(
         join(dir, `vectors.f32${tmpSuffix}`),
         Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength),
       );
       renameSync(join(dir, `vectors.f32${tmpSuffix}`), join(dir, 'vectors.f32'));
     }
-    writeFileSync(join(dir, `index.json${tmpSuffix}`), JSON.stringify(snap));
+    // streamed: the documents are written a thousand at a time, never as one string
+    const fd = openSync(join(dir, `index.json${tmpSuffix}`), 'w');
+    try {
+      let pending = '';
+      const write = (s: string) => {
+        pending += s;
+        if (pending.length >= 1 << 20) {
+          writeSync(fd, pending);
+          pending = '';
+        }
+      };
+      write(`${JSON.stringify(head).slice(0, -1)},"data":`);
+      st.index.writeData(write);
+      write('}');
+      writeSync(fd, pending);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(join(dir, `index.json${tmpSuffix}`), join(dir, 'index.json'));
     st.savedTip = st.tip;
     st.pending = 0;
