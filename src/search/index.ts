@@ -63,7 +63,7 @@ export interface SearchOptions {
   params?: RankParams;
   now?: number;
   /** usage counts (default: the local counters of the store) */
-  usage?: Map<string, number>;
+  usage?: ReadonlyMap<string, number>;
 }
 
 const providerMemo = new WeakMap<Store, Promise<EmbeddingProvider | null>>();
@@ -92,7 +92,9 @@ export function providerFor(store: Store): Promise<EmbeddingProvider | null> {
 
 async function state(store: Store, opts: SearchOptions): Promise<IndexState> {
   const provider = opts.provider === undefined ? await providerFor(store) : opts.provider;
-  return openIndex(store, { provider });
+  // a long-lived process (MCP server, UI) answers call after call: Orama's inverted index and our
+  // postings, loaded once, answer in a few ms where scanning every document's terms takes tens
+  return openIndex(store, { provider, orama: store.longLived });
 }
 
 function validate(q: SearchQuery): void {
@@ -306,6 +308,18 @@ export interface ContextPack extends Pack {
   budget?: number;
 }
 
+/** The words of a memory's anchor paths, worked out once per indexed document. */
+const pathTermsOf = new WeakMap<SearchDoc, Set<string> | undefined>();
+function pathTerms(d: SearchDoc): Set<string> | undefined {
+  if (!d.paths.length) return undefined;
+  let p = pathTermsOf.get(d);
+  if (!p) {
+    p = new Set(terms(d.paths.join(' ')));
+    pathTermsOf.set(d, p);
+  }
+  return p;
+}
+
 /**
  * Whether a memory clears the relevance bar (relevance.ts, the prompt hook's) for a
  * question: its distinctive words, weighed by idf over the index, found in the
@@ -319,17 +333,29 @@ function barFor(query: string, stats: ReturnType<SearchIndex['stats']>): (d: Sea
     const df = stats.df.get(t) ?? 0;
     return Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
   };
-  const total = q.reduce((s, t) => s + idf(t), 0) || 1;
+  const idfs = q.map(idf);
+  const total = idfs.reduce((s, x) => s + x, 0) || 1;
+  // asked of every constraint and of the ranking's head at every pack: one pass, nothing allocated
   return (d) => {
-    const paths = d.paths.length ? new Set(terms(d.paths.join(' '))) : undefined;
-    const inTitle = (t: string) => !!(d.tf[0][t] || d.tf[2][t] || paths?.has(t));
-    const matched = q.filter((t) => inTitle(t) || d.tf[1][t]);
-    if (q.length === 1) return matched.length === 1;
-    return clearsBar({
-      matched: matched.length,
-      inTitle: matched.filter(inTitle).length,
-      coverage: matched.reduce((s, t) => s + idf(t), 0) / total,
-    });
+    const [title, body, tags] = d.tf;
+    let paths: Set<string> | undefined | null = null;
+    let matched = 0;
+    let inTitle = 0;
+    let coverage = 0;
+    for (let i = 0; i < q.length; i++) {
+      const t = q[i];
+      let named = !!(title[t] || tags[t]);
+      if (!named) {
+        if (paths === null) paths = pathTerms(d);
+        named = !!paths?.has(t);
+      }
+      if (!named && !body[t]) continue;
+      matched++;
+      if (named) inTitle++;
+      coverage += idfs[i];
+    }
+    if (q.length === 1) return matched === 1;
+    return clearsBar({ matched, inTitle, coverage: coverage / total });
   };
 }
 
@@ -407,10 +433,13 @@ export async function buildContextPack(
   }
   constraints.sort((a, b) => b.key - a.key || (a.d.id < b.d.id ? -1 : 1));
   // 3. best matches
-  const matches = (o.query || file ? ranked : [])
-    .filter((r) => r.doc.type !== 'rule' && r.doc.type !== 'session' && r.doc.type !== 'constraint')
-    .filter((r) => !bar || bar(r.doc))
-    .slice(0, 40);
+  // the first 40 that qualify (the ranking holds every text match: thousands for common words)
+  const matches: typeof ranked = [];
+  for (const r of o.query || file ? ranked : []) {
+    if (r.doc.type === 'rule' || r.doc.type === 'session' || r.doc.type === 'constraint') continue;
+    if (bar && !bar(r.doc)) continue;
+    if (matches.push(r) === 40) break;
+  }
   // 4. latest session summaries
   const nSessions = o.sessions ?? 2;
   const sessions = [...idx.docs.values()]
