@@ -76,6 +76,11 @@ describe('team stores', () => {
     const hits = await project.memJson(['search', 'pnpm', '--no-daemon']);
     expect(hits.map((h: { store: string }) => h.store)).toEqual(['project', 'standards']);
     expect(Object.keys(hits[0])).toEqual(['id', 'alias', 'type', 'title', 'status', 'score', 'why', 'store']);
+    // a team hit's id shows from its store
+    expect(await project.memJson(['show', hits[1].id])).toMatchObject({
+      title: 'Install with pnpm',
+      store: 'standards',
+    });
     const human = await ok(project, ['search', 'pnpm', '--no-daemon']);
     expect(human).toMatch(/Install with pnpm {2}\(from standards\)/);
     expect(await project.memJson(['search', 'pnpm', '--no-daemon', '--no-stores'])).toHaveLength(1);
