@@ -25,7 +25,9 @@ export type ErrorCode =
   | 'E_REMOTE'
   | 'E_FORBIDDEN'
   | 'E_ANCHOR'
-  | 'E_IO';
+  | 'E_IO'
+  /** a consolidation proposal whose memories changed since it was made */
+  | 'E_STALE_PROPOSAL';
 
 /** Exit codes: 1 = operation failed, 2 = usage / bad input, 3 = not found, 4 = conflict, 5 = forbidden (a read-only token). */
 const EXIT: Partial<Record<ErrorCode, number>> = {
@@ -42,6 +44,7 @@ const EXIT: Partial<Record<ErrorCode, number>> = {
   E_NOT_FOUND: 3,
   E_CONFLICT_RETRY: 4,
   E_MERGE: 4,
+  E_STALE_PROPOSAL: 4,
   E_FORBIDDEN: 5,
 };
 

@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { diffLines, mapRange } from '../src/anchors/diff.js';
 import { relocate } from '../src/anchors/relocate.js';
 import { extractSymbols, findSymbol } from '../src/anchors/symbols.js';
-import { hashLines, indentLanguage, informationOf, MIN_INFORMATION, wsHash } from '../src/anchors/text.js';
+import {
+  hashLines,
+  indentLanguage,
+  informationOf,
+  MIN_INFORMATION,
+  squeezeWhitespace,
+  wsHash,
+} from '../src/anchors/text.js';
 import { makeRepo } from './helpers.js';
 
 const reloc = (path: string, oldLines: string[], newLines: string[], start: number, end: number) => {
@@ -444,5 +451,46 @@ describe('JavaScript and TypeScript symbol shapes', () => {
     r.write('lib/response.js', SRC.replace('this.location(url)', 'this.location(url || "/")'));
     r.commitAll('edit');
     expect((await r.memJson(['check'])).results[0]).toMatchObject({ id, status: 'changed' });
+  });
+});
+
+describe('the whitespace-free form a cross-file search filters on', () => {
+  it('is what removing every \\s gives, for ASCII and wider whitespace alike', () => {
+    const pieces = [
+      'a',
+      'é',
+      '字',
+      '😀',
+      '{',
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '\v',
+      '\f',
+      '\u00a0',
+      '\u2003',
+      '\u2028',
+      '\u3000',
+      '\ufeff',
+      '\u0085',
+    ];
+    let seed = 11;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (let n = 0; n < 300; n++) {
+      let s = '';
+      const len = Math.floor(rnd() * 40);
+      // half the texts keep to ASCII whitespace (the byte path), half may hold wider spaces
+      const from = n % 2 ? pieces : pieces.filter((p) => !/[\u00a0\u2003\u2028\u3000\ufeff]/.test(p));
+      for (let i = 0; i < len; i++) s += from[Math.floor(rnd() * from.length)];
+      expect(squeezeWhitespace(s).toString('utf8')).toBe(s.replace(/\s+/g, ''));
+    }
+  });
+
+  it('keeps a re-wrapped copy findable: the needle squeezed is inside the file squeezed', () => {
+    const needle = ['const x = f(a,', '  b);'];
+    const file = 'header\nconst x = f(\n  a, b);\nfooter\n';
+    expect(squeezeWhitespace(file).includes(squeezeWhitespace(needle.join('')))).toBe(true);
+    expect(squeezeWhitespace('const x = g(a, b);').includes(squeezeWhitespace(needle.join('')))).toBe(false);
   });
 });

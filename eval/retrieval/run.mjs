@@ -7,6 +7,8 @@
 // and scores it with the shared scorer.
 //
 //   node eval/retrieval/run.mjs [--eval DIR] [--queries FILE] [--spawn] [--out RUN.jsonl] [--keep]
+//                               [--config KEY=VALUE]…   (git config mem.KEY in the scratch repo, e.g.
+//                                                       embedding-provider=none for text only)
 //
 // By default the queries run in this process through the CLI's own entry
 // point (main() of dist/cli.js, the same code path as the binary, minus 80
@@ -59,6 +61,11 @@ for (const [p, n] of need) {
 writeFileSync(join(repo, 'README.md'), '# Harbor (eval scratch repo)\n');
 git('add', '-A');
 git('commit', '-q', '-m', 'eval: anchored files');
+args.forEach((a, i) => {
+  if (a !== '--config') return;
+  const [k, ...v] = String(args[i + 1]).split('=');
+  git('config', `mem.${k}`, v.join('='));
+});
 
 const bin = join(ROOT, 'bin', 'git-mem.js');
 const { main } = await import(pathToFileURL(join(ROOT, 'dist', 'cli.js')).href);
@@ -75,7 +82,8 @@ async function mem(argv) {
 }
 
 const t0 = performance.now();
-const imp = await mem(['import', '--jsonl', corpusFile, '--json']);
+// the corpus is public fixture text; the scanner's false positives ("id-token: write") must not stop the eval
+const imp = await mem(['import', '--jsonl', corpusFile, '--json', '--allow-secret']);
 if (imp.code !== 0) throw new Error(`import failed: ${imp.stderr}`);
 const tImport = performance.now() - t0;
 

@@ -70,6 +70,8 @@ export interface CheckpointResult {
   proposals: MemoryRecord[];
   verdicts: Array<{ title: string; source: string; accepted: boolean; reason?: string }>;
   summary?: { id: string; created: boolean; outcome: string; compressed: string[] };
+  /** Consolidation proposals written at this session end (at most once a day). */
+  consolidated?: number;
 }
 
 const LOCK_STALE_MS = 120_000;
@@ -244,6 +246,14 @@ export async function runCheckpoint(
     // the session is over and its extraction done: the raw events (tool output, prompts) go
     // (a Stop ends a turn, not the session: its buffer stays for the rest of the session)
     if (opts.final && trigger !== 'stop') dropBuffer(paths);
+    // at a session's end, at most once a day: proposals to merge, supersede or archive (never fails the end)
+    if (opts.final && trigger !== 'stop') {
+      try {
+        const { consolidateDaily } = await import('./consolidate.js');
+        const c = await consolidateDaily(store, await loadSettings(store));
+        if (c?.commit) result.consolidated = c.proposals.filter((p) => p.state === 'new').length;
+      } catch {}
+    }
     return result;
   } finally {
     store.actor = actor;

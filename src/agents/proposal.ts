@@ -259,3 +259,9 @@ export async function rememberRejected(store: Store, title: string): Promise<voi
   const { appendFileSync } = await import('node:fs');
   appendFileSync(rejectedFile(store), `${proposalKey({ title })}\n`);
 }
+
+/** Remembers a key of its own (a consolidation's set of ids), so that proposal is never made again here. */
+export async function rememberRejectedKey(store: Store, key: string): Promise<void> {
+  const { appendFileSync } = await import('node:fs');
+  appendFileSync(rejectedFile(store), `${key.replace(/\s+/g, ' ')}\n`);
+}

@@ -3,7 +3,14 @@ import { removeMemory, updateMemory } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
-import { rememberRejected } from './proposal.js';
+import { rememberRejected, rememberRejectedKey } from './proposal.js';
+
+/** A consolidation review item (src/agents/consolidate.ts): its method says so. */
+function consolidation(r: MemoryRecord): { key?: string } | undefined {
+  const p = r.extra.proposal as Record<string, unknown> | undefined;
+  if (typeof p?.method !== 'string' || !p.method.startsWith('consolidate:')) return undefined;
+  return { key: typeof p.key === 'string' ? p.key : undefined };
+}
 
 /** Pending records, oldest first. */
 export async function listPending(store: Store): Promise<MemoryRecord[]> {
@@ -39,6 +46,16 @@ export function proposalJSON(r: MemoryRecord) {
     method: p.method ?? null,
     session: p.session ?? null,
     evidence: p.evidence ?? null,
+    // a consolidation: what approving does, to which memories, and why
+    ...(consolidation(r)
+      ? {
+          consolidate: {
+            kind: String(p.method).slice('consolidate:'.length),
+            ids: p.ids ?? [],
+            reason: p.reason ?? null,
+          },
+        }
+      : {}),
   };
 }
 
@@ -60,6 +77,8 @@ export async function approveProposal(
   edit: { title?: string; body?: string } = {},
 ) {
   const r = await pending(store, ref);
+  // a consolidation is carried out (merge, supersede or archive), not just made active
+  if (consolidation(r)) return (await import('./consolidate.js')).applyConsolidation(store, r.id, edit);
   const ident = await store.ident();
   const res = await updateMemory(store, r.id, {
     status: 'active',
@@ -79,6 +98,9 @@ export async function approveProposal(
 export async function rejectProposal(store: Store, ref: string) {
   const r = await pending(store, ref);
   const res = await removeMemory(store, r.id, 'rejected in review');
-  await rememberRejected(store, r.title);
+  const c = consolidation(r);
+  // a consolidation is remembered by the memories it names, so the same set is never proposed again
+  if (c?.key) await rememberRejectedKey(store, c.key);
+  else await rememberRejected(store, r.title);
   return { id: res.id, title: res.title };
 }

@@ -40,7 +40,14 @@ import {
   relocate,
 } from './relocate.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef, sameLanguageFamily } from './symbols.js';
-import { blobId, indentLanguage, informationOf, MIN_INFORMATION, normLine, splitLines } from './text.js';
+import {
+  blobId,
+  indentLanguage,
+  informationOf,
+  MIN_INFORMATION,
+  splitLines,
+  squeezeWhitespace,
+} from './text.js';
 import {
   type BaseState,
   baseOf,
@@ -632,7 +639,9 @@ function applyOutcomes(
 
 /** Per-run state: target blobs, cached blob contents, one rename diff per anchor commit. */
 class CheckContext {
+  private texts = new Map<string, string | null>();
   private contents = new Map<string, string[] | null>();
+  private squeezed = new Map<string, Buffer | null>();
   private diffs = new Map<string, Promise<TreeChange[]>>();
   private symbolCache = new Map<string, Promise<SymbolDef[]>>();
   private preparer?: AnchorPreparer;
@@ -646,38 +655,66 @@ class CheckContext {
 
   /** Reads blobs into the cache in one batch (the judging that follows reads them one by one). */
   async prefetch(oids: readonly string[]): Promise<void> {
-    const todo = [...new Set(oids)].filter((o) => !this.contents.has(o));
+    const todo = [...new Set(oids)].filter((o) => !this.texts.has(o));
     if (!todo.length) return;
     const m = await readBlobs(this.store, todo);
     for (const oid of todo) {
       const b = m.get(oid);
-      this.contents.set(oid, b && !b.includes(0) ? splitLines(b.toString('utf8')) : null);
+      this.texts.set(oid, b && !b.includes(0) ? b.toString('utf8') : null);
     }
   }
 
-  private async blobLines(oid: string): Promise<string[] | null> {
-    if (this.contents.has(oid)) return this.contents.get(oid)!;
-    const m = await readBlobs(this.store, [oid]);
-    const b = m.get(oid);
-    const v = b && !b.includes(0) ? splitLines(b.toString('utf8')) : null;
-    this.contents.set(oid, v);
+  /** A blob's or working-tree file's text (null: missing or binary), read once per run. */
+  private async text(key: string, oid: string | undefined): Promise<string | null> {
+    if (this.texts.has(key)) return this.texts.get(key)!;
+    let v: string | null = null;
+    if (oid) {
+      const b = (await readBlobs(this.store, [oid])).get(oid);
+      v = b && !b.includes(0) ? b.toString('utf8') : null;
+    } else if (this.worktreeRoot) {
+      try {
+        const b = readFileSync(join(this.worktreeRoot, key.slice(3)));
+        v = b.includes(0) ? null : b.toString('utf8');
+      } catch {}
+    }
+    this.texts.set(key, v);
     return v;
   }
 
+  /** Its lines, split once (the same array every time: relocate keeps its work per array). */
+  private async lines(key: string, oid: string | undefined): Promise<string[] | null> {
+    if (this.contents.has(key)) return this.contents.get(key)!;
+    const t = await this.text(key, oid);
+    const v = t === null ? null : splitLines(t);
+    this.contents.set(key, v);
+    return v;
+  }
+
+  private blobLines(oid: string): Promise<string[] | null> {
+    return this.lines(oid, oid);
+  }
+
   /** Lines of a file in the target (working tree files are read from disk). */
-  private async targetLines(path: string, oid: string | undefined): Promise<string[] | null> {
-    if (this.worktreeRoot) {
-      const key = `wt:${path}`;
-      if (this.contents.has(key)) return this.contents.get(key)!;
-      let v: string[] | null = null;
-      try {
-        const b = readFileSync(join(this.worktreeRoot, path));
-        v = b.includes(0) ? null : splitLines(b.toString('utf8'));
-      } catch {}
-      this.contents.set(key, v);
-      return v;
+  private targetLines(path: string, oid: string | undefined): Promise<string[] | null> {
+    if (this.worktreeRoot) return this.lines(`wt:${path}`, undefined);
+    return oid ? this.blobLines(oid) : Promise.resolve(null);
+  }
+
+  /**
+   * Whether a file of the target can hold a text at all: every match, exact or re-wrapped, differs
+   * from it in whitespace only, so its whitespace-free form is in the file's. One substring search
+   * per file instead of normalising every line of every file a history changed.
+   */
+  private async mayHold(path: string, oid: string | undefined, squeezed: Buffer): Promise<boolean> {
+    const key = this.worktreeRoot ? `wt:${path}` : oid;
+    if (!key) return false;
+    let sq = this.squeezed.get(key);
+    if (sq === undefined) {
+      const t = await this.text(key, this.worktreeRoot ? undefined : oid);
+      sq = t === null ? null : squeezeWhitespace(t);
+      this.squeezed.set(key, sq);
     }
-    return oid ? this.blobLines(oid) : null;
+    return !!sq?.includes(squeezed);
   }
 
   private diff(commit: string | null): Promise<TreeChange[]> {
@@ -929,11 +966,14 @@ class CheckContext {
   ): Promise<Outcome | null> {
     const [start, end] = oldRange ?? [1, oldLines.length];
     const needle = oldLines.slice(start - 1, end);
-    const probe = needle.map(normLine).reduce((x, y) => (y.length > x.length ? y : x), '');
+    const squeezed = squeezeWhitespace(needle.join(''));
     const cands = changes.filter((c) => c.status !== 'D' && !exclude.has(c.newPath)).slice(0, CROSS_FILE_CAP);
     const sym = a.sym;
     const lang = sym ? (languageOf(base.path) ?? sym.lang) : undefined;
     const weak = informationOf(needle) < MIN_INFORMATION;
+    // one batch for every candidate file (later anchors find them read)
+    if (!this.worktreeRoot)
+      await this.prefetch(cands.map((c) => c.newOid).filter((o) => o && !/^0+$/.test(o)));
     const hits: Array<{
       path: string;
       oid: string | undefined;
@@ -944,10 +984,10 @@ class CheckContext {
     }> = [];
     for (const c of cands) {
       const newOid = this.worktreeRoot ? undefined : c.newOid;
-      const lines = await this.targetLines(c.newPath, newOid);
-      if (!lines) continue;
       const newLang = sym && lang ? languageOf(c.newPath) : undefined;
       if (sym && lang && newLang && sameLanguageFamily(lang, newLang)) {
+        const lines = await this.targetLines(c.newPath, newOid);
+        if (!lines) continue;
         const defs = await this.symbols(newLang, newOid ?? `wt:${c.newPath}`, lines);
         const hit = defs.find((d) => d.qualified === sym.qualified && d.bodyHash === sym.body_hash);
         if (hit) {
@@ -963,15 +1003,16 @@ class CheckContext {
         continue;
       }
       if (a.sym) continue;
-      if (probe && !lines.some((l) => l.includes(probe.split(' ')[0]))) continue;
+      if (squeezed.length && !(await this.mayHold(c.newPath, newOid, squeezed))) continue;
+      const lines = await this.targetLines(c.newPath, newOid);
+      if (!lines) continue;
       const indent = !!(indentLanguage(base.path) || indentLanguage(c.newPath));
-      let found = findCandidates(lines, needle, a.hash!, a.wshash, undefined, indent);
+      let found = findCandidates(lines, needle, a.hash!, a.wshash, indent);
       if (!found.length) continue;
       if (c.status !== 'A' && c.oldOid && !/^0+$/.test(c.oldOid)) {
         // the text must be new in that file, not a copy that was already there
         const old = await this.blobLines(c.oldOid);
-        if (old && findCandidates(old, needle, a.hash!, a.wshash, undefined, indent).length >= found.length)
-          continue;
+        if (old && findCandidates(old, needle, a.hash!, a.wshash, indent).length >= found.length) continue;
       }
       // in another file, a text that cannot identify itself (a lone `"""`, a run of braces) is
       // only found where its own surroundings came along

@@ -302,7 +302,7 @@ export class AnchorPreparer {
     const weak = informationOf(anchored) < MIN_INFORMATION;
     const copies = weak
       ? 0
-      : findCandidates(lines, anchored, full.hash!, undefined, undefined, !!indentLanguage(full.path)).length;
+      : findCandidates(lines, anchored, full.hash!, undefined, !!indentLanguage(full.path)).length;
     if (!weak && copies < 2) return;
     const ctx = widenedContext(lines, s, e);
     full.before = ctx.before;

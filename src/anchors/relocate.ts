@@ -66,6 +66,35 @@ export function gate(
   return false;
 }
 
+/** A file's lines as the search compares them, computed once per lines array. */
+interface Prepared {
+  norm: string[];
+  set: Set<string>;
+  stripped?: string[];
+}
+
+/**
+ * Keyed by the array itself: a check reads each blob once and judges many anchors against it (and
+ * searches the same changed files for every lost anchor), so each file is normalised once per run.
+ * Callers never mutate a lines array after reading it.
+ */
+const preparedCache = new WeakMap<readonly string[], Prepared>();
+
+function prepared(lines: readonly string[]): Prepared {
+  let p = preparedCache.get(lines);
+  if (!p) {
+    const norm = lines.map(normLine);
+    p = { norm, set: new Set(norm) };
+    preparedCache.set(lines, p);
+  }
+  return p;
+}
+
+/** Whether a line, normalised as normLine does, is one of `lines` (after the first call, O(1)). */
+export function hasNormalizedLine(lines: readonly string[], line: string): boolean {
+  return prepared(lines).set.has(line);
+}
+
 /**
  * Every place in `lines` holding the needle (normalised line match, then whitespace-insensitive
  * windows). `indent`: indentation is meaning, so each line must be indented as in the needle and
@@ -76,13 +105,13 @@ export function findCandidates(
   needle: readonly string[],
   hash: string,
   wshash?: string,
-  norm?: readonly string[],
   indent?: boolean,
 ): Candidate[] {
   const out: Candidate[] = [];
   const k = needle.length;
   if (!k) return out;
-  const n = norm ?? lines.map(normLine);
+  const prep = prepared(lines);
+  const n = prep.norm;
   const nn = needle.map(normLine);
   // anchor on the most distinctive (longest) needle line to skip quickly
   let pivot = 0;
@@ -107,7 +136,8 @@ export function findCandidates(
   // whitespace-insensitive: the text may have been re-wrapped onto a different number of lines
   const target = needle.join('').replace(/\s+/g, '');
   if (!target) return out;
-  const stripped = lines.map((l) => l.replace(/\s+/g, ''));
+  prep.stripped ??= lines.map((l) => l.replace(/\s+/g, ''));
+  const stripped = prep.stripped;
   for (let s = 0; s < stripped.length; s++) {
     if (!stripped[s] || !target.startsWith(stripped[s])) continue;
     let acc = '';
@@ -183,7 +213,7 @@ export function relocate(inp: RelocInput): RelocResult {
       // copy is clearly better surrounded by the anchor's distinctive context, take that one
       const here = distinctiveContext(newLines, mapped, inp.before, inp.after);
       if (here.hit < here.total) {
-        const others = findCandidates(newLines, needle, inp.hash, inp.wshash, undefined, inp.indent)
+        const others = findCandidates(newLines, needle, inp.hash, inp.wshash, inp.indent)
           .filter((c) => c.start !== mapped.start)
           .map((c) => ({ c, s: distinctiveContext(newLines, c, inp.before, inp.after).hit }))
           .sort((x, y) => y.s - x.s);
@@ -213,7 +243,7 @@ export function relocate(inp: RelocInput): RelocResult {
       };
     }
   }
-  let cands = findCandidates(newLines, needle, inp.hash, inp.wshash, undefined, inp.indent);
+  let cands = findCandidates(newLines, needle, inp.hash, inp.wshash, inp.indent);
   // reject copies that already existed elsewhere before the change (the anchored copy is another
   // one, maybe edited) unless the anchor's distinctive context surrounds them clearly
   cands = cands.filter((c) => {

@@ -55,6 +55,7 @@ export const commandLoaders: Record<string, Load> = {
   sessions: () => import('./sessions.js'),
   checkpoint: () => import('./checkpoint.js'),
   review: () => import('./review.js'),
+  consolidate: () => import('./consolidate.js'),
   strategy: () => import('./strategy.js'),
   // plumbing: what installed hooks run
   hook: () => import('./hook.js'),

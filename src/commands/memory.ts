@@ -247,6 +247,19 @@ export async function updateMemory(
   return { ...res.value!, commit: res.value!.changed.length ? res.commit : null };
 }
 
+/** Removes a record inside a change, leaving its tombstone (who, when, why) so a sync cannot resurrect it. */
+export function removeInTx(tx: Tx, record: MemoryRecord, by: string, reason?: string): void {
+  tx.removeRecord(record.id, {
+    id: record.id,
+    deleted: new Date().toISOString(),
+    by,
+    title: record.title,
+    alias: record.alias,
+    clock: record.clock + 1,
+    ...(reason ? { reason } : {}),
+  });
+}
+
 export async function removeMemory(
   store: Store,
   ref: string,
@@ -261,15 +274,7 @@ export async function removeMemory(
     const id = cat.resolve(ref);
     const e = cat.entries.get(id)!;
     const record = await tx.get(id);
-    tx.removeRecord(id, {
-      id,
-      deleted: new Date().toISOString(),
-      by: `${ident.name} <${ident.email}>`,
-      title: e.title,
-      alias: e.alias,
-      clock: record.clock + 1,
-      ...(reason ? { reason } : {}),
-    });
+    removeInTx(tx, record, `${ident.name} <${ident.email}>`, reason);
     return { message: `mem: rm ${id.slice(0, 12)} "${shortTitle(e.title)}"`, value: { id, title: e.title } };
   });
   return { ...res.value!, commit: res.commit! };
@@ -278,6 +283,21 @@ export async function removeMemory(
 export async function moveMemory(store: Store, ref: string, newAlias: string) {
   const alias = validateAlias(newAlias);
   return updateMemory(store, ref, { alias });
+}
+
+/** OLD becomes superseded by NEW, and both link each other (pure; the one place supersede is decided). */
+export function markSuperseded(o: MemoryRecord, n: MemoryRecord, now: string): void {
+  applyPatch(o, { status: 'superseded' }, now);
+  if (!o.links.superseded_by.includes(n.id)) {
+    o.links.superseded_by = [...o.links.superseded_by, n.id];
+    o.updated = now;
+    o.clock++;
+  }
+  if (!n.links.supersedes.includes(o.id)) {
+    n.links.supersedes = [...n.links.supersedes, o.id];
+    n.updated = now;
+    n.clock++;
+  }
 }
 
 export async function supersede(store: Store, oldRef: string, newRef: string) {
@@ -289,17 +309,7 @@ export async function supersede(store: Store, oldRef: string, newRef: string) {
     const now = new Date().toISOString();
     const o = await tx.get(oldId);
     const n = await tx.get(newId);
-    applyPatch(o, { status: 'superseded' }, now);
-    if (!o.links.superseded_by.includes(newId)) {
-      o.links.superseded_by = [...o.links.superseded_by, newId];
-      o.updated = now;
-      o.clock++;
-    }
-    if (!n.links.supersedes.includes(oldId)) {
-      n.links.supersedes = [...n.links.supersedes, oldId];
-      n.updated = now;
-      n.clock++;
-    }
+    markSuperseded(o, n, now);
     tx.putRecord(o);
     tx.putRecord(n);
     return {

@@ -78,6 +78,7 @@ export const SETTING_NAMES: readonly string[] = [
   ...Object.keys(KNOWN),
   'tombstone-ttl-days', // src/merge/merge-commits.ts
   'sessions-keep-full', // src/agents/checkpoint.ts
+  'consolidate-daily', // src/agents/consolidate.ts
   'mcp.add-status', // src/agents/mcp.ts
   'llm.provider',
   'llm.url',

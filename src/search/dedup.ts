@@ -43,6 +43,8 @@ export interface DupInput {
   title: string;
   body: string;
   tags?: string[];
+  /** The text's vector when already known (a record in the index): not embedded again. */
+  vector?: Float32Array;
 }
 
 export async function findDuplicates(
@@ -90,11 +92,13 @@ export async function findDuplicates(
   });
   const table = idx.vectors;
   if (st.provider && st.lineage && table?.lineageKey === st.lineage && table.byId.size) {
-    const v = await embedSafe(
-      st.provider,
-      [embedText({ title: input.title, body: input.body, tags: input.tags ?? [] })],
-      1500,
-    );
+    const v = input.vector
+      ? [input.vector]
+      : await embedSafe(
+          st.provider,
+          [embedText({ title: input.title, body: input.body, tags: input.tags ?? [] })],
+          1500,
+        );
     if (v) {
       for (const [id, w] of table.byId) {
         const cos = dot(v[0], w);
