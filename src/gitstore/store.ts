@@ -163,6 +163,12 @@ export class Store {
    * MCP server and the agent hooks; otherwise read from the environment.
    */
   actor?: Provenance;
+  /**
+   * Set on a read-only copy of another repository's memory (a team store
+   * registered without --writable, src/commands/stores.ts): write() throws
+   * the error it returns. Sync still moves the ref (by casRef) to what it fetched.
+   */
+  readOnly?: () => Error;
 
   constructor(
     readonly repo: Repo,
@@ -538,6 +544,7 @@ export class Store {
     build: (tx: Tx) => Promise<{ message: string; value: T } | null>,
     opts: { gate?: Promise<unknown>; note?: () => Promise<NoteAdd | null> } = {},
   ): Promise<WriteResult<T | undefined>> {
+    if (this.readOnly) throw this.readOnly();
     const ident = await this.ident();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       this.writer.warm();

@@ -376,6 +376,28 @@ export async function buildContextPack(
   opts: SearchOptions = {},
   filter?: PackFilter,
 ): Promise<ContextPack> {
+  const c = await contextCandidates(store, o, opts, filter);
+  if (!c.cands) return { text: '', items: [], tokens: 0 };
+  const pack = assemblePack(c.cands, c.budget);
+  if (opts.recordUsage !== false)
+    recordUse(
+      store.repo,
+      pack.items.map((i) => i.id),
+    );
+  return { ...pack, format: o.format ?? 'md', budget: c.budget };
+}
+
+/**
+ * What a context pack is made of, in order, before the budget is applied (no
+ * candidates: the store has no memory yet): buildContextPack assembles one
+ * store's; src/search/layers.ts puts a team store's after the project's.
+ */
+export async function contextCandidates(
+  store: Store,
+  o: ContextOptions,
+  opts: SearchOptions = {},
+  filter?: PackFilter,
+): Promise<{ budget: number; cands: PackCandidate[] | null }> {
   let budget = o.budget;
   if (budget === undefined) {
     try {
@@ -387,7 +409,7 @@ export async function buildContextPack(
   if (!(Number.isFinite(budget) && budget >= 0))
     throw err('E_INVALID_ARG', `--budget must be a number of tokens, not "${o.budget}"`);
   const tip = await store.tip();
-  if (!tip) return { text: '', items: [], tokens: 0 };
+  if (!tip) return { budget, cands: null };
   const file = o.file ? normalizePath(o.file) : undefined;
   const now = opts.now ?? Date.now();
   const st = await state(store, opts);
@@ -480,6 +502,7 @@ export async function buildContextPack(
       status: m.doc.status,
       section: 'matches',
       note: noteOf(m.doc),
+      score: m.score,
     });
   }
   for (const s of sessions) {
@@ -498,13 +521,7 @@ export async function buildContextPack(
   const chosen = keep
     ? cands.filter((c) => c.section === 'rules' || keep.has(c.id))
     : cands.filter((c) => !below.has(c.id));
-  const pack = assemblePack(chosen, budget);
-  if (opts.recordUsage !== false)
-    recordUse(
-      store.repo,
-      pack.items.map((i) => i.id),
-    );
-  return { ...pack, format: o.format ?? 'md', budget };
+  return { budget, cands: chosen };
 }
 
 export type { Ranked } from './rank.js';
