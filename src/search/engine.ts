@@ -18,7 +18,7 @@
  *   data as JSON (no vectors in it) and vectors as a Float32 file.
  */
 import type { MemoryRecord } from '../model/record.js';
-import { docFromRecord, type SearchDoc } from './docs.js';
+import { docFromRecord, type SearchDoc, type TermFreq } from './docs.js';
 import { Postings } from './postings.js';
 import type { CorpusStats } from './rank.js';
 import { terms } from './text.js';
@@ -83,6 +83,11 @@ export const ORAMA_MAX_DF = 500;
 
 type PendingOp = { op: 'put'; doc: SearchDoc; body: string } | { op: 'remove'; id: string; body?: string };
 
+/** A term table as countTerms makes it: no prototype, so V8 keeps it as a dictionary. */
+function termTable(o: TermFreq): TermFreq {
+  return Object.assign(Object.create(null) as TermFreq, o);
+}
+
 /** What a snapshot holds besides the Orama data. */
 export interface IndexData {
   docs: SearchDoc[];
@@ -132,7 +137,13 @@ export class SearchIndex {
     oramaGen?: string,
   ): SearchIndex {
     const idx = new SearchIndex();
-    for (const d of data.docs) idx.docs.set(d.id, d);
+    for (const d of data.docs) {
+      // JSON.parse gives each term table a shape of its own (10k shapes at 10k memories), and a
+      // lookup of a word among them costs ~1.6 µs; tables without a prototype are dictionaries, as
+      // countTerms makes them, where the same lookup is ~0.1 µs (scans, ranking and the pack's bar)
+      d.tf = [termTable(d.tf[0]), termTable(d.tf[1]), termTable(d.tf[2])];
+      idx.docs.set(d.id, d);
+    }
     for (const [t, n] of data.df) idx.df.set(t, n);
     idx.lenSum = [...data.lenSum];
     idx.rawLoader = rawLoader;
