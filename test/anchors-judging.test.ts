@@ -476,7 +476,10 @@ describe('the whitespace-free form a cross-file search filters on', () => {
       '\u0085',
     ];
     let seed = 11;
-    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
     for (let n = 0; n < 300; n++) {
       let s = '';
       const len = Math.floor(rnd() * 40);

@@ -122,6 +122,8 @@ describe('git mem search', () => {
       status: 'active',
       score: expect.any(Number),
       why: expect.stringContaining('anchored to packages/db/src/pool.ts'),
+      // which store it came from (added for team stores; docs/stores.md)
+      store: 'project',
     });
     const api = await r.memJson(['search', '--no-daemon', '--file', 'services/api/src/app.ts', q]);
     expect(api[0].alias).toBe('m2');

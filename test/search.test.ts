@@ -1,5 +1,9 @@
 /** Pure parts of search: text analysis, ranking, context-pack assembly, dedup measures, usage log. */
+import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Repo } from '../src/gitstore/repo.js';
 import { newId } from '../src/model/id.js';
 import { estimateTokens, newRecord } from '../src/model/record.js';
 import { FRAME_NOTE, neutralize } from '../src/safety/frame.js';
@@ -8,7 +12,7 @@ import { docFromRecord } from '../src/search/docs.js';
 import { assemblePack, type PackCandidate } from '../src/search/pack.js';
 import { type CorpusStats, DEFAULT_PARAMS, fileProximity, rank, searchable } from '../src/search/rank.js';
 import { packageOf, pathWords, stem, terms } from '../src/search/text.js';
-import { parseUsage } from '../src/search/usage.js';
+import { parseUsage, recordUse, usageCounts } from '../src/search/usage.js';
 
 function doc(title: string, body: string, extra: Partial<Parameters<typeof newRecord>[0]> = {}) {
   return docFromRecord(
@@ -230,6 +234,36 @@ describe('duplicates and usage', () => {
     expect(u.get('B')?.count).toBe(1);
     expect(u.get('C')?.count).toBe(5);
     expect(u.has('garbage')).toBe(false);
+  });
+
+  it('reads the counters again only where the log grew, and anew after a compaction', () => {
+    const commonDir = mkdtempSync(join(tmpdir(), 'gm-usage-'));
+    const repo = { commonDir } as Repo;
+    const log = join(commonDir, 'mem', 'usage.log');
+    try {
+      expect(usageCounts(repo).size).toBe(0);
+      recordUse(repo, ['A', 'B'], new Date('2026-01-01T00:00:00Z'));
+      expect(Object.fromEntries(usageCounts(repo))).toEqual({ A: 1, B: 1 });
+      recordUse(repo, ['A'], new Date('2026-01-02T00:00:00Z'));
+      // a line another process is still writing counts once it is whole
+      appendFileSync(log, '2026-01-03T00:00:00Z C');
+      expect(Object.fromEntries(usageCounts(repo))).toEqual({ A: 2, B: 1 });
+      appendFileSync(log, ' A\n');
+      expect(Object.fromEntries(usageCounts(repo))).toEqual({ A: 3, B: 1, C: 1 });
+      // compaction renames a new, shorter file in: what it says is what counts
+      const tmp = `${log}.tmp`;
+      writeFileSync(tmp, '2026-01-04T00:00:00Z A=7\n');
+      renameSync(tmp, log);
+      expect(Object.fromEntries(usageCounts(repo))).toEqual({ A: 7 });
+      // the same as reading the whole log from the start
+      recordUse(repo, ['B', 'A'], new Date('2026-01-05T00:00:00Z'));
+      const whole = parseUsage(readFileSync(log, 'utf8'));
+      expect(Object.fromEntries(usageCounts(repo))).toEqual(
+        Object.fromEntries([...whole].map(([id, u]) => [id, u.count])),
+      );
+    } finally {
+      rmSync(commonDir, { recursive: true, force: true });
+    }
   });
 });
 

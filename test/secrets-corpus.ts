@@ -171,6 +171,9 @@ export const HARMLESS = [
   'apiKey: process.env.API_KEY',
   'Authorization: Bearer <token>',
   'max_tokens: 1024',
+  // GitHub Actions permissions, written in prose: the value is a word, the bracket is the sentence's
+  'grants extra scopes (pull-requests: write, id-token: write) only on the jobs that need them',
+  'permissions: { id-token: write }',
   'const token = await fetchToken()',
   'SECRET_FILE=/etc/app/secret.yaml',
   'git push -u origin HEAD:main',

@@ -13,7 +13,7 @@
  * one-shot hook costs seconds at 10k memories, so hooks never do.
  */
 import { staleReasons, staleReasonText } from '../anchors/types.js';
-import { rulesFor } from '../commands/rules.js';
+import { type NamedStore, rulesFor } from '../commands/rules.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import type { Store } from '../gitstore/store.js';
 import { isExpired, type MemoryRecord } from '../model/record.js';
@@ -55,10 +55,26 @@ function fill(head: string, items: string[], budget: number): { text: string; us
   return count ? { text, used: text.length, count } : { text: '', used: 0, count: 0 };
 }
 
+/** A team store's core memories (none before its first fetch). */
+async function teamCore(
+  store: Store,
+  coreOf: (entries: Iterable<CatalogEntry>, n: number) => CatalogEntry[],
+): Promise<MemoryRecord[]> {
+  if (!(await store.tip())) return [];
+  return readRecords(store, coreOf((await store.catalog()).entries.values(), 20));
+}
+
 /** The SessionStart context pack. */
 export async function sessionStartContext(
   store: Store,
-  opts: { currentSession?: string; now?: number; maxChars?: number; global?: Store } = {},
+  opts: {
+    currentSession?: string;
+    now?: number;
+    maxChars?: number;
+    global?: Store;
+    /** team stores (src/commands/stores.ts): their rules and core memories, after the project's, labelled */
+    teams?: readonly NamedStore[];
+  } = {},
 ): Promise<Injection> {
   const now = opts.now ?? Date.now();
   const max = opts.maxChars ?? MAX_CONTEXT_CHARS;
@@ -107,32 +123,43 @@ export async function sessionStartContext(
   }
 
   // rules in scope (no file at session start: unscoped rules in full, scoped ones with their globs)
-  const rules = await rulesFor(store, undefined, opts.global).catch(() => []);
+  const rules = await rulesFor(store, undefined, opts.global, opts.teams).catch(() => []);
   const ruleLines = [...rules]
     .sort((a, b) => a.scope.length - b.scope.length)
     .map((r) => {
       const scope = r.scope.length ? ` (applies to ${r.scope.join(', ')})` : '';
-      return `- ${oneLine(neutralize(r.title), 160)}${scope}: ${oneLine(neutralize(r.body), r.scope.length ? 240 : 600)}`;
+      const from = r.origin === 'team' ? ` (from ${r.store})` : '';
+      return `- ${oneLine(neutralize(r.title), 160)}${scope}${from}: ${oneLine(neutralize(r.body), r.scope.length ? 240 : 600)}`;
     });
   const rulesFill = fill('## Rules', ruleLines, Math.floor(budget * 0.5));
   budget -= rulesFill.used;
   for (const r of rules.slice(0, rulesFill.count)) ids.push(r.id);
 
   // core memories: constraints first, then strategies that work, conventions, decisions…
-  const core = [...cat.entries.values()]
-    .filter((e) => usable(e, now) && isCore(e))
-    .sort(
-      (a, b) =>
-        (PRIORITY[b.type] ?? 3) - (PRIORITY[a.type] ?? 3) ||
-        b.confidence - a.confidence ||
-        (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0),
-    )
-    .slice(0, 40);
-  const coreRecs = await readRecords(store, core);
+  const coreOf = (entries: Iterable<CatalogEntry>, n: number) =>
+    [...entries]
+      .filter((e) => usable(e, now) && isCore(e))
+      .sort(
+        (a, b) =>
+          (PRIORITY[b.type] ?? 3) - (PRIORITY[a.type] ?? 3) ||
+          b.confidence - a.confidence ||
+          (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0),
+      )
+      .slice(0, n);
+  const coreRecs = await readRecords(store, coreOf(cat.entries.values(), 40));
   const coreLines = coreRecs.map(
     (r) =>
       `- (${r.type}) ${oneLine(neutralize(r.title), 160)}: ${oneLine(neutralize(r.body), 220)} [${r.id.slice(0, 12)}]`,
   );
+  // then each team store's, in the order registered, saying where they come from
+  for (const t of opts.teams ?? []) {
+    const recs = await teamCore(t.store, coreOf).catch(() => []);
+    coreRecs.push(...recs);
+    for (const r of recs)
+      coreLines.push(
+        `- (${r.type}, from ${t.name}) ${oneLine(neutralize(r.title), 160)}: ${oneLine(neutralize(r.body), 220)} [${r.id.slice(0, 12)}]`,
+      );
+  }
   const coreFill = fill('## Core memories', coreLines, budget);
   for (const r of coreRecs.slice(0, coreFill.count)) ids.push(r.id);
 

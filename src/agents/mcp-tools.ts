@@ -11,7 +11,7 @@
 import { staleReasons, staleReasonText } from '../anchors/types.js';
 import { add } from '../commands/add.js';
 import { removeMemory, updateMemory } from '../commands/memory.js';
-import { rulesFor } from '../commands/rules.js';
+import { type NamedStore, rulesFor } from '../commands/rules.js';
 import { err, type GitMemError, isGitMemError } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import { resolveConfig } from '../gitstore/config.js';
@@ -26,7 +26,7 @@ import {
   TYPES,
 } from '../model/record.js';
 import { frame, neutralize, oneLine, unframe } from '../safety/frame.js';
-import type { PackFilter } from '../search/index.js';
+import type { PackFilter, SearchHit } from '../search/index.js';
 
 // ------------------------------------------------------------------ schemas
 
@@ -322,6 +322,8 @@ export interface ToolResult {
 export interface McpEnv {
   store: Store;
   global?: Store;
+  /** team stores registered in the clone when the server started (src/commands/stores.ts), read after the project's */
+  teams?: NamedStore[];
   cwd: string;
   /** The search daemon's mode and socket for add's duplicate check; default the store's. */
   env?: NodeJS.ProcessEnv;
@@ -423,8 +425,11 @@ async function doSearch(env: McpEnv, a: Json): Promise<ToolResult> {
   };
   const mod = await searchModule();
   if (mod) {
-    const hits = await mod.searchMemories(env.store, q);
-    return json(hits);
+    const hits = (await mod.searchMemories(env.store, q)) as SearchHit[];
+    const own = hits.map((h) => ({ ...h, store: 'project' }));
+    if (!env.teams?.length) return json(own);
+    const { mergeHits, searchTeams } = await import('../search/layers.js');
+    return json(mergeHits(own, await searchTeams(env.teams, q), q.limit));
   }
   const entries = await entriesWhere(
     env.store,
@@ -443,6 +448,7 @@ async function doSearch(env: McpEnv, a: Json): Promise<ToolResult> {
       status: r.status,
       score: Math.round(score * 1e4) / 1e4,
       why: 'keywords',
+      store: 'project',
     })),
   );
 }
@@ -463,7 +469,14 @@ async function doContext(env: McpEnv, a: Json): Promise<ToolResult> {
       ]);
       filter = llmPackFilter({ query, file }, await trustedLlmSettings(env.store), env.store.repo.env);
     }
-    const pack = await mod.buildContextPack(env.store, { file, query, budget, format }, {}, filter);
+    const o = { file, query, budget, format };
+    const pack = env.teams?.length
+      ? await (await import('../search/layers.js')).buildLayeredPack(env.store, env.teams, o, {}, filter)
+      : await mod.buildContextPack(env.store, o, {}, filter);
+    pack.items = pack.items.map((i) => ({
+      ...(i as object),
+      store: (i as { store?: string }).store ?? 'project',
+    }));
     if (!pack.items.length && pack.needed)
       throw err(
         'E_INVALID_ARG',
@@ -485,7 +498,8 @@ async function doContext(env: McpEnv, a: Json): Promise<ToolResult> {
     parts.push(t);
     items.push({ id, section, title, tokens: tok });
   };
-  for (const r of await rulesFor(env.store, file, env.global)) push('rules', r.id, r.title, r.body);
+  for (const r of await rulesFor(env.store, file, env.global, env.teams))
+    push('rules', r.id, r.title, r.body);
   if (query) {
     const entries = await entriesWhere(
       env.store,
@@ -562,7 +576,7 @@ async function doDelete(env: McpEnv, a: Json): Promise<ToolResult> {
 }
 
 async function doRules(env: McpEnv, a: Json): Promise<ToolResult> {
-  const rules = await rulesFor(env.store, normFile(env, a.file), env.global);
+  const rules = await rulesFor(env.store, normFile(env, a.file), env.global, env.teams);
   return json(rules);
 }
 
@@ -770,7 +784,7 @@ export async function listResources(
 }
 
 function rulesMarkdown(
-  rules: Array<{ id: string; title: string; body: string; scope: string[]; origin?: string }>,
+  rules: Array<{ id: string; title: string; body: string; scope: string[]; origin?: string; store?: string }>,
 ): string {
   if (!rules.length)
     return '# Rules\n\nNo rules yet. Add one with `git mem add --type rule --scope GLOB --title … --content …`.\n';
@@ -778,7 +792,7 @@ function rulesMarkdown(
   for (const r of rules) {
     parts.push(`## ${r.title}`, '');
     parts.push(
-      `id: ${r.id}${r.origin && r.origin !== 'project' ? ` (${r.origin})` : ''}; applies to: ${r.scope.length ? r.scope.map((g) => `\`${g}\``).join(', ') : 'all files'}`,
+      `id: ${r.id}${r.origin && r.origin !== 'project' ? ` (${r.store ?? r.origin})` : ''}; applies to: ${r.scope.length ? r.scope.map((g) => `\`${g}\``).join(', ') : 'all files'}`,
       '',
     );
     parts.push(r.body.trim(), '');
@@ -801,7 +815,7 @@ export async function readResource(
     return {
       uri,
       mimeType: 'text/markdown',
-      text: frame('rules', rulesMarkdown(await rulesFor(env.store, undefined, env.global))),
+      text: frame('rules', rulesMarkdown(await rulesFor(env.store, undefined, env.global, env.teams))),
     };
   const { record } = await env.store.get(key);
   const blob = await env.store.readPath(await env.store.tip(), recordPath(record.id));

@@ -6,7 +6,7 @@
  * anything else goes to stderr.
  */
 import type { Readable, Writable } from 'node:stream';
-import { maybeGlobalStore, openStore, type RunContext } from '../commands/context.js';
+import { maybeGlobalStore, openStore, type RunContext, teamStoresOf } from '../commands/context.js';
 import { isGitMemError } from '../errors.js';
 import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
@@ -51,6 +51,7 @@ export async function mcpEnv(ctx: RunContext): Promise<McpEnv> {
   const store = serverStore(await openStore(ctx));
   const g = await maybeGlobalStore(ctx);
   const global = g ? serverStore(g) : undefined;
+  const teams = (await teamStoresOf(ctx, store)).map((t) => ({ name: t.name, store: serverStore(t.store) }));
   return {
     addStatus: async () => {
       // read at each add (cheap next to the commit), so a changed setting applies without a restart
@@ -65,6 +66,7 @@ export async function mcpEnv(ctx: RunContext): Promise<McpEnv> {
     },
     store,
     global,
+    teams,
     cwd: ctx.cwd,
     env: ctx.env,
   };

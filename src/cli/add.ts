@@ -43,6 +43,10 @@ export default defineCommand({
         describe: 'anchor to a symbol: [PATH#]NAME (repeatable)',
       })
       .option('global', { type: 'boolean', describe: 'add to the personal global store' })
+      .option('store', {
+        type: 'string',
+        describe: 'add to a writable team store (git mem store list) and sync it',
+      })
       .option('allow-secret', { type: 'boolean', describe: 'store text even if it looks like a secret' })
       .option('force', {
         type: 'boolean',
@@ -60,8 +64,29 @@ export default defineCommand({
           'scope "" is empty',
           'scopes are globs relative to the repository root, e.g. src/db/**',
         );
+    if (a.store !== undefined) {
+      if (a.global)
+        throw err(
+          'E_INVALID_ARG',
+          'pass either --store or --global, not both',
+          'the global store is personal',
+        );
+      if (a.anchor?.length || a.symbol?.length)
+        throw err(
+          'E_INVALID_ARG',
+          '--anchor and --symbol do not apply to a team store',
+          "a team store's memories describe another repository's code; anchor project memories without --store",
+        );
+    }
     const body = (await readContent(ctx, a, true)) ?? '';
-    const store = await openStore(ctx, { global: a.global, create: true });
+    const project = await openStore(ctx, { global: a.global, create: a.store === undefined });
+    let team: import('../commands/stores.js').TeamStore | undefined;
+    if (a.store !== undefined) {
+      const { writableStore } = await import('../commands/stores.js');
+      team = await writableStore(project.repo, a.store);
+      ctx.stores.push(team.store);
+    }
+    const store = team?.store ?? project;
     mark('add: store open');
     const tags = list(a.tags);
     const scope = splitScopes([a.scope ?? []].flat());
@@ -94,17 +119,36 @@ export default defineCommand({
         anchors: a.anchor,
         symbols: a.symbol,
         duplicates: a.force ? 'force' : 'person',
-        daemon: !a.global,
+        daemon: !a.global && !team,
         allowSecret,
         warn: (line) => ctx.io.err(`${line}\n`),
       },
     );
     mark('add: written');
-    emit(ctx, { id: record.id, commit, alias: record.alias ?? null }, () =>
-      [
-        `Added ${record.id.slice(0, 12)} ${record.type} "${record.title}" (${commit.slice(0, 12)})`,
-        ...notes,
-      ].join('\n'),
+    // a team store's memory is shared at once; a failed sync keeps it here, to be pushed by the next one
+    let synced: { store: string; pushed: boolean; error?: string } | undefined;
+    if (team) {
+      const { syncStore } = await import('../commands/stores.js');
+      try {
+        const r = await syncStore(team, { interactive: ctx.io.stdinIsTTY });
+        synced = { store: team.name, pushed: 'pushed' in r && r.pushed };
+      } catch (e) {
+        const line = (e as { toLine?: () => string }).toLine?.() ?? String((e as Error).message ?? e);
+        synced = { store: team.name, pushed: false, error: line };
+        ctx.io.err(
+          `git-mem: warning: added to ${team.name} here but not shared: ${line}; run git mem store sync ${team.name}\n`,
+        );
+      }
+    }
+    emit(
+      ctx,
+      { id: record.id, commit, alias: record.alias ?? null, ...(synced ? { store: synced } : {}) },
+      () =>
+        [
+          `Added ${record.id.slice(0, 12)} ${record.type} "${record.title}"${team ? ` to ${team.name}` : ''} (${commit.slice(0, 12)})`,
+          ...notes,
+          ...(synced?.pushed ? [`Pushed to ${team!.name}`] : []),
+        ].join('\n'),
     );
   },
 });

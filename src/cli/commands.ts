@@ -45,6 +45,7 @@ export const commandLoaders: Record<string, Load> = {
   pull: () => import('./pull.js'),
   push: () => import('./push.js'),
   remote: () => import('./remote.js'),
+  store: () => import('./store.js'),
   conflicts: () => import('./conflicts.js'),
   resolve: () => import('./resolve.js'),
   'merge-driver': () => import('./merge-driver.js'),

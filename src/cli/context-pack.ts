@@ -1,6 +1,6 @@
 import { err } from '../errors.js';
 import { defineCommand } from './command.js';
-import { emit, openStore, printJSON, settingsOf } from './context.js';
+import { emit, isGlobalStore, openStore, printJSON, settingsOf, teamStoresOf } from './context.js';
 import { normalizeRepoPath } from './paths.js';
 
 export default defineCommand({
@@ -31,7 +31,12 @@ export default defineCommand({
         default: true,
         describe: 'use the query daemon when one runs (--no-daemon: this process)',
       })
-      .option('global', { type: 'boolean', describe: 'use the personal global store' }),
+      .option('global', { type: 'boolean', describe: 'use the personal global store' })
+      .option('stores', {
+        type: 'boolean',
+        default: true,
+        describe: 'also draw on the team stores (git mem store list); --no-stores: this project only',
+      }),
   async run(a, ctx) {
     if (a.budget !== undefined && !(Number.isFinite(a.budget) && a.budget >= 0)) {
       throw err(
@@ -46,6 +51,12 @@ export default defineCommand({
     const store = await openStore(ctx, { global: a.global, read: true });
     const file = a.file !== undefined ? await normalizeRepoPath(store, ctx, String(a.file)) : undefined;
     const o = { file, query: a.query, budget: a.budget, sessions: a.sessions, format: a.format };
+    const teams = a.global || a.stores === false ? [] : await teamStoresOf(ctx, store);
+    // with team stores the pack is built here (a daemon serves the project's store alone)
+    const build = async (filter?: import('../search/index.js').PackFilter) => {
+      if (!teams.length) return (await import('../search/index.js')).buildContextPack(store, o, {}, filter);
+      return (await import('../search/layers.js')).buildLayeredPack(store, teams, o, {}, filter);
+    };
     let pack:
       | { text: string; items: unknown[]; tokens: number; needed?: number; budget?: number }
       | undefined;
@@ -53,27 +64,23 @@ export default defineCommand({
     const useModel = a['llm-filter'] ?? settings['context-llm-filter'] === true;
     if (useModel) {
       // the model's filter runs here: a daemon answers only ranked packs
-      const [{ buildContextPack }, { llmPackFilter }, { trustedLlmSettings }] = await Promise.all([
-        import('../search/index.js'),
+      const [{ llmPackFilter }, { trustedLlmSettings }] = await Promise.all([
         import('../agents/llm-filter.js'),
         import('../agents/llm.js'),
       ]);
       const diag: { reason?: string } = {};
       const filter = llmPackFilter({ query: a.query, file }, await trustedLlmSettings(store), ctx.env, diag);
-      pack = await buildContextPack(store, o, {}, filter);
+      pack = await build(filter);
       if (diag.reason)
         ctx.io.err(
           `git-mem: note: the model did not filter this pack (${diag.reason}); it is the ranked pack\n`,
         );
     }
-    if (!pack && a.daemon !== false && !a.global) {
+    if (!pack && a.daemon !== false && !a.global && !teams.length) {
       const { queryViaDaemon } = await import('../search/daemon-client.js');
       pack = (await queryViaDaemon(store, { op: 'context', q: o }, ctx.env)) as typeof pack;
     }
-    if (!pack) {
-      const { buildContextPack } = await import('../search/index.js');
-      pack = await buildContextPack(store, o);
-    }
+    pack ??= await build();
     if (!pack.items.length && pack.needed) {
       // there were memories for this pack, and the budget held none of them: a refusal, not an empty pack
       const which =
@@ -87,7 +94,12 @@ export default defineCommand({
       );
     }
     if (!pack.items.length) ctx.io.err('git-mem: note: no memory for this context\n');
-    const value = { text: pack.text, items: pack.items, tokens: pack.tokens };
+    const label = isGlobalStore(ctx, store) ? 'global' : 'project';
+    const items = pack.items.map((i) => ({
+      ...(i as object),
+      store: (i as { store?: string }).store ?? label,
+    }));
+    const value = { text: pack.text, items, tokens: pack.tokens };
     if (a.format === 'json' && !ctx.json) printJSON(ctx, value);
     else emit(ctx, value, () => pack!.text);
   },

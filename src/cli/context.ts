@@ -12,7 +12,7 @@ import { stringify as yamlStringify } from '../model/yaml.js';
 import type { CommandInfo } from './help.js';
 
 export type { IO } from '../commands/context.js';
-export { bufferIO, maybeGlobalStore, processIO } from '../commands/context.js';
+export { bufferIO, isGlobalStore, maybeGlobalStore, processIO, teamStoresOf } from '../commands/context.js';
 
 /**
  * The CLI as data, for the commands that describe it (help, completion): main.ts

@@ -2,7 +2,7 @@ import { rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
 import type { Argv } from './args.js';
 import { type ArgsOf, defineCommand } from './command.js';
-import { type Ctx, emit, list, maybeGlobalStore, openStore } from './context.js';
+import { type Ctx, emit, list, maybeGlobalStore, openStore, teamStoresOf } from './context.js';
 import { normalizeRepoPath } from './paths.js';
 
 const builder = (y: Argv) =>
@@ -15,7 +15,12 @@ const builder = (y: Argv) =>
     // a boolean, so that `--no-global` (project rules only) is an option too
     .option('global', {
       type: 'boolean',
-      describe: 'include the personal global store; --no-global: project rules only',
+      describe: 'include the personal global store; --no-global: leave it out',
+    })
+    .option('stores', {
+      type: 'boolean',
+      default: true,
+      describe: 'include the team stores (git mem store list); --no-stores: leave them out',
     })
     .option('to', {
       type: 'string',
@@ -68,13 +73,14 @@ export default defineCommand({
     const store = await openStore(ctx, { read: true });
     const file = a.file !== undefined ? await normalizeRepoPath(store, ctx, String(a.file)) : undefined;
     const global = a.global === false ? undefined : await maybeGlobalStore(ctx);
-    const rules = await rulesFor(store, file, global);
+    const teams = a.stores === false ? [] : await teamStoresOf(ctx, store);
+    const rules = await rulesFor(store, file, global, teams);
     emit(ctx, rules, () =>
       rules.length
         ? rules
             .map(
               (r) =>
-                `${r.id.slice(0, 12)}  [${r.origin}${r.matched ? ` ${r.matched}` : ''}] ${r.title}\n    ${r.body.trim().split('\n').join('\n    ')}`,
+                `${r.id.slice(0, 12)}  [${r.store}${r.matched ? ` ${r.matched}` : ''}] ${r.title}\n    ${r.body.trim().split('\n').join('\n    ')}`,
             )
             .join('\n')
         : `No rules${file ? ` for ${file}` : ''}. Add one with: git mem add --type rule --scope 'src/**/*.ts' --title "…" --content "…"`,

@@ -1,6 +1,6 @@
 import { hitLines, type SearchHitView } from '../search/format.js';
 import { defineCommand } from './command.js';
-import { type Ctx, emit, list, openStore } from './context.js';
+import { type Ctx, emit, isGlobalStore, list, openStore, teamStoresOf } from './context.js';
 import { normalizeRepoPath } from './paths.js';
 
 export { hitLines, type SearchHitView } from '../search/format.js';
@@ -50,7 +50,12 @@ export default defineCommand({
         default: true,
         describe: 'use (or start) the query daemon for a large store; --no-daemon to search in this process',
       })
-      .option('global', { type: 'boolean', describe: 'search the personal global store' }),
+      .option('global', { type: 'boolean', describe: 'search the personal global store' })
+      .option('stores', {
+        type: 'boolean',
+        default: true,
+        describe: 'also search the team stores (git mem store list); --no-stores: this project only',
+      }),
   async run(a, ctx) {
     const { store, q } = await searchArgs(a, ctx);
     if (!q.query.trim() && !q.file && !q.types.length && !q.tags.length) {
@@ -69,6 +74,16 @@ export default defineCommand({
     if (!hits) {
       const { searchMemories } = await import('../search/index.js');
       hits = await searchMemories(store, q);
+    }
+    hits = hits.map((h) => ({ ...h, store: isGlobalStore(ctx, store) ? 'global' : 'project' }));
+    const teams = a.global || a.stores === false ? [] : await teamStoresOf(ctx, store);
+    if (teams.length) {
+      const { mergeHits, searchTeams } = await import('../search/layers.js');
+      hits = mergeHits(
+        hits as Array<SearchHitView & { store: string }>,
+        await searchTeams(teams, q),
+        q.limit,
+      );
     }
     // ids shown at 12 characters (the catalog's minimum abbreviation): loading the catalog of a big store would cost more than the search
     emit(ctx, hits, () => hitLines(hits!));

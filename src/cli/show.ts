@@ -3,7 +3,7 @@ import type { Store } from '../gitstore/store.js';
 import { provenanceText } from '../model/provenance.js';
 import { recordPath, recordToJSON } from '../model/record.js';
 import { defineCommand } from './command.js';
-import { adoptForRead, adoptionLine, emit, openStore } from './context.js';
+import { adoptForRead, adoptionLine, emit, openStore, teamStoresOf } from './context.js';
 import { recordText } from './format.js';
 import { colors } from './output.js';
 
@@ -37,7 +37,10 @@ export default defineCommand({
       .option('at', { type: 'string', describe: 'as the store was at a revision or date' })
       .option('global', { type: 'boolean', describe: 'read the personal global store' }),
   async run(a, ctx) {
-    const store = await openStore(ctx, { global: a.global });
+    const project = await openStore(ctx, { global: a.global });
+    // a memory of a team store (a search hit marked "from NAME") is shown from there
+    let store = project;
+    let from: string | undefined;
     const at = a.at ? await store.resolveAt(a.at) : undefined;
     const ref = String(a.ref);
     const got = await store.get(ref, at).catch(async (e) => {
@@ -49,6 +52,14 @@ export default defineCommand({
         ctx.io.err(`git-mem: ${adoptionLine(adopted)}\n`);
         return store.get(ref);
       }
+      if (code === 'E_NOT_FOUND')
+        for (const t of await teamStoresOf(ctx, project)) {
+          const hit = await t.store.get(ref).catch(() => undefined);
+          if (!hit) continue;
+          store = t.store;
+          from = t.name;
+          return hit;
+        }
       throw (await onRemote(store, ref)) ?? e;
     });
     const { record, catalog } = got;
@@ -64,8 +75,8 @@ export default defineCommand({
       by: last.by,
       signature: last.signature,
     };
-    emit(ctx, { ...recordToJSON(record), lastChange: lastJSON }, () => {
-      const text = recordText(record, catalog, colors(ctx));
+    emit(ctx, { ...recordToJSON(record), lastChange: lastJSON, ...(from ? { store: from } : {}) }, () => {
+      const text = `${from ? `store:      ${from}\n` : ''}${recordText(record, catalog, colors(ctx))}`;
       if (!last) return text;
       const c = colors(ctx);
       const by = last.by ? `, ${provenanceText(last.by)}` : '';

@@ -6,12 +6,13 @@
  * format and settings on top.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { err } from '../errors.js';
 import { gitMemHome, readGlobalConfig } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
 import { openRepo } from '../gitstore/repo.js';
 import { Store } from '../gitstore/store.js';
+import type { TeamStore } from './stores.js';
 
 export interface IO {
   out(s: string): void;
@@ -111,6 +112,24 @@ export async function openStore(
     if (strict || !existsSync(join(globalStoreDir(ctx.env), 'HEAD'))) throw e;
     return openGlobalStore(ctx, false);
   }
+}
+
+/** Whether a store is the personal global one (what --global opens, and a command outside a repository). */
+export function isGlobalStore(ctx: RunContext, store: Store): boolean {
+  return resolve(store.repo.gitDir) === resolve(globalStoreDir(ctx.env));
+}
+
+/**
+ * The team stores registered in the project's clone (src/commands/stores.ts),
+ * opened on its repository and closed with the run; none for the global store.
+ */
+export async function teamStoresOf(ctx: RunContext, project: Store): Promise<TeamStore[]> {
+  // the personal global store (--global, or outside a repository) has no team stores of its own
+  if (project.ref !== 'refs/memory' || isGlobalStore(ctx, project)) return [];
+  const { openTeamStores } = await import('./stores.js');
+  const teams = await openTeamStores(project.repo, project);
+  for (const t of teams) track(ctx, t.store);
+  return teams;
 }
 
 /** Opens the global store if it exists (for reads that merge project and personal memory). */

@@ -1,4 +1,8 @@
-/** Rules in force for a file (seed 000, Layer 1): scoped globs, most specific first, project over global. */
+/**
+ * Rules in force for a file (seed 000, Layer 1): scoped globs, most specific
+ * first; at equal specificity project over team stores (in the order
+ * registered) over global.
+ */
 
 import type { Store } from '../gitstore/store.js';
 import micromatch from '../model/glob.js';
@@ -10,7 +14,9 @@ export interface RuleInForce {
   title: string;
   body: string;
   scope: string[];
-  origin: 'project' | 'global';
+  origin: 'project' | 'team' | 'global';
+  /** the store it comes from: `project`, a team store's name, or `global` */
+  store: string;
   /** the glob that matched, or null for an unscoped rule */
   matched: string | null;
   specificity: number;
@@ -41,7 +47,12 @@ function matchScope(
   return best;
 }
 
-async function rulesOf(store: Store, origin: 'project' | 'global', file?: string): Promise<RuleInForce[]> {
+async function rulesOf(
+  store: Store,
+  origin: RuleInForce['origin'],
+  file: string | undefined,
+  label: string = origin,
+): Promise<RuleInForce[]> {
   const tip = await store.tip();
   if (!tip) return [];
   const cat = await store.catalog();
@@ -63,19 +74,37 @@ async function rulesOf(store: Store, origin: 'project' | 'global', file?: string
       body: r.body,
       scope: r.scope,
       origin,
+      store: label,
       matched: h.m.matched,
       specificity: h.m.specificity,
     };
   });
 }
 
-export async function rulesFor(store: Store, file?: string, global?: Store): Promise<RuleInForce[]> {
-  const project = await rulesOf(store, 'project', file);
-  const personal = global ? await rulesOf(global, 'global', file) : [];
-  return [...project, ...personal].sort(
-    (a, b) =>
-      b.specificity - a.specificity ||
-      (a.origin === b.origin ? 0 : a.origin === 'project' ? -1 : 1) ||
-      (a.id < b.id ? 1 : -1),
-  );
+/** A team store to read beside the project's: its name labels what comes from it. */
+export interface NamedStore {
+  name: string;
+  store: Store;
+}
+
+export async function rulesFor(
+  store: Store,
+  file?: string,
+  global?: Store,
+  teams: readonly NamedStore[] = [],
+): Promise<RuleInForce[]> {
+  const layers = await Promise.all([
+    rulesOf(store, 'project', file),
+    ...teams.map((t) => rulesOf(t.store, 'team', file, t.name)),
+    global ? rulesOf(global, 'global', file) : [],
+  ]);
+  const rank = new Map(layers.flatMap((rules, i) => rules.map((r) => [r, i] as const)));
+  return layers
+    .flat()
+    .sort(
+      (a, b) =>
+        b.specificity - a.specificity ||
+        rank.get(a)! - rank.get(b)! ||
+        (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
+    );
 }

@@ -15,7 +15,16 @@
  *    unfiltered listing is one slice of the file (JSON text never holds a raw
  *    newline or tab, so neither section can be mistaken for the other).
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { Catalog, type CatalogRow } from './catalog.js';
 import { memDir, type Repo } from './repo.js';
@@ -33,6 +42,11 @@ interface Head {
 
 function cacheFile(repo: Repo, ref: string): string {
   return join(memDir(repo, 'cache'), `catalog-${ref.replace(/[^A-Za-z0-9]+/g, '_')}.tsv`);
+}
+
+/** Deletes the cached catalog of a ref (a team store removed: src/commands/stores.ts). */
+export function dropCatalogCache(repo: Repo, ref: string): void {
+  rmSync(cacheFile(repo, ref), { force: true });
 }
 
 /** The cache file split into its parts, or undefined when missing, of another version or torn. */

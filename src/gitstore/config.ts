@@ -192,7 +192,7 @@ export async function readSharedConfig(
  * section or an include. Reading the files costs far less than a git
  * process, and most clones have no mem.* entry at all.
  */
-function mayHaveLocalMem(repo: Repo): boolean {
+export function mayHaveLocalMem(repo: Repo): boolean {
   for (const file of [join(repo.commonDir, 'config'), join(repo.gitDir, 'config.worktree')]) {
     try {
       if (/^[ \t]*\[[ \t]*(mem|include)/im.test(readFileSync(file, 'utf8'))) return true;

@@ -163,6 +163,12 @@ export class Store {
    * MCP server and the agent hooks; otherwise read from the environment.
    */
   actor?: Provenance;
+  /**
+   * Set on a read-only copy of another repository's memory (a team store
+   * registered without --writable, src/commands/stores.ts): write() throws
+   * the error it returns. Sync still moves the ref (by casRef) to what it fetched.
+   */
+  readOnly?: () => Error;
 
   constructor(
     readonly repo: Repo,
@@ -276,16 +282,38 @@ export class Store {
 
   /** Full records of catalog entries in one pipelined read; a record that does not parse is skipped. */
   async readRecords(entries: ReadonlyArray<{ id: string; oid: string }>): Promise<MemoryRecord[]> {
-    const blobs = await this.catFile.readMany(entries.map((e) => e.oid));
-    const out: MemoryRecord[] = [];
-    entries.forEach((e, i) => {
-      const b = blobs[i];
+    const got = await this.recordsOfBlobs(entries.map((e) => ({ oid: e.oid, path: recordPath(e.id) })));
+    return got.filter((r): r is MemoryRecord => r !== undefined);
+  }
+
+  /**
+   * The records in these blobs, in order (undefined: missing or not a record). What a long-lived
+   * store parsed before is not asked of git again: only the others go to cat-file, in one batch.
+   */
+  async recordsOfBlobs(
+    blobs: ReadonlyArray<{ oid: string; path?: string }>,
+  ): Promise<Array<MemoryRecord | undefined>> {
+    const out: Array<MemoryRecord | undefined> = blobs.map((b) => this.cachedRecord(b.oid));
+    const todo = blobs.map((b, i) => i).filter((i) => out[i] === undefined);
+    if (!todo.length) return out;
+    const read = await this.catFile.readMany(todo.map((i) => blobs[i].oid));
+    todo.forEach((i, j) => {
+      const b = read[j];
       if (!b) return;
       try {
-        out.push(this.parseBlob(b.oid, b.content, recordPath(e.id)));
+        out[i] = this.parseBlob(b.oid, b.content, blobs[i].path);
       } catch {}
     });
     return out;
+  }
+
+  /** A copy of the record parsed from blob `oid` before, if this long-lived store still keeps it. */
+  private cachedRecord(oid: string): MemoryRecord | undefined {
+    const r = this.parsed?.get(oid);
+    if (!r) return undefined;
+    this.parsed!.delete(oid); // most recently used goes last
+    this.parsed!.set(oid, r);
+    return structuredClone(r);
   }
 
   /**
@@ -538,6 +566,7 @@ export class Store {
     build: (tx: Tx) => Promise<{ message: string; value: T } | null>,
     opts: { gate?: Promise<unknown>; note?: () => Promise<NoteAdd | null> } = {},
   ): Promise<WriteResult<T | undefined>> {
+    if (this.readOnly) throw this.readOnly();
     const ident = await this.ident();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       this.writer.warm();

@@ -166,12 +166,14 @@ export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<n
         await withStore(ctx, async (store) => {
           const { sessionStartContext } = await import('../agents/inject.js');
           const global = await globalStore(ctx);
+          const teams = await teamStores(store);
           try {
-            const inj = await sessionStartContext(store, { currentSession: session, global });
+            const inj = await sessionStartContext(store, { currentSession: session, global, teams });
             print(ctx, 'SessionStart', inj.text);
             await noteInjected(store, paths, inj.ids, false);
           } finally {
             global?.close();
+            for (const t of teams) t.store.close();
           }
           await warmSearchDaemon(ctx, store);
           const { needsRecovery } = await import('../agents/checkpoint.js');
@@ -242,6 +244,16 @@ async function withStore(ctx: RunContext, fn: (store: Store) => Promise<void>): 
     await fn(store);
   } finally {
     store.close();
+  }
+}
+
+/** The team stores registered in this clone (none when the registry cannot be read: a hook never fails on it). */
+async function teamStores(store: Store): Promise<import('../commands/stores.js').TeamStore[]> {
+  try {
+    const { openTeamStores } = await import('../commands/stores.js');
+    return await openTeamStores(store.repo, store);
+  } catch {
+    return [];
   }
 }
 

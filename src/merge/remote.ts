@@ -87,6 +87,30 @@ async function defaultRemote(repo: Repo): Promise<string> {
 export interface RemoteInfo {
   name: string;
   url: string;
+  /**
+   * A team store (src/commands/stores.ts), not a git remote: fetched from and
+   * pushed to its URL, memory only (notes describe another repository's
+   * commits), tracked under refs/mem-stores/<name>/remote/.
+   */
+  store?: boolean;
+}
+
+/** Where a team store's fetch lands: `refs/mem-stores/<name>/remote/memory` (its store is `refs/mem-stores/<name>/memory`). */
+export const storeTrackingRef = (name: string) => `refs/mem-stores/${name}/remote/memory`;
+
+/** The tracking refs of a remote or a team store (a store has no notes). */
+export function trackingRefsOf(remote: RemoteInfo): { memory: string; notes: string | null } {
+  return remote.store
+    ? { memory: storeTrackingRef(remote.name), notes: null }
+    : { memory: trackingRef(remote.name), notes: notesTrackingRef(remote.name) };
+}
+
+/** What git fetch and push are given: a remote's name, a team store's URL. */
+const target = (remote: RemoteInfo) => (remote.store ? remote.url : remote.name);
+
+/** The fetch refspecs of a remote, or of a team store (its memory only, globbed like the remote's). */
+function specsOf(remote: RemoteInfo): string[] {
+  return remote.store ? [`+refs/mem/*:refs/mem-stores/${remote.name}/remote/*`] : fetchRefspecs(remote.name);
 }
 
 /** Resolves a remote name (default: upstream's, else origin); one clear error when it does not exist. */
@@ -184,7 +208,9 @@ function transportError(what: string, remote: RemoteInfo, r: GitResult) {
   return err(
     'E_REMOTE',
     `cannot ${what} ${remote.name} (${remote.url}): ${reason}`,
-    'check the URL (git remote -v), the network and your credentials, then run git mem sync again; the local memory is unchanged',
+    remote.store
+      ? `check the URL (git mem store list), the network and your credentials, then run git mem store sync ${remote.name} again; the local memory is unchanged`
+      : 'check the URL (git remote -v), the network and your credentials, then run git mem sync again; the local memory is unchanged',
     { remote: remote.name, url: remote.url, stderr: r.stderr },
   );
 }
@@ -200,10 +226,11 @@ async function readRef(repo: Repo, ref: string): Promise<string | null> {
   return r.code === 0 ? r.stdout.toString().trim() : null;
 }
 
-export async function readTracking(repo: Repo, remote: string): Promise<FetchResult> {
+export async function readTracking(repo: Repo, remote: string | RemoteInfo): Promise<FetchResult> {
+  const refs = trackingRefsOf(typeof remote === 'string' ? { name: remote, url: '' } : remote);
   return {
-    memory: await readRef(repo, trackingRef(remote)),
-    notes: await readRef(repo, notesTrackingRef(remote)),
+    memory: await readRef(repo, refs.memory),
+    notes: refs.notes ? await readRef(repo, refs.notes) : null,
   };
 }
 
@@ -230,8 +257,9 @@ export async function fetchMemory(
     '--no-recurse-submodules',
     '--no-auto-maintenance',
     '--no-show-forced-updates',
-    remote.name,
-    ...fetchRefspecs(remote.name),
+    // a URL cannot pass for an option: a team store's URL is refused at `store add` if it starts with -
+    target(remote),
+    ...specsOf(remote),
   ];
   for (let attempt = 1; ; attempt++) {
     const r = await git(args, {
@@ -247,7 +275,7 @@ export async function fetchMemory(
     if (/fsck error|^error: object [0-9a-f]+: /m.test(r.stderr)) throw await fsckRefusal(repo, remote, r);
     throw transportError('fetch from', remote, r);
   }
-  return readTracking(repo, remote.name);
+  return readTracking(repo, remote);
 }
 
 /** The remote's memory or notes failed git's object checks: one line with git's reason and the remote's commits. */
@@ -258,7 +286,7 @@ async function fsckRefusal(repo: Repo, remote: RemoteInfo, r: GitResult) {
       .map((l) => l.replace(/^(fatal|error): /, '').trim())
       .find((l) => /^object [0-9a-f]+: /.test(l)) ?? 'fsck error in a fetched object';
   const ls = await git(
-    [...transportArgs(repo), 'ls-remote', remote.name, REMOTE_MEMORY_REF, NOTES_REF],
+    [...transportArgs(repo), 'ls-remote', target(remote), REMOTE_MEMORY_REF, NOTES_REF],
     opts(repo, { allowFail: true, env: transportEnv(repo) }),
   );
   const out = ls.stdout.toString();
@@ -321,7 +349,7 @@ export async function pushRefs(
   for (;;) {
     const args = [...transportArgs(repo), 'push', '--porcelain', '--no-verify'];
     if (atomic) args.push('--atomic');
-    args.push(remote.name, ...refs.map((r) => `${r.src}:${r.dst}`));
+    args.push(target(remote), ...refs.map((r) => `${r.src}:${r.dst}`));
     const r = await git(args, opts(repo, { allowFail: true, env: transportEnv(repo, interactive) }));
     const out = r.stdout.toString('utf8');
     if (

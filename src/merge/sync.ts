@@ -20,14 +20,13 @@ import {
   type FetchResult,
   fetchMemory,
   NOTES_REF,
-  notesTrackingRef,
   type PushRef,
   pushRefs,
   REMOTE_MEMORY_REF,
   type RemoteInfo,
   readTracking,
   resolveRemote,
-  trackingRef,
+  trackingRefsOf,
 } from './remote.js';
 import { assertIncoming, assertIncomingNotes, assertIncomingSigned } from './validate.js';
 
@@ -73,6 +72,14 @@ export interface SyncOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Give up a fetch after this long (the automatic fetch of a read that found no store). */
   fetchTimeoutMs?: number;
+  /** A remote already resolved (a team store's URL, src/commands/stores.ts) instead of a git remote's name. */
+  to?: RemoteInfo;
+  /**
+   * A read-only copy (a team store registered without --writable): the store's
+   * ref follows the remote's tip once it passes the validator, rewound or
+   * rewritten history included; no merge commit is ever made.
+   */
+  follow?: boolean;
 }
 
 export interface PullResult {
@@ -82,7 +89,8 @@ export interface PullResult {
   remoteTip: string | null;
   before: string | null;
   after: string | null;
-  action: 'up-to-date' | 'ahead' | 'fast-forward' | 'merged' | 'created' | 'empty';
+  /** `reset`: a read-only copy (`follow`) took the remote's tip, which did not descend from its own */
+  action: 'up-to-date' | 'ahead' | 'fast-forward' | 'merged' | 'created' | 'empty' | 'reset';
   conflicts: string[];
   stats: object;
   notes: NotesMergeResult['action'];
@@ -184,6 +192,14 @@ async function integrate(
     const ours = await store.tip();
     if (!theirs) return { before: ours, after: ours, action: 'empty', conflicts: [], stats: {} };
     if (ours === theirs) return { before: ours, after: ours, action: 'up-to-date', conflicts: [], stats: {} };
+    if (opts.follow && ours && !(await isAncestor(store.repo, ours, theirs))) {
+      // the remote rewound or rewrote its history: a copy takes it as it is, checked like any fetch
+      if (!(await isAncestor(store.repo, theirs, ours))) await validateIncoming(store, ours, theirs);
+      await opts.hooks?.beforeLocalUpdate?.({ attempt, ours, merged: theirs });
+      if (await store.casRef(theirs, ours))
+        return { before: ours, after: theirs, action: 'reset', conflicts: [], stats: {} };
+      continue;
+    }
     if (ours && (await isAncestor(store.repo, theirs, ours))) {
       return { before: ours, after: ours, action: 'ahead', conflicts: [], stats: {} };
     }
@@ -218,14 +234,14 @@ async function integrate(
   throw err('E_CONFLICT_RETRY', `${store.ref} kept moving during the merge`, 'try git mem sync again');
 }
 
-function openRemote(store: Store, name?: string): Promise<RemoteInfo> {
-  return resolveRemote(store.repo, name);
+function openRemote(store: Store, opts: SyncOptions): Promise<RemoteInfo> {
+  return opts.to ? Promise.resolve(opts.to) : resolveRemote(store.repo, opts.remote);
 }
 
 /** Fetch and merge, no push. */
 export async function pull(store: Store, opts: SyncOptions = {}): Promise<PullResult> {
-  const remote = await openRemote(store, opts.remote);
-  const prev = await readTracking(store.repo, remote.name);
+  const remote = await openRemote(store, opts);
+  const prev = await readTracking(store.repo, remote);
   const fetched = await fetchMemory(store.repo, remote, opts.interactive, opts.fetchTimeoutMs);
   const res = await refusing(store, remote, prev, async () => {
     await validateIncomingNotes(store, fetched.notes);
@@ -236,29 +252,32 @@ export async function pull(store: Store, opts: SyncOptions = {}): Promise<PullRe
 }
 
 function pushList(
-  remote: string,
+  store: Store,
+  remote: RemoteInfo,
   local: string | null,
   remoteTip: string | null,
   notes: string | null,
   remoteNotes: string | null,
 ): PushRef[] {
   const refs: PushRef[] = [];
+  const tracking = trackingRefsOf(remote);
   if (local && local !== remoteTip)
-    refs.push({ src: 'refs/memory', dst: REMOTE_MEMORY_REF, tracking: trackingRef(remote) });
-  if (notes && notes !== remoteNotes)
-    refs.push({ src: NOTES_REF, dst: NOTES_REF, tracking: notesTrackingRef(remote) });
+    refs.push({ src: store.ref, dst: REMOTE_MEMORY_REF, tracking: tracking.memory });
+  // a team store has no notes: this repository's notes describe this repository's commits
+  if (tracking.notes && notes && notes !== remoteNotes)
+    refs.push({ src: NOTES_REF, dst: NOTES_REF, tracking: tracking.notes });
   return refs;
 }
 
 /** Push only: fails with a hint to sync when the remote has memory we do not. */
 export async function push(store: Store, opts: SyncOptions = {}): Promise<PushResultInfo> {
-  const remote = await openRemote(store, opts.remote);
+  const remote = await openRemote(store, opts);
   const local = await store.tip();
   const notes = await notesTip(store.repo);
-  const known = await readTracking(store.repo, remote.name);
+  const known = await readTracking(store.repo, remote);
   // what we last saw of the remote only decides what to skip; the server checks fast-forward
-  const refs = pushList(remote.name, local, null, notes, null).filter(
-    (r) => !(r.src === 'refs/memory' ? local === known.memory : notes === known.notes),
+  const refs = pushList(store, remote, local, null, notes, null).filter(
+    (r) => !(r.src === store.ref ? local === known.memory : notes === known.notes),
   );
   if (!refs.length) return { remote: remote.name, url: remote.url, local, pushed: false, pushedNotes: false };
   const r = await pushRefs(store.repo, remote, refs, opts.interactive);
@@ -274,14 +293,14 @@ export async function push(store: Store, opts: SyncOptions = {}): Promise<PushRe
     remote: remote.name,
     url: remote.url,
     local,
-    pushed: refs.some((x) => x.src === 'refs/memory'),
+    pushed: refs.some((x) => x.src === store.ref),
     pushedNotes: refs.some((x) => x.src === NOTES_REF),
   };
 }
 
 /** Fetch, merge, push; on a rejected push, again, up to `retries` times. */
 export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncResult> {
-  const remote = await openRemote(store, opts.remote);
+  const remote = await openRemote(store, opts);
   const retries = Math.max(0, opts.retries ?? 8);
   const sleep = opts.sleep ?? defaultSleep;
   let first: PullResult | undefined;
@@ -291,7 +310,7 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
   let lockedInARow = 0;
   for (let attempt = 1; attempt <= retries + 1; attempt++) {
     let t = performance.now();
-    const prev = await readTracking(store.repo, remote.name);
+    const prev = await readTracking(store.repo, remote);
     const fetched = await fetchMemory(store.repo, remote, opts.interactive);
     timings.fetch += performance.now() - t;
     t = performance.now();
@@ -312,7 +331,7 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
     if (!first) first = pr;
     const local = res.after;
     await opts.hooks?.beforePush?.({ attempt, local, remote: fetched.memory });
-    const refs = pushList(remote.name, local, fetched.memory, notes.after, fetched.notes);
+    const refs = pushList(store, remote, local, fetched.memory, notes.after, fetched.notes);
     const summary = (pushed: boolean, pushedNotes: boolean): SyncResult => ({
       ...pr,
       before: first!.before,
@@ -333,7 +352,7 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
     timings.push += performance.now() - t;
     if (pushed.ok) {
       return summary(
-        refs.some((x) => x.src === 'refs/memory'),
+        refs.some((x) => x.src === store.ref),
         refs.some((x) => x.src === NOTES_REF),
       );
     }
@@ -381,8 +400,9 @@ async function refusing<T>(
           env: store.repo.env,
           allowFail: true,
         });
-      await put(trackingRef(remote.name), prev.memory);
-      await put(notesTrackingRef(remote.name), prev.notes);
+      const tracking = trackingRefsOf(remote);
+      await put(tracking.memory, prev.memory);
+      if (tracking.notes) await put(tracking.notes, prev.notes);
     }
     throw e;
   }
@@ -390,6 +410,14 @@ async function refusing<T>(
 
 /** The most telling action over several rounds (a merge in any round is a merge). */
 function mergedAction(first: PullResult, last: PullResult): PullResult['action'] {
-  const order: PullResult['action'][] = ['merged', 'fast-forward', 'created', 'ahead', 'up-to-date', 'empty'];
+  const order: PullResult['action'][] = [
+    'merged',
+    'reset',
+    'fast-forward',
+    'created',
+    'ahead',
+    'up-to-date',
+    'empty',
+  ];
   return order.indexOf(first.action) <= order.indexOf(last.action) ? first.action : last.action;
 }

@@ -88,7 +88,9 @@ export function entropy(s: string): number {
 }
 
 /** The value of a secret-named assignment looks like a real secret (not a word, a path or code). */
-function assignedValueLooksSecret(v: string): boolean {
+function assignedValueLooksSecret(raw: string): boolean {
+  // the sentence's closing bracket or full stop is not part of the value: `(id-token: write)`
+  const v = raw.replace(/[)\]}>.!?:]+$/, '');
   if (v.length < 6 || isPlaceholder(v)) return false;
   if (/^(?:\/|\.\.?\/|~\/)|:\/\//.test(v)) return false; // a path, or a URL (credentials in URLs have their rule)
   // process.env.API_KEY, settings.token (code, not a value; a token with a suffix like .md has digits)

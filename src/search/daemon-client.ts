@@ -10,7 +10,7 @@
  * index to the ref's tip before every answer, so it never serves a stale
  * result.
  *
- * Deliberately light: no Orama, no index code is imported here.
+ * Deliberately light: no index code is imported here.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Public API of search: used by `git mem search`, `git mem context`, the MCP
- * server, agent hooks and the query daemon. Everything heavy (Orama, the
+ * server, agent hooks and the query daemon. Everything heavy (the index, the
  * embedding providers) is loaded lazily inside these functions.
  */
 import { staleReasons, staleReasonText } from '../anchors/types.js';
@@ -63,7 +63,7 @@ export interface SearchOptions {
   params?: RankParams;
   now?: number;
   /** usage counts (default: the local counters of the store) */
-  usage?: Map<string, number>;
+  usage?: ReadonlyMap<string, number>;
 }
 
 const providerMemo = new WeakMap<Store, Promise<EmbeddingProvider | null>>();
@@ -92,7 +92,9 @@ export function providerFor(store: Store): Promise<EmbeddingProvider | null> {
 
 async function state(store: Store, opts: SearchOptions): Promise<IndexState> {
   const provider = opts.provider === undefined ? await providerFor(store) : opts.provider;
-  return openIndex(store, { provider });
+  // a long-lived process (MCP server, UI) answers call after call: the postings, built once,
+  // answer in a few ms where scanning every document's terms takes tens
+  return openIndex(store, { provider, postings: store.longLived });
 }
 
 function validate(q: SearchQuery): void {
@@ -305,6 +307,18 @@ export interface ContextPack extends Pack {
   budget?: number;
 }
 
+/** The words of a memory's anchor paths, worked out once per indexed document. */
+const pathTermsOf = new WeakMap<SearchDoc, Set<string> | undefined>();
+function pathTerms(d: SearchDoc): Set<string> | undefined {
+  if (!d.paths.length) return undefined;
+  let p = pathTermsOf.get(d);
+  if (!p) {
+    p = new Set(terms(d.paths.join(' ')));
+    pathTermsOf.set(d, p);
+  }
+  return p;
+}
+
 /**
  * Whether a memory clears the relevance bar (relevance.ts, the prompt hook's) for a
  * question: its distinctive words, weighed by idf over the index, found in the
@@ -318,17 +332,30 @@ function barFor(query: string, stats: ReturnType<SearchIndex['stats']>): (d: Sea
     const df = stats.df.get(t) ?? 0;
     return Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
   };
-  const total = q.reduce((s, t) => s + idf(t), 0) || 1;
+  const idfs = q.map(idf);
+  const total = idfs.reduce((s, x) => s + x, 0) || 1;
+  // asked of every constraint and of the ranking's head at every pack: one pass, nothing allocated
   return (d) => {
-    const paths = d.paths.length ? new Set(terms(d.paths.join(' '))) : undefined;
-    const inTitle = (t: string) => !!(d.tf.get(0, t) || d.tf.get(2, t) || paths?.has(t));
-    const matched = q.filter((t) => inTitle(t) || d.tf.get(1, t));
-    if (q.length === 1) return matched.length === 1;
-    return clearsBar({
-      matched: matched.length,
-      inTitle: matched.filter(inTitle).length,
-      coverage: matched.reduce((s, t) => s + idf(t), 0) / total,
-    });
+    const tf = d.tf;
+    let paths: Set<string> | undefined | null = null;
+    let matched = 0;
+    let inTitle = 0;
+    let coverage = 0;
+    for (let i = 0; i < q.length; i++) {
+      const t = q[i];
+      const at = tf.indexOf(t);
+      let named = at >= 0 && !!(tf.c[3 * at] || tf.c[3 * at + 2]);
+      if (!named) {
+        if (paths === null) paths = pathTerms(d);
+        named = !!paths?.has(t);
+      }
+      if (!named && !(at >= 0 && tf.c[3 * at + 1])) continue;
+      matched++;
+      if (named) inTitle++;
+      coverage += idfs[i];
+    }
+    if (q.length === 1) return matched === 1;
+    return clearsBar({ matched, inTitle, coverage: coverage / total });
   };
 }
 
@@ -349,6 +376,28 @@ export async function buildContextPack(
   opts: SearchOptions = {},
   filter?: PackFilter,
 ): Promise<ContextPack> {
+  const c = await contextCandidates(store, o, opts, filter);
+  if (!c.cands) return { text: '', items: [], tokens: 0 };
+  const pack = assemblePack(c.cands, c.budget);
+  if (opts.recordUsage !== false)
+    recordUse(
+      store.repo,
+      pack.items.map((i) => i.id),
+    );
+  return { ...pack, format: o.format ?? 'md', budget: c.budget };
+}
+
+/**
+ * What a context pack is made of, in order, before the budget is applied (no
+ * candidates: the store has no memory yet): buildContextPack assembles one
+ * store's; src/search/layers.ts puts a team store's after the project's.
+ */
+export async function contextCandidates(
+  store: Store,
+  o: ContextOptions,
+  opts: SearchOptions = {},
+  filter?: PackFilter,
+): Promise<{ budget: number; cands: PackCandidate[] | null }> {
   let budget = o.budget;
   if (budget === undefined) {
     try {
@@ -360,7 +409,7 @@ export async function buildContextPack(
   if (!(Number.isFinite(budget) && budget >= 0))
     throw err('E_INVALID_ARG', `--budget must be a number of tokens, not "${o.budget}"`);
   const tip = await store.tip();
-  if (!tip) return { text: '', items: [], tokens: 0 };
+  if (!tip) return { budget, cands: null };
   const file = o.file ? normalizePath(o.file) : undefined;
   const now = opts.now ?? Date.now();
   const st = await state(store, opts);
@@ -406,10 +455,13 @@ export async function buildContextPack(
   }
   constraints.sort((a, b) => b.key - a.key || (a.d.id < b.d.id ? -1 : 1));
   // 3. best matches
-  const matches = (o.query || file ? ranked : [])
-    .filter((r) => r.doc.type !== 'rule' && r.doc.type !== 'session' && r.doc.type !== 'constraint')
-    .filter((r) => !bar || bar(r.doc))
-    .slice(0, 40);
+  // the first 40 that qualify (the ranking holds every text match: thousands for common words)
+  const matches: typeof ranked = [];
+  for (const r of o.query || file ? ranked : []) {
+    if (r.doc.type === 'rule' || r.doc.type === 'session' || r.doc.type === 'constraint') continue;
+    if (bar && !bar(r.doc)) continue;
+    if (matches.push(r) === 40) break;
+  }
   // 4. latest session summaries
   const nSessions = o.sessions ?? 2;
   const sessions = [...idx.docs.values()]
@@ -450,6 +502,7 @@ export async function buildContextPack(
       status: m.doc.status,
       section: 'matches',
       note: noteOf(m.doc),
+      score: m.score,
     });
   }
   for (const s of sessions) {
@@ -468,13 +521,7 @@ export async function buildContextPack(
   const chosen = keep
     ? cands.filter((c) => c.section === 'rules' || keep.has(c.id))
     : cands.filter((c) => !below.has(c.id));
-  const pack = assemblePack(chosen, budget);
-  if (opts.recordUsage !== false)
-    recordUse(
-      store.repo,
-      pack.items.map((i) => i.id),
-    );
-  return { ...pack, format: o.format ?? 'md', budget };
+  return { budget, cands: chosen };
 }
 
 export type { Ranked } from './rank.js';

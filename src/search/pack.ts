@@ -31,6 +31,10 @@ export interface PackCandidate {
   section: Section;
   /** short reason shown after the title (e.g. "scope src/db/**", "stale") */
   note?: string;
+  /** a best match's ranking score (orders a team store's matches among the project's: src/search/layers.ts) */
+  score?: number;
+  /** the team store it comes from (unset: the project's own memory); shown after the id */
+  store?: string;
 }
 
 export interface PackItem {
@@ -41,6 +45,8 @@ export interface PackItem {
   section: Section;
   /** true when the body was shortened to fit */
   truncated?: boolean;
+  /** the store it comes from, when team stores are consulted: `project` or a team store's name */
+  store?: string;
 }
 
 export interface Pack {
@@ -63,7 +69,8 @@ function oneLine(s: string): string {
  * pack never holds a heading without a body.
  */
 function itemText(c: PackCandidate, body: string): string {
-  const ref = c.alias ? `${c.alias}, ${c.id.slice(0, 12)}` : c.id.slice(0, 12);
+  const id = c.alias ? `${c.alias}, ${c.id.slice(0, 12)}` : c.id.slice(0, 12);
+  const ref = c.store && c.store !== 'project' ? `${id}, store ${oneLine(c.store)}` : id;
   const note = c.note ? `; ${oneLine(c.note)}` : '';
   const head = `${oneLine(c.title)} (${c.type}${c.status && c.status !== 'active' ? `, ${c.status}` : ''}; ${ref}${note})`;
   const b = neutralize(body).trim();
@@ -133,6 +140,7 @@ export function assemblePack(cands: PackCandidate[], budget: number): Pack {
           tokens: total - current,
           section: c.section,
           ...(truncated ? { truncated } : {}),
+          ...(c.store ? { store: c.store } : {}),
         });
         current = total;
         return true;

@@ -215,7 +215,7 @@ export interface RankInput {
   qterms: string[];
   file?: string;
   now: number;
-  usage?: Map<string, number>;
+  usage?: ReadonlyMap<string, number>;
   /** cosine similarity per candidate, when vectors of a matching lineage exist */
   vector?: Map<string, number>;
   /** weight of each query term (default 1; expansion terms weigh less) */

@@ -426,15 +426,12 @@ export async function readRecords(
   tip?: string,
 ): Promise<Map<string, MemoryRecord>> {
   const out = new Map<string, MemoryRecord>();
-  const blobs = await store.catFile.readMany(
-    docs.map((d) => d.oid ?? (tip ? `${tip}:${recordPath(d.id)}` : '0'.repeat(40))),
+  const records = await store.recordsOfBlobs(
+    docs.map((d) => ({ oid: d.oid ?? (tip ? `${tip}:${recordPath(d.id)}` : '0'.repeat(40)) })),
   );
   docs.forEach((d, i) => {
-    const b = blobs[i];
-    if (!b) return;
-    try {
-      out.set(d.id, store.parseBlob(b.oid, b.content));
-    } catch {}
+    const r = records[i];
+    if (r) out.set(d.id, r);
   });
   return out;
 }

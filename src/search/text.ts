@@ -2,7 +2,7 @@
  * Text analysis shared by the index, the ranker and duplicate detection:
  * one tokenizer (lowercase, split on non-word characters and camelCase,
  * English stop words, Porter stemming), so a query and a record are always
- * cut the same way. Pure; no Orama import (the CLI's fast path needs it).
+ * cut the same way. Pure.
  */
 
 const STOP = new Set(

@@ -4,7 +4,17 @@
  * (one small append per read, safe with concurrent readers), never in the
  * shared ref: a read never makes a commit.
  */
-import { appendFileSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { memDir, type Repo } from '../gitstore/repo.js';
 
@@ -17,9 +27,9 @@ function file(repo: Repo): string {
   return join(memDir(repo), 'usage.log');
 }
 
-/** Parses the log: lines `ISO-time id id id…` (pure). */
-export function parseUsage(text: string): Map<string, Usage> {
-  const out = new Map<string, Usage>();
+/** Parses the log: lines `ISO-time id id id…` (pure); `into` adds them to counters already read. */
+export function parseUsage(text: string, into = new Map<string, Usage>()): Map<string, Usage> {
+  const out = into;
   for (const line of text.split('\n')) {
     const parts = line.trim().split(/\s+/);
     if (parts.length < 2) continue;
@@ -39,26 +49,60 @@ export function parseUsage(text: string): Map<string, Usage> {
   return out;
 }
 
-const memo = new Map<string, { size: number; usage: Map<string, Usage> }>();
+interface UsageMemo {
+  /** the file read so far: its inode (a compaction renames a new file in) and bytes up to a line end */
+  ino: number;
+  size: number;
+  usage: Map<string, Usage>;
+  counts: Map<string, number>;
+}
 
-function readUsage(repo: Repo): Map<string, Usage> {
+const memo = new Map<string, UsageMemo>();
+
+/**
+ * The counters, read once and then only what was appended since: a long-lived process (MCP
+ * server, UI) records a use with every search and context pack, and read the whole log back
+ * with the next (~6 ms at 10k memories, for each call).
+ */
+function readUsage(repo: Repo): UsageMemo | undefined {
   const f = file(repo);
+  let fd: number | undefined;
   try {
-    const size = statSync(f).size;
-    const m = memo.get(f);
-    if (m && m.size === size) return m.usage;
-    const usage = parseUsage(readFileSync(f, 'utf8'));
-    memo.set(f, { size, usage });
-    return usage;
+    fd = openSync(f, 'r');
+    const st = fstatSync(fd);
+    let m = memo.get(f);
+    if (m && (m.ino !== st.ino || st.size < m.size)) m = undefined;
+    if (!m) m = { ino: st.ino, size: 0, usage: new Map(), counts: new Map() };
+    if (st.size > m.size) {
+      const buf = Buffer.alloc(st.size - m.size);
+      const n = readSync(fd, buf, 0, buf.length, m.size);
+      // a line still being appended is read next time
+      const end = buf.subarray(0, n).lastIndexOf(10) + 1;
+      if (end > 0) {
+        const added = parseUsage(buf.subarray(0, end).toString('utf8'));
+        for (const [id, u] of added) {
+          const had = m.usage.get(id);
+          if (had) {
+            had.count += u.count;
+            if (u.last > had.last) had.last = u.last;
+          } else m.usage.set(id, { ...u });
+          m.counts.set(id, m.usage.get(id)!.count);
+        }
+        m.size += end;
+      }
+    }
+    memo.set(f, m);
+    return m;
   } catch {
-    return new Map();
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
-export function usageCounts(repo: Repo): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const [id, u] of readUsage(repo)) out.set(id, u.count);
-  return out;
+/** How often each memory was retrieved (shared with later calls: read it, do not change it). */
+export function usageCounts(repo: Repo): ReadonlyMap<string, number> {
+  return readUsage(repo)?.counts ?? new Map();
 }
 
 /** Records that these memories were used (retrieved into a result or a pack). Never throws. */
