@@ -33,8 +33,6 @@ import {
   type MemoryRecord,
   type MemoryType,
   newRecord,
-  parseRecord,
-  recordPath,
   validateRecord,
 } from '../model/record.js';
 import { frame } from '../safety/frame.js';
@@ -42,7 +40,7 @@ import { redactRecord } from '../safety/secrets.js';
 import type { Duplicate } from '../search/dedup.js';
 import type { EmbeddingProvider } from '../search/embeddings.js';
 import { overlap, tokens } from '../search/tokens.js';
-import { askModel, type LlmDiagnostics, llmConfig } from './llm.js';
+import { askModel, jsonObjectIn, type LlmDiagnostics, llmConfig } from './llm.js';
 import { readRejectedKeys } from './proposal.js';
 
 export type ConsolidationKind = 'merge' | 'supersede' | 'archive';
@@ -437,15 +435,7 @@ export function mergePrompt(members: MemoryRecord[]): string {
 
 /** The model's title and body, or null when the reply is not what was asked. */
 export function parseMerge(text: string): { title: string; body: string } | null {
-  const m = /\{[\s\S]*\}/.exec(text);
-  if (!m) return null;
-  let doc: unknown;
-  try {
-    doc = JSON.parse(m[0]);
-  } catch {
-    return null;
-  }
-  const d = doc as { title?: unknown; body?: unknown };
+  const d = jsonObjectIn(text) as { title?: unknown; body?: unknown } | null;
   if (typeof d?.title !== 'string' || typeof d.body !== 'string') return null;
   const title = d.title.trim();
   const body = d.body.trim();
@@ -495,17 +485,7 @@ export function keyOf(ids: string[]): string {
 
 async function readRecords(store: Store, ids: string[]): Promise<MemoryRecord[]> {
   const cat = await store.catalog();
-  const entries = ids.map((id) => cat.entries.get(id)!).filter(Boolean);
-  const blobs = await store.catFile.readMany(entries.map((e) => e.oid));
-  return entries.flatMap((e, i) => {
-    const b = blobs[i];
-    if (!b) return [];
-    try {
-      return [parseRecord(b.content.toString('utf8'), recordPath(e.id))];
-    } catch {
-      return [];
-    }
-  });
+  return store.readRecords(ids.map((id) => cat.entries.get(id)!).filter(Boolean));
 }
 
 /** Finds what to consolidate and writes each proposal as a pending review item (one commit). */

@@ -14,7 +14,7 @@
 
 import { frame } from '../safety/frame.js';
 import type { PackCandidate } from '../search/pack.js';
-import { askModel, type LlmDiagnostics, llmConfig } from './llm.js';
+import { askModel, jsonObjectIn, type LlmDiagnostics, llmConfig } from './llm.js';
 
 /** Characters of each memory's body shown to the model. */
 const BODY_CHARS = 400;
@@ -48,15 +48,7 @@ export function filterPrompt(
 
 /** The ids the model kept, or null when its reply is not a list of offered ids. */
 export function parseKeep(text: string, offered: ReadonlySet<string>): Set<string> | null {
-  const m = /\{[\s\S]*\}/.exec(text);
-  if (!m) return null;
-  let doc: unknown;
-  try {
-    doc = JSON.parse(m[0]);
-  } catch {
-    return null;
-  }
-  const keep = (doc as { keep?: unknown })?.keep;
+  const keep = (jsonObjectIn(text) as { keep?: unknown } | null)?.keep;
   if (!Array.isArray(keep) || !keep.every((k) => typeof k === 'string')) return null;
   const ids = keep as string[];
   // a reply naming ids it was not given is not a reply to this question

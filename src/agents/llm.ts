@@ -198,6 +198,17 @@ export function buildPrompt(input: LlmInput): string {
   );
 }
 
+/** The first `{` to the last `}` of a model's reply, parsed; null when there is none or it is not JSON. */
+export function jsonObjectIn(text: string): unknown {
+  const m = /\{[\s\S]*\}/.exec(text);
+  if (!m) return null;
+  try {
+    return JSON.parse(m[0]);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Strict parse of the model's reply: a JSON object `{ "facts": [...] }` (a bare
  * array is accepted too), optionally inside one ```json fence and nothing

@@ -2,7 +2,7 @@
 import { removeMemory, updateMemory } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
-import { type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
+import type { MemoryRecord } from '../model/record.js';
 import { rememberRejected, rememberRejectedKey } from './proposal.js';
 
 /** A consolidation review item (src/agents/consolidate.ts): its method says so. */
@@ -19,16 +19,7 @@ export async function listPending(store: Store): Promise<MemoryRecord[]> {
   const entries = [...cat.entries.values()]
     .filter((e) => e.status === 'pending')
     .sort((a, b) => (a.id < b.id ? -1 : 1));
-  const blobs = await store.catFile.readMany(entries.map((e) => e.oid));
-  return entries.flatMap((e, i) => {
-    const b = blobs[i];
-    if (!b) return [];
-    try {
-      return [parseRecord(b.content.toString('utf8'), recordPath(e.id))];
-    } catch {
-      return [];
-    }
-  });
+  return store.readRecords(entries);
 }
 
 /** A proposal as `git mem review --json` and the web UI's Review page show it. */
