@@ -18,7 +18,7 @@
 //   serve — what the daemon does: open the snapshot with the inverted index, then 3 rounds of 30
 //           queries: load time, RSS after load and after queries, query p50 of the last two rounds.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -45,6 +45,9 @@ if (process.argv[2] === '--child') {
     settle();
     out.rss = kb('VmRSS');
     out.hwm = kb('VmHWM');
+    // what the build left on disk (old builds: index.json and orama-*.json)
+    const dir = join(repo, '.git', 'mem', 'search', 'refs_memory');
+    out.snapMiB = readdirSync(dir).reduce((s, f) => s + statSync(join(dir, f)).size, 0) / 2 ** 20;
   } else {
     const qs = readFileSync(qfile, 'utf8').trim().split('\n');
     const t = performance.now();
@@ -169,13 +172,7 @@ try {
         rssQueried: m(S, 'rssQueried'),
         serveHwm: m(S, 'hwm'),
         p50: m(S, 'p50'),
-        snapMiB: (() => {
-          try {
-            return readFileSync(join(repo, '.git', 'mem', 'search', 'refs_memory', 'index.json')).length / 2 ** 20;
-          } catch {
-            return Number.NaN;
-          }
-        })(),
+        snapMiB: m(B, 'snapMiB'),
       });
     }
   }
@@ -189,7 +186,7 @@ const out = [
   '',
   `Data: \`../shared/bench/gen.mjs\` memories, 30 two-word queries. ${RUNS} runs per build, ${BASE ? 'old and new alternating; ' : ''}medians; each figure from a fresh process (\`node --expose-gc\`, RSS read after two GCs). Cold build = \`openIndex(rebuild)\` in process, snapshot written; serve = the daemon's open (snapshot + inverted index), then 3 × 30 queries (p50 of the last 60).`,
   '',
-  '| memories | build | cold build | peak RSS during build | serve: load | RSS loaded | RSS after queries | peak RSS serving | query p50 | snapshot (index.json) |',
+  '| memories | build | cold build | peak RSS during build | serve: load | RSS loaded | RSS after queries | peak RSS serving | query p50 | snapshot on disk |',
   '|---|---|---|---|---|---|---|---|---|---|',
 ];
 for (const r of rows) {

@@ -117,8 +117,8 @@ for (const N of SIZES) {
     inproc.push(await timeMsAsync(() => api.searchMemories(store, { query: q, limit: 10 }, { provider: null, recordUsage: false })));
   }
   const scanP50 = median(inproc);
-  // a long-lived process (daemon, MCP server) loads Orama's inverted index once
-  const tOrama = await timeMsAsync(() => api.openIndex(store, { provider: null, orama: true }));
+  // a long-lived process (daemon, MCP server) builds the postings once
+  const tOrama = await timeMsAsync(() => api.openIndex(store, { provider: null, postings: true }));
   const inprocO = [];
   for (let i = 0; i < Math.max(30, nq); i++) {
     const q = qs(i);
@@ -149,7 +149,7 @@ rmSync(tmpBundle, { recursive: true, force: true });
 out.push(
   `Data: \`../shared/bench/gen.mjs\` memories and 30 two-word queries; rg = \`rg -i -l QUERY\` over one file per memory (${haveRg ? rg.stdout.split('\n')[0] : 'rg not installed'}). Medians; ratios against rg measured in the same run.`,
   '',
-  '| memories | node -e 0 | rg -il | search, warm daemon | ×rg | search, no daemon | ×rg | in-process query (Orama / scan) | incremental update after 1 add | cold build (reindex process) | snapshot | load (docs / +Orama) | RSS in-process / daemon |',
+  '| memories | node -e 0 | rg -il | search, warm daemon | ×rg | search, no daemon | ×rg | in-process query (postings / scan) | incremental update after 1 add | cold build (reindex process) | snapshot | load (docs / +postings) | RSS in-process / daemon |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 );
 for (const r of rows) {
