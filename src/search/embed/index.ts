@@ -42,7 +42,7 @@ export {
 } from './settings.js';
 export type { EmbeddingLineage, EmbeddingProvider, EmbedOptions } from './types.js';
 export { type CachedLineage, contentHash, lineageKey, VectorCache } from './vector-cache.js';
-export { cosine, dot, l2normalize, toArray } from './vector-math.js';
+export { cosine, dot, l2normalize } from './vector-math.js';
 
 export interface ProviderOptions {
   /**

@@ -30,8 +30,3 @@ export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   }
   return aa > 0 && bb > 0 ? ab / Math.sqrt(aa * bb) : 0;
 }
-
-/** Orama rejects Float32Array: vectors handed to it must be plain arrays. */
-export function toArray(v: ArrayLike<number>): number[] {
-  return Array.from(v);
-}
