@@ -429,6 +429,21 @@ for (const [name, make] of Object.entries(KINDS)) {
       expect.soft(jsonOf<{ path?: string }>(bl[1])?.path, describeRun(bl[1])).toBe('src/app.ts');
     });
 
+    step('consolidate, and a team store added, synced, listed and removed', async (expect) => {
+      await twice(expect, k, (i) => ['consolidate', '--dry-run', ...(i ? ['--json'] : [])]);
+      // a standards repository's memory: a bare one holding this store's records
+      const team = tmpDir('gm-team-');
+      sh('git', ['init', '-q', '--bare', team], team, k.env);
+      git(k, 'push', '-q', team, 'refs/memory:refs/mem/memory');
+      await twice(expect, k, ['store', 'add', 'team', team]);
+      await twice(expect, k, (i) => ['store', 'sync', ...(i ? ['team'] : [])]);
+      const ls = await twice(expect, k, (i) => ['store', 'list', ...(i ? ['--json'] : [])]);
+      expect.soft(ls[1].stdout, describeRun(ls[1])).toContain('team');
+      const found = await twice(expect, k, (i) => ['search', 'pool', ...(i ? ['--json'] : [])]);
+      expect.soft(found[1].stdout, describeRun(found[1])).toContain('"store"');
+      await twice(expect, k, (i) => (i ? ['store', 'list'] : ['store', 'remove', 'team']));
+    });
+
     step('ui: serves its page with the printed token, twice', async (expect) => {
       for (const i of [0, 1]) {
         ran.add('ui');
