@@ -4,8 +4,8 @@
 //
 //   node bench/long-lived.bench.mjs [OLD_ROOT] [N] [CALLS]     (default: no old build, 10000, 40)
 //
-// The store is imported and indexed once by this build's CLI (the index saved on disk, which each
-// build then loads, as a server started on an existing store does). Each root's own src/ is bundled (esbuild, as bench/search.bench.mjs does) from a small entry
+// The store is imported once by this build's CLI and copied for each build, which indexes its copy
+// with its own CLI (the index saved on disk, then loaded as a server started on a store loads it). Each root's own src/ is bundled (esbuild, as bench/search.bench.mjs does) from a small entry
 // written into that root, so an old checkout needs nothing of this file. Both builds open their
 // own copy of the same store (gen.mjs memories, imported once) as the MCP server does
 // (store.longLived, one reflog message), warm up with one call of each kind, then alternate call by call:
@@ -75,8 +75,6 @@ const jsonl = join(s.dir, 'mem.jsonl');
 writeFileSync(jsonl, execFileSync(process.execPath, [SHARED_GEN, 'memories', String(N)], { maxBuffer: 1 << 30 }));
 execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'init'], { cwd: s.repo, env });
 execFileSync(process.execPath, [BIN, 'import', '--jsonl', jsonl], { cwd: s.repo, env, stdio: 'ignore' });
-// the index saved on disk, as a server started on an existing store finds it (and loads it)
-execFileSync(process.execPath, [BIN, 'reindex'], { cwd: s.repo, env, stdio: 'ignore' });
 const queries = execFileSync(process.execPath, [SHARED_GEN, 'queries', String(CALLS)], { encoding: 'utf8' })
   .trim()
   .split('\n')
@@ -86,6 +84,9 @@ const builds = [];
 for (const [name, root] of [...(OLD ? [['old', OLD]] : []), ['new', ROOT]]) {
   const repo = join(s.dir, `repo-${name}`);
   cpSync(s.repo, repo, { recursive: true });
+  // the index saved on disk by that build's own CLI (snapshot formats differ between builds), as a
+  // server started on an existing store finds it and loads it
+  execFileSync(process.execPath, [join(root, 'bin', 'git-mem.js'), 'reindex'], { cwd: repo, env, stdio: 'ignore' });
   const { api, outdir } = await bundle(root, name);
   const store = await api.openStoreAt(repo, env);
   builds.push({ name, api, outdir, store, t: { search: [], context: [], add: [], 'search after add': [] } });
