@@ -1,19 +1,9 @@
 /** Conflicts: what a merge could not settle, both versions side by side; keep one, the other, or an edit. */
 import { useState } from 'preact/hooks';
-import { get, post } from '../api';
-import { useInfo } from '../info';
-import {
-  type DiffRow,
-  Empty,
-  ErrorBox,
-  Loading,
-  memoryHref,
-  SideBySide,
-  short,
-  useAction,
-  useLoad,
-} from '../ui';
+import { post } from '../api';
+import { type DiffRow, ErrorBox, memoryHref, SideBySide, short, useAction } from '../ui';
 import type { RecordJson } from './memory';
+import { QueuePage } from './queue';
 
 interface Other {
   hash: string;
@@ -174,45 +164,13 @@ function ConflictCard({ c, onDone }: { c: Conflict; onDone: (what: string) => vo
 }
 
 export function ConflictsPage() {
-  const info = useInfo();
-  const list = useLoad((s) => get<Conflict[]>('conflicts', {}, s), []);
-  const [note, setNote] = useState<string | null>(null);
   return (
-    <section class="page conflicts">
-      <header class="page-head">
-        <h1>Conflicts</h1>
-        <p class="muted">
-          Memories two clones changed in ways a merge could not settle. Both versions are kept until someone
-          picks.
-        </p>
-        {note ? (
-          <p class="banner ok" role="status">
-            {note}
-          </p>
-        ) : null}
-      </header>
-      <ErrorBox error={list.error} />
-      {list.data ? (
-        list.data.length ? (
-          <ul class="cards">
-            {list.data.map((c) => (
-              <ConflictCard
-                key={c.id}
-                c={c}
-                onDone={(what) => {
-                  setNote(what);
-                  list.reload();
-                  info.reload();
-                }}
-              />
-            ))}
-          </ul>
-        ) : (
-          <Empty>Nothing to settle: no memory is flagged by a merge.</Empty>
-        )
-      ) : (
-        <Loading />
-      )}
-    </section>
+    <QueuePage<Conflict>
+      name="conflicts"
+      title="Conflicts"
+      intro="Memories two clones changed in ways a merge could not settle. Both versions are kept until someone picks."
+      empty="Nothing to settle: no memory is flagged by a merge."
+      card={(c, onDone) => <ConflictCard key={c.id} c={c} onDone={onDone} />}
+    />
   );
 }

@@ -1,19 +1,8 @@
 /** Review: proposals agents left pending. Approve, edit then approve, or reject. */
 import { useState } from 'preact/hooks';
-import { get, post } from '../api';
-import { useInfo } from '../info';
-import {
-  Badge,
-  Empty,
-  ErrorBox,
-  Loading,
-  Markdown,
-  memoryHref,
-  short,
-  Time,
-  useAction,
-  useLoad,
-} from '../ui';
+import { post } from '../api';
+import { Badge, ErrorBox, Markdown, memoryHref, short, Time, useAction } from '../ui';
+import { QueuePage } from './queue';
 
 interface Proposal {
   id: string;
@@ -134,45 +123,13 @@ function ProposalCard({ p, onDone }: { p: Proposal; onDone: (what: string) => vo
 }
 
 export function ReviewPage() {
-  const info = useInfo();
-  const list = useLoad((s) => get<Proposal[]>('review', {}, s), []);
-  const [note, setNote] = useState<string | null>(null);
   return (
-    <section class="page review">
-      <header class="page-head">
-        <h1>Review</h1>
-        <p class="muted">
-          Memories proposed by agents wait here until a person approves them. Rejected ones are not proposed
-          again.
-        </p>
-        {note ? (
-          <p class="banner ok" role="status">
-            {note}
-          </p>
-        ) : null}
-      </header>
-      <ErrorBox error={list.error} />
-      {list.data ? (
-        list.data.length ? (
-          <ul class="cards">
-            {list.data.map((p) => (
-              <ProposalCard
-                key={p.id}
-                p={p}
-                onDone={(what) => {
-                  setNote(what);
-                  list.reload();
-                  info.reload();
-                }}
-              />
-            ))}
-          </ul>
-        ) : (
-          <Empty>No proposals waiting.</Empty>
-        )
-      ) : (
-        <Loading />
-      )}
-    </section>
+    <QueuePage<Proposal>
+      name="review"
+      title="Review"
+      intro="Memories proposed by agents wait here until a person approves them. Rejected ones are not proposed again."
+      empty="No proposals waiting."
+      card={(p, onDone) => <ProposalCard key={p.id} p={p} onDone={onDone} />}
+    />
   );
 }
