@@ -4,11 +4,12 @@
  * catalog for every filter, including memories that expire after the cache
  * was written; a torn or foreign file is ignored, never trusted.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeFilter } from '../src/commands/list.js';
-import { addMemory } from '../src/commands/memory.js';
+import { addMemory, removeMemory, updateMemory } from '../src/commands/memory.js';
 import { Catalog, type CatalogRow } from '../src/gitstore/catalog.js';
 import {
   findInCache,
@@ -207,5 +208,79 @@ describe('a catalog updated from the one built before', () => {
     store.close();
     expect(loadCatalogCache(store.repo, 'refs/memory')?.tip).toBe(r.git('rev-parse', 'refs/memory').trim());
     expect([...loadCatalogCache(store.repo, 'refs/memory')!.sortedIds]).toEqual([...added].sort());
+  });
+
+  it('in a long-lived store: the catalog after adds, updates and removals equals one built from scratch', async () => {
+    const r = makeRepo();
+    expect((await r.mem(['init'])).code).toBe(0);
+    const store = new Store(await openRepo(r.dir, r.env));
+    store.longLived = true;
+    const rand = rng(11);
+    const live: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const pick = live[Math.floor(rand() * live.length)];
+      if (pick && rand() < 0.25) {
+        await updateMemory(store, pick, { title: `changed ${i}`, tags: [`t${i}`] });
+      } else if (pick && rand() < 0.2) {
+        await removeMemory(store, pick);
+        live.splice(live.indexOf(pick), 1);
+      } else {
+        const res = await addMemory(store, {
+          type: 'decision',
+          title: `m ${i}`,
+          body: `b ${i}`,
+          anchors: [],
+        });
+        live.push(res.record.id);
+      }
+      await store.catalog(); // each tip's catalog is built from the previous one
+    }
+    const kept = await store.catalog();
+    store.close();
+    const fresh = await new Store(await openRepo(r.dir, r.env)).catalogAt(kept.tip, false);
+    expect(kept.tip).toBe(r.git('rev-parse', 'refs/memory').trim());
+    expect([...kept.sortedIds]).toEqual([...live].sort());
+    expect([...kept.sortedIds]).toEqual([...fresh.sortedIds]);
+    expect(new Map(kept.rows)).toEqual(new Map(fresh.rows));
+    expect(new Map(kept.lines)).toEqual(new Map(fresh.lines));
+  });
+
+  it('in a long-lived store: every object its cat-file keeps is what git has under that name', async () => {
+    const r = makeRepo();
+    expect((await r.mem(['init'])).code).toBe(0);
+    const store = new Store(await openRepo(r.dir, r.env));
+    store.longLived = true;
+    const first = await addMemory(store, { type: 'decision', title: 'one', body: 'b', anchors: [] });
+    for (let i = 0; i < 4; i++) {
+      await addMemory(store, { type: 'decision', title: `m ${i}`, body: `b ${i}`, anchors: [] });
+      await updateMemory(store, first.record.id, { title: `one, version ${i}` });
+      await store.catalog();
+    }
+    const names = store.catFile.keptNames();
+    // the objects it wrote (blobs, trees, commits, and their ^{tree} / :path names) and the trees it diffed
+    expect(names.filter((n) => n.endsWith('^{tree}')).length).toBeGreaterThanOrEqual(8);
+    expect(names.some((n) => /^[0-9a-f]{40}:memories/.test(n))).toBe(true);
+    expect(names.filter((n) => n.startsWith('refs/') || n === 'HEAD')).toEqual([]);
+    // git's answer for every name, in one cat-file --batch
+    const out = execFileSync('git', ['cat-file', '--batch'], {
+      cwd: r.dir,
+      env: r.env,
+      input: `${names.join('\n')}\n`,
+    });
+    let at = 0;
+    for (const name of names) {
+      const nl = out.indexOf(10, at);
+      const [oid, type, size] = out.toString('utf8', at, nl).split(' ');
+      const content = out.subarray(nl + 1, nl + 1 + Number(size));
+      at = nl + 1 + Number(size) + 1;
+      const kept = store.catFile.cached(name)!;
+      expect({ name, oid, type, content }).toEqual({
+        name,
+        oid: kept.oid,
+        type: kept.type,
+        content: kept.content,
+      });
+    }
+    store.close();
   });
 });

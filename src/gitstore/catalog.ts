@@ -5,6 +5,7 @@
 import { err } from '../errors.js';
 import { abbreviate, normalizeIdInput } from '../model/id.js';
 import { type RecordSummary, summaryToJSON } from '../model/record.js';
+import { SharedMap } from '../model/shared-map.js';
 
 export interface CatalogEntry extends RecordSummary {
   oid: string;
@@ -35,19 +36,32 @@ export interface CatalogRow {
  */
 export class Catalog {
   readonly sortedIds: string[];
-  readonly aliases = new Map<string, string>();
+  /** id → row (shared with the catalog this one was updated from: see `fork`) */
+  readonly rows: SharedMap<string, CatalogRow>;
+  /** id → the record summary as compact JSON (the `list --json` element) */
+  readonly lines: SharedMap<string, string>;
+  private aliasMap?: Map<string, string>;
   private parsed?: Map<string, CatalogEntry>;
   constructor(
     readonly tip: string | null,
-    readonly rows: Map<string, CatalogRow>,
-    /** id → the record summary as compact JSON (the `list --json` element) */
-    readonly lines: Map<string, string>,
+    rows: Map<string, CatalogRow> | SharedMap<string, CatalogRow>,
+    lines: Map<string, string> | SharedMap<string, string>,
     readonly bad: BadRecord[],
     /** the ids of `rows` already sorted (a catalog updated from another passes them on) */
     sortedIds?: string[],
   ) {
-    this.sortedIds = sortedIds ?? [...rows.keys()].sort();
-    for (const r of rows.values()) if (r.alias) this.aliases.set(r.alias, r.id);
+    this.rows = rows instanceof SharedMap ? rows : SharedMap.of(rows);
+    this.lines = lines instanceof SharedMap ? lines : SharedMap.of(lines);
+    this.sortedIds = sortedIds ?? [...this.rows.keys()].sort();
+  }
+
+  /** alias → id (built on first use: most catalogs of a long-lived process never resolve an alias) */
+  get aliases(): ReadonlyMap<string, string> {
+    if (!this.aliasMap) {
+      this.aliasMap = new Map();
+      for (const r of this.rows.values()) if (r.alias) this.aliasMap.set(r.alias, r.id);
+    }
+    return this.aliasMap;
   }
 
   /**

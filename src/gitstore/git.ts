@@ -108,8 +108,22 @@ export function holdProcess(child: ChildProcessWithoutNullStreams, on: boolean):
   }
 }
 
+/**
+ * A name that means the same object forever: a full object id, alone or with
+ * `^{type}` or `:path` after it. Refs and abbreviated ids are not.
+ */
+const IMMUTABLE_NAME = /^(?:[0-9a-f]{40}|[0-9a-f]{64})(?:\^\{(?:commit|tree|blob)\}|:[^\n]*)?$/;
+
 export class CatFile {
   private child?: ChildProcessWithoutNullStreams;
+  /**
+   * Objects by immutable name, most recently used last (`keep`): a long-lived
+   * store reads the same trees on every diff, and the objects it wrote itself
+   * are put here so the next read of them needs no round trip to git.
+   */
+  private known = new Map<string, CatFileObject>();
+  private knownBytes = 0;
+  private keepBytes = 0;
   private buf: Buffer = Buffer.alloc(0);
   private waiting: Array<{ resolve: (o: CatFileObject | null) => void; reject: (e: Error) => void }> = [];
   private failed?: Error;
@@ -186,14 +200,66 @@ export class CatFile {
     }
   }
 
+  /** Keeps up to `bytes` of objects read or remembered by immutable names (0: none, the default). */
+  keep(bytes: number): void {
+    if (bytes === this.keepBytes) return;
+    this.keepBytes = bytes;
+    this.evict();
+  }
+
+  /**
+   * Puts an object git has under an immutable name (an id, `id^{tree}`,
+   * `id:path`), so reading that name does not ask git. A name that could
+   * change (a ref) is ignored, as is everything when nothing is kept.
+   */
+  remember(spec: string, o: CatFileObject): void {
+    if (!this.keepBytes || !IMMUTABLE_NAME.test(spec)) return;
+    const had = this.known.get(spec);
+    if (had) this.knownBytes -= had.content.length + spec.length;
+    this.known.delete(spec);
+    this.known.set(spec, o);
+    this.knownBytes += o.content.length + spec.length;
+    this.evict();
+  }
+
+  /** The names of the objects kept (for tests and doctor-like checks). */
+  keptNames(): string[] {
+    return [...this.known.keys()];
+  }
+
+  /** The object kept under this name, if any (no git read). */
+  cached(spec: string): CatFileObject | undefined {
+    return this.known.get(spec);
+  }
+
+  private evict(): void {
+    for (const [k, o] of this.known) {
+      if (this.knownBytes <= this.keepBytes) return;
+      this.known.delete(k);
+      this.knownBytes -= o.content.length + k.length;
+    }
+  }
+
   /** Reads an object by oid, `rev:path` or ref name; null when it does not exist. */
   read(spec: string): Promise<CatFileObject | null> {
     if (this.failed) return Promise.reject(this.failed);
     if (/[\n\r]/.test(spec)) return Promise.resolve(null); // one request per line: no such name
+    const had = this.known.get(spec);
+    if (had) {
+      this.known.delete(spec); // most recently used goes last
+      this.known.set(spec, had);
+      return Promise.resolve(had);
+    }
     const child = this.start();
     if (!this.waiting.length) this.hold(child, true);
     return new Promise((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
+      this.waiting.push({
+        resolve: (o) => {
+          if (o) this.remember(spec, o);
+          resolve(o);
+        },
+        reject,
+      });
       // the requests of one tick go out in one write (a tree walk asks for many at once)
       if (!child.stdin.writableCorked) {
         child.stdin.cork();

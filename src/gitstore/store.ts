@@ -24,6 +24,7 @@ import {
   summaryToJSON,
   tombstonePath,
 } from '../model/record.js';
+import { SharedMap } from '../model/shared-map.js';
 import { stringify } from '../model/yaml.js';
 import { mark } from '../trace.js';
 import { type BadRecord, Catalog, type CatalogEntry, type CatalogRow, rowOf } from './catalog.js';
@@ -134,6 +135,8 @@ const MAX_ATTEMPTS = 60;
 const CATALOG_SAVE_MS = 5000;
 /** How many parsed records a long-lived store keeps (by blob id). */
 const PARSED_KEEP = 4096;
+/** Bytes of git objects a long-lived store's cat-file keeps (trees it diffs, objects it wrote). */
+const KEEP_OBJECT_BYTES = 16 << 20;
 
 export class Store {
   private cat?: CatFile;
@@ -177,11 +180,15 @@ export class Store {
 
   get catFile(): CatFile {
     this.cat ??= new CatFile(this.repo.cwd, this.repo.env);
+    // a long-lived store keeps the trees it diffs again and again, and the objects it wrote
+    this.cat.keep(this.longLived ? KEEP_OBJECT_BYTES : 0);
     return this.cat;
   }
 
   get writer(): GitWriter {
-    this.gitWriter ??= new GitWriter(this.repo, this.reflogMessage);
+    this.gitWriter ??= new GitWriter(this.repo, this.reflogMessage, (name, o) =>
+      this.catFile.remember(name, o),
+    );
     return this.gitWriter;
   }
 
@@ -354,20 +361,21 @@ export class Store {
     // the tip's catalog: updated from the one this process built last, else from the one on disk
     const cached = useCache ? (this.latest ?? loadCatalogCache(this.repo, this.ref)) : undefined;
     if (cached && cached.tip === commit) return this.remember(cached);
-    let rows: Map<string, CatalogRow>;
-    let lines: Map<string, string>;
+    let rows: SharedMap<string, CatalogRow>;
+    let lines: SharedMap<string, string>;
     let bad: BadRecord[];
     let changed: Array<{ path: string; oid: string | null }>;
     let from: Catalog | undefined;
     if (cached?.tip && (await this.hasCommit(cached.tip))) {
       from = cached;
-      rows = new Map(cached.rows);
-      lines = new Map(cached.lines);
+      // the base's maps are shared, not copied: a write changes a few of 10k rows
+      rows = cached.rows.fork();
+      lines = cached.lines.fork();
       bad = cached.bad;
       changed = await this.diffPaths(cached.tip, commit, 'memories');
     } else {
-      rows = new Map();
-      lines = new Map();
+      rows = SharedMap.of();
+      lines = SharedMap.of();
       bad = [];
       changed = (await this.lsTree(commit, 'memories')).map((e) => ({ path: e.path, oid: e.oid }));
     }
@@ -691,6 +699,8 @@ export class Store {
     // a signed commit is made by git commit-tree, which needs its tree written first
     if (spec.sign) return t.written.then(() => this.writer.commit({ tree: t.tree, ...spec }));
     const [commit] = await Promise.all([this.writer.commit({ tree: t.tree, ...spec }), t.written]);
+    const tree = this.catFile.cached(t.tree);
+    if (tree) this.catFile.remember(`${commit}^{tree}`, tree);
     return commit;
   }
 

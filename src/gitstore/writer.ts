@@ -17,7 +17,7 @@ import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { mark } from '../trace.js';
-import { type CatFile, git, gitEnv, holdProcess as hold, ZERO_OID } from './git.js';
+import { type CatFile, type CatFileObject, git, gitEnv, holdProcess as hold, ZERO_OID } from './git.js';
 import { memDir, type Repo } from './repo.js';
 import { objectId, parseTree, treeObject } from './tree.js';
 
@@ -197,6 +197,8 @@ export class GitWriter {
     private readonly repo: Repo,
     /** the reflog message of every ref update, when set (long-lived processes); else each change's own */
     private readonly reflogMessage?: string,
+    /** told of each commit git wrote, by the names a read would use (CatFile.remember) */
+    private readonly onWritten?: (name: string, o: CatFileObject) => void,
   ) {
     removeStaleTemps(repo);
     // --no-filters: the bytes as given (the temp file's path must not pick up autocrlf or attributes)
@@ -248,7 +250,12 @@ export class GitWriter {
       msg,
     ].join('\n');
     if (c.sign) return this.signedCommit(c, msg);
-    return this.hashFile(this.commits, text);
+    return this.hashFile(this.commits, text).then((oid) => {
+      const o = { oid, type: 'commit', size: Buffer.byteLength(text), content: Buffer.from(text, 'utf8') };
+      this.onWritten?.(oid, o);
+      this.onWritten?.(`${oid}^{commit}`, o);
+      return oid;
+    });
   }
 
   /** The same commit, signed by git (`commit-tree -S`: gpg, ssh or x509, as configured): one process. */
@@ -355,13 +362,17 @@ export async function applyToTree(
   changes: ReadonlyMap<string, PathChange>,
 ): Promise<TreeWrite> {
   const sent: Promise<void>[] = [];
-  const send = (kind: 'blob' | 'tree', computed: string, answer: Promise<string>) => {
+  // what git wrote, by the names later reads will use (a long-lived store's cat-file keeps them)
+  const known: Array<[string, CatFileObject]> = [];
+  const send = (kind: 'blob' | 'tree', content: Buffer, answer: Promise<string>) => {
+    const computed = objectId(kind, content);
     const p = answer.then((oid) => {
       if (oid !== computed)
         throw err('E_GIT', `git named a new ${kind} ${oid}, where git-mem computed ${computed}`);
     });
     p.catch(() => {}); // awaited through `written`; this only marks it handled until then
     sent.push(p);
+    known.push([computed, { oid: computed, type: kind, size: content.length, content }]);
     return computed;
   };
   const dirs = new Set<string>(['']);
@@ -370,7 +381,7 @@ export async function applyToTree(
   const order = [...dirs];
   const blobs = new Map<string, string>();
   for (const [path, c] of changes)
-    if ('content' in c) blobs.set(path, send('blob', objectId('blob', c.content), writer.blob(c.content)));
+    if ('content' in c) blobs.set(path, send('blob', c.content, writer.blob(c.content)));
   const read = base
     ? await cat.readMany(order.map((d) => (d ? `${base}:${d}` : `${base}^{tree}`)))
     : order.map(() => null);
@@ -391,9 +402,12 @@ export async function applyToTree(
     if ('remove' in c) t.delete(nameOf(path));
     else t.set(nameOf(path), { mode: '100644', oid: 'oid' in c ? c.oid : blobs.get(path)! });
   }
-  const tree = (entries: Map<string, { mode: string; oid: string }>) => {
+  const written = new Map<string, string>(); // folder → its new tree's id
+  const tree = (entries: Map<string, { mode: string; oid: string }>, dir: string) => {
     const body = treeObject(toList(entries));
-    return send('tree', objectId('tree', body), writer.tree(body));
+    const oid = send('tree', body, writer.tree(body));
+    written.set(dir, oid);
+    return oid;
   };
   // deepest folders first: a parent names its children's new trees
   const byDepth = order.filter(Boolean).sort((a, b) => b.split('/').length - a.split('/').length);
@@ -401,10 +415,17 @@ export async function applyToTree(
     const entries = trees.get(d)!;
     const parent = trees.get(parentOf(d))!;
     if (!entries.size) parent.delete(nameOf(d));
-    else parent.set(nameOf(d), { mode: '040000', oid: tree(entries) });
+    else parent.set(nameOf(d), { mode: '040000', oid: tree(entries, d) });
   }
-  const root = tree(trees.get('')!);
-  return { tree: root, written: Promise.all(sent).then(() => {}) };
+  const root = tree(trees.get('')!, '');
+  const byId = new Map(known);
+  for (const [d, oid] of written) if (d) known.push([`${root}:${d}`, byId.get(oid)!]);
+  return {
+    tree: root,
+    written: Promise.all(sent).then(() => {
+      for (const [name, o] of known) cat.remember(name, o);
+    }),
+  };
 }
 
 const toList = (m: Map<string, { mode: string; oid: string }>) => [...m].map(([name, e]) => ({ name, ...e }));
