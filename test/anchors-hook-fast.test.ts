@@ -217,6 +217,21 @@ describe('anchor index', () => {
       expect.objectContaining({ status: 'moved', to: { path: 'src/b.ts', lines: [3, 4] } }),
     ]);
   });
+  it('check --verbose on the fast path reports the lines and symbol the record holds', async () => {
+    const r = makeRepo();
+    r.write('m.py', 'def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n');
+    r.write('n.txt', 'one\ntwo\nthree\nfour\n');
+    r.commitAll('code');
+    expect((await r.mem(['init'])).code).toBe(0);
+    await r.memJson(['add', '--title', 'beta', '--content', 'x', '--symbol', 'm.py#beta']);
+    await r.memJson(['add', '--title', 'two', '--content', 'y', '--anchor', 'n.txt:2-3']);
+    const rep = await r.memJson(['check', '--verbose']);
+    const by = (t: string) => rep.results.find((x: { title: string }) => x.title === t);
+    expect(by('two')).toMatchObject({ reason: 'same blob', path: 'n.txt', lines: [2, 3], symbol: null });
+    expect(by('two').from).toEqual({ path: 'n.txt', lines: [2, 3] });
+    expect(by('beta')).toMatchObject({ reason: 'same blob', path: 'm.py', lines: [5, 6], symbol: 'beta' });
+  });
+
   it('after a recorded check holds what a rebuild from the records holds', async () => {
     const r = makeRepo();
     for (const f of ['a', 'b', 'c']) r.write(`src/${f}.ts`, `${f}1\n${f}2\n${f}3\n${f}4\n${f}5\n${f}6\n`);

@@ -65,6 +65,12 @@ import {
   type VerdictStatus,
 } from './types.js';
 
+/** Where an anchor stands, from the anchor index alone (the fast paths read no record). */
+function whereIndexed(a: IndexedAnchor): Loc {
+  const m = a.l ? /^(\d+)-(\d+)$/.exec(a.l) : null;
+  return m ? { path: a.p, lines: [Number(m[1]), Number(m[2])] } : { path: a.p };
+}
+
 export interface CheckOptions {
   /** Code revision to check against (default HEAD). */
   target?: string;
@@ -205,7 +211,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   const idFilter = opts.ids ? new Set(opts.ids) : undefined;
   // titles of fast-path results come from the catalog; skipped for large --all runs (not printed)
   let cat: Awaited<ReturnType<Store['catalogAt']>> | undefined;
-  const title = (id: string) => cat?.entries.get(id)?.title ?? '';
+  const title = (id: string) => cat?.entry(id)?.title ?? '';
 
   // 1. select anchors and look up the target blob of every anchored path
   const selected: Array<{
@@ -258,17 +264,18 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   for (const s of selected) {
     if (!s.incomplete && !s.stale && tblobs.get(s.p) === s.b) {
       // fast path: same blob, the text is where it was; nothing to read, nothing to write
+      const at = whereIndexed(s.a);
       results.push({
         id: s.id,
         title: title(s.id),
         index: s.index,
-        anchor: { path: s.p },
+        anchor: { ...at, ...(s.a.y ? { symbol: s.a.y } : {}) },
         verdict: {
           status: 'fresh',
           reason: 'same blob',
           confidence: 1,
-          from: { path: s.p },
-          to: { path: s.p },
+          from: at,
+          to: at,
           commit: targetName,
           checked: now,
         },
@@ -276,16 +283,17 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
       });
     } else if (!opts.worktree && s.stale && s.a.sb !== undefined && (tblobs.get(s.p) ?? '') === s.a.sb) {
       // stale and the file is as it was when judged stale: still stale, nothing to read or write
+      const at = whereIndexed(s.a);
       results.push({
         id: s.id,
         title: title(s.id),
         index: s.index,
-        anchor: { path: s.p },
+        anchor: { ...at, ...(s.a.y ? { symbol: s.a.y } : {}) },
         verdict: {
           status: (s.a.v ?? 'changed') as VerdictStatus,
           reason: `${s.a.r ?? 'stale'} (unchanged since the last check)`,
           confidence: 1,
-          from: { path: s.p },
+          from: at,
           to: null,
           commit: targetName,
           checked: now,

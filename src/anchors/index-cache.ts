@@ -41,11 +41,14 @@ import { idFromPath, type MemoryRecord, parseRecord, recordPath } from '../model
 import { cacheRecord, rememberRecordsJson } from './record-cache.js';
 import { baseOf, type FullAnchor, isComplete, STALE_VERDICTS } from './types.js';
 
-const HEADER = 'git-mem anchor index 4 ';
+const HEADER = 'git-mem anchor index 5 ';
 
 export interface IndexedAnchor {
   /** base path / blob / commit (null: unknown) */
   p: string;
+  /** base lines as "start-end", and the symbol (what a fresh verdict on the fast path reports) */
+  l?: string;
+  y?: string;
   b: string | null;
   c: string | null;
   /** base blob is not the commit's file (uncommitted anchor) */
@@ -106,6 +109,8 @@ function indexAnchors(r: MemoryRecord): IndexedAnchor[] {
     const b = isComplete(a) ? baseOf(a as FullAnchor) : null;
     if (!b) return { p: a.path, b: null, c: null, i: 1 } as IndexedAnchor;
     const x: IndexedAnchor = { p: b.path, b: b.blob, c: b.commit };
+    if (b.lines) x.l = `${b.lines[0]}-${b.lines[1]}`;
+    if (a.symbol) x.y = a.symbol;
     if (b.detached) x.d = 1;
     const vd = (a as FullAnchor).verdict;
     if (vd && STALE_VERDICTS.has(vd.status)) {
@@ -123,6 +128,7 @@ function indexAnchors(r: MemoryRecord): IndexedAnchor[] {
 function lineOf(id: string, n: number, oid: string, status: string, a: IndexedAnchor): string {
   const flags = `${a.d ? 'd' : ''}${a.i ? 'i' : ''}${a.s ? 's' : ''}`;
   let l = `${enc(a.p)}\t${id}\t${n}\t${oid}\t${status}\t${a.b ?? ''}\t${a.c ?? ''}\t${flags}`;
+  l += `\t${a.l ?? ''}\t${enc(a.y ?? '')}`;
   if (a.sb !== undefined) l += `\t${enc(a.sb)}\t${enc(a.v ?? '')}\t${enc(a.r ?? '')}`;
   return l;
 }
@@ -147,10 +153,12 @@ function parseLine(l: string): IndexEntry {
   if (flags.includes('d')) e.d = 1;
   if (flags.includes('i')) e.i = 1;
   if (flags.includes('s')) e.s = 1;
-  if (f.length >= 11) {
-    e.sb = dec(f[8]);
-    e.v = dec(f[9]);
-    e.r = dec(f[10]);
+  if (f[8]) e.l = f[8];
+  if (f[9]) e.y = dec(f[9]);
+  if (f.length >= 13) {
+    e.sb = dec(f[10]);
+    e.v = dec(f[11]);
+    e.r = dec(f[12]);
   }
   return e;
 }
