@@ -68,6 +68,9 @@ describe('team stores', () => {
     expect(tipOf(project)).toBe(own); // the project's memory is untouched
     expect(project.git('for-each-ref', 'refs/notes')).toBe(''); // a store brings no notes
     expect(project.git('config', 'mem.store.standards.url').trim()).toBe(standards.url);
+    // the registry is not a setting: config list does not show it
+    const settings = (await project.memJson(['config', 'list'])) as Array<{ key: string }>;
+    expect(settings.filter((x) => x.key.startsWith('store.'))).toEqual([]);
 
     const list = await project.memJson(['store', 'list']);
     expect(list).toEqual([expect.objectContaining({ name: 'standards', writable: false, memories: 2 })]);

@@ -203,13 +203,21 @@ export function mayHaveLocalMem(repo: Repo): boolean {
   return false;
 }
 
+/**
+ * A git config key that is a git-mem setting: `mem.*`, except the team-store
+ * registry (`mem.store.<name>.*`, src/commands/stores.ts), which is not a setting.
+ */
+function isSettingKey(key: string): boolean {
+  return key.startsWith('mem.') && !key.startsWith('mem.store.');
+}
+
 export async function readLocalConfig(repo: Repo, store?: Store): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   if (!mayHaveLocalMem(repo)) return out;
   if (store) {
     // the store reads all git config once (it needs user.* too): keep this clone's mem.* entries
     for (const e of await store.gitConfig()) {
-      if ((e.scope === 'local' || e.scope === 'worktree') && e.key.startsWith('mem.'))
+      if ((e.scope === 'local' || e.scope === 'worktree') && isSettingKey(e.key))
         out[e.key.slice(4)] = e.value;
     }
     return out;
@@ -221,7 +229,7 @@ export async function readLocalConfig(repo: Repo, store?: Store): Promise<Record
   });
   for (const kv of r.stdout.toString('utf8').split('\0')) {
     const nl = kv.indexOf('\n');
-    if (nl < 0) continue;
+    if (nl < 0 || !isSettingKey(kv.slice(0, nl))) continue;
     out[kv.slice(4, nl)] = kv.slice(nl + 1);
   }
   return out;
