@@ -11,6 +11,8 @@ import {
   indentLanguage,
   informationOf,
   MIN_INFORMATION,
+  rawLiterals,
+  rawSyntax,
   squeezeWhitespace,
   wsHash,
 } from '../src/anchors/text.js';
@@ -28,6 +30,7 @@ const reloc = (path: string, oldLines: string[], newLines: string[], start: numb
     before: oldLines.slice(Math.max(0, start - 4), start - 1),
     after: oldLines.slice(end, end + 3),
     indent: !!indentLanguage(path),
+    raw: rawSyntax(path),
   });
 };
 const L = (s: string) => s.split('\n');
@@ -155,6 +158,67 @@ describe('significant indentation, by language', () => {
     expect(r.kind).toBe('found');
     expect(r.whitespace).toBe(true);
   });
+});
+
+describe('verbatim literals, by language', () => {
+  it('finds raw strings, template literals, text blocks and Rust raw strings, open ones included', () => {
+    expect(rawSyntax('cmd/main.go')).toBe('backtick');
+    expect(rawSyntax('src/App.TSX')).toBe('backtick');
+    expect(rawSyntax('Main.kt')).toBe('triple');
+    expect(rawSyntax('src/lib.rs')).toBe('rust');
+    expect(rawSyntax('a.c')).toBeUndefined();
+    expect(rawLiterals(L('x := `a\n  b` + `c`'), 'backtick')).toEqual(['a\n  b', 'c']);
+    expect(rawLiterals(L('s = `a \\` b` + f(`'), 'backtick')).toEqual(['a \\` b', '']);
+    expect(rawLiterals(L('val q = """\n  select *\n""" + \'\'\'x\'\'\''), 'triple')).toEqual([
+      '\n  select *\n',
+      'x',
+    ]);
+    expect(rawLiterals(L('let s = r#"a "quoted"\n  b"#; let t = r"c";'), 'rust')).toEqual([
+      'a "quoted"\n  b',
+      'c',
+    ]);
+  });
+
+  const cases: Array<[string, string, [number, number], string, string]> = [
+    // [path, old text, anchored range, whitespace changed inside a literal, whitespace changed outside]
+    [
+      'cmd/usage.go',
+      'package main\n\nconst usage = `Usage:\n  tool [flags]\n    -v  verbose`\n\nfunc main() {}\n',
+      [3, 5],
+      'package main\n\nconst usage = `Usage:\n    tool [flags]\n    -v  verbose`\n\nfunc main() {}\n',
+      'package main\n\nconst   usage =  `Usage:\n  tool [flags]\n    -v  verbose`\n\nfunc main() {}\n',
+    ],
+    [
+      'src/sql.ts',
+      'export const q = sql`\n  SELECT id\n  FROM users`;\nrun(q);\n',
+      [1, 3],
+      'export const q = sql`\n  SELECT  id\n  FROM users`;\nrun(q);\n',
+      'export const q =\n  sql`\n  SELECT id\n  FROM users`;\nrun(q);\n',
+    ],
+    [
+      'src/Query.kt',
+      'val q = """\n    select *\n    from t\n"""\nfun f() = 1\n',
+      [1, 4],
+      'val q = """\n    select *\n  from t\n"""\nfun f() = 1\n',
+      'val q  =  """\n    select *\n    from t\n"""\nfun f() = 1\n',
+    ],
+    [
+      'src/help.rs',
+      'const HELP: &str = r#"usage:\n  run "x"\n"#;\nfn main() {}\n',
+      [1, 3],
+      'const HELP: &str = r#"usage:\n run "x"\n"#;\nfn main() {}\n',
+      'const HELP:  &str  = r#"usage:\n  run "x"\n"#;\nfn main() {}\n',
+    ],
+  ];
+  for (const [path, before, [s, e], inside, outside] of cases) {
+    it(`${path}: whitespace inside a verbatim literal is an edit; outside it, layout`, () => {
+      expect(reloc(path, L(before), L(inside), s, e).kind).toBe('lost');
+      // the same change in a language without such literals is reformatting
+      expect(reloc('src/x.c', L(before), L(inside), s, e).kind).not.toBe('lost');
+      // spacing and wrapping around the literal, the literal as it was: the anchor is still there
+      expect(['intact', 'found']).toContain(reloc(path, L(before), L(outside), s, e).kind);
+    });
+  }
 });
 
 describe('ambiguous relocation', () => {

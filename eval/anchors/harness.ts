@@ -1,8 +1,8 @@
 /** In-process entry points for the anchors evaluation and benchmark (bundled by run.mjs / the bench). */
-import { anchorAddHooks } from '../../src/anchors/add-hooks.js';
-import { runCheck, type CheckOptions } from '../../src/anchors/check.js';
+import { anchorSteps } from '../../src/anchors/add-anchors.js';
+import { type CheckOptions, runCheck } from '../../src/anchors/check.js';
+import { parseAnchorSpecs } from '../../src/anchors/types.js';
 import { addMemory, initStore } from '../../src/commands/memory.js';
-import { parseAnchorSpec } from '../../src/cli/hooks-registry.js';
 import { openRepo } from '../../src/gitstore/repo.js';
 import { Store } from '../../src/gitstore/store.js';
 
@@ -16,14 +16,13 @@ export async function init(store: Store) {
 
 /** Adds a memory anchored by `--anchor` or `--symbol` style specs; returns its id. */
 export async function addAnchored(store: Store, title: string, anchor: string, symbol = false): Promise<string> {
-  const spec = symbol
-    ? (() => {
-        const h = anchor.lastIndexOf('#');
-        return h > 0 ? { path: anchor.slice(0, h), symbol: anchor.slice(h + 1) } : { path: '', symbol: anchor };
-      })()
-    : parseAnchorSpec(anchor);
-  const hooks = anchorAddHooks(store.repo.workTree!, store);
-  const { record } = await addMemory(store, { type: 'decision', title, body: title, anchors: [spec] }, hooks);
+  const [spec] = symbol ? parseAnchorSpecs([], [anchor]) : parseAnchorSpecs([anchor]);
+  const { prepareAnchors } = anchorSteps(store.repo.workTree!, store);
+  const { record } = await addMemory(
+    store,
+    { type: 'decision', title, body: title, anchors: [spec] },
+    { prepareAnchors },
+  );
   return record.id;
 }
 
@@ -40,13 +39,13 @@ export async function bulkAnchored(store: Store, items: Array<{ title: string; a
   const { newRecord } = await import('../../src/model/record.js');
   const { newId } = await import('../../src/model/id.js');
   const prep = new AnchorPreparer(store, { cwd: store.repo.workTree!, repoRelative: true });
-  const records = [];
+  const records: ReturnType<typeof newRecord>[] = [];
   const blobs = new Set<string>();
   const now = new Date().toISOString();
   for (const it of items) {
     const anchors = [];
     for (const a of it.anchors) {
-      const full = await prep.complete(parseAnchorSpec(a));
+      const full = await prep.complete(parseAnchorSpecs([a])[0]);
       blobs.add(full.blob!);
       anchors.push(full);
     }

@@ -45,6 +45,7 @@ import {
   indentLanguage,
   informationOf,
   MIN_INFORMATION,
+  rawSyntax,
   splitLines,
   squeezeWhitespace,
 } from './text.js';
@@ -915,6 +916,7 @@ class CheckContext {
       after: a.after,
       diff: d,
       indent: !!(indentLanguage(base.path) || indentLanguage(newPath)),
+      raw: rawSyntax(base.path) ?? rawSyntax(newPath),
     });
     const range: [number, number] | undefined = oldRange || a.lines ? [r.start, r.end] : undefined;
     if (r.kind === 'ambiguous') {
@@ -1015,12 +1017,14 @@ class CheckContext {
       const lines = await this.targetLines(c.newPath, newOid);
       if (!lines) continue;
       const indent = !!(indentLanguage(base.path) || indentLanguage(c.newPath));
-      let found = findCandidates(lines, needle, a.hash!, a.wshash, indent);
+      const raw = rawSyntax(base.path) ?? rawSyntax(c.newPath);
+      let found = findCandidates(lines, needle, a.hash!, a.wshash, indent, raw);
       if (!found.length) continue;
       if (c.status !== 'A' && c.oldOid && !/^0+$/.test(c.oldOid)) {
         // the text must be new in that file, not a copy that was already there
         const old = await this.blobLines(c.oldOid);
-        if (old && findCandidates(old, needle, a.hash!, a.wshash, indent).length >= found.length) continue;
+        if (old && findCandidates(old, needle, a.hash!, a.wshash, indent, raw).length >= found.length)
+          continue;
       }
       // in another file, a text that cannot identify itself (a lone `"""`, a run of braces) is
       // only found where its own surroundings came along

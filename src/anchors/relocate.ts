@@ -11,7 +11,15 @@
  * out of a `with` is an edit, not reformatting. Several equally good places are `ambiguous`.
  */
 import { diffLines, type LineDiff, mapRange } from './diff.js';
-import { distinctiveLine, hashLines, normLine, sameIndentation, wsHash } from './text.js';
+import {
+  distinctiveLine,
+  hashLines,
+  normLine,
+  type RawSyntax,
+  sameIndentation,
+  sameRawLiterals,
+  wsHash,
+} from './text.js';
 
 export interface RelocInput {
   oldLines: readonly string[];
@@ -26,6 +34,8 @@ export interface RelocInput {
   diff?: LineDiff;
   /** Indentation is significant in this file's language: a changed indent is an edit. */
   indent?: boolean;
+  /** The language's verbatim literals: a whitespace change inside one is an edit. */
+  raw?: RawSyntax;
 }
 
 export interface RelocResult {
@@ -59,7 +69,10 @@ export function gate(
   hash: string,
   wshash?: string,
   indentAs?: readonly string[],
+  raw?: { syntax: RawSyntax; anchored: readonly string[] },
 ): false | 'exact' | 'whitespace' {
+  // hashLines ignores spacing within a line: inside a verbatim literal that spacing is text
+  if (raw && !sameRawLiterals(lines, raw.anchored, raw.syntax)) return false;
   if (indentAs) return hashLines(lines) === hash && sameIndentation(lines, indentAs) ? 'exact' : false;
   if (hashLines(lines) === hash) return 'exact';
   if (wshash && wsHash(lines) === wshash) return 'whitespace';
@@ -106,6 +119,7 @@ export function findCandidates(
   hash: string,
   wshash?: string,
   indent?: boolean,
+  raw?: RawSyntax,
 ): Candidate[] {
   const out: Candidate[] = [];
   const k = needle.length;
@@ -129,7 +143,11 @@ export function findCandidates(
     }
     if (!ok) continue;
     const slice = lines.slice(s, s + k);
-    if (hashLines(slice) === hash && (!indent || sameIndentation(slice, needle)))
+    if (
+      hashLines(slice) === hash &&
+      (!indent || sameIndentation(slice, needle)) &&
+      (!raw || sameRawLiterals(slice, needle, raw))
+    )
       out.push({ start: s + 1, end: s + k, whitespace: false });
   }
   if (out.length || !wshash || indent) return out;
@@ -144,7 +162,8 @@ export function findCandidates(
     for (let e = s; e < stripped.length && acc.length < target.length; e++) {
       acc += stripped[e];
       if (!target.startsWith(acc)) break;
-      if (acc === target && wsHash(lines.slice(s, e + 1)) === wshash) {
+      const found = lines.slice(s, e + 1);
+      if (acc === target && wsHash(found) === wshash && (!raw || sameRawLiterals(found, needle, raw))) {
         out.push({ start: s + 1, end: e + 1, whitespace: true });
         break;
       }
@@ -207,13 +226,19 @@ export function relocate(inp: RelocInput): RelocResult {
   const needle = oldLines.slice(start - 1, end);
   const indentAs = inp.indent ? needle : undefined;
   if (mapped.intact) {
-    const g = gate(newLines.slice(mapped.start - 1, mapped.end), inp.hash, inp.wshash, indentAs);
+    const g = gate(
+      newLines.slice(mapped.start - 1, mapped.end),
+      inp.hash,
+      inp.wshash,
+      indentAs,
+      inp.raw && { syntax: inp.raw, anchored: needle },
+    );
     if (g) {
       // the diff may align a common text (a `return x;`) with another copy of it: when another
       // copy is clearly better surrounded by the anchor's distinctive context, take that one
       const here = distinctiveContext(newLines, mapped, inp.before, inp.after);
       if (here.hit < here.total) {
-        const others = findCandidates(newLines, needle, inp.hash, inp.wshash, inp.indent)
+        const others = findCandidates(newLines, needle, inp.hash, inp.wshash, inp.indent, inp.raw)
           .filter((c) => c.start !== mapped.start)
           .map((c) => ({ c, s: distinctiveContext(newLines, c, inp.before, inp.after).hit }))
           .sort((x, y) => y.s - x.s);
@@ -243,7 +268,7 @@ export function relocate(inp: RelocInput): RelocResult {
       };
     }
   }
-  let cands = findCandidates(newLines, needle, inp.hash, inp.wshash, inp.indent);
+  let cands = findCandidates(newLines, needle, inp.hash, inp.wshash, inp.indent, inp.raw);
   // reject copies that already existed elsewhere before the change (the anchored copy is another
   // one, maybe edited) unless the anchor's distinctive context surrounds them clearly
   cands = cands.filter((c) => {

@@ -181,6 +181,81 @@ export function sameIndentation(a: readonly string[], b: readonly string[]): boo
   return true;
 }
 
+// ---------------------------------------------------------------- raw string literals
+
+/**
+ * Delimiters of string literals that keep their whitespace verbatim and may span lines (Go's
+ * raw strings, JavaScript's template literals, triple-quoted text blocks, Rust's raw strings).
+ * Inside them a whitespace change is an edit; elsewhere in these languages it is layout.
+ */
+export type RawSyntax = 'backtick' | 'triple' | 'rust';
+
+const RAW_EXTENSIONS: Readonly<Record<string, RawSyntax>> = {
+  go: 'backtick',
+  js: 'backtick',
+  mjs: 'backtick',
+  cjs: 'backtick',
+  jsx: 'backtick',
+  ts: 'backtick',
+  mts: 'backtick',
+  cts: 'backtick',
+  tsx: 'backtick',
+  vue: 'backtick',
+  svelte: 'backtick',
+  kt: 'triple',
+  kts: 'triple',
+  scala: 'triple',
+  swift: 'triple',
+  java: 'triple',
+  groovy: 'triple',
+  dart: 'triple',
+  cs: 'triple',
+  jl: 'triple',
+  rs: 'rust',
+};
+
+/** The raw-literal syntax of this path's language, or undefined (no multi-line verbatim literals known). */
+export function rawSyntax(path: string): RawSyntax | undefined {
+  const name = (path.split('/').pop() ?? '').toLowerCase();
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? RAW_EXTENSIONS[name.slice(dot + 1)] : undefined;
+}
+
+/**
+ * The contents of the raw literals in these lines, in order (a literal still open at the end runs
+ * to the end). A lexer's approximation: delimiters are found without parsing comments or other
+ * strings, which errs towards calling a whitespace change an edit.
+ */
+export function rawLiterals(lines: readonly string[], syntax: RawSyntax): string[] {
+  const text = lines.join('\n');
+  const opener = syntax === 'backtick' ? /`/g : syntax === 'triple' ? /"""|'''/g : /\br(#*)"/g;
+  const out: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    opener.lastIndex = i;
+    const open = opener.exec(text);
+    if (!open) break;
+    const close = syntax === 'rust' ? `"${open[1]}` : open[0];
+    const from = open.index + open[0].length;
+    let end = text.indexOf(close, from);
+    // in a template literal a backslash-escaped backtick does not close it
+    while (syntax === 'backtick' && end > 0 && text[end - 1] === '\\') end = text.indexOf(close, end + 1);
+    if (end < 0) {
+      out.push(text.slice(from));
+      break;
+    }
+    out.push(text.slice(from, end));
+    i = end + close.length;
+  }
+  return out;
+}
+
+/** Whether two runs of lines hold the same raw literals, whitespace included. */
+export function sameRawLiterals(a: readonly string[], b: readonly string[], syntax: RawSyntax): boolean {
+  const x = rawLiterals(a, syntax);
+  const y = rawLiterals(b, syntax);
+  return x.length === y.length && x.every((s, i) => s === y[i]);
+}
+
 // ---------------------------------------------------------------- information
 
 /** Words that say little about which code a line is (keywords and literals of common languages). */
