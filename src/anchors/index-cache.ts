@@ -37,7 +37,7 @@ import { appendFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 
 import { join } from 'node:path';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
-import { idFromPath, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
+import { idFromPath, type MemoryRecord, recordPath } from '../model/record.js';
 import { cacheRecord, rememberRecordsJson } from './record-cache.js';
 import { baseOf, type FullAnchor, isComplete, STALE_VERDICTS } from './types.js';
 
@@ -543,7 +543,7 @@ export async function anchorIndex(
     // cheap pre-filter: a record without an anchors key has nothing to index
     if (!text.includes('\nanchors:')) return;
     try {
-      const r = parseRecord(text, t.path);
+      const r = store.recordOf(t.oid, b.content, t.path);
       if (r.anchors.length) next.set(t.id, indexLines(t.id, r, t.oid));
     } catch {}
   });

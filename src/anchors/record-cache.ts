@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
-import { type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
+import { type MemoryRecord, recordPath } from '../model/record.js';
 
 const bases = new WeakMap<Store, string>();
 /** Records as JSON by blob id from the anchor index's journal (index-cache.ts), per store. */
@@ -70,7 +70,7 @@ export async function loadRecords(
   missing.forEach((m, i) => {
     const b = blobs[i];
     if (!b) return;
-    const r = parseRecord(b.content.toString('utf8'), recordPath(m.id));
+    const r = store.parseBlob(m.oid, b.content, recordPath(m.id));
     out.set(m.id, r);
     cacheRecord(store, m.oid, r);
   });

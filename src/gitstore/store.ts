@@ -324,12 +324,12 @@ export class Store {
   }
 
   /**
-   * The record in blob `oid`. A long-lived store keeps the last few thousand
-   * parses (a blob never changes; context packs read the same records call
-   * after call) and hands out copies, since callers may change what they get.
+   * The record in blob `oid`, parsed once per store: the catalog, the anchor
+   * index and a check each need the same records, and a parse costs far more
+   * than a copy. The last few thousand are kept (a blob never changes). The
+   * record is shared: callers that may change it take `parseBlob`'s copy.
    */
-  parseBlob(oid: string, content: Buffer, path?: string): MemoryRecord {
-    if (!this.longLived) return parseRecord(content.toString('utf8'), path);
+  recordOf(oid: string, content: Buffer, path?: string): MemoryRecord {
     this.parsed ??= new Map();
     let r = this.parsed.get(oid);
     if (r)
@@ -337,7 +337,16 @@ export class Store {
     else r = parseRecord(content.toString('utf8'), path);
     this.parsed.set(oid, r);
     if (this.parsed.size > PARSED_KEEP) this.parsed.delete(this.parsed.keys().next().value!);
-    return structuredClone(r);
+    return r;
+  }
+
+  /**
+   * The record in blob `oid`, for a caller that may change it: a copy of the one
+   * parsed before (recordOf), else a fresh parse, kept only by a long-lived store.
+   */
+  parseBlob(oid: string, content: Buffer, path?: string): MemoryRecord {
+    if (!this.longLived && !this.parsed?.has(oid)) return parseRecord(content.toString('utf8'), path);
+    return structuredClone(this.recordOf(oid, content, path));
   }
 
   /** The catalog at the current tip (cached on disk, updated incrementally). */
@@ -395,7 +404,7 @@ export class Store {
       const blob = blobs[i];
       try {
         if (!blob) throw new RecordParseError('blob missing');
-        const r = parseRecord(blob.content.toString('utf8'), t.path);
+        const r = this.recordOf(t.oid, blob.content, t.path);
         if (r.id !== t.id) throw new RecordParseError(`id ${r.id} does not match its path`);
         const e: CatalogEntry = { ...summarize(r), oid: t.oid };
         rows.set(t.id, rowOf(e));
