@@ -48,6 +48,8 @@ export async function add(
   input: Omit<AddInput, 'anchors' | 'allowSecret'>,
   opts: AddOptions,
 ): Promise<AddResult> {
+  // the git processes that write the objects start now: their start-up overlaps the checks below
+  store.writer.warm();
   const allowP = Promise.resolve(opts.allowSecret ?? false);
   allowP.catch(() => {});
   const fields = {

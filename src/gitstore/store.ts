@@ -584,6 +584,7 @@ export class Store {
     opts: { gate?: Promise<unknown>; note?: () => Promise<NoteAdd | null> } = {},
   ): Promise<WriteResult<T | undefined>> {
     if (this.readOnly) throw this.readOnly();
+    this.writer.warm(); // started before the identity is read from git config
     const ident = await this.ident();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       this.writer.warm();
