@@ -14,6 +14,7 @@ import { Store } from '../src/gitstore/store.js';
 import { sync } from '../src/merge/sync.js';
 import type { TestRepo } from './helpers.js';
 import { plumber, recordText } from './hostile-helpers.js';
+import { secretsCorpus } from './secrets-corpus.js';
 import { bareRemote, clone, type Remote, tipOf } from './sync-helpers.js';
 
 let standards: Remote; // read-only for the project
@@ -231,6 +232,30 @@ describe('team stores', () => {
     expect(await project.memJson(['store', 'remove', 'platform'])).toMatchObject({ name: 'platform' });
     expect(project.git('for-each-ref', 'refs/mem-stores/platform')).toBe('');
     expect(project.git('config', '--list', '--local')).not.toMatch(/mem\.store\.platform/);
+  });
+
+  it("add --store keeps to the team store's secret-scan when it is stricter than this person's", async () => {
+    // the platform team's shared config blocks secrets; this person's own file says warn
+    const member = clone(platform.url);
+    await ok(member, ['config', 'set', 'secret-scan', 'block', '--shared']);
+    await publish(member);
+    await ok(project, ['store', 'add', 'platform', platform.url, '--writable']);
+    await ok(project, ['config', 'set', 'secret-scan', 'warn', '--global']);
+    try {
+      const key = secretsCorpus().find((c) => c.name === 'AWS access key id')!.secret;
+      const before = tipOf(project, 'refs/mem-stores/platform/memory');
+      const team = await project.mem(['add', '--store', 'platform', '--title', 'CI key', '-c', `use ${key}`]);
+      expect(team.code).toBe(2);
+      expect(team.stderr).toMatch(/secret/i);
+      expect(tipOf(project, 'refs/mem-stores/platform/memory')).toBe(before);
+      // the project's own memory follows the personal setting: stored, with a warning
+      const own = await project.mem(['add', '--title', 'CI key here', '-c', `use ${key}`, '--force']);
+      expect(own.code).toBe(0);
+      expect(own.stderr).toMatch(/warning: likely secret/);
+    } finally {
+      await ok(project, ['config', 'unset', 'secret-scan', '--global']);
+      await ok(project, ['store', 'remove', 'platform']);
+    }
   });
 
   it('refuses bad names and undoes a registration whose first fetch fails', async () => {

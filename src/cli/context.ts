@@ -37,12 +37,17 @@ export interface Ctx extends RunContext {
   settings?: Promise<Settings>;
   /** every layer of the configuration, resolved once per command */
   config?: Promise<ResolvedConfig>;
+  /** the store `config` was resolved with (a team store written with --store has its own shared layer) */
+  configStore?: Store;
   /** the output format came from --json or GIT_MEM_OUTPUT: the config layers do not change it */
   formatFixed?: boolean;
 }
 
 function configFor(ctx: Ctx, store?: Store): Promise<ResolvedConfig> {
-  ctx.config ??= resolveConfig(ctx.env, store);
+  if (!ctx.config) {
+    ctx.config = resolveConfig(ctx.env, store);
+    ctx.configStore = store;
+  }
   return ctx.config;
 }
 
@@ -92,6 +97,9 @@ export function settingsOf(ctx: Ctx, store: Store): Promise<Settings> {
  * The secret-scan policy: `block` refuses (unless --allow-secret), `warn`
  * stores and says so on stderr, `off` skips the scan. Returns allowSecret.
  */
+/** secret-scan values, weakest first */
+const SECRET_POLICIES = ['off', 'warn', 'block'];
+
 export async function secretPolicy(
   ctx: Ctx,
   store: Store,
@@ -99,7 +107,13 @@ export async function secretPolicy(
   fields: Record<string, string | undefined>,
 ): Promise<boolean> {
   if (flag) return true;
-  const policy = String((await settingsFor(ctx, store))['secret-scan'] ?? 'block');
+  const policyOf = (v: Settings) => String(v['secret-scan'] ?? 'block');
+  let policy = policyOf(await settingsFor(ctx, store));
+  if (ctx.configStore && ctx.configStore !== store) {
+    // writing to a team store (add --store): its own shared config may be stricter than the project's
+    const theirs = policyOf((await resolveConfig(ctx.env, store)).values);
+    if (SECRET_POLICIES.indexOf(theirs) > SECRET_POLICIES.indexOf(policy)) policy = theirs;
+  }
   if (policy === 'off') return true;
   if (policy === 'warn') {
     const { scanSecrets } = await import('../safety/secrets.js');
