@@ -188,6 +188,7 @@ export function removeStaleTemps(repo: Repo, now = Date.now()): void {
 }
 
 export class GitWriter {
+  private tmp?: string;
   private readonly blobs: GitSession;
   private readonly commits: GitSession;
   private readonly trees: GitSession;
@@ -218,8 +219,16 @@ export class GitWriter {
 
   /** Writes through a file under .git/mem/tmp (hash-object reads paths); removed once git has it. */
   private async hashFile(session: GitSession, content: Buffer | string): Promise<string> {
-    const file = join(memDir(this.repo, 'tmp'), `w-${process.pid}-${++seq}`);
-    writeFileSync(file, content);
+    // the folder is made once per writer (not once per object); made again if something removed it
+    this.tmp ??= memDir(this.repo, 'tmp');
+    const file = join(this.tmp, `w-${process.pid}-${++seq}`);
+    try {
+      writeFileSync(file, content);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      this.tmp = memDir(this.repo, 'tmp');
+      writeFileSync(file, content);
+    }
     try {
       const [oid] = await session.ask(`${file}\n`, 1);
       if (!/^[0-9a-f]{40}$/.test(oid)) throw err('E_GIT', `git hash-object returned "${oid.slice(0, 60)}"`);
