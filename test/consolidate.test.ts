@@ -207,6 +207,11 @@ describe('consolidate', () => {
       expect(merged.links.supersedes.sort()).toEqual([ids.pg1, ids.pg2].sort());
       expect(merged.body).toMatch(/retry 10 times[\s\S]*the socket/);
       for (const id of [ids.pg1, ids.pg2]) expect((await store.get(id)).record.status).toBe('superseded');
+      // the first member's alias now names the merged record; the other keeps its own
+      expect(merged.alias).toBe('pg1');
+      expect((await store.get(ids.pg1)).record.alias).toBeUndefined();
+      expect((await store.get(ids.pg2)).record.alias).toBe('pg2');
+      expect((await r.memJson(['show', 'pg1'])).id).toBe(merged.id);
 
       // approve the archive through the CLI: the note is removed, the copy archived
       const archive = first.proposals.find((p) => p.kind === 'archive')!;

@@ -836,6 +836,12 @@ export async function applyConsolidation(
         },
         now,
       );
+      // the name people use for it follows the knowledge: the first member's alias moves to the merged record
+      const named = members.find((m) => m.alias);
+      if (named && !item.alias) {
+        item.alias = named.alias;
+        delete named.alias;
+      }
       validateRecord(item);
       for (const m of members) {
         markSuperseded(m, item, now);
