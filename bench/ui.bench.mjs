@@ -133,6 +133,10 @@ const { createServer } = await import('node:http');
 const floor = createServer((req, res) => {
   const u = new URL(req.url, 'http://x');
   if (u.pathname === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(floorPage);
+  // the same page with the header of git mem ui that decides how a new tab opens it: COOP
+  // same-origin puts the page in a browsing context group (so a renderer process) of its own
+  if (u.pathname === '/coop')
+    return res.writeHead(200, { 'content-type': 'text/html', 'cross-origin-opener-policy': 'same-origin' }).end(floorPage);
   if (u.pathname === '/f.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(floorJs);
   const body = floorData.get(u.searchParams.get('q') ?? '') ?? '{"items":[]}';
   res.writeHead(200, { 'content-type': 'application/json' }).end(body);
@@ -162,10 +166,11 @@ const qs = queries(12);
 const firstSearch = await get(port, `/api/memories?q=${encodeURIComponent(qs[0].slice(0, 1))}&page=1&size=50`, cookie);
 for (const q of qs) for (let i = 1; i <= q.length; i++) floorData.set(q.slice(0, i), (await get(port, `/api/memories?q=${encodeURIComponent(q.slice(0, i))}&page=1&size=50`, cookie)).body);
 // the later loads are measured with the daemon up (what a user has after the first search)
-const figures = { tab: [], reload: [], floorTab: [], floorReload: [] };
+const figures = { tab: [], reload: [], floorTab: [], floorReload: [], floorCoopTab: [] };
 for (let i = 0; i < 11; i++) {
   figures.tab.push(await load(`${base}/#/memories`, true));
   figures.floorTab.push(await load(floorBase, true));
+  figures.floorCoopTab.push(await load(`${floorBase}/coop`, true));
 }
 await page.goto(`${base}/#/memories`);
 for (let i = 0; i < 11; i++) figures.reload.push(await load(null, false));
@@ -215,6 +220,7 @@ const lines = [
   '| | git mem ui | floor |',
   '|---|---|---|',
   `| first page, new tab (${figures.tab.length} loads) | ${row(figures.tab)} | ${row(figures.floorTab)} |`,
+  `| first page, new tab: the floor page sent with the UI's Cross-Origin-Opener-Policy (${figures.floorCoopTab.length}) | | ${row(figures.floorCoopTab)} |`,
   `| first page, reload (${figures.reload.length}) | ${row(figures.reload)} | ${row(figures.floorReload)} |`,
   `| first page, first load after the server started | ${fmt(cold)} ms | |`,
   `| keystroke → results in the page (${keys.length} keys) | ${row(keys)} | ${row(floorKeys)} |`,

@@ -10,7 +10,7 @@ import { bufferIO } from '../src/cli/context.js';
 import { openStore } from '../src/commands/context.js';
 import { diffRows, hunks, splitText } from '../src/ui/diff.js';
 import { checkRequest, cookieName } from '../src/ui/security.js';
-import { startUi, type UiServer } from '../src/ui/server.js';
+import { jsonForScript, startUi, type UiServer } from '../src/ui/server.js';
 import { makeRepo, ROOT, type TestRepo } from './helpers.js';
 
 describe('the gate', () => {
@@ -64,6 +64,15 @@ describe('the gate', () => {
     expect(check('POST', '/api/x', { ...good, origin: 'http://evil.example' })).toMatchObject({ ok: false });
     expect(check('POST', '/api/x', { ...good, origin: 'null' })).toMatchObject({ ok: false });
     expect(check('POST', '/api/x', { ...good, 'sec-fetch-site': 'same-site' })).toMatchObject({ ok: false });
+  });
+});
+
+describe('the first answers in the page', () => {
+  it('writes JSON that cannot end its script element, open a comment or split a line, and reads back the same', () => {
+    const value = { t: '</script><script>alert(1)</script><!-- --> & \u2028\u2029 </SCRIPT >', n: [1, null] };
+    const text = jsonForScript(value);
+    expect(text).not.toMatch(/[<>&\u2028\u2029]/);
+    expect(JSON.parse(text)).toEqual(value);
   });
 });
 
@@ -172,6 +181,23 @@ describe('the API, in process', () => {
     expect(page2.body.items).toHaveLength(3);
     // search, a word half typed
     expect((await api('memories?q=anch')).body.items.map((m) => m.title)).toEqual(['Anchored']);
+  });
+
+  it('puts the first answers of the landing page into the page, as the API gives them', async () => {
+    const res = await fetch(`http://127.0.0.1:${ui.port}/`, {
+      headers: { cookie: `${cookieName(ui.port)}=${ui.token}` },
+    });
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const html = await res.text();
+    const block = /<script type="application\/json" id="git-mem-first">([^<]*)<\/script>/.exec(html);
+    expect(block).not.toBeNull();
+    const first = JSON.parse(block![1]);
+    expect(Object.keys(first).sort()).toEqual(['info', 'memories?page=1&size=50', 'tags']);
+    expect(first['memories?page=1&size=50']).toEqual((await api('memories?page=1&size=50')).body);
+    expect(first.tags).toEqual((await api('tags')).body);
+    expect(first.info).toEqual((await api('info')).body);
+    // before the script that reads it
+    expect(html.indexOf('id="git-mem-first"')).toBeLessThan(html.indexOf('<script type="module"'));
   });
 
   it('answers with the operations typed errors and refuses a wrong method', async () => {

@@ -543,6 +543,48 @@ describeUi('git mem ui in a browser', () => {
     await shot('memory-sanitised');
   });
 
+  it('puts the first list into the page itself, where hostile titles stay inert text', async () => {
+    // the newest memory (so on the first page): a title that tries to end the data block, open a
+    // comment, and split the JSON with a line separator
+    const title =
+      '</script><script>window.__xss=4</script><!-- \u2028 </SCRIPT ><img src=x onerror="window.__xss=5">';
+    const id = await add(b, ['--type', 'constraint', '--title', title, '--content', 'inert\n']);
+    const html = (
+      await raw(server.port, '/', {
+        headers: { host: `127.0.0.1:${server.port}`, cookie: `git-mem-ui-${server.port}=${server.token}` },
+      })
+    ).body;
+    expect(html).not.toMatch(/<\/script><script>window|<!-- \u2028|<img src=x/i);
+    // a new tab: the list comes with the page (no request for it) and shows the title as it is
+    const asked: string[] = [];
+    const tab = await ctx.newPage();
+    tab.on('request', (r) => asked.push(new URL(r.url()).pathname));
+    const tabErrors: string[] = [];
+    tab.on('pageerror', (e) => tabErrors.push(e.message));
+    tab.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await tab.goto(`${base}/#/memories`);
+    await tab.locator(`tbody tr[data-id="${id}"]`).waitFor();
+    expect(await tab.locator(`tbody tr[data-id="${id}"] td.title a`).innerText()).toBe(title);
+    expect(asked).not.toContain('/api/memories');
+    expect(asked).not.toContain('/api/info');
+    // one data block (that the page read) and its script; nothing ran from the title
+    expect(
+      await tab.locator('script').evaluateAll((els) => els.map((s) => s.getAttribute('type') ?? 'classic')),
+    ).toEqual(['application/json', 'module']);
+    expect(await tab.locator('img').count()).toBe(0);
+    expect(await tab.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
+    expect(tabErrors).toEqual([]);
+    // a later visit to the list asks the server (the page's own answers are used once)
+    await tab.goto(`${base}/#/overview`);
+    await tab.locator('nav.side a[data-nav="memories"]').click();
+    await expect.poll(() => asked.filter((p) => p === '/api/memories').length).toBe(1);
+    await tab.close();
+    expect(dialogs).toEqual([]);
+  });
+
   it('loaded nothing from the network and raised no error on any page', () => {
     expect(foreign).toEqual([]);
     expect(pageErrors).toEqual([]);

@@ -42,6 +42,30 @@ export function qs(q: Query): string {
   return s ? `?${s}` : '';
 }
 
+/**
+ * The answers the server put into the page for its first requests (src/ui/server.ts FIRST),
+ * by path and query as get() asks for them. Each is taken once, by the first render only
+ * (main.tsx drops the rest after it): a later visit to a page asks the server again.
+ */
+let first: Record<string, unknown> = {};
+try {
+  first = JSON.parse(document.getElementById('git-mem-first')?.textContent || '{}') ?? {};
+} catch {}
+
+/** The answer the page came with for this request, if any (once). */
+export function firstAnswer<T>(path: string, q: Query = {}): T | undefined {
+  const key = `${path}${qs(q)}`;
+  if (!Object.hasOwn(first, key)) return undefined;
+  const v = first[key] as T;
+  delete first[key];
+  return v;
+}
+
+/** After the first render: what it did not take is not used later (it would be out of date). */
+export function dropFirstAnswers(): void {
+  first = {};
+}
+
 export async function get<T>(path: string, q: Query = {}, signal?: AbortSignal): Promise<T> {
   return handle<T>(await fetch(`/api/${path}${qs(q)}`, { signal, credentials: 'same-origin' }));
 }

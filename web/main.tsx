@@ -1,7 +1,7 @@
 /** git mem ui: the page (Preact; marked and DOMPurify in a chunk of their own), built into dist/ by scripts/build.mjs. */
 import { type JSX, render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { get } from './api';
+import { dropFirstAnswers, firstAnswer, get } from './api';
 import { type Info, InfoContext } from './info';
 import { MemoriesPage } from './pages/memories';
 import { ErrorBox, type Loaded, Loading, loadMarkdown, type Route, useLoad, useRoute } from './ui';
@@ -66,9 +66,12 @@ function pageFor(route: Route): JSX.Element {
 
 function App() {
   const route = useRoute();
+  type Answer = Omit<Info, 'counts'> & { counts: Omit<Info['counts'], 'conflicts'> };
   const loaded = useLoad(
-    (s) => get<Omit<Info, 'counts'> & { counts: Omit<Info['counts'], 'conflicts'> }>('info', {}, s),
+    (s) => get<Answer>('info', {}, s),
     [],
+    false,
+    () => firstAnswer<Answer>('info'),
   );
   // the conflict count is a git grep of every record: asked apart, after the page is up, once per tip
   const conflicts = useLoad(
@@ -147,6 +150,7 @@ function App() {
 const root = document.getElementById('app')!;
 root.textContent = '';
 render(<App />, root);
+dropFirstAnswers();
 // the Markdown renderer's chunk and the other pages', once the first page is up
 setTimeout(() => {
   void loadMarkdown();

@@ -77,13 +77,23 @@ export function useLoad<T>(
   load: (signal: AbortSignal) => Promise<T>,
   deps: unknown[],
   keep = false,
+  first?: () => T | undefined,
 ): Loaded<T> {
-  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true });
+  // an answer the page came with (api.ts firstAnswer) is the state of the first render: no request
+  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>(() => {
+    const data = first?.();
+    return data === undefined ? { loading: true } : { data, loading: false };
+  });
+  const given = useRef(state.data !== undefined);
   const [n, setN] = useState(0);
   const key = JSON.stringify(deps);
   const last = useRef(key);
   // before the paint, so the request leaves a frame earlier
   useLayoutEffect(() => {
+    if (given.current) {
+      given.current = false;
+      return;
+    }
     const ac = new AbortController();
     const same = last.current === key;
     last.current = key;

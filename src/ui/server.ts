@@ -111,6 +111,47 @@ function loadAssets(dir: string, token: string): Map<string, Asset> {
   return files;
 }
 
+/**
+ * The requests the landing page makes first (web/main.tsx, web/pages/memories.tsx), answered
+ * in the page itself: a new tab then renders the list in its first render, with no request
+ * after its script. Keys are what the page's get() asks for: path and query (web/api.ts qs()).
+ */
+const FIRST = ['info', 'memories?page=1&size=50', 'tags'];
+
+/**
+ * JSON that can stand inside a <script type="application/json"> element: no `<` (so no
+ * `</script>` and no `<!--`), `>`, `&` or line separators, each written as its \u escape
+ * (JSON.parse reads them back as they were). Memory text is untrusted.
+ */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** The first answers as the API gives them (the same route handlers); one that fails is left out (the page asks for it, and shows the error). */
+async function firstAnswers(env: UiEnv): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  await Promise.all(
+    FIRST.map(async (key) => {
+      const [path, query = ''] = key.split('?');
+      const r = route('GET', `/api/${path}`);
+      if ('status' in r) return;
+      try {
+        const api: ApiRequest = {
+          method: 'GET',
+          path: `/api/${path}`,
+          query: new URLSearchParams(query),
+          body: {},
+        };
+        out[key] = (await r.handler(env, r.params, api)) ?? null;
+      } catch {}
+    }),
+  );
+  return out;
+}
+
 function send(
   res: ServerResponse,
   status: number,
@@ -223,6 +264,7 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
     if (method !== 'GET' && method !== 'HEAD')
       return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
     const a = assets.get(url.pathname);
+    if (url.pathname === '/' && a) return sendPage(res, a.body, method === 'HEAD');
     if (!a) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
     // the page (it holds this run's token) is never stored; the rest is named by its content
     const cache =
@@ -237,6 +279,27 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
       etag: a.etag,
       'cache-control': cache,
     });
+  };
+
+  // The page: its head at once (the browser asks for the script and styles while the rest
+  // comes), then the answers to its first requests, then its end. Made per request, never stored.
+  const FIRST_MARK = '<!--git-mem-first-->';
+  const sendPage = async (res: ServerResponse, page: Buffer, head: boolean) => {
+    const html = page.toString('utf8');
+    const at = html.indexOf(FIRST_MARK);
+    res.writeHead(200, {
+      ...COMMON,
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+    });
+    if (head) return res.end();
+    if (at < 0) return res.end(page);
+    res.write(html.slice(0, at));
+    const first = await firstAnswers(env);
+    if ('memories?page=1&size=50' in first) warmSoon(WARM_IDLE_MS);
+    res.end(
+      `<script type="application/json" id="git-mem-first">${jsonForScript(first)}</script>${html.slice(at + FIRST_MARK.length)}`,
+    );
   };
 
   const server: Server = createServer((req, res) => {

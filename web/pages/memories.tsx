@@ -1,6 +1,6 @@
 /** Memories: search as you type, filters, sorting, pages. Everything the list shows is in the address. */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { get } from '../api';
+import { firstAnswer, get } from '../api';
 import { useInfo } from '../info';
 import {
   Badge,
@@ -99,31 +99,31 @@ export function MemoriesPage({ route }: { route: Route }) {
   useEffect(() => {
     replaceHash(href('memories', { ...f, page: f.page > 1 ? f.page : undefined }));
   }, [f]);
+  const query = {
+    q: f.q,
+    type: f.type,
+    status: f.status,
+    tag: f.tag,
+    store: f.store,
+    path: f.path,
+    sort: f.sort,
+    order: f.order,
+    page: f.page,
+    size: SIZE,
+    at: f.at,
+  };
   const list = useLoad(
-    (signal) =>
-      get<Page>(
-        'memories',
-        {
-          q: f.q,
-          type: f.type,
-          status: f.status,
-          tag: f.tag,
-          store: f.store,
-          path: f.path,
-          sort: f.sort,
-          order: f.order,
-          page: f.page,
-          size: SIZE,
-          at: f.at,
-        },
-        signal,
-      ),
+    (signal) => get<Page>('memories', query, signal),
     [f.q, f.type, f.status, f.tag, f.store, f.path, f.sort, f.order, f.page, f.at],
     true,
+    () => firstAnswer<Page>('memories', query),
   );
+  const tagQuery = { store: f.store === 'global' ? 'global' : '' };
   const tags = useLoad(
-    (s) => get<Array<[string, number]>>('tags', { store: f.store === 'global' ? 'global' : '' }, s),
+    (s) => get<Array<[string, number]>>('tags', tagQuery, s),
     [f.store],
+    false,
+    () => firstAnswer<Array<[string, number]>>('tags', tagQuery),
   );
   // timings: after the results are on screen
   useLayoutEffect(() => {
