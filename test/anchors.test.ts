@@ -476,4 +476,19 @@ describe('record cache', () => {
     const again = await r.memJson(['check', '--dry-run']);
     expect(again.results[0]).toMatchObject({ id, status: 'fresh', reason: 'anchored lines unchanged' });
   });
+
+  it('does not cache the old version of a record the check rewrites', async () => {
+    const { existsSync, readdirSync } = await import('node:fs');
+    const r = await setup();
+    await r.memJson(['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']);
+    const before = r.git('rev-parse', 'refs/memory').trim();
+    r.write('src/m.ts', `// moved down\n${SRC}`);
+    r.commitAll('shift');
+    const rep = await r.memJson(['check']);
+    expect(rep).toMatchObject({ recorded: true, counts: { moved: 1 } });
+    const oldOid = r.git('ls-tree', '-r', before, 'memories').split(/\s+/)[2];
+    const dir = join(r.dir, '.git', 'mem', 'cache', 'records');
+    const files = existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String) : [];
+    expect(files.filter((f) => f.includes(oldOid))).toEqual([]);
+  });
 });

@@ -31,7 +31,7 @@ import {
 } from './gitio.js';
 import { anchorIndex, type IndexedAnchor, saveIndex } from './index-cache.js';
 import { AnchorPreparer, anchorBlobPath, checkedBlobPath } from './prepare.js';
-import { loadRecords } from './record-cache.js';
+import { cacheRecord, loadRecords } from './record-cache.js';
 import {
   ambiguityConfidence,
   contextScore,
@@ -307,9 +307,12 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   if (work.length) opts.budget?.(0, work.length);
   // 2. the anchors that need reading: load their records
   const workIds = [...new Set(work.map((w) => w.id))];
+  // records parsed here are cached as JSON at the end, except those this check rewrites
+  const parsed: Array<{ id: string; oid: string; json: string }> = [];
   const records = await loadRecords(
     store,
     workIds.map((id) => ({ id, oid: oids.get(id)! })),
+    parsed,
   );
 
   mark('check: records read');
@@ -459,6 +462,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
       mark('check: index saved');
     }
   }
+  for (const p of parsed) if (!(recorded && updated.has(p.id))) cacheRecord(store, p.oid, p.json);
   return {
     target: targetName,
     memoryCommit,

@@ -29,10 +29,10 @@ function file(store: Store, oid: string): string {
   return join(base, oid.slice(0, 2), `${oid}.json`);
 }
 
-export function cacheRecord(store: Store, oid: string, r: MemoryRecord): void {
+export function cacheRecord(store: Store, oid: string, r: MemoryRecord | string): void {
   try {
     const f = file(store, oid);
-    const text = JSON.stringify(r);
+    const text = typeof r === 'string' ? r : JSON.stringify(r);
     // content-addressed: a concurrent writer writes the same bytes; a torn file fails JSON.parse and is re-parsed
     try {
       writeFileSync(f, text);
@@ -46,10 +46,16 @@ export function cacheRecord(store: Store, oid: string, r: MemoryRecord): void {
   }
 }
 
-/** Reads records by id and blob id: from the JSON cache when there, else parsed (and cached). */
+/**
+ * Reads records by id and blob id: from the JSON cache when there, else parsed. What was parsed
+ * goes into the cache, or, with `later`, into that list as JSON for the caller to cache once it
+ * knows which record versions are worth keeping (a check that rewrites a record does not need
+ * its old version cached).
+ */
 export async function loadRecords(
   store: Store,
   wanted: ReadonlyArray<{ id: string; oid: string }>,
+  later?: Array<{ id: string; oid: string; json: string }>,
 ): Promise<Map<string, MemoryRecord>> {
   const out = new Map<string, MemoryRecord>();
   const missing: Array<{ id: string; oid: string }> = [];
@@ -72,7 +78,8 @@ export async function loadRecords(
     if (!b) return;
     const r = store.parseBlob(m.oid, b.content, recordPath(m.id));
     out.set(m.id, r);
-    cacheRecord(store, m.oid, r);
+    if (later) later.push({ id: m.id, oid: m.oid, json: JSON.stringify(r) });
+    else cacheRecord(store, m.oid, r);
   });
   return out;
 }
