@@ -1,6 +1,6 @@
 // Shared helpers for bench scripts: timing, medians, percentiles, the
 // node/git floors, and access to ../shared/bench/gen.mjs when present.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,3 +58,21 @@ export function hasSharedGen() {
   return existsSync(SHARED_GEN);
 }
 export const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+
+/** Starts `git mem ui --port 0` of build `bin` in `cwd`; resolves with the server process and the URL it prints. */
+export function startUi(bin, cwd, env) {
+  const server = spawn(process.execPath, [bin, 'ui', '--port', '0'], { cwd, env });
+  let out = '';
+  server.stdout.on('data', (d) => (out += d));
+  server.stderr.on('data', (d) => process.stderr.write(d));
+  return new Promise((resolve, reject) => {
+    const t = setInterval(() => {
+      const m = /git-mem ui: (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearInterval(t);
+        resolve({ server, url: m[1] });
+      }
+    }, 20);
+    server.once('exit', (c) => reject(new Error(`git mem ui (${bin}) exited ${c}`)));
+  });
+}

@@ -10,13 +10,13 @@
 // Each build is a checkout with dist/ built (npm run build). The store: gen.mjs memories imported
 // by the first build. Prints one markdown table, p50 / p90 ms from navigation start to the rows
 // in the page (the page's own clock, as in bench/ui.bench.mjs).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import { fmt, hasSharedGen, median, pct, ROOT, SHARED_GEN, scratchRepo } from './lib.mjs';
+import { fmt, hasSharedGen, median, pct, ROOT, SHARED_GEN, scratchRepo, startUi } from './lib.mjs';
 
 const SIZE = Number(process.env.BENCH_UI_SIZE ?? 10000);
 const N = Number(process.env.N ?? 15);
@@ -40,20 +40,7 @@ for (const b of builds)
   execFileSync(process.execPath, [b.bin, 'list', '--json'], { cwd: s.repo, env, stdio: 'ignore', maxBuffer: 1 << 30 });
 
 for (const b of builds) {
-  b.server = spawn(process.execPath, [b.bin, 'ui', '--port', '0'], { cwd: s.repo, env });
-  let out = '';
-  b.server.stdout.on('data', (d) => (out += d));
-  b.server.stderr.on('data', (d) => process.stderr.write(d));
-  b.url = await new Promise((ok, fail) => {
-    const t = setInterval(() => {
-      const m = /git-mem ui: (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearInterval(t);
-        ok(m[1]);
-      }
-    }, 20);
-    b.server.once('exit', (c) => fail(new Error(`${b.name}: git mem ui exited ${c}`)));
-  });
+  ({ server: b.server, url: b.url } = await startUi(b.bin, s.repo, env));
   b.base = new URL(b.url).origin;
 }
 

@@ -14,13 +14,13 @@
 // queries typed a key at a time (a key every 150 ms, as a quick typist),
 // each key timed from its input event to its results on screen; and the same
 // prefixes as bare API requests from node. Prints one markdown section `## ui`.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { BIN, SHARED_GEN, fmt, hasSharedGen, median, pct, scratchRepo } from './lib.mjs';
+import { BIN, SHARED_GEN, fmt, hasSharedGen, median, pct, scratchRepo, startUi } from './lib.mjs';
 
 const N = Number(process.env.BENCH_UI_SIZE ?? 10000);
 const CHROMIUM = '/usr/bin/chromium';
@@ -80,20 +80,7 @@ execFileSync(process.execPath, [BIN, 'import', '--jsonl', jsonl], { cwd: s.repo,
 execFileSync(process.execPath, [BIN, 'list', '--json'], { cwd: s.repo, env: { ...env, GIT_MEM_DAEMON: 'off' }, stdio: 'ignore', maxBuffer: 1 << 30 });
 
 log('starting git mem ui');
-const server = spawn(process.execPath, [BIN, 'ui', '--port', '0'], { cwd: s.repo, env });
-let out = '';
-server.stdout.on('data', (d) => (out += d));
-server.stderr.on('data', (d) => process.stderr.write(d));
-const url = await new Promise((resolve, reject) => {
-  const t = setInterval(() => {
-    const m = /git-mem ui: (http:\/\/\S+)/.exec(out);
-    if (m) {
-      clearInterval(t);
-      resolve(m[1]);
-    }
-  }, 20);
-  server.once('exit', (c) => reject(new Error(`git mem ui exited ${c}`)));
-});
+const { server, url } = await startUi(BIN, s.repo, env);
 const u = new URL(url);
 const port = Number(u.port);
 const cookie = `git-mem-ui-${port}=${u.searchParams.get('token')}`;
