@@ -427,8 +427,8 @@ export function splitFrontmatter(text: string): { yaml: string; body: string } {
   return { yaml, body };
 }
 
-function parseYamlSafe(yaml: string): unknown {
-  if (Buffer.byteLength(yaml) > LIMITS.frontmatterBytes) throw new RecordParseError('frontmatter too large');
+/** The frontmatter read by the yaml library alone (what readFrontmatter must agree with). */
+export function readFrontmatterByLibrary(yaml: string): unknown {
   const doc = parseDocument(yaml, { schema: 'core', uniqueKeys: true, prettyErrors: false, strict: true });
   if (doc.errors.length) throw new RecordParseError(`invalid YAML: ${doc.errors[0].message.split('\n')[0]}`);
   try {
@@ -438,11 +438,129 @@ function parseYamlSafe(yaml: string): unknown {
   }
 }
 
+/*
+ * Reading the one-line form. The yaml library costs about 100 µs a record
+ * (most of a 100k-memory index build), while the frontmatter serializeRecord
+ * writes is mostly lines `key: scalar` and `key: [flow, list]` in the forms
+ * yamlScalar and yamlFlowList above produce. Those lines, at the top of the
+ * frontmatter, are read here (a few µs); the first line that is not exactly
+ * such a line, and everything after it (anchors, `by`, nested maps, anything
+ * written by hand), is read by the library, and any doubt — a duplicate key,
+ * a key or value the library could read differently, an error in the rest —
+ * hands the whole frontmatter to the library, so errors and values are the
+ * library's. test/record.test.ts checks both agree on every shape it writes
+ * and on hand-written ones.
+ */
+
+const NOT_ONE_LINE: unique symbol = Symbol('not one-line');
+const ONE_LINE_KEY = /^([A-Za-z_][A-Za-z0-9_.-]*): (.+)$/;
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/;
+/** left to the library, to be safe: characters YAML versions treat specially (C1 controls, line and paragraph separators, BOM, non-characters) */
+const NOT_JSON_SAFE = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/;
+const REST_STARTS_WITH_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*:(?: |\n|$)/;
+
+/** A scalar as yamlScalar writes it (a number or boolean as oneLine writes it), else NOT_ONE_LINE. */
+function readOneLineScalar(s: string): unknown {
+  if (s.charCodeAt(0) === 34) {
+    if (s.length < 2 || s.charCodeAt(s.length - 1) !== 34 || NOT_JSON_SAFE.test(s)) return NOT_ONE_LINE;
+    try {
+      return JSON.parse(s) as string;
+    } catch {
+      return NOT_ONE_LINE;
+    }
+  }
+  if (s === 'true') return true;
+  if (s === 'false') return false;
+  if (JSON_NUMBER.test(s)) return Number(s);
+  return PLAIN_SAFE.test(s) && !SPECIAL.test(s) ? s : NOT_ONE_LINE;
+}
+
+/** A value as oneLine writes it: a scalar or `[a, "b"]` (elements separated by ", "), else NOT_ONE_LINE. */
+function readOneLineValue(s: string): unknown {
+  if (s.charCodeAt(0) !== 91) return readOneLineScalar(s);
+  if (s === '[]') return [];
+  if (s.charCodeAt(s.length - 1) !== 93) return NOT_ONE_LINE;
+  const out: unknown[] = [];
+  let i = 1;
+  for (;;) {
+    let end = i;
+    if (s.charCodeAt(i) === 34) {
+      end++;
+      while (end < s.length && s.charCodeAt(end) !== 34) end += s.charCodeAt(end) === 92 ? 2 : 1;
+      end++;
+    } else {
+      while (
+        end < s.length &&
+        s[end] !== ',' &&
+        s[end] !== ']' &&
+        s[end] !== '[' &&
+        s[end] !== '{' &&
+        s[end] !== '}'
+      )
+        end++;
+    }
+    if (end >= s.length) return NOT_ONE_LINE;
+    const v = readOneLineScalar(s.slice(i, end));
+    if (v === NOT_ONE_LINE) return NOT_ONE_LINE;
+    out.push(v);
+    if (s[end] === ']') return end === s.length - 1 ? out : NOT_ONE_LINE;
+    if (s[end] !== ',' || s[end + 1] !== ' ') return NOT_ONE_LINE;
+    i = end + 2;
+  }
+}
+
+/**
+ * The frontmatter with its leading one-line fields read directly and the
+ * rest by the library; undefined when the library must read all of it.
+ */
+export function readFrontmatterFast(yaml: string): Record<string, unknown> | undefined {
+  if (yaml.includes('\r')) return undefined;
+  const out: Record<string, unknown> = {};
+  let at = 0;
+  while (at < yaml.length) {
+    const nl = yaml.indexOf('\n', at);
+    const end = nl < 0 ? yaml.length : nl;
+    const m = ONE_LINE_KEY.exec(yaml.slice(at, end));
+    if (!m) break;
+    const key = m[1];
+    if (SPECIAL.test(key) || key === '__proto__' || Object.hasOwn(out, key)) return undefined;
+    const v = readOneLineValue(m[2]);
+    if (v === NOT_ONE_LINE) break;
+    out[key] = v;
+    at = end + 1;
+  }
+  if (at >= yaml.length) return at === 0 ? undefined : out;
+  if (at === 0) return undefined;
+  const rest = yaml.slice(at);
+  if (!REST_STARTS_WITH_KEY.test(rest)) return undefined;
+  let more: unknown;
+  try {
+    more = readFrontmatterByLibrary(rest);
+  } catch {
+    return undefined;
+  }
+  if (
+    !more ||
+    typeof more !== 'object' ||
+    Array.isArray(more) ||
+    Object.getPrototypeOf(more) !== Object.prototype
+  )
+    return undefined;
+  for (const k of Object.keys(more)) if (Object.hasOwn(out, k) || k === '__proto__') return undefined;
+  return Object.assign(out, more);
+}
+
+/** The frontmatter as an object: the one-line fields directly, the rest by the yaml library. */
+export function readFrontmatter(yaml: string): unknown {
+  if (Buffer.byteLength(yaml) > LIMITS.frontmatterBytes) throw new RecordParseError('frontmatter too large');
+  return readFrontmatterFast(yaml) ?? readFrontmatterByLibrary(yaml);
+}
+
 /** Parses a record file. Throws RecordParseError naming the problem. */
 export function parseRecord(text: string, path?: string): MemoryRecord {
   try {
     const { yaml, body } = splitFrontmatter(text);
-    const fm = parseYamlSafe(yaml);
+    const fm = readFrontmatter(yaml);
     if (!fm || typeof fm !== 'object' || Array.isArray(fm))
       throw new RecordParseError('frontmatter is not a mapping');
     const o = fm as Record<string, unknown>;
