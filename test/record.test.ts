@@ -476,6 +476,17 @@ describe('frontmatter reader (one-line fields read directly, the rest by the yam
     const { yaml } = splitFrontmatter(serializeRecord(plain));
     expect(yaml).not.toMatch(/^\s/m);
     expect(readFrontmatterFast(yaml)).toStrictEqual(readFrontmatterByLibrary(yaml));
+    // what an agent writes: `by` as a map of one-line fields, read without the library too
+    plain.by = {
+      kind: 'agent',
+      agent: 'claude-code',
+      session: '3f2a9c1e-77b0-4b1e-9d2c-0a5e8c6f1b2d',
+      model: 'x-1',
+    };
+    const agent = splitFrontmatter(serializeRecord(plain)).yaml;
+    expect(agent).toContain('by:\n  kind: agent\n');
+    expect(readFrontmatterFast(agent.replace(/^by:/m, 'by:\n  x: [unclosed'))).toBeUndefined();
+    expect(readFrontmatterFast(agent)).toStrictEqual(readFrontmatterByLibrary(agent));
   });
 
   it('agrees with the library on every tricky string, as a value, in a list, as a title, tag and key', () => {
@@ -527,7 +538,37 @@ describe('frontmatter reader (one-line fields read directly, the rest by the yam
       `${head}tags: [a, "b, c", "d\\"]"]\n`,
       `${head}tags: [1, true, null, ~]\n`,
       `${head}tags: [unclosed\n`,
-      `${head}confidence: 0.5\nclock: 007\nx: 0x1F\ny: 1e3\nz: -0\nw: .5\nv: 1_000\n`,
+      // numbers and number-like words, each where the direct reader would read it (the keys y and n it leaves)
+      ...[
+        '0.5',
+        '007',
+        '0x1F',
+        '0o17',
+        '1e3',
+        '1E3',
+        '-0',
+        '.5',
+        '1_000',
+        '1.',
+        '+1',
+        '-1.5e-7',
+        '12345678901234567890',
+      ]
+        .concat([
+          '1-2',
+          '0b101',
+          '0o8',
+          '3f2a9c1e',
+          '2026-01-01',
+          '1:30',
+          '9 lives',
+          '.inf',
+          '.NaN',
+          'y',
+          'n',
+        ])
+        .flatMap((v) => [`${head}x: ${v}\n`, `${head}x: [${v}, a]\n`, `${head}by:\n  x: ${v}\n`]),
+      `${head}y: 1\nn: 2\n`,
       `${head}a: true\nb: True\nc: yes\nd: ~\ne: null\nf:\ng: on\n`,
       `${head}true: 1\n`,
       `${head}null: 1\n`,
@@ -535,6 +576,22 @@ describe('frontmatter reader (one-line fields read directly, the rest by the yam
       `${head}__proto__: x\n`,
       `${head}by:\n  kind: agent\n  agent: claude-code\n`,
       `${head}by: {kind: person}\n`,
+      `${head}by:\n  kind: agent\n  kind: again\n`,
+      `${head}by:\n  kind: agent\n    deeper: x\n`,
+      `${head}by:\n  kind: agent\n  lines:\n    - 1\n`,
+      `${head}by:\n  - x\n`,
+      `${head}by:\n\n  kind: agent\n`,
+      `${head}by:\n  kind: agent\n\n  agent: a\n`,
+      `${head}by:\n  kind: agent # c\n`,
+      `${head}by:\n  k:\n`,
+      `${head}by: # c\n  kind: agent\n`,
+      `${head}by:\n   kind: agent\n`,
+      `${head}by:\n  kind: agent\n by2: x\n`,
+      `${head}by:\n  true: x\n`,
+      `${head}by:\n  __proto__: x\n`,
+      `${head}by:\nnext: x\n`,
+      `${head}by:\n`,
+      `${head}by:\n  kind: agent\nanchors:\n  - path: a.ts\n`,
       `${head}by:\n  kind: agent\nid: again\n`,
       `${head}by:\n  kind: agent\n"id": again\n`,
       `${head}x: &a [1, 2]\ny: *a\n`,
