@@ -449,8 +449,8 @@ export function readFrontmatterByLibrary(yaml: string): unknown {
  * library, and any doubt — a duplicate key, a key or value the library could
  * read differently, an error in the rest — hands the whole frontmatter to the
  * library, so errors and values are the library's. test/record.test.ts checks
- * both agree on every shape it writes
- * and on hand-written ones.
+ * that both agree on every shape serializeRecord writes, on random records
+ * and on hand-written frontmatter.
  */
 
 const NOT_ONE_LINE: unique symbol = Symbol('not one-line');
