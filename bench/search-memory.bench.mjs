@@ -19,7 +19,7 @@
 //           queries: load time, RSS after load and after queries, query p50 of the last two rounds.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BIN, ROOT, SHARED_GEN, benchEnv, fmt, hasSharedGen, median } from './lib.mjs';
@@ -39,8 +39,13 @@ if (process.argv[2] === '--child') {
   const out = {};
   if (phase === 'build') {
     const t = performance.now();
+    const c0 = process.cpuUsage();
     const st = await api.openIndex(store, { provider: null, rebuild: true });
     out.ms = performance.now() - t;
+    // this process's CPU time (user + system; git's processes not included): steadier than wall
+    // time on a shared machine
+    const c = process.cpuUsage(c0);
+    out.cpuMs = (c.user + c.system) / 1000;
     out.docs = st.index.size;
     settle();
     out.rss = kb('VmRSS');
@@ -132,6 +137,8 @@ writeFileSync(
     .join('\n'),
 );
 const rows = [];
+const loadAt = () => loadavg().map((x) => x.toFixed(1)).join(' / ');
+const loadStart = loadAt();
 try {
   for (const N of SIZES) {
     const repo = join(root, `repo${N}`);
@@ -165,6 +172,7 @@ try {
         name: b.name,
         docs: B[0].docs,
         buildMs: m(B, 'ms'),
+        buildCpuMs: m(B, 'cpuMs'),
         buildHwm: m(B, 'hwm'),
         buildRss: m(B, 'rss'),
         loadMs: m(S, 'loadMs'),
@@ -184,17 +192,18 @@ try {
 const out = [
   '## search memory',
   '',
-  `Data: \`../shared/bench/gen.mjs\` memories, 30 two-word queries. ${RUNS} runs per build, ${BASE ? 'old and new alternating; ' : ''}medians; each figure from a fresh process (\`node --expose-gc\`, RSS read after two GCs). Cold build = \`openIndex(rebuild)\` in process, snapshot written; serve = the daemon's open (snapshot + inverted index), then 3 × 30 queries (p50 of the last 60).`,
+  `Data: \`../shared/bench/gen.mjs\` memories, 30 two-word queries. ${RUNS} runs per build, ${BASE ? 'old and new alternating; ' : ''}medians; each figure from a fresh process (\`node --expose-gc\`, RSS read after two GCs). Cold build = \`openIndex(rebuild)\` in process, snapshot written (wall time, and the CPU time of the node process: git's own not included); serve = the daemon's open (snapshot + inverted index), then 3 × 30 queries (p50 of the last 60).`,
   '',
-  '| memories | build | cold build | peak RSS during build | serve: load | RSS loaded | RSS after queries | peak RSS serving | query p50 | snapshot on disk |',
-  '|---|---|---|---|---|---|---|---|---|---|',
+  '| memories | build | cold build | its CPU (node) | peak RSS during build | serve: load | RSS loaded | RSS after queries | peak RSS serving | query p50 | snapshot on disk |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
 ];
 for (const r of rows) {
   const old = rows.find((x) => x.N === r.N && x.name === 'old');
   const ratio = (k) => (old && r.name !== 'old' ? ` (×${(r[k] / old[k]).toFixed(2)})` : '');
   out.push(
-    `| ${r.N} | ${r.name} | ${fmt(r.buildMs / 1000)} s${ratio('buildMs')} | ${fmt(r.buildHwm)} MiB${ratio('buildHwm')} | ${fmt(r.loadMs)} ms | ${fmt(r.rssLoaded)} MiB${ratio('rssLoaded')} | ${fmt(r.rssQueried)} MiB${ratio('rssQueried')} | ${fmt(r.serveHwm)} MiB | ${fmt(r.p50)} ms${ratio('p50')} | ${fmt(r.snapMiB)} MiB |`,
+    `| ${r.N} | ${r.name} | ${fmt(r.buildMs / 1000)} s${ratio('buildMs')} | ${fmt(r.buildCpuMs / 1000)} s${ratio('buildCpuMs')} | ${fmt(r.buildHwm)} MiB${ratio('buildHwm')} | ${fmt(r.loadMs)} ms | ${fmt(r.rssLoaded)} MiB${ratio('rssLoaded')} | ${fmt(r.rssQueried)} MiB${ratio('rssQueried')} | ${fmt(r.serveHwm)} MiB | ${fmt(r.p50)} ms${ratio('p50')} | ${fmt(r.snapMiB)} MiB |`,
   );
 }
+out.push('', `Load average (1 / 5 / 15 min) at the start: ${loadStart}; at the end: ${loadAt()}.`);
 out.push('', 'Goals (issue 16 item 6): ≤ 800 MiB and a cold build ≤ 15 s at 100k; queries ≤ 5 ms at 10k, ≤ 50 ms at 100k in process.');
 console.log(out.join('\n'));

@@ -345,6 +345,29 @@ describe('commands', () => {
     expect((await other.memJson(['show', 'm002'])).title).toBe('Pool fix, revised');
   });
 
+  it('a large import is written by git as one pack, not a loose object per record', async () => {
+    const r = makeRepo();
+    const n = 300;
+    const lines = Array.from({ length: n }, (_, i) =>
+      JSON.stringify({ id: `bulk-${i}`, type: 'decision', title: `Bulk ${i}`, body: `body ${i}` }),
+    );
+    const res = await r.memJson(['import', '--jsonl', '-'], { stdin: lines.join('\n') });
+    expect(res).toMatchObject({ imported: n, added: n });
+    const count = Object.fromEntries(
+      r
+        .git('count-objects', '-v')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(': ')),
+    );
+    // the records' blobs are in a pack; what stays loose is the commit and its trees (fan-out folders)
+    expect(Number(count['in-pack'])).toBeGreaterThanOrEqual(n);
+    expect(Number(count.count)).toBeLessThan(n);
+    expect(r.git('fsck', '--no-dangling').trim()).toBe('');
+    expect((await r.memJson(['list', '--json'])).length).toBe(n);
+    expect((await r.memJson(['show', 'bulk-7'])).body).toBe('body 7\n');
+  });
+
   it('a malformed record pulled from elsewhere does not stop list; doctor names it and how to mend', async () => {
     const r = makeRepo();
     await r.memJson(['add', '--title', 'Good', '--content', 'fine']);

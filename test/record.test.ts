@@ -9,8 +9,12 @@ import {
   parseDateInput,
   parseRecord,
   RecordParseError,
+  readFrontmatter,
+  readFrontmatterByLibrary,
+  readFrontmatterFast,
   recordPath,
   serializeRecord,
+  splitFrontmatter,
   validateAlias,
 } from '../src/model/record.js';
 import { entropy, scanSecrets } from '../src/safety/secrets.js';
@@ -327,6 +331,346 @@ describe('frontmatter codec', () => {
       }
     }
     expect(n).toBeGreaterThan(100);
+  });
+});
+
+/** What the yaml library makes of a frontmatter: its value, or its error message. */
+function byLibrary(yaml: string): { value?: unknown; error?: string } {
+  try {
+    return { value: readFrontmatterByLibrary(yaml) };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+/** readFrontmatter must give exactly what the library gives: the same value, or the same error. */
+function expectSameAsLibrary(yaml: string): void {
+  const lib = byLibrary(yaml);
+  let ours: { value?: unknown; error?: string };
+  try {
+    ours = { value: readFrontmatter(yaml) };
+  } catch (e) {
+    ours = { error: (e as Error).message };
+  }
+  expect(ours, JSON.stringify(yaml)).toStrictEqual(lib);
+}
+
+/** A small deterministic generator (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('frontmatter reader (one-line fields read directly, the rest by the yaml library)', () => {
+  const ALPHABET = [
+    ...'abcXYZ019 _-./@+()',
+    ...',[]{}:#&*!|>\'"%`?=~\\',
+    '\t',
+    '\n',
+    '\r',
+    '\u0000',
+    '\u0007',
+    '\u001b',
+    '\u007f',
+    '\u0085',
+    '\u00a0',
+    '\u2028',
+    '\u2029',
+    '\ufeff',
+    '\ufffd',
+    'é',
+    'ß',
+    '✓',
+    '😀',
+    '中',
+  ];
+  const WORDS = [
+    ...TRICKY,
+    'true',
+    'null',
+    'Null',
+    'NULL',
+    'TRUE',
+    '-0',
+    '0',
+    '007',
+    '1.0',
+    '1e+21',
+    '2026-01-01',
+  ];
+
+  function randomString(r: () => number): string {
+    if (r() < 0.3) return WORDS[Math.floor(r() * WORDS.length)];
+    const n = Math.floor(r() * (r() < 0.1 ? 260 : 24));
+    let s = '';
+    for (let i = 0; i < n; i++) {
+      // mostly plain characters, sometimes anything in the alphabet
+      s += r() < 0.7 ? ALPHABET[Math.floor(r() * 17)] : ALPHABET[Math.floor(r() * ALPHABET.length)];
+    }
+    return s;
+  }
+
+  function randomValue(r: () => number, depth = 0): unknown {
+    const k = r();
+    if (k < 0.35) return randomString(r);
+    if (k < 0.45)
+      return [0, 1, -1, 0.5, -2.25, 1e21, 1.5e-7, 123456789, 2 ** 53 + 2, Math.floor(r() * 1e6)][
+        Math.floor(r() * 10)
+      ];
+    if (k < 0.5) return r() < 0.5;
+    if (k < 0.53) return null;
+    if (k < 0.75) return Array.from({ length: Math.floor(r() * 4) }, () => randomString(r));
+    if (depth > 1) return randomString(r);
+    if (k < 0.88) return Array.from({ length: Math.floor(r() * 3) }, () => randomValue(r, depth + 1));
+    const o: Record<string, unknown> = {};
+    for (let i = Math.floor(r() * 3); i > 0; i--) o[`k${i}`] = randomValue(r, depth + 1);
+    return o;
+  }
+
+  function randomRecord(r: () => number): MemoryRecord {
+    const rec = golden();
+    rec.title = randomString(r) || 't';
+    rec.alias = r() < 0.5 ? randomString(r) || undefined : undefined;
+    rec.tags = Array.from({ length: Math.floor(r() * 4) }, () => randomString(r));
+    rec.scope = r() < 0.3 ? [randomString(r)] : [];
+    rec.confidence = [0.8, 0, 1, 0.123456789, 0.5][Math.floor(r() * 5)];
+    rec.source = r() < 0.4 ? randomString(r) || undefined : undefined;
+    rec.author = r() < 0.4 ? randomString(r) || undefined : undefined;
+    rec.by =
+      r() < 0.5
+        ? { kind: 'agent', agent: randomString(r) || 'a', session: randomString(r) || undefined }
+        : undefined;
+    if (rec.by && rec.by.session === undefined) delete rec.by.session;
+    rec.created = r() < 0.8 ? '2026-01-02T03:04:05.000Z' : randomString(r);
+    rec.expires = r() < 0.2 ? randomString(r) || undefined : undefined;
+    rec.clock = Math.floor(r() * 1000);
+    rec.links = { supersedes: r() < 0.2 ? [randomString(r)] : [], superseded_by: [], related: [] };
+    if (r() < 0.5) rec.anchors = [];
+    rec.extra = {};
+    for (let i = Math.floor(r() * 4); i > 0; i--) {
+      const key =
+        r() < 0.8 ? `x_${i}` : ['true', 'null', 'yes', '~', 'on', 'k.e-y', '_'][Math.floor(r() * 7)];
+      rec.extra[key] = randomValue(r);
+    }
+    return rec;
+  }
+
+  it('reads the one-line fields of what serializeRecord writes without the library, and agrees with it', () => {
+    for (const rec of [golden(), full()]) {
+      const { yaml } = splitFrontmatter(serializeRecord(rec));
+      expect(readFrontmatterFast(yaml)).toBeDefined();
+      expectSameAsLibrary(yaml);
+    }
+    // the benchmark's records (gen.mjs): every line one-line, nothing left for the library
+    const plain = golden();
+    plain.anchors = [];
+    plain.by = undefined;
+    plain.links = { supersedes: [], superseded_by: [], related: [] };
+    plain.extra = {};
+    const { yaml } = splitFrontmatter(serializeRecord(plain));
+    expect(yaml).not.toMatch(/^\s/m);
+    expect(readFrontmatterFast(yaml)).toStrictEqual(readFrontmatterByLibrary(yaml));
+    // what an agent writes: `by` as a map of one-line fields, read without the library too
+    plain.by = {
+      kind: 'agent',
+      agent: 'claude-code',
+      session: '3f2a9c1e-77b0-4b1e-9d2c-0a5e8c6f1b2d',
+      model: 'x-1',
+    };
+    const agent = splitFrontmatter(serializeRecord(plain)).yaml;
+    expect(agent).toContain('by:\n  kind: agent\n');
+    expect(readFrontmatterFast(agent.replace(/^by:/m, 'by:\n  x: [unclosed'))).toBeUndefined();
+    expect(readFrontmatterFast(agent)).toStrictEqual(readFrontmatterByLibrary(agent));
+  });
+
+  it('agrees with the library on every tricky string, as a value, in a list, as a title, tag and key', () => {
+    const r = golden();
+    for (const s of [...TRICKY, '😀 emoji', '\u0085nel', 'bom\ufeff', 'x\u2029', 'tab\tin', 'c1\u009b']) {
+      r.title = s || 't';
+      r.tags = [s, 'x'];
+      r.source = s || undefined;
+      r.extra = { k: s, l: [s, 'x'], n: { deep: s } };
+      expectSameAsLibrary(splitFrontmatter(serializeRecord(r)).yaml);
+      r.extra = { [s || 'e']: 1 };
+      expectSameAsLibrary(splitFrontmatter(serializeRecord(r)).yaml);
+    }
+  });
+
+  it('agrees with the library on 1500 random records of every shape', () => {
+    const r = rng(16);
+    let fast = 0;
+    for (let i = 0; i < 1500; i++) {
+      const { yaml } = splitFrontmatter(serializeRecord(randomRecord(r)));
+      expectSameAsLibrary(yaml);
+      if (readFrontmatterFast(yaml)) fast++;
+    }
+    // most are read directly (the rest: keys or values the reader leaves to the library)
+    expect(fast).toBeGreaterThan(1000);
+  });
+
+  it('agrees with the library on hand-written frontmatter, errors included', () => {
+    const id = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+    const head = `id: "${id}"\ntype: decision\n`;
+    const cases = [
+      `${head}title: plain`,
+      `${head}title: plain # a comment\n`,
+      `${head}title: "quoted" # a comment\n`,
+      `${head}title: two\n  lines\n`,
+      `${head}title: "two\n  lines"\n`,
+      `${head}title: 'single'\n`,
+      `${head}title: "esc \\x41 \\N \\_ \\e"\n`,
+      `${head}title: "json \\u00e9 \\/ \\t"\n`,
+      `${head}title:  two spaces\n`,
+      `${head}title: plain\ntitle: again\n`,
+      `${head}title: plain\n"title": again\n`,
+      `${head}tags: [a, b]\ntags:\n  - c\n`,
+      `${head}tags: [a,b]\n`,
+      `${head}tags: [ a, b ]\n`,
+      `${head}tags: [a, [b]]\n`,
+      `${head}tags: [a, {b: c}]\n`,
+      `${head}tags: [a, b, ]\n`,
+      `${head}tags: [a, "b, c", "d\\"]"]\n`,
+      `${head}tags: [1, true, null, ~]\n`,
+      `${head}tags: [unclosed\n`,
+      // numbers and number-like words, each where the direct reader would read it (the keys y and n it leaves)
+      ...[
+        '0.5',
+        '007',
+        '0x1F',
+        '0o17',
+        '1e3',
+        '1E3',
+        '-0',
+        '.5',
+        '1_000',
+        '1.',
+        '+1',
+        '-1.5e-7',
+        '12345678901234567890',
+      ]
+        .concat([
+          '1-2',
+          '0b101',
+          '0o8',
+          '3f2a9c1e',
+          '2026-01-01',
+          '1:30',
+          '9 lives',
+          '.inf',
+          '.NaN',
+          'y',
+          'n',
+        ])
+        .flatMap((v) => [`${head}x: ${v}\n`, `${head}x: [${v}, a]\n`, `${head}by:\n  x: ${v}\n`]),
+      `${head}y: 1\nn: 2\n`,
+      `${head}a: true\nb: True\nc: yes\nd: ~\ne: null\nf:\ng: on\n`,
+      `${head}true: 1\n`,
+      `${head}null: 1\n`,
+      `${head}1: one\n`,
+      `${head}__proto__: x\n`,
+      `${head}by:\n  kind: agent\n  agent: claude-code\n`,
+      `${head}by: {kind: person}\n`,
+      `${head}by:\n  kind: agent\n  kind: again\n`,
+      `${head}by:\n  kind: agent\n    deeper: x\n`,
+      `${head}by:\n  kind: agent\n  lines:\n    - 1\n`,
+      `${head}by:\n  - x\n`,
+      `${head}by:\n\n  kind: agent\n`,
+      `${head}by:\n  kind: agent\n\n  agent: a\n`,
+      `${head}by:\n  kind: agent # c\n`,
+      `${head}by:\n  k:\n`,
+      `${head}by: # c\n  kind: agent\n`,
+      `${head}by:\n   kind: agent\n`,
+      `${head}by:\n  kind: agent\n by2: x\n`,
+      `${head}by:\n  true: x\n`,
+      `${head}by:\n  __proto__: x\n`,
+      `${head}by:\nnext: x\n`,
+      `${head}by:\n`,
+      `${head}by:\n  kind: agent\nanchors:\n  - path: a.ts\n`,
+      `${head}by:\n  kind: agent\nid: again\n`,
+      `${head}by:\n  kind: agent\n"id": again\n`,
+      `${head}x: &a [1, 2]\ny: *a\n`,
+      `${head}x: plain\ny: &a [1, 2]\nz: *a\n`,
+      `${head}x: plain\n\ny: after a blank line\n`,
+      `${head}x: plain\n# a comment line\ny: z\n`,
+      `${head}x: plain\n  - bad indent\n`,
+      `${head}x: plain\n- a list item\n`,
+      `${head}x: plain\n---\ny: z\n`,
+      `${head}x: plain\n...\n`,
+      `${head}x: plain\n%YAML 1.1\n`,
+      `%YAML 1.1\n---\n${head}x: yes\n`,
+      `\ufeff${head}x: y\n`,
+      `${head}x: !!str 123\n`,
+      `${head}x: plain\ny: !!str 123\n`,
+      `${head}x: plain\n? complex\n: key\n`,
+      `${head}x: plain\n<<: {y: 1}\n`,
+      `${head}x: plain\r\ny: z\r\n`,
+      `${head}x: "\u0085"\n`,
+      `${head}x: "\u2028"\n`,
+      `${head}x:\ty\n`,
+      `${head}k.e-y: v\n_: w\n`,
+      '- a list\n',
+      'just a scalar\n',
+      '',
+      '\n',
+    ];
+    for (const yaml of cases) expectSameAsLibrary(yaml);
+  });
+
+  it('parses every record the same way with and without the direct reader', () => {
+    const r = rng(7);
+    for (let i = 0; i < 300; i++) {
+      const text = serializeRecord(randomRecord(r));
+      const { yaml } = splitFrontmatter(text);
+      const lib = byLibrary(yaml);
+      if (lib.error) {
+        expect(() => parseRecord(text)).toThrow(lib.error);
+        continue;
+      }
+      const rec = parseRecord(text);
+      const o = lib.value as Record<string, unknown>;
+      expect(rec.title).toBe(String(o.title ?? ''));
+      expect(rec.tags).toStrictEqual(
+        Array.isArray(o.tags)
+          ? o.tags.filter((x) => x != null).map(String)
+          : o.tags == null
+            ? []
+            : [String(o.tags)],
+      );
+      expect(rec.extra).toStrictEqual(
+        Object.fromEntries(
+          Object.entries(o)
+            .filter(
+              ([k]) =>
+                ![
+                  'id',
+                  'type',
+                  'title',
+                  'alias',
+                  'status',
+                  'tags',
+                  'scope',
+                  'confidence',
+                  'source',
+                  'author',
+                  'by',
+                  'created',
+                  'updated',
+                  'expires',
+                  'clock',
+                  'links',
+                  'anchors',
+                ].includes(k),
+            )
+            .concat(rec.by || o.by == null ? [] : [['by', o.by]]),
+        ),
+      );
+    }
   });
 });
 

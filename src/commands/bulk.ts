@@ -3,6 +3,7 @@
  * anything is written, then lands as one commit.
  */
 import { err } from '../errors.js';
+import { writeBlobs } from '../gitstore/fast-import.js';
 import type { Store } from '../gitstore/store.js';
 import { isId, newId } from '../model/id.js';
 import {
@@ -118,6 +119,7 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
     let added = 0;
     let replaced = 0;
     let unchanged = 0;
+    const writes: Array<{ path: string; content: Buffer }> = [];
     for (let i = 0; i < records.length; i++) {
       const r = records[i];
       if (r.alias) {
@@ -136,11 +138,17 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
       else {
         if (cat.entries.has(r.id)) replaced++;
         else added++;
-        tx.put(recordPath(r.id), text);
+        writes.push({ path: recordPath(r.id), content: Buffer.from(text, 'utf8') });
       }
       if (opts.onProgress && (i % 1000 === 0 || i === records.length - 1))
         opts.onProgress(i + 1, records.length);
     }
+    // one pack for the whole import (a loose object per record would slow every full read of the store)
+    const oids = await writeBlobs(
+      tx.store.repo,
+      writes.map((w) => w.content),
+    );
+    for (let i = 0; i < writes.length; i++) tx.putOid(writes[i].path, oids[i]);
     if (!records.length) return null;
     return {
       message: `mem: import ${records.length} record${records.length === 1 ? '' : 's'} (${added} new, ${replaced} replaced${unchanged ? `, ${unchanged} unchanged` : ''})`,

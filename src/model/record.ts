@@ -427,8 +427,8 @@ export function splitFrontmatter(text: string): { yaml: string; body: string } {
   return { yaml, body };
 }
 
-function parseYamlSafe(yaml: string): unknown {
-  if (Buffer.byteLength(yaml) > LIMITS.frontmatterBytes) throw new RecordParseError('frontmatter too large');
+/** The frontmatter read by the yaml library alone (what readFrontmatter must agree with). */
+export function readFrontmatterByLibrary(yaml: string): unknown {
   const doc = parseDocument(yaml, { schema: 'core', uniqueKeys: true, prettyErrors: false, strict: true });
   if (doc.errors.length) throw new RecordParseError(`invalid YAML: ${doc.errors[0].message.split('\n')[0]}`);
   try {
@@ -438,11 +438,160 @@ function parseYamlSafe(yaml: string): unknown {
   }
 }
 
+/*
+ * Reading the one-line form. The yaml library costs about 100 µs a record
+ * (most of a 100k-memory index build), while the frontmatter serializeRecord
+ * writes is mostly lines `key: scalar` and `key: [flow, list]` in the forms
+ * yamlScalar and yamlFlowList above produce, and `by` as such lines indented
+ * under `by:`. Those lines, at the top of the frontmatter, are read here (a
+ * few µs); the first line that is not exactly such a line, and everything
+ * after it (anchors, nested lists, anything written by hand), is read by the
+ * library, and any doubt — a duplicate key, a key or value the library could
+ * read differently, an error in the rest — hands the whole frontmatter to the
+ * library, so errors and values are the library's. test/record.test.ts checks
+ * that both agree on every shape serializeRecord writes, on random records
+ * and on hand-written frontmatter.
+ */
+
+const NOT_ONE_LINE: unique symbol = Symbol('not one-line');
+const ONE_LINE_FIELD = /^([A-Za-z_][A-Za-z0-9_.-]*):(?: (.+))?$/;
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/;
+/** left to the library, to be safe: characters YAML versions treat specially (C1 controls, line and paragraph separators, BOM, non-characters) */
+const NOT_JSON_SAFE = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/;
+const PLAIN_FROM_DIGIT = /^[0-9][A-Za-z0-9_./@+-]*(?: [A-Za-z0-9_./@+()-]+)*$/;
+const REST_STARTS_WITH_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*:(?: |\n|$)/;
+
+/** A scalar as yamlScalar writes it (a number or boolean as oneLine writes it), else NOT_ONE_LINE. */
+function readOneLineScalar(s: string): unknown {
+  if (s.charCodeAt(0) === 34) {
+    if (s.length < 2 || s.charCodeAt(s.length - 1) !== 34 || NOT_JSON_SAFE.test(s)) return NOT_ONE_LINE;
+    try {
+      return JSON.parse(s) as string;
+    } catch {
+      return NOT_ONE_LINE;
+    }
+  }
+  if (s === 'true') return true;
+  if (s === 'false') return false;
+  if (JSON_NUMBER.test(s)) return Number(s);
+  // plain: what yamlScalar writes plain, or (as the library writes `by`) the same starting with a digit
+  return (PLAIN_SAFE.test(s) || PLAIN_FROM_DIGIT.test(s)) && !SPECIAL.test(s) && !NUMBER.test(s)
+    ? s
+    : NOT_ONE_LINE;
+}
+
+/** A value as oneLine writes it: a scalar or `[a, "b"]` (elements separated by ", "), else NOT_ONE_LINE. */
+function readOneLineValue(s: string): unknown {
+  if (s.charCodeAt(0) !== 91) return readOneLineScalar(s);
+  if (s === '[]') return [];
+  if (s.charCodeAt(s.length - 1) !== 93) return NOT_ONE_LINE;
+  const out: unknown[] = [];
+  let i = 1;
+  for (;;) {
+    let end = i;
+    if (s.charCodeAt(i) === 34) {
+      end++;
+      while (end < s.length && s.charCodeAt(end) !== 34) end += s.charCodeAt(end) === 92 ? 2 : 1;
+      end++;
+    } else {
+      while (
+        end < s.length &&
+        s[end] !== ',' &&
+        s[end] !== ']' &&
+        s[end] !== '[' &&
+        s[end] !== '{' &&
+        s[end] !== '}'
+      )
+        end++;
+    }
+    if (end >= s.length) return NOT_ONE_LINE;
+    const v = readOneLineScalar(s.slice(i, end));
+    if (v === NOT_ONE_LINE) return NOT_ONE_LINE;
+    out.push(v);
+    if (s[end] === ']') return end === s.length - 1 ? out : NOT_ONE_LINE;
+    if (s[end] !== ',' || s[end + 1] !== ' ') return NOT_ONE_LINE;
+    i = end + 2;
+  }
+}
+
+/**
+ * Reads lines `key: value` (after `indent`) from `at` into `out`. At the top,
+ * a line `key:` followed by such lines indented by two spaces (how the yaml
+ * library writes a map of scalars, like `by`) is one field too. Returns where
+ * the first line it leaves unread starts, or -1 when the library must read
+ * everything (a duplicate key).
+ */
+function readOneLineFields(yaml: string, at: number, indent: string, out: Record<string, unknown>): number {
+  while (at < yaml.length) {
+    const nl = yaml.indexOf('\n', at);
+    const end = nl < 0 ? yaml.length : nl;
+    const line = yaml.slice(at, end);
+    if (indent && !line.startsWith(indent)) break;
+    const m = ONE_LINE_FIELD.exec(indent ? line.slice(indent.length) : line);
+    if (!m) break;
+    const key = m[1];
+    if (SPECIAL.test(key) || key === '__proto__' || Object.hasOwn(out, key)) return -1;
+    let v: unknown;
+    let next = end + 1;
+    if (m[2] === undefined) {
+      if (indent) break;
+      const map: Record<string, unknown> = {};
+      const after = readOneLineFields(yaml, next, '  ', map);
+      if (after < 0) return -1;
+      // nothing below `key:`, or a line below it that is not a field: the library's
+      if (after === next || (after < yaml.length && yaml.charCodeAt(after) === 32)) break;
+      v = map;
+      next = after;
+    } else {
+      v = readOneLineValue(m[2]);
+      if (v === NOT_ONE_LINE) break;
+    }
+    out[key] = v;
+    at = next;
+  }
+  return at;
+}
+
+/**
+ * The frontmatter with its leading one-line fields read directly and the
+ * rest by the library; undefined when the library must read all of it.
+ */
+export function readFrontmatterFast(yaml: string): Record<string, unknown> | undefined {
+  if (yaml.includes('\r')) return undefined;
+  const out: Record<string, unknown> = {};
+  const at = readOneLineFields(yaml, 0, '', out);
+  if (at <= 0) return undefined;
+  if (at >= yaml.length) return out;
+  const rest = yaml.slice(at);
+  if (!REST_STARTS_WITH_KEY.test(rest)) return undefined;
+  let more: unknown;
+  try {
+    more = readFrontmatterByLibrary(rest);
+  } catch {
+    return undefined;
+  }
+  if (
+    !more ||
+    typeof more !== 'object' ||
+    Array.isArray(more) ||
+    Object.getPrototypeOf(more) !== Object.prototype
+  )
+    return undefined;
+  for (const k of Object.keys(more)) if (Object.hasOwn(out, k) || k === '__proto__') return undefined;
+  return Object.assign(out, more);
+}
+
+/** The frontmatter as an object: the one-line fields directly, the rest by the yaml library. */
+export function readFrontmatter(yaml: string): unknown {
+  if (Buffer.byteLength(yaml) > LIMITS.frontmatterBytes) throw new RecordParseError('frontmatter too large');
+  return readFrontmatterFast(yaml) ?? readFrontmatterByLibrary(yaml);
+}
+
 /** Parses a record file. Throws RecordParseError naming the problem. */
 export function parseRecord(text: string, path?: string): MemoryRecord {
   try {
     const { yaml, body } = splitFrontmatter(text);
-    const fm = parseYamlSafe(yaml);
+    const fm = readFrontmatter(yaml);
     if (!fm || typeof fm !== 'object' || Array.isArray(fm))
       throw new RecordParseError('frontmatter is not a mapping');
     const o = fm as Record<string, unknown>;

@@ -29,25 +29,33 @@ export class TermCounts {
 
   /** From per-field term lists (one entry per occurrence). */
   static of(fields: readonly [string[], string[], string[]]): TermCounts {
-    const m = new Map<string, [number, number, number]>();
+    // each distinct term's slot in order of first sight, its three counts at 3·slot (no array per term:
+    // this runs for every record of an index build)
+    const slot = new Map<string, number>();
+    const seen: string[] = [];
+    const n: number[] = [];
     for (let f = 0; f < 3; f++) {
-      for (const t of fields[f]) {
-        let c = m.get(t);
-        if (!c) {
-          c = [0, 0, 0];
-          m.set(t, c);
+      const ts = fields[f];
+      for (let i = 0; i < ts.length; i++) {
+        const t = ts[i];
+        let k = slot.get(t);
+        if (k === undefined) {
+          k = seen.length;
+          slot.set(t, k);
+          seen.push(t);
+          n.push(0, 0, 0);
         }
-        c[f]++;
+        n[3 * k + f]++;
       }
     }
-    const t = [...m.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const t = seen.sort();
     const c: number[] = new Array(t.length * 3);
-    t.forEach((k, i) => {
-      const v = m.get(k)!;
-      c[3 * i] = v[0];
-      c[3 * i + 1] = v[1];
-      c[3 * i + 2] = v[2];
-    });
+    for (let i = 0; i < t.length; i++) {
+      const k = 3 * slot.get(t[i])!;
+      c[3 * i] = n[k];
+      c[3 * i + 1] = n[k + 1];
+      c[3 * i + 2] = n[k + 2];
+    }
     return new TermCounts(t, c);
   }
 
