@@ -269,10 +269,12 @@ describe('SIGKILL around every ref move', () => {
     const tmp = join(r.dir, '.git', 'mem', 'tmp');
     mkdirSync(tmp, { recursive: true });
     const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
-    for (const name of ['w-424242-1', 'w-424242-2', 'notes.txt']) writeFileSync(join(tmp, name), 'left\n');
-    for (const name of ['w-424242-1', 'notes.txt']) utimesSync(join(tmp, name), old, old);
+    const planted = ['w-424242-1', 'w-424242-2', 'marks-424242-1', 'marks-424242-2', 'notes.txt'];
+    for (const name of planted) writeFileSync(join(tmp, name), 'left\n');
+    for (const name of ['w-424242-1', 'marks-424242-1', 'notes.txt']) utimesSync(join(tmp, name), old, old);
     await r.memJson(['add', '--title', 'writes', '--content', 'x']);
-    // the old one is gone; a fresh one may be a live writer's; a file not the writer's stays
-    expect(readdirSync(tmp).sort()).toEqual(['notes.txt', 'w-424242-2']);
+    // the old ones are gone (an object for hash-object, an import's marks); a fresh one may be a
+    // live writer's; a file not the writer's stays
+    expect(readdirSync(tmp).sort()).toEqual(['marks-424242-2', 'notes.txt', 'w-424242-2']);
   }, 60_000);
 });

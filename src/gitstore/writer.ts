@@ -179,7 +179,8 @@ export function removeStaleTemps(repo: Repo, now = Date.now()): void {
     return;
   }
   for (const name of names) {
-    if (!/^w-\d+-\d+$/.test(name)) continue;
+    // w-: an object on its way to hash-object; marks-: a fast-import marks file (fast-import.ts)
+    if (!/^(?:w|marks)-\d+-\d+$/.test(name)) continue;
     const file = join(dir, name);
     try {
       if (now - statSync(file).mtimeMs > STALE_TEMP_MS) rmSync(file, { force: true });
