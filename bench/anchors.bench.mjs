@@ -143,10 +143,10 @@ function measureHook(total, anchoredFiles) {
   // BENCH_HOOK_BASE=<another git-mem checkout, built>: its hook, in a copy of this repository, interleaved too
   let base;
   if (HOOK_BASE) {
-    base = { ...r, repo: `${r.repo}-base` };
+    base = { ...r, repo: `${r.repo}-base`, env: { ...r.env, GIT_MEM_CMD: hookCmd(join(HOOK_BASE, 'bin', 'git-mem.js')) } };
     rmSync(base.repo, { recursive: true, force: true });
     cpSync(r.repo, base.repo, { recursive: true });
-    spawnSync(process.execPath, [join(HOOK_BASE, 'bin', 'git-mem.js'), 'hooks', 'install'], { cwd: base.repo, env: r.env });
+    spawnSync(process.execPath, [join(HOOK_BASE, 'bin', 'git-mem.js'), 'hooks', 'install'], { cwd: base.repo, env: base.env });
     commit10(base); // its first run (caches)
   }
   const before = git(r, 'notes', '--ref=memory', 'list').trim().split('\n').filter(Boolean).length;
@@ -175,6 +175,10 @@ function measureHook(total, anchoredFiles) {
 
 const lines = ['## anchors', ''];
 const r = makeRepo();
+// the installed hook runs the git-mem on PATH, or GIT_MEM_CMD: this build (without it the hook
+// only says git-mem is not installed, and the figure would time that)
+const hookCmd = (bin) => `"${process.execPath}" "${bin}"`;
+r.env = { ...r.env, GIT_MEM_CMD: hookCmd(BIN) };
 lines.push(`Repository: ${FILES} files (${(FILES * 48) / 1000}k lines of TypeScript), ${COMMITS} commits, made with git fast-import in ${(r.ms / 1000).toFixed(1)} s. CLI runs are real processes (\`node bin/git-mem.js\`), medians of ${RUNS}.`, '');
 const verFloor = median(Array.from({ length: RUNS }, () => timeMs(() => mem(r, '--version'))));
 const verCpu = median(Array.from({ length: RUNS }, () => cpuMs(r, process.execPath, [BIN, '--version'])));
