@@ -18,7 +18,7 @@ import {
   validateAlias,
 } from '../src/model/record.js';
 import { entropy, scanSecrets } from '../src/safety/secrets.js';
-import { ROOT } from './helpers.js';
+import { ROOT, rng } from './helpers.js';
 
 function full(): MemoryRecord {
   return newRecord({
@@ -353,18 +353,6 @@ function expectSameAsLibrary(yaml: string): void {
     ours = { error: (e as Error).message };
   }
   expect(ours, JSON.stringify(yaml)).toStrictEqual(lib);
-}
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('frontmatter reader (one-line fields read directly, the rest by the yaml library)', () => {
