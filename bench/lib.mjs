@@ -76,3 +76,13 @@ export function startUi(bin, cwd, env) {
     server.once('exit', (c) => reject(new Error(`git mem ui (${bin}) exited ${c}`)));
   });
 }
+
+/** Headless Chromium (Debian's) through playwright-core's `chromium`, with the options every UI bench uses. */
+export function launchBenchChromium(chromium, executablePath = '/usr/bin/chromium') {
+  return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'gm-bench-chromium-')), {
+    executablePath,
+    headless: true,
+    viewport: { width: 1280, height: 860 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}

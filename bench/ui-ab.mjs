@@ -11,12 +11,12 @@
 // by the first build. Prints one markdown table, p50 / p90 ms from navigation start to the rows
 // in the page (the page's own clock, as in bench/ui.bench.mjs).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import { fmt, hasSharedGen, median, pct, ROOT, SHARED_GEN, scratchRepo, startUi } from './lib.mjs';
+import { fmt, hasSharedGen, median, pct, ROOT, SHARED_GEN, scratchRepo, startUi, launchBenchChromium } from './lib.mjs';
 
 const SIZE = Number(process.env.BENCH_UI_SIZE ?? 10000);
 const N = Number(process.env.N ?? 15);
@@ -44,12 +44,7 @@ for (const b of builds) {
   b.base = new URL(b.url).origin;
 }
 
-const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'gm-bench-chromium-')), {
-  executablePath: CHROMIUM,
-  headless: true,
-  viewport: { width: 1280, height: 860 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const ctx = await launchBenchChromium(chromium, CHROMIUM);
 const page = ctx.pages()[0] ?? (await ctx.newPage());
 for (const b of builds) {
   await page.goto(b.url); // the token becomes a cookie

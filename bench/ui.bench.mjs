@@ -15,12 +15,12 @@
 // each key timed from its input event to its results on screen; and the same
 // prefixes as bare API requests from node. Prints one markdown section `## ui`.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { BIN, SHARED_GEN, fmt, hasSharedGen, median, pct, scratchRepo, startUi } from './lib.mjs';
+import { BIN, SHARED_GEN, fmt, hasSharedGen, median, pct, scratchRepo, startUi, launchBenchChromium } from './lib.mjs';
 
 const N = Number(process.env.BENCH_UI_SIZE ?? 10000);
 const CHROMIUM = '/usr/bin/chromium';
@@ -86,12 +86,7 @@ const port = Number(u.port);
 const cookie = `git-mem-ui-${port}=${u.searchParams.get('token')}`;
 const base = `http://127.0.0.1:${port}`;
 
-const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'gm-bench-chromium-')), {
-  executablePath: CHROMIUM,
-  headless: true,
-  viewport: { width: 1280, height: 860 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const ctx = await launchBenchChromium(chromium, CHROMIUM);
 const page = ctx.pages()[0] ?? (await ctx.newPage());
 await page.goto(url); // the token becomes a cookie
 
