@@ -5,7 +5,7 @@
  * was written; a torn or foreign file is ignored, never trusted.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeFilter } from '../src/commands/list.js';
@@ -19,6 +19,7 @@ import {
 } from '../src/gitstore/catalog-cache.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
+import { recordPath } from '../src/model/record.js';
 import { makeRepo, rng } from './helpers.js';
 
 describe('catalog cache file', () => {
@@ -282,5 +283,21 @@ describe('a catalog updated from the one built before', () => {
       });
     }
     store.close();
+  });
+
+  it('in a long-lived store: a write still succeeds after something removed .git/mem/tmp', async () => {
+    const r = makeRepo();
+    expect((await r.mem(['init'])).code).toBe(0);
+    const store = new Store(await openRepo(r.dir, r.env));
+    store.longLived = true;
+    try {
+      await addMemory(store, { type: 'decision', title: 'first', body: 'b', anchors: [] });
+      rmSync(join(r.dir, '.git', 'mem', 'tmp'), { recursive: true, force: true });
+      const again = await addMemory(store, { type: 'decision', title: 'second', body: 'b', anchors: [] });
+      expect(r.git('rev-parse', 'refs/memory').trim()).toBe(again.commit);
+      expect(r.git('show', `refs/memory:${recordPath(again.record.id)}`)).toContain('title: second');
+    } finally {
+      store.close();
+    }
   });
 });
