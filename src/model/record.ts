@@ -553,10 +553,11 @@ function readOneLineFields(yaml: string, at: number, indent: string, out: Record
 }
 
 /**
- * The frontmatter with its leading one-line fields read directly and the
- * rest by the library; undefined when the library must read all of it.
+ * The frontmatter with its one-line fields and its block part read directly,
+ * or the block part by the library; undefined when the library must read all
+ * of it (`directOnly`: also when it would read the block part).
  */
-export function readFrontmatterFast(yaml: string): Record<string, unknown> | undefined {
+export function readFrontmatterFast(yaml: string, directOnly = false): Record<string, unknown> | undefined {
   if (yaml.includes('\r')) return undefined;
   const out: Record<string, unknown> = {};
   const at = readOneLineFields(yaml, 0, '', out);
@@ -564,6 +565,9 @@ export function readFrontmatterFast(yaml: string): Record<string, unknown> | und
   if (at >= yaml.length) return out;
   const rest = yaml.slice(at);
   if (!REST_STARTS_WITH_KEY.test(rest)) return undefined;
+  // the block part (anchors, links, nested values) in the shapes the library writes, else by the library
+  if (readBlockFields(rest, out)) return out;
+  if (directOnly) return undefined;
   let more: unknown;
   try {
     more = readFrontmatterByLibrary(rest);
@@ -579,6 +583,205 @@ export function readFrontmatterFast(yaml: string): Record<string, unknown> | und
     return undefined;
   for (const k of Object.keys(more)) if (Object.hasOwn(out, k) || k === '__proto__') return undefined;
   return Object.assign(out, more);
+}
+
+/*
+ * Reading the block form. What the one-line fields leave (anchors with their
+ * source text, links, nested maps) the yaml library writes as block YAML:
+ * `key:` with a map or a `- ` list indented two spaces below it, list items
+ * that are scalars or maps (`- path: x` and the map's other keys below it),
+ * `[]` and `{}`, scalars plain, quoted or as literal blocks (`|`, `|-`, `|+`,
+ * `|2-` …). The yaml library reads an anchored record's frontmatter in about
+ * 300 µs warm and a millisecond cold, the largest part of opening a store of
+ * anchored memories (a check, an add's duplicate check). readBlockFields reads
+ * exactly those shapes and gives up (false) at the first line it is not sure
+ * of — a tab in an indentation, a comment, a key or scalar the library might
+ * read differently, anything deeper than MAX_BLOCK_DEPTH — so the library reads
+ * such a frontmatter and its values and errors stay the library's.
+ */
+
+const MAX_BLOCK_DEPTH = 16;
+const BLOCK_KEY = /^([A-Za-z_][A-Za-z0-9_.-]*):(?: (.*))?$/;
+/** a literal block header as the library writes it: `|`, then an indentation digit, then chomping */
+const LITERAL_HEADER = /^\|([1-9])?([-+])?$/;
+/** characters that begin a YAML indicator, left to the library when they start a plain scalar (`-`, `?`, `:` only before a space) */
+const PLAIN_FIRST_BAD = /^(?:[,[\]{}#&*!|>'"%@`\s]|[-?:](?:\s|$))/;
+/** C0 controls but tab, and what NOT_JSON_SAFE names: left to the library anywhere */
+const BLOCK_BAD_CHAR = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/;
+
+/** A scalar on one line in a block: what readOneLineScalar reads, plain text as the library writes it, 'single', null. */
+function readBlockScalar(s: string): unknown {
+  if (s === '[]') return [];
+  if (s === '{}') return {};
+  if (s === 'null') return null;
+  const v = readOneLineScalar(s);
+  if (v !== NOT_ONE_LINE) return v;
+  if (BLOCK_BAD_CHAR.test(s)) return NOT_ONE_LINE;
+  if (s.charCodeAt(0) === 39) {
+    // 'single-quoted': '' is a quote; nothing else is special
+    if (s.length < 2 || s.charCodeAt(s.length - 1) !== 39) return NOT_ONE_LINE;
+    const inner = s.slice(1, -1);
+    if (inner.replaceAll("''", '').includes("'")) return NOT_ONE_LINE;
+    return inner.replaceAll("''", "'");
+  }
+  // plain: no indicator first, no `: ` or ` #`, nothing a schema could read as other than a string
+  if (
+    PLAIN_FIRST_BAD.test(s) ||
+    /\s$|:$|: |:\t|\s#/.test(s) ||
+    SPECIAL.test(s) ||
+    NUMBER.test(s) ||
+    /^[-+]?[.0-9]/.test(s)
+  )
+    return NOT_ONE_LINE;
+  return s;
+}
+
+/** Leading spaces of a line; -1 when a tab comes before its first other character. */
+function indentOf(line: string): number {
+  let i = 0;
+  while (i < line.length && line.charCodeAt(i) === 32) i++;
+  return line.charCodeAt(i) === 9 ? -1 : i;
+}
+
+/** A line holding nothing but spaces (a tab makes it the library's). */
+function isBlank(line: string): boolean {
+  return indentOf(line) === line.length;
+}
+
+class BlockReader {
+  /** the lines, without the empty string after the final line feed */
+  readonly lines: string[];
+  at = 0;
+
+  constructor(text: string) {
+    this.lines = text.split('\n');
+    if (this.lines[this.lines.length - 1] === '') this.lines.pop();
+  }
+
+  /** Map entries at `indent` into `out`, until a line less indented; false when unsure. */
+  map(indent: number, out: Record<string, unknown>, depth: number): boolean {
+    if (depth > MAX_BLOCK_DEPTH) return false;
+    let entries = 0;
+    while (this.at < this.lines.length) {
+      const line = this.lines[this.at];
+      const ind = indentOf(line);
+      if (ind < 0 || ind === line.length) return false;
+      if (ind < indent) break;
+      if (ind > indent) return false;
+      const m = BLOCK_KEY.exec(line.slice(indent));
+      if (!m) return false;
+      const key = m[1];
+      if (SPECIAL.test(key) || key === '__proto__' || Object.hasOwn(out, key)) return false;
+      this.at++;
+      const v = m[2] === undefined ? this.nested(indent, depth) : this.value(m[2], indent, depth);
+      if (v === NOT_ONE_LINE) return false;
+      out[key] = v;
+      entries++;
+    }
+    return entries > 0;
+  }
+
+  /** What follows a `key:` at `indent` on the lines below: a map or a list two spaces in. */
+  private nested(indent: number, depth: number): unknown {
+    const next = this.lines[this.at];
+    if (next === undefined || indentOf(next) !== indent + 2) return NOT_ONE_LINE;
+    if (next.charCodeAt(indent + 2) === 45) return this.list(indent + 2, depth + 1);
+    const m: Record<string, unknown> = {};
+    return this.map(indent + 2, m, depth + 1) ? m : NOT_ONE_LINE;
+  }
+
+  /** List items `- ` at `indent`. */
+  private list(indent: number, depth: number): unknown {
+    if (depth > MAX_BLOCK_DEPTH) return NOT_ONE_LINE;
+    const out: unknown[] = [];
+    while (this.at < this.lines.length) {
+      const line = this.lines[this.at];
+      const ind = indentOf(line);
+      if (ind < 0 || ind === line.length) return NOT_ONE_LINE;
+      if (ind < indent) break;
+      if (ind > indent || line.charCodeAt(indent) !== 45 || line.charCodeAt(indent + 1) !== 32)
+        return NOT_ONE_LINE;
+      const item = line.slice(indent + 2);
+      if (BLOCK_KEY.test(item) && !item.startsWith('- ')) {
+        // `- key: value`: a map whose keys stand two columns in, the first on the dash's line
+        this.lines[this.at] = `${' '.repeat(indent + 2)}${item}`;
+        const m: Record<string, unknown> = {};
+        if (!this.map(indent + 2, m, depth + 1)) return NOT_ONE_LINE;
+        out.push(m);
+        continue;
+      }
+      this.at++;
+      const v = this.value(item, indent, depth);
+      if (v === NOT_ONE_LINE) return NOT_ONE_LINE;
+      out.push(v);
+    }
+    return out;
+  }
+
+  /** A value written after `key: ` or `- ` on a line whose key or dash stands at `indent`. */
+  private value(s: string, indent: number, depth: number): unknown {
+    if (s.charCodeAt(0) !== 124) return readBlockScalar(s);
+    const h = LITERAL_HEADER.exec(s);
+    return h ? this.literal(indent, h[1] ? indent + Number(h[1]) : 0, h[2] ?? '') : NOT_ONE_LINE;
+  }
+
+  /**
+   * A literal block's text: the lines below that are blank or indented at least
+   * `content` spaces (0: as far as its first non-blank line, which must be deeper
+   * than `parent`), chomped as the header says (`-` no final line feed, `+` all of them).
+   */
+  private literal(parent: number, content: number, chomp: string): unknown {
+    const start = this.at;
+    let end = start;
+    let lastText = -1;
+    let leadingBlank = 0;
+    while (end < this.lines.length) {
+      const line = this.lines[end];
+      let sp = 0;
+      while (sp < line.length && line.charCodeAt(sp) === 32) sp++;
+      // spaces only: an empty line, or text (spaces) when deeper than the content's indentation
+      if (sp === line.length && !(content && sp > content)) {
+        if (lastText < 0) leadingBlank = Math.max(leadingBlank, sp);
+        end++;
+        continue;
+      }
+      if (!content) {
+        if (sp <= parent || sp === line.length) break;
+        content = sp;
+      }
+      // shallower: the block ends (a tab there is the enclosing reader's to refuse)
+      if (sp < content) break;
+      if (BLOCK_BAD_CHAR.test(line)) return NOT_ONE_LINE;
+      lastText = end;
+      end++;
+    }
+    // no text at all, or a leading blank line deeper than the text: the library's to read
+    if (lastText < 0 || leadingBlank > content) return NOT_ONE_LINE;
+    // blank lines after the text belong to it; the next line must be a shallower key or item
+    const text = this.lines
+      .slice(start, lastText + 1)
+      .map((l) => (l.length > content ? l.slice(content) : isBlank(l) ? '' : NOT_ONE_LINE));
+    if (text.includes(NOT_ONE_LINE as never)) return NOT_ONE_LINE;
+    this.at = end;
+    const body = text.join('\n');
+    if (chomp === '-') return body;
+    if (chomp === '') return `${body}\n`;
+    return `${body}\n${'\n'.repeat(end - lastText - 1)}`;
+  }
+}
+
+/**
+ * Reads `text` (the frontmatter after its one-line fields) as block map entries at
+ * the left margin into `out`; false, with `out` as it was, when the library must read it.
+ */
+function readBlockFields(text: string, out: Record<string, unknown>): boolean {
+  if (text.length > LIMITS.frontmatterBytes) return false;
+  const r = new BlockReader(text);
+  const more: Record<string, unknown> = {};
+  if (!r.map(0, more, 0) || r.at !== r.lines.length) return false;
+  for (const k of Object.keys(more)) if (Object.hasOwn(out, k)) return false;
+  Object.assign(out, more);
+  return true;
 }
 
 /** The frontmatter as an object: the one-line fields directly, the rest by the yaml library. */
