@@ -69,10 +69,14 @@ export async function ensureFormat(tx: Tx): Promise<void> {
     tx.put(FORMAT_PATH, FORMAT_TEXT);
     return;
   }
-  let version = Number.NaN;
-  try {
-    version = Number((parseYaml(buf.toString('utf8')) as { format?: unknown })?.format);
-  } catch {}
+  // the file as this version writes it (nearly always): no need to load the yaml library for it
+  const text = buf.toString('utf8');
+  let version = text === FORMAT_TEXT ? FORMAT_VERSION : Number.NaN;
+  if (text !== FORMAT_TEXT) {
+    try {
+      version = Number((parseYaml(text) as { format?: unknown })?.format);
+    } catch {}
+  }
   if (!(version >= 1))
     throw err('E_FORMAT', 'refs/memory has an unreadable FORMAT file', 'run git mem doctor');
   if (version > FORMAT_VERSION) {
