@@ -721,6 +721,10 @@ export class Store {
    * another writer moved the notes ref first; null when the note said it all.
    */
   async addNote(add: NoteAdd): Promise<string | null> {
+    if (!add.lines.length) return null;
+    // the note's blob, tree and commit, then the ref: the git processes start side by side now
+    // instead of one after another as each object is asked for
+    this.writer.warm(add.message);
     const ident = await this.ident();
     const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
