@@ -648,7 +648,7 @@ describe('frontmatter reader (one-line fields read directly, the rest by the yam
     // escapes and folded quoted strings the direct reader leaves to it); else only code-like text
     for (const any of [true, false]) {
       let direct = 0;
-      const N = 1000;
+      const N = 700;
       for (let i = 0; i < N; i++) {
         const rec = golden();
         const str = () => (any ? randomString(r) : 'x_1');
@@ -664,10 +664,8 @@ describe('frontmatter reader (one-line fields read directly, the rest by the yam
         const { yaml } = splitFrontmatter(serializeRecord(rec));
         expectSameAsLibrary(yaml);
         const fast = readFrontmatterFast(yaml, true);
-        if (fast) {
-          direct++;
-          expect(fast, JSON.stringify(yaml)).toStrictEqual(readFrontmatterByLibrary(yaml));
-        }
+        // read directly (expectSameAsLibrary above held readFrontmatter, which returns this, to the library)
+        if (fast) direct++;
       }
       // code-like text is read directly; what is left (about 11 %, as this generator makes many
       // lines of spaces) is text the library writes as a quoted string over several lines (its
