@@ -533,7 +533,12 @@ export async function anchorIndex(
     const id = idFromPath(c.path);
     if (!id) continue;
     next.set(id, undefined);
-    if (c.oid !== null) toRead.push({ id, oid: c.oid, path: c.path });
+    if (c.oid === null) continue;
+    // a record the catalog just parsed (building the index from scratch) is not read from git again
+    const parsed = store.parsedRecord(c.oid);
+    if (parsed) {
+      if (parsed.anchors.length) next.set(id, indexLines(id, parsed, c.oid));
+    } else toRead.push({ id, oid: c.oid, path: c.path });
   }
   const blobs = await store.catFile.readMany(toRead.map((t) => t.oid));
   toRead.forEach((t, i) => {

@@ -340,6 +340,11 @@ export class Store {
     return r;
   }
 
+  /** The record in blob `oid` if this store has parsed it already (recordOf), without reading the blob. */
+  parsedRecord(oid: string): MemoryRecord | undefined {
+    return this.parsed?.get(oid);
+  }
+
   /**
    * The record in blob `oid`, for a caller that may change it: a copy of the one
    * parsed before (recordOf), else a fresh parse, kept only by a long-lived store.
@@ -386,7 +391,10 @@ export class Store {
       rows = SharedMap.of();
       lines = SharedMap.of();
       bad = [];
-      changed = (await this.lsTree(commit, 'memories')).map((e) => ({ path: e.path, oid: e.oid }));
+      // every record, walked through the running cat-file (no ls-tree process), in path order
+      changed = (await diffTrees(this.catFile, null, `${commit}:memories`, 'memories/'))
+        .map((c) => ({ path: c.path, oid: c.oid }))
+        .sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
     }
     const toRead: Array<{ path: string; oid: string; id: string }> = [];
     const badByPath = new Map(bad.map((b) => [b.path, b]));
