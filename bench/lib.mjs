@@ -86,3 +86,34 @@ export function launchBenchChromium(chromium, executablePath = '/usr/bin/chromiu
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
+
+/**
+ * The ways a UI bench opens the first page in a new tab, each resolving with the page once
+ * `body[data-ready="1"]` is set, the page's own figure (ms from navigation start to the list,
+ * window.__gmPerf.ready) and the same moment measured from the tab's creation (ms; the page's
+ * performance.timeOrigin against node's Date.now(), one system clock).
+ *  - 'tab': playwright's newPage() (a tab on about:blank, its renderer up) and then goto(url):
+ *    the clock starts with a renderer already running.
+ *  - 'link': the browser makes the tab with the URL, as for a link clicked in a terminal or
+ *    `git mem ui --open` (xdg-open → the running browser opens a new tab on the URL):
+ *    CDP Target.createTarget({ url }), what a browser-initiated new tab is in Chromium.
+ */
+export async function openFirstPage(ctx, how, url) {
+  let p;
+  let t0;
+  if (how === 'tab') {
+    p = await ctx.newPage();
+    t0 = Date.now();
+    await p.goto(url);
+  } else {
+    const opener = ctx.pages()[0];
+    ctx.__gmCdp ??= await ctx.newCDPSession(opener);
+    const made = ctx.waitForEvent('page');
+    t0 = Date.now();
+    await ctx.__gmCdp.send('Target.createTarget', { url });
+    p = await made;
+  }
+  await p.waitForSelector('body[data-ready="1"]');
+  const [ready, origin] = await p.evaluate(() => [window.__gmPerf.ready, performance.timeOrigin]);
+  return { page: p, ready, fromCreation: origin + ready - t0 };
+}

@@ -6,18 +6,25 @@
 //   node bench/ui-ab.mjs                                   # this build only
 //   BUILDS=old=/path/to/other/checkout,new=. node bench/ui-ab.mjs
 //   BENCH_UI_SIZE=1000 N=9 NORELOAD=1 node bench/ui-ab.mjs
+//   FLOOR_COOP=same-origin-allow-popups,noopener-allow-popups NOTOKEN=1 node bench/ui-ab.mjs
 //
 // Each build is a checkout with dist/ built (npm run build). The store: gen.mjs memories imported
 // by the first build. Prints one markdown table, p50 / p90 ms from navigation start to the rows
-// in the page (the page's own clock, as in bench/ui.bench.mjs).
+// in the page (the page's own clock, as in bench/ui.bench.mjs), for two ways of opening a new
+// tab (lib.mjs openFirstPage): playwright's newPage() then goto(), and the browser making the
+// tab with the URL (as a link clicked in a terminal, or --open, does; a build is then opened at
+// the URL it printed, with its token). For the latter also ms from the tab's creation, and the
+// first frame painted after the rows were in the page. FLOOR_COOP adds the floor page sent
+// with each other Cross-Origin-Opener-Policy value named.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import { fmt, hasSharedGen, median, pct, ROOT, SHARED_GEN, scratchRepo, startUi, launchBenchChromium } from './lib.mjs';
+import { fmt, hasSharedGen, launchBenchChromium, median, openFirstPage, pct, ROOT, SHARED_GEN, scratchRepo, startUi } from './lib.mjs';
 
+const startLoad = loadavg().map((x) => x.toFixed(1)).join(' ');
 const SIZE = Number(process.env.BENCH_UI_SIZE ?? 10000);
 const N = Number(process.env.N ?? 15);
 const CHROMIUM = '/usr/bin/chromium';
@@ -45,6 +52,16 @@ for (const b of builds) {
 }
 
 const ctx = await launchBenchChromium(chromium, CHROMIUM);
+// the first frame painted once the rows are in the page (the next animation frame, then a task)
+await ctx.addInitScript(() => {
+  window.__gmPaint = null;
+  const o = new MutationObserver(() => {
+    if (document.body?.dataset.ready !== '1') return;
+    o.disconnect();
+    requestAnimationFrame(() => setTimeout(() => (window.__gmPaint = performance.now())));
+  });
+  o.observe(document, { attributes: true, subtree: true, attributeFilter: ['data-ready'] });
+});
 const page = ctx.pages()[0] ?? (await ctx.newPage());
 for (const b of builds) {
   await page.goto(b.url); // the token becomes a cookie
@@ -65,47 +82,71 @@ const floorJs = `
 const rows = (items) => items.map((m) => '<tr><td>' + m.title.replace(/</g, '&lt;') + '</td><td>' + m.type + '</td><td>' + m.status + '</td><td>' + m.tags.join(' ') + '</td><td>' + m.updated + '</td></tr>').join('');
 window.__gmPerf = { ready: null, keystrokes: [] };
 fetch('/data').then((r) => r.json()).then((d) => { document.getElementById('t').innerHTML = rows(d.items); window.__gmPerf.ready = performance.now(); document.body.dataset.ready = '1'; });`;
+const coops = ['same-origin', ...(process.env.FLOOR_COOP ? process.env.FLOOR_COOP.split(',') : [])];
 const floor = createServer((req, res) => {
   const p = new URL(req.url, 'http://x').pathname;
   if (p === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(floorPage);
-  if (p === '/coop')
-    return res.writeHead(200, { 'content-type': 'text/html', 'cross-origin-opener-policy': 'same-origin' }).end(floorPage);
+  const coop = /^\/coop\/(.+)$/.exec(p)?.[1];
+  if (coop)
+    return res.writeHead(200, { 'content-type': 'text/html', 'cross-origin-opener-policy': coop }).end(floorPage);
   if (p === '/f.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(floorJs);
   res.writeHead(200, { 'content-type': 'application/json' }).end(data);
 });
 await new Promise((r) => floor.listen(0, '127.0.0.1', r));
 const floorBase = `http://127.0.0.1:${floor.address().port}`;
 
+// name, URL in a tab, URL from a link (a build: the URL it printed, token and all)
 const targets = [
-  ...builds.map((b) => [b.name, `${b.base}/#/memories`]),
-  ['floor', `${floorBase}/`],
-  ['floor + COOP', `${floorBase}/coop`],
+  ...builds.map((b) => [b.name, `${b.base}/#/memories`, b.url]),
+  // NOTOKEN=1: the first build also from a link without the token (its cookie set): no redirect
+  ...(process.env.NOTOKEN ? [[`${builds[0].name}, a link without the token`, `${builds[0].base}/#/memories`, `${builds[0].base}/#/memories`]] : []),
+  ['floor', `${floorBase}/`, `${floorBase}/`],
+  ...coops.map((c) => [c === 'same-origin' ? 'floor + COOP' : `floor + COOP ${c}`, `${floorBase}/coop/${c}`, `${floorBase}/coop/${c}`]),
 ];
 
-async function load(at, fresh) {
-  let p = page;
-  if (fresh) {
-    p = await ctx.newPage();
-    await p.goto(at);
-  } else await p.reload();
-  await p.waitForSelector('body[data-ready="1"]');
+async function check(p, at) {
   const rows = await p.locator('tbody tr, #t tr').count();
   if (rows !== Math.min(50, SIZE)) throw new Error(`${at}: expected ${Math.min(50, SIZE)} rows, got ${rows}`);
-  const ms = await p.evaluate(() => window.__gmPerf.ready);
-  if (fresh) await p.close();
-  return ms;
 }
-const tab = new Map(targets.map(([n]) => [n, []]));
-const reload = new Map(targets.map(([n]) => [n, []]));
+async function fresh(how, at) {
+  const { page: p, ready, fromCreation } = await openFirstPage(ctx, how, at);
+  await check(p, at);
+  await p.waitForFunction(() => window.__gmPaint !== null);
+  const paint = await p.evaluate(() => window.__gmPaint);
+  await p.close();
+  return { ready, fromCreation, paint };
+}
+async function reloaded() {
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]');
+  await check(page, page.url());
+  return page.evaluate(() => window.__gmPerf.ready);
+}
+const fig = new Map(targets.map(([n]) => [n, { tab: [], link: [], linkCreation: [], linkPaint: [], reload: [] }]));
+// the tab open beside the new ones: by default on about:blank, as a browser with no other page of
+// 127.0.0.1 open (Chromium may put a new tab of a site into a process the site already has);
+// OPENER=site leaves it on the last build's page
+if (process.env.OPENER !== 'site') await page.goto('about:blank');
 log('new tabs');
-for (const [, at] of targets) await load(at, true);
-for (let i = 0; i < N; i++) for (const [n, at] of targets) tab.get(n).push(await load(at, true));
+for (const [, at, link] of targets) {
+  await fresh('tab', at);
+  await fresh('link', link);
+}
+for (let i = 0; i < N; i++)
+  for (const [n, at, link] of targets) {
+    const f = fig.get(n);
+    f.tab.push((await fresh('tab', at)).ready);
+    const l = await fresh('link', link);
+    f.link.push(l.ready);
+    f.linkCreation.push(l.fromCreation);
+    f.linkPaint.push(l.paint);
+  }
 if (!process.env.NORELOAD) {
   log('reloads');
   for (const [n, at] of targets) {
     await page.goto(at);
     await page.waitForSelector('body[data-ready="1"]');
-    for (let i = 0; i < N; i++) reload.get(n).push(await load(null, false));
+    for (let i = 0; i < N; i++) fig.get(n).reload.push(await reloaded());
   }
 }
 await ctx.close();
@@ -118,10 +159,13 @@ for (const b of builds) {
 const row = (xs) => (xs.length ? `${fmt(median(xs))} / ${fmt(pct(xs, 90))} ms` : '—');
 console.log(
   [
-    `| ${SIZE} memories, p50 / p90 | first page, new tab (${N}) | first page, reload (${process.env.NORELOAD ? 0 : N}) |`,
-    '|---|---|---|',
-    ...targets.map(([n]) => `| ${n} | ${row(tab.get(n))} | ${row(reload.get(n))} |`),
+    `| ${SIZE} memories, p50 / p90 | new tab: newPage, goto (${N}) | new tab from a link (${N}) | the same from the tab's creation | the same, first frame painted | reload (${process.env.NORELOAD ? 0 : N}) |`,
+    '|---|---|---|---|---|---|',
+    ...targets.map(([n]) => {
+      const f = fig.get(n);
+      return `| ${n} | ${row(f.tab)} | ${row(f.link)} | ${row(f.linkCreation)} | ${row(f.linkPaint)} | ${row(f.reload)} |`;
+    }),
     '',
-    `Loads interleaved in one browser. Load average when done: ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} cores.`,
+    `Loads interleaved in one browser. Load average at the start: ${startLoad}; when done: ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} cores.`,
   ].join('\n'),
 );

@@ -10,7 +10,10 @@
 // First page: a fresh load of the Memories page (50 of the 10k, newest first)
 // until the list is on screen and the search box takes input, read from the
 // page's own clock (performance.now() from navigation start); the first load
-// after the server started is reported apart. Search as you type: gen.mjs
+// after the server started is reported apart. A new tab is opened two ways
+// (lib.mjs openFirstPage): playwright's newPage() then goto(), and the browser
+// making the tab with the URL, as a link clicked in a terminal or
+// `git mem ui --open` does (that one also from the tab's creation). Search as you type: gen.mjs
 // queries typed a key at a time (a key every 150 ms, as a quick typist),
 // each key timed from its input event to its results on screen; and the same
 // prefixes as bare API requests from node. Prints one markdown section `## ui`.
@@ -20,9 +23,10 @@ import { request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { BIN, SHARED_GEN, fmt, hasSharedGen, median, pct, scratchRepo, startUi, launchBenchChromium } from './lib.mjs';
+import { BIN, SHARED_GEN, fmt, hasSharedGen, launchBenchChromium, median, openFirstPage, pct, scratchRepo, startUi } from './lib.mjs';
 
 const N = Number(process.env.BENCH_UI_SIZE ?? 10000);
+const startLoad = loadavg().map((x) => x.toFixed(1)).join(' ');
 const CHROMIUM = '/usr/bin/chromium';
 const log = (s) => process.stderr.write(`ui bench: ${s}\n`);
 
@@ -149,10 +153,26 @@ const firstSearch = await get(port, `/api/memories?q=${encodeURIComponent(qs[0].
 for (const q of qs) for (let i = 1; i <= q.length; i++) floorData.set(q.slice(0, i), (await get(port, `/api/memories?q=${encodeURIComponent(q.slice(0, i))}&page=1&size=50`, cookie)).body);
 // the later loads are measured with the daemon up (what a user has after the first search)
 const figures = { tab: [], reload: [], floorTab: [], floorReload: [], floorCoopTab: [] };
+/** A new tab made by the browser with the URL (a link followed from outside the browser). */
+async function fromLink(at) {
+  const { page: p, ready, fromCreation } = await openFirstPage(ctx, 'link', at);
+  const rows = await p.locator('tbody tr, #t tr').count();
+  if (rows !== Math.min(50, N)) throw new Error(`expected ${Math.min(50, N)} rows, got ${rows}`);
+  await p.close();
+  return { ready, fromCreation };
+}
+// both ways interleaved; from a link, the URL git mem ui printed (its token swapped for the
+// cookie and redirected, as on a click)
+const link = { ui: [], uiCreation: [], floor: [], floorCreation: [], coop: [], coopCreation: [] };
 for (let i = 0; i < 11; i++) {
   figures.tab.push(await load(`${base}/#/memories`, true));
   figures.floorTab.push(await load(floorBase, true));
   figures.floorCoopTab.push(await load(`${floorBase}/coop`, true));
+  for (const [k, at] of [['ui', url], ['floor', floorBase], ['coop', `${floorBase}/coop`]]) {
+    const r = await fromLink(at);
+    link[k].push(r.ready);
+    link[`${k}Creation`].push(r.fromCreation);
+  }
 }
 await page.goto(`${base}/#/memories`);
 for (let i = 0; i < 11; i++) figures.reload.push(await load(null, false));
@@ -203,12 +223,15 @@ const lines = [
   '|---|---|---|',
   `| first page, new tab (${figures.tab.length} loads) | ${row(figures.tab)} | ${row(figures.floorTab)} |`,
   `| first page, new tab: the floor page sent with the UI's Cross-Origin-Opener-Policy (${figures.floorCoopTab.length}) | | ${row(figures.floorCoopTab)} |`,
+  `| first page, new tab from a link (the browser makes the tab with the URL; ${link.ui.length}) | ${row(link.ui)} | ${row(link.floor)} |`,
+  `| the same, from the tab's creation | ${row(link.uiCreation)} | ${row(link.floorCreation)} |`,
+  `| first page, new tab from a link: the floor page with the UI's Cross-Origin-Opener-Policy (${link.coop.length}) | | ${row(link.coop)}; from the creation ${row(link.coopCreation)} |`,
   `| first page, reload (${figures.reload.length}) | ${row(figures.reload)} | ${row(figures.floorReload)} |`,
   `| first page, first load after the server started | ${fmt(cold)} ms | |`,
   `| keystroke → results in the page (${keys.length} keys) | ${row(keys)} | ${row(floorKeys)} |`,
   `| keystroke, the API request alone from node (${api.length}) | ${row(api)} | |`,
   `| first search after the start (the daemon loading the index) | ${fmt(firstSearch.ms)} ms | |`,
   '',
-  `Goals (issue 15): first page ≤ 300 ms to usable, search as you type ≤ 50 ms per keystroke, at ${N} memories. Keys typed every 150 ms; ${qs.length} gen.mjs queries; the last showed ${hits} rows. Load average when done: ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} cores.`,
+  `Goals (issue 15): first page ≤ 300 ms to usable, search as you type ≤ 50 ms per keystroke, at ${N} memories. Keys typed every 150 ms; ${qs.length} gen.mjs queries; the last showed ${hits} rows. Load average at the start: ${startLoad}; when done: ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} cores.`,
 ];
 console.log(lines.join('\n'));
