@@ -48,6 +48,10 @@ export async function add(
   input: Omit<AddInput, 'anchors' | 'allowSecret'>,
   opts: AddOptions,
 ): Promise<AddResult> {
+  // the duplicate check's modules load (files read off the main thread) while the processes start
+  const dupes = opts.duplicates ?? 'refuse';
+  const dupCheck = dupes === 'off' ? undefined : import('../search/duplicate-check.js');
+  dupCheck?.then((m) => m.preload(store, opts.env, opts.daemon ?? true)).catch(() => {});
   // the git processes that write the objects start now: their start-up overlaps the checks below
   store.writer.warm();
   const allowP = Promise.resolve(opts.allowSecret ?? false);
@@ -65,11 +69,10 @@ export async function add(
   const anchorSteps = anchors.length
     ? (await import('../anchors/add-anchors.js')).anchorSteps(opts.cwd, store)
     : undefined;
-  const dupes = opts.duplicates ?? 'refuse';
   const gate =
-    dupes === 'off'
+    dupCheck === undefined
       ? undefined
-      : (await import('../search/duplicate-check.js')).checkDuplicates(
+      : (await dupCheck).checkDuplicates(
           store,
           { title: input.title, body: input.body, tags: input.tags },
           {

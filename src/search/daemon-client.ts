@@ -170,6 +170,13 @@ export async function startDaemon(
  * the store is big enough. Undefined means "do it in-process". Errors the daemon
  * reports for the request itself (bad input) are rethrown as they are.
  */
+/** Whether queryViaDaemon would ask a daemon: one runs (its socket is there) or one is worth starting. */
+export function daemonLikely(store: Store, env: NodeJS.ProcessEnv): boolean {
+  if (mode(env) === 'off') return false;
+  const path = socketPath(store);
+  return path.length <= MAX_SOCKET_PATH && (existsSync(path) || worthStarting(store, env));
+}
+
 export async function queryViaDaemon(
   store: Store,
   req: DaemonRequest,

@@ -6,6 +6,7 @@
  */
 import type { Store } from '../gitstore/store.js';
 import { parseRecord } from '../model/record.js';
+import { mark } from '../trace.js';
 import { embedText, type SearchDoc } from './docs.js';
 import { type EmbeddingProvider, embedSafe } from './embeddings.js';
 import { dot } from './engine.js';
@@ -55,6 +56,7 @@ export async function findDuplicates(
   const tip = await store.tip();
   if (!tip) return [];
   const st = await openIndex(store, { provider });
+  mark('duplicates: index open');
   const idx = st.index;
   if (!idx.size) return [];
   const newTerms = terms(`${input.title} ${input.body}`);

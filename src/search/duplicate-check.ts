@@ -6,7 +6,8 @@
 
 import { err, isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
-import { queryViaDaemon } from './daemon-client.js';
+import { mark } from '../trace.js';
+import { daemonLikely, queryViaDaemon } from './daemon-client.js';
 
 export interface DuplicateCheck {
   env: NodeJS.ProcessEnv;
@@ -17,6 +18,16 @@ export interface DuplicateCheck {
   /** A person's explicit add: a likely duplicate whose title differs only warns. */
   person?: boolean;
   warn?: (line: string) => void;
+}
+
+/**
+ * Starts loading the in-process search modules when no search daemon runs
+ * (an add calls this first, so the files are read while its git processes start).
+ */
+export function preload(store: Store, env: NodeJS.ProcessEnv, daemon: boolean): void {
+  if (daemon && daemonLikely(store, env)) return;
+  import('./dedup.js').catch(() => {});
+  import('./index.js').catch(() => {});
 }
 
 export async function checkDuplicates(
@@ -33,8 +44,10 @@ export async function checkDuplicates(
     else {
       const { findDuplicates } = await import('./dedup.js');
       const { providerFor } = await import('./index.js');
+      mark('duplicates: search loaded');
       dups = await findDuplicates(store, q, await providerFor(store));
     }
+    mark('duplicates: checked');
   } catch (e) {
     if (isGitMemError(e) && e.code === 'E_DUPLICATE') throw e;
     return; // the check is advisory: never block an add because search failed
