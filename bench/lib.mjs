@@ -51,7 +51,8 @@ export function benchEnv(home) {
 export function scratchRepo(prefix = 'gm-bench-') {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const env = benchEnv(dir);
-  execFileSync('git', ['init', '-q', join(dir, 'repo')], { env });
+  // on main: the branch git-mem takes for the shared line of history (a hook on another branch only writes notes)
+  execFileSync('git', ['init', '-q', '-b', 'main', join(dir, 'repo')], { env });
   return { dir, repo: join(dir, 'repo'), env };
 }
 export function hasSharedGen() {
