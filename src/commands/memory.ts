@@ -71,8 +71,9 @@ export async function ensureFormat(tx: Tx): Promise<void> {
   }
   // the file as this version writes it (nearly always): no need to load the yaml library for it
   const text = buf.toString('utf8');
-  let version = text === FORMAT_TEXT ? FORMAT_VERSION : Number.NaN;
+  let version = FORMAT_VERSION;
   if (text !== FORMAT_TEXT) {
+    version = Number.NaN;
     try {
       version = Number((parseYaml(text) as { format?: unknown })?.format);
     } catch {}

@@ -82,17 +82,12 @@ export class SharedMap<K, V> implements ReadonlyMap<K, V> {
   }
 
   *values(): MapIterator<V> {
-    const changes = this.changes;
-    if (!changes.size) {
+    // unchanged since the fork: the bulk's own iterator (no pairs made); else through entries
+    if (!this.changes.size) {
       yield* this.bulk.values();
       return;
     }
-    for (const [k, v] of this.bulk) {
-      const c = changes.get(k);
-      if (c === undefined) yield v;
-      else if (c !== GONE) yield c;
-    }
-    for (const [k, c] of changes) if (c !== GONE && !this.bulk.has(k)) yield c;
+    for (const [, v] of this.entries()) yield v;
   }
 
   [Symbol.iterator](): MapIterator<[K, V]> {
