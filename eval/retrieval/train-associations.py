@@ -24,6 +24,16 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import svds
 
+
+def write_table(path, magic, head, terms, *arrays):
+    """One binary table: a magic line, a JSON header line, the terms, then the arrays' bytes."""
+    with open(path, 'wb') as f:
+        f.write(magic)
+        f.write((json.dumps(head) + '\n').encode('utf8'))
+        f.write(terms)
+        for arr in arrays:
+            f.write(arr.tobytes())
+
 ap = argparse.ArgumentParser()
 ap.add_argument('--corpus', default='/tmp/para/corpus.txt')
 ap.add_argument('--out', default='/tmp/para/assoc.bin')
@@ -99,12 +109,7 @@ if a.table:
     head = {'format': 'git-mem word association table', 'version': 1, 'k': a.table, 'count': V,
             'termsBytes': len(terms), 'method': f'PPMI(window {a.window}, 1/d, alpha {a.alpha}) top {a.table}, partners >= {a.table_min}',
             'source': a.source}
-    with open(a.out + '.tbl', 'wb') as f:
-        f.write(b'GMWX1\n')
-        f.write((json.dumps(head) + '\n').encode('utf8'))
-        f.write(terms)
-        f.write(nb.astype('<u2').tobytes())
-        f.write(wt.tobytes())
+    write_table(a.out + '.tbl', b'GMWX1\n', head, terms, nb.astype('<u2'), wt)
     print(f'wrote {a.out}.tbl ({time.time()-t0:.0f}s)', file=sys.stderr)
     if a.no_svd:
         sys.exit(0)
@@ -129,10 +134,5 @@ head = {
     'tokens': int((ids >= 0).sum()),
     'source': a.source,
 }
-with open(a.out, 'wb') as f:
-    f.write(b'GMWA1\n')
-    f.write((json.dumps(head) + '\n').encode('utf8'))
-    f.write(terms)
-    f.write(scale.astype('<f4').tobytes())
-    f.write(Q.tobytes())
+write_table(a.out, b'GMWA1\n', head, terms, scale.astype('<f4'), Q)
 print(f'wrote {a.out}: {V} terms x {a.dim} ({time.time()-t0:.0f}s)', file=sys.stderr)
