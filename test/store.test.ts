@@ -427,3 +427,51 @@ describe('moving refs/memory', () => {
     ]);
   });
 });
+
+describe('commits and merge bases through the store', () => {
+  it('commitOf peels as rev-parse REV^{commit} does; isAncestor and mergeBases agree with git', async () => {
+    const { openRepo } = await import('../src/gitstore/repo.js');
+    const { Store } = await import('../src/gitstore/store.js');
+    const r = makeRepo({ commit: true });
+    const base = r.git('rev-parse', 'HEAD').trim();
+    r.git('checkout', '-q', '-b', 'side');
+    r.git('commit', '-q', '--allow-empty', '-m', 'side');
+    const side = r.git('rev-parse', 'HEAD').trim();
+    r.git('checkout', '-q', '-');
+    r.git('commit', '-q', '--allow-empty', '-m', 'main');
+    const main = r.git('rev-parse', 'HEAD').trim();
+    r.git('tag', '-a', '-m', 'annotated', 'v1', side);
+    r.git('checkout', '-q', '--orphan', 'alone');
+    r.git('commit', '-q', '--allow-empty', '-m', 'unrelated');
+    const alone = r.git('rev-parse', 'HEAD').trim();
+    const store = new Store(await openRepo(r.dir, r.env));
+    try {
+      expect(await store.commitOf('refs/tags/v1')).toBe(side); // the tag object, peeled
+      expect(await store.commitOf(`${main}^{tree}`)).toBeNull(); // a tree names no commit
+      expect(await store.commitOf('refs/heads/nothing-here')).toBeNull();
+      const rev = (x: string) => r.git('rev-parse', '-q', '--verify', `${x}^{commit}`).trim();
+      expect(await store.commitOf('side')).toBe(rev('side'));
+
+      const gitSays = (a: string, b: string) =>
+        spawnSync('git', ['merge-base', '--is-ancestor', a, b], { cwd: r.dir, env: r.env }).status === 0;
+      for (const [a, b] of [
+        [base, main],
+        [main, base],
+        [side, main],
+        [base, side],
+        [main, main],
+        [alone, main],
+        [main, alone],
+      ])
+        expect(await store.isAncestor(a, b), `${a.slice(0, 7)} in ${b.slice(0, 7)}`).toBe(gitSays(a, b));
+      expect(await store.mergeBases(side, main)).toEqual([base]);
+      expect(await store.mergeBases(main, side)).toEqual([base]);
+      expect(await store.mergeBases(alone, main)).toEqual([]);
+      // asked of git once per pair, either way round
+      expect(store.mergeBases(main, side)).toBe(store.mergeBases(side, main));
+      await expect(store.mergeBases(main, 'f'.repeat(40))).rejects.toMatchObject({ code: 'E_GIT' });
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -28,8 +28,7 @@ export async function revParseVia(store: Store, rev: string): Promise<string | n
     const c = await store.catFile.read(rev);
     if (c?.type === 'commit') return rev;
   }
-  const o = await store.catFile.read(`${rev}^{commit}`);
-  return o && o.type === 'commit' ? o.oid : null;
+  return store.commitOf(rev);
 }
 
 function parseLsTree(out: string, into: Map<string, string>): void {

@@ -32,7 +32,10 @@ export default defineCommand({
       );
     } else {
       const setUp = await m.isSetUp(repo, remote.name);
-      const t = await m.readTracking(repo, remote.name);
+      const { Store } = await import('../gitstore/store.js');
+      const store = new Store(repo);
+      ctx.stores.push(store);
+      const t = await m.readTracking(store, remote.name);
       emit(ctx, { remote: remote.name, url: remote.url, setUp, tracking: t }, () =>
         [
           `${remote.name} (${remote.url}): ${setUp ? 'set up' : 'not set up (git mem remote setup)'}`,

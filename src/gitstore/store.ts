@@ -446,7 +446,52 @@ export class Store {
 
   /** Whether a commit exists (asked of the running cat-file). */
   async hasCommit(oid: string): Promise<boolean> {
-    return (await this.catFile.read(`${oid}^{commit}`))?.type === 'commit';
+    return (await this.commitOf(oid)) !== null;
+  }
+
+  /**
+   * The commit a revision names (a ref, an id, a tag peeled: what `git rev-parse
+   * REV^{commit}` prints), asked of the running cat-file instead of a process of
+   * its own; null when it names no commit here.
+   */
+  async commitOf(rev: string): Promise<string | null> {
+    const o = await this.catFile.read(`${rev}^{commit}`);
+    return o?.type === 'commit' ? o.oid : null;
+  }
+
+  private bases = new Map<string, Promise<string[]>>();
+
+  /**
+   * The merge bases of two commits (`git merge-base --all`, sorted; [] when
+   * they share no history), asked of git once per pair: a sync asks whether
+   * either side contains the other, checks what comes in against the bases
+   * and merges from them.
+   */
+  mergeBases(a: string, b: string): Promise<string[]> {
+    const key = a < b ? `${a} ${b}` : `${b} ${a}`;
+    const had = this.bases.get(key);
+    if (had) return had;
+    const p = git(['merge-base', '--all', a, b], {
+      cwd: this.repo.cwd,
+      env: this.repo.env,
+      allowFail: true,
+    }).then((r) => {
+      if (r.code !== 0 && r.code !== 1)
+        throw err('E_GIT', `git merge-base failed: ${r.stderr.trim().split('\n').pop()}`);
+      return r.stdout.toString('utf8').split('\n').filter(Boolean).sort();
+    });
+    // ids name the same commits forever; anything else (a ref) is asked again
+    if (/^[0-9a-f]{40,64}$/.test(a) && /^[0-9a-f]{40,64}$/.test(b)) {
+      if (this.bases.size >= 256) this.bases.clear();
+      this.bases.set(key, p);
+      p.catch(() => this.bases.delete(key));
+    }
+    return p;
+  }
+
+  /** Whether commit `a` is `b` or an ancestor of it (then `a` is their one merge base). */
+  async isAncestor(a: string, b: string): Promise<boolean> {
+    return a === b || (await this.mergeBases(a, b)).includes(a);
   }
 
   /**

@@ -49,7 +49,7 @@ export async function runPrePushHook(ctx: RunContext, args: string[]): Promise<n
     const store = new Store(repo);
     ctx.stores.push(store);
     const { notesTip } = await import('../merge/notes.js');
-    if (!(await store.tip()) && !(await notesTip(repo))) {
+    if (!(await store.tip()) && !(await notesTip(store))) {
       log(repo, 'skip: no memory in this repository');
       return 0;
     }

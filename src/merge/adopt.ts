@@ -46,7 +46,7 @@ export async function fetchedRemoteMemory(store: Store): Promise<{ remote: strin
     () => remotes[0],
   );
   for (const name of [first, ...remotes.filter((r) => r !== first)]) {
-    const t = await readTracking(store.repo, name);
+    const t = await readTracking(store, name);
     if (t.memory) return { remote: name, tip: t.memory };
   }
   return null;

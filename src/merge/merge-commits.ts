@@ -99,17 +99,6 @@ function malformed(path: string, commit: string, e: unknown): Error {
   );
 }
 
-async function mergeBases(store: Store, a: string, b: string): Promise<string[]> {
-  const r = await git(['merge-base', '--all', a, b], {
-    cwd: store.repo.cwd,
-    env: store.repo.env,
-    allowFail: true,
-  });
-  if (r.code !== 0 && r.code !== 1)
-    throw err('E_GIT', `git merge-base failed: ${r.stderr.trim().split('\n').pop()}`);
-  return r.stdout.toString('utf8').split('\n').filter(Boolean).sort();
-}
-
 async function changedPaths(store: Store, base: string | null, commit: string): Promise<Diff> {
   const out: Diff = new Map();
   if (base) {
@@ -142,7 +131,7 @@ export async function mergeCommits(
   });
   if (!theirs || ours === theirs) return ff(ours);
   if (!ours) return ff(theirs);
-  const bases = await mergeBases(store, ours, theirs);
+  const bases = await store.mergeBases(ours, theirs);
   if (bases.includes(theirs)) return ff(ours);
   if (bases.includes(ours)) return ff(theirs);
   // several bases (criss-cross merges, common when many clones sync): merge

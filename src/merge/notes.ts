@@ -8,9 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { err } from '../errors.js';
-import { git, isAncestor, ZERO_OID } from '../gitstore/git.js';
+import { git, ZERO_OID } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
-import type { Ident } from '../gitstore/store.js';
+import type { Ident, Store } from '../gitstore/store.js';
 import { NOTES_REF } from './remote.js';
 
 export interface NotesMergeResult {
@@ -18,15 +18,6 @@ export interface NotesMergeResult {
   after: string | null;
   /** 'none' (nothing to take), 'up-to-date', 'fast-forward', 'created' or 'merged'. */
   action: 'none' | 'up-to-date' | 'fast-forward' | 'created' | 'merged';
-}
-
-async function rev(repo: Repo, ref: string): Promise<string | null> {
-  const r = await git(['rev-parse', '-q', '--verify', `${ref}^{commit}`], {
-    cwd: repo.cwd,
-    env: repo.env,
-    allowFail: true,
-  });
-  return r.code === 0 ? r.stdout.toString().trim() : null;
 }
 
 /** Compare-and-swap of any ref; false when it no longer holds `expected`. */
@@ -55,13 +46,18 @@ function identEnv(repo: Repo, ident: Ident): NodeJS.ProcessEnv {
 }
 
 /** Merges the fetched notes commit `theirs` into refs/notes/memory. */
-export async function mergeNotes(repo: Repo, theirs: string | null, ident: Ident): Promise<NotesMergeResult> {
+export async function mergeNotes(
+  store: Store,
+  theirs: string | null,
+  ident: Ident,
+): Promise<NotesMergeResult> {
+  const repo = store.repo;
   for (let attempt = 0; attempt < 20; attempt++) {
-    const ours = await rev(repo, NOTES_REF);
+    const ours = await store.commitOf(NOTES_REF);
     if (!theirs) return { before: ours, after: ours, action: 'none' };
-    if (ours === theirs || (ours && (await isAncestor(repo, theirs, ours))))
+    if (ours === theirs || (ours && (await store.isAncestor(theirs, ours))))
       return { before: ours, after: ours, action: 'up-to-date' };
-    if (!ours || (await isAncestor(repo, ours, theirs))) {
+    if (!ours || (await store.isAncestor(ours, theirs))) {
       if (await casRef(repo, NOTES_REF, theirs, ours)) {
         return { before: ours, after: theirs, action: ours ? 'fast-forward' : 'created' };
       }
@@ -82,7 +78,7 @@ export async function mergeNotes(repo: Repo, theirs: string | null, ident: Ident
           'run git mem doctor; the memory itself was merged',
         );
       }
-      const merged = await rev(repo, tmp);
+      const merged = await store.commitOf(tmp);
       if (!merged) throw err('E_GIT', 'git notes merge left no result');
       if (await casRef(repo, NOTES_REF, merged, ours))
         return { before: ours, after: merged, action: 'merged' };
@@ -93,6 +89,6 @@ export async function mergeNotes(repo: Repo, theirs: string | null, ident: Ident
   throw err('E_CONFLICT_RETRY', `${NOTES_REF} kept moving during the notes merge`, 'try again');
 }
 
-export async function notesTip(repo: Repo): Promise<string | null> {
-  return rev(repo, NOTES_REF);
+export async function notesTip(store: Store): Promise<string | null> {
+  return store.commitOf(NOTES_REF);
 }

@@ -16,6 +16,7 @@
 import { err } from '../errors.js';
 import { type GitResult, git } from '../gitstore/git.js';
 import { memDir, type Repo } from '../gitstore/repo.js';
+import type { Store } from '../gitstore/store.js';
 
 /** Where the memory lives on a remote (two levels: servers refuse `refs/memory`). */
 export const REMOTE_MEMORY_REF = 'refs/mem/memory';
@@ -69,19 +70,24 @@ export async function listRemotes(repo: Repo): Promise<string[]> {
   return [...(await remoteConfig(repo)).urls.keys()];
 }
 
-async function pickDefault(
-  repo: Repo,
-  cfg: { urls: Map<string, string>; upstream: Map<string, string> },
-): Promise<string> {
+/** The checked-out branch's short name; '' when HEAD is detached. */
+async function headBranch(repo: Repo): Promise<string> {
   const head = await git(['symbolic-ref', '-q', '--short', 'HEAD'], opts(repo, { allowFail: true }));
-  const branch = head.code === 0 ? head.stdout.toString().trim() : '';
+  return head.code === 0 ? head.stdout.toString().trim() : '';
+}
+
+function pickDefault(
+  cfg: { urls: Map<string, string>; upstream: Map<string, string> },
+  branch: string,
+): string {
   const name = branch ? cfg.upstream.get(branch) : undefined;
   return name && name !== '.' && cfg.urls.has(name) ? name : 'origin';
 }
 
 /** The current branch's upstream remote, else `origin`. */
 async function defaultRemote(repo: Repo): Promise<string> {
-  return pickDefault(repo, await remoteConfig(repo));
+  const [cfg, branch] = await Promise.all([remoteConfig(repo), headBranch(repo)]);
+  return pickDefault(cfg, branch);
 }
 
 export interface RemoteInfo {
@@ -115,8 +121,9 @@ function specsOf(remote: RemoteInfo): string[] {
 
 /** Resolves a remote name (default: upstream's, else origin); one clear error when it does not exist. */
 export async function resolveRemote(repo: Repo, name?: string): Promise<RemoteInfo> {
-  const cfg = await remoteConfig(repo);
-  const remote = name?.trim() || (await pickDefault(repo, cfg));
+  // the config and the branch are read side by side (the branch only when no name is given)
+  const [cfg, branch] = await Promise.all([remoteConfig(repo), name?.trim() ? '' : headBranch(repo)]);
+  const remote = name?.trim() || pickDefault(cfg, branch);
   const url = cfg.urls.get(remote);
   if (url === undefined) {
     const remotes = [...cfg.urls.keys()];
@@ -221,17 +228,14 @@ export interface FetchResult {
   notes: string | null;
 }
 
-async function readRef(repo: Repo, ref: string): Promise<string | null> {
-  const r = await git(['rev-parse', '-q', '--verify', `${ref}^{commit}`], opts(repo, { allowFail: true }));
-  return r.code === 0 ? r.stdout.toString().trim() : null;
-}
-
-export async function readTracking(repo: Repo, remote: string | RemoteInfo): Promise<FetchResult> {
+/** The commits the tracking refs of a remote or team store hold (read through the store's cat-file). */
+export async function readTracking(store: Store, remote: string | RemoteInfo): Promise<FetchResult> {
   const refs = trackingRefsOf(typeof remote === 'string' ? { name: remote, url: '' } : remote);
-  return {
-    memory: await readRef(repo, refs.memory),
-    notes: refs.notes ? await readRef(repo, refs.notes) : null,
-  };
+  const [memory, notes] = await Promise.all([
+    store.commitOf(refs.memory),
+    refs.notes ? store.commitOf(refs.notes) : null,
+  ]);
+  return { memory, notes };
 }
 
 /**
@@ -239,11 +243,12 @@ export async function readTracking(repo: Repo, remote: string | RemoteInfo): Pro
  * them when the remote has none). A remote without memory is not an error.
  */
 export async function fetchMemory(
-  repo: Repo,
+  store: Store,
   remote: RemoteInfo,
   interactive = false,
   timeoutMs?: number,
 ): Promise<FetchResult> {
+  const repo = store.repo;
   const args = [
     ...transportArgs(repo),
     // git's own object checks (names like .. and .git, malformed trees) before anything is stored
@@ -275,7 +280,7 @@ export async function fetchMemory(
     if (/fsck error|^error: object [0-9a-f]+: /m.test(r.stderr)) throw await fsckRefusal(repo, remote, r);
     throw transportError('fetch from', remote, r);
   }
-  return readTracking(repo, remote);
+  return readTracking(store, remote);
 }
 
 /** The remote's memory or notes failed git's object checks: one line with git's reason and the remote's commits. */

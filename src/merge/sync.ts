@@ -12,7 +12,7 @@
  */
 
 import { err } from '../errors.js';
-import { git, isAncestor } from '../gitstore/git.js';
+import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
 import { mergeCommits } from './merge-commits.js';
 import { mergeNotes, type NotesMergeResult, notesTip } from './notes.js';
@@ -143,16 +143,7 @@ async function trustedBases(
   ours: string | null,
   theirs: string,
 ): Promise<Array<string | null>> {
-  const against: Array<string | null> = [ours];
-  if (ours) {
-    const r = await git(['merge-base', '--all', ours, theirs], {
-      cwd: store.repo.cwd,
-      env: store.repo.env,
-      allowFail: true,
-    });
-    against.push(...r.stdout.toString().split('\n').filter(Boolean));
-  }
-  return against;
+  return ours ? [ours, ...(await store.mergeBases(ours, theirs))] : [ours];
 }
 
 /**
@@ -162,7 +153,7 @@ async function trustedBases(
  */
 async function validateIncomingNotes(store: Store, theirs: string | null): Promise<void> {
   if (!theirs) return;
-  const ours = await notesTip(store.repo);
+  const ours = await notesTip(store);
   if (ours === theirs) return;
   await assertIncomingNotes(store, theirs, await trustedBases(store, ours, theirs));
 }
@@ -192,22 +183,24 @@ async function integrate(
     const ours = await store.tip();
     if (!theirs) return { before: ours, after: ours, action: 'empty', conflicts: [], stats: {} };
     if (ours === theirs) return { before: ours, after: ours, action: 'up-to-date', conflicts: [], stats: {} };
-    if (opts.follow && ours && !(await isAncestor(store.repo, ours, theirs))) {
+    // one `git merge-base --all` answers both questions below (a side that contains the other is
+    // their one merge base) and is the base the incoming check and the merge use
+    if (opts.follow && ours && !(await store.isAncestor(ours, theirs))) {
       // the remote rewound or rewrote its history: a copy takes it as it is, checked like any fetch
-      if (!(await isAncestor(store.repo, theirs, ours))) await validateIncoming(store, ours, theirs);
+      if (!(await store.isAncestor(theirs, ours))) await validateIncoming(store, ours, theirs);
       await opts.hooks?.beforeLocalUpdate?.({ attempt, ours, merged: theirs });
       if (await store.casRef(theirs, ours))
         return { before: ours, after: theirs, action: 'reset', conflicts: [], stats: {} };
       continue;
     }
-    if (ours && (await isAncestor(store.repo, theirs, ours))) {
+    if (ours && (await store.isAncestor(theirs, ours))) {
       return { before: ours, after: ours, action: 'ahead', conflicts: [], stats: {} };
     }
     let next: string | null;
     let action: PullResult['action'];
     let conflicts: string[] = [];
     let stats: object = {};
-    if (!ours || (await isAncestor(store.repo, ours, theirs))) {
+    if (!ours || (await store.isAncestor(ours, theirs))) {
       // a fast-forward takes their commits whole: check them first
       if (checked !== theirs) await validateIncoming(store, ours, theirs);
       checked = theirs;
@@ -241,13 +234,13 @@ function openRemote(store: Store, opts: SyncOptions): Promise<RemoteInfo> {
 /** Fetch and merge, no push. */
 export async function pull(store: Store, opts: SyncOptions = {}): Promise<PullResult> {
   const remote = await openRemote(store, opts);
-  const prev = await readTracking(store.repo, remote);
-  const fetched = await fetchMemory(store.repo, remote, opts.interactive, opts.fetchTimeoutMs);
+  const prev = await readTracking(store, remote);
+  const fetched = await fetchMemory(store, remote, opts.interactive, opts.fetchTimeoutMs);
   const res = await refusing(store, remote, prev, async () => {
     await validateIncomingNotes(store, fetched.notes);
     return integrate(store, remote, fetched.memory, opts, 1);
   });
-  const notes = await mergeNotes(store.repo, fetched.notes, await store.ident());
+  const notes = await mergeNotes(store, fetched.notes, await store.ident());
   return { remote: remote.name, url: remote.url, remoteTip: fetched.memory, ...res, notes: notes.action };
 }
 
@@ -273,8 +266,8 @@ function pushList(
 export async function push(store: Store, opts: SyncOptions = {}): Promise<PushResultInfo> {
   const remote = await openRemote(store, opts);
   const local = await store.tip();
-  const notes = await notesTip(store.repo);
-  const known = await readTracking(store.repo, remote);
+  const notes = await notesTip(store);
+  const known = await readTracking(store, remote);
   // what we last saw of the remote only decides what to skip; the server checks fast-forward
   const refs = pushList(store, remote, local, null, notes, null).filter(
     (r) => !(r.src === store.ref ? local === known.memory : notes === known.notes),
@@ -310,8 +303,8 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
   let lockedInARow = 0;
   for (let attempt = 1; attempt <= retries + 1; attempt++) {
     let t = performance.now();
-    const prev = await readTracking(store.repo, remote);
-    const fetched = await fetchMemory(store.repo, remote, opts.interactive);
+    const prev = await readTracking(store, remote);
+    const fetched = await fetchMemory(store, remote, opts.interactive);
     timings.fetch += performance.now() - t;
     t = performance.now();
     const res = await refusing(store, remote, prev, async () => {
@@ -319,7 +312,7 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
       return integrate(store, remote, fetched.memory, opts, attempt);
     });
     for (const c of res.conflicts) conflicts.add(c);
-    const notes = await mergeNotes(store.repo, fetched.notes, await store.ident());
+    const notes = await mergeNotes(store, fetched.notes, await store.ident());
     timings.merge += performance.now() - t;
     const pr: PullResult = {
       remote: remote.name,
