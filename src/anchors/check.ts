@@ -309,7 +309,9 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   // processes start now, their start-up beside the reading and judging instead of after it
   if (work.length && (record || (branch && opts.note))) {
     store.writer.warm();
-    store.ident().catch(() => {}); // and the identity's `git config` (asked again, from its memo, when writing)
+    // and `git config` for the identity and signing (asked again, from their memos, when writing)
+    store.ident().catch(() => {});
+    store.signsCommits().catch(() => {});
   }
   // 2. the anchors that need reading: load their records
   const workIds = [...new Set(work.map((w) => w.id))];
@@ -325,6 +327,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   const ctx = new CheckContext(store, target, opts.worktree ? repo.workTree! : null, tblobs);
   // the blobs the verdicts compare (anchored and current), read in one pipelined batch
   const wanted: string[] = [];
+  const bases = new Set<string>();
   for (const w of work) {
     const a = records.get(w.id)?.anchors[w.index];
     const b = a && isComplete(a) ? baseOf(a as FullAnchor) : null;
@@ -332,7 +335,13 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     wanted.push(b.blob);
     const t = tblobs.get(b.path);
     if (t && !opts.worktree) wanted.push(t);
+    if (t !== b.blob && b.commit) bases.add(b.commit);
   }
+  // git works out, beside the reading and judging, what judging asks of it later: the renames
+  // since each base commit (for anchors whose file changed) and which bases the target contains
+  ctx.startDiffs(bases);
+  const newerP = record && target ? confirmedElsewhere(store, target, work, records) : undefined;
+  newerP?.catch(() => {});
   await ctx.prefetch(wanted);
   const outcomes = new Map<string, Map<number, Outcome>>();
   for (const [i, w] of work.entries()) {
@@ -352,7 +361,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   mark('check: judged');
   // the record may be newer than the target: an anchor confirmed at a commit the target does not
   // contain is judged and reported, never recorded (it would move the record back)
-  const newer = record && target ? await confirmedElsewhere(store, target, work, records) : new Set<string>();
+  const newer = (await newerP) ?? new Set<string>();
   // 3. apply to records (pure), collect results
   const updated = new Map<string, MemoryRecord>();
   const changes: StatusChange[] = [];
@@ -734,6 +743,11 @@ class CheckContext {
       this.squeezed.set(key, sq);
     }
     return !!sq?.includes(squeezed);
+  }
+
+  /** Starts the rename diffs from these commits now (judging asks for them as it needs them). */
+  startDiffs(commits: Iterable<string>): void {
+    for (const c of commits) this.diff(c).catch(() => {});
   }
 
   private diff(commit: string | null): Promise<TreeChange[]> {

@@ -638,6 +638,7 @@ export class Store {
   ): Promise<WriteResult<T | undefined>> {
     if (this.readOnly) throw this.readOnly();
     this.writer.warm(); // started before the identity is read from git config
+    this.signsCommits().catch(() => {}); // git config, read beside the change (asked again, from its memo)
     const ident = await this.ident();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       this.writer.warm();

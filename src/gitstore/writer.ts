@@ -389,12 +389,14 @@ export async function applyToTree(
   for (const path of changes.keys())
     for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) dirs.add(path.slice(0, i));
   const order = [...dirs];
+  // the trees on changed paths are asked for first: git reads them while the blobs go out
+  const reading = base
+    ? cat.readMany(order.map((d) => (d ? `${base}:${d}` : `${base}^{tree}`)))
+    : Promise.resolve(order.map(() => null));
   const blobs = new Map<string, string>();
   for (const [path, c] of changes)
     if ('content' in c) blobs.set(path, send('blob', c.content, writer.blob(c.content)));
-  const read = base
-    ? await cat.readMany(order.map((d) => (d ? `${base}:${d}` : `${base}^{tree}`)))
-    : order.map(() => null);
+  const read = await reading;
   const trees = new Map<string, Map<string, { mode: string; oid: string }>>();
   order.forEach((d, i) => {
     const entries = new Map<string, { mode: string; oid: string }>();
