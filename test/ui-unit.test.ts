@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bufferIO } from '../src/cli/context.js';
 import { openStore } from '../src/commands/context.js';
 import { diffRows, hunks, splitText } from '../src/ui/diff.js';
-import { checkRequest, cookieName } from '../src/ui/security.js';
+import { checkRequest, cookieName, openerPolicy } from '../src/ui/security.js';
 import { jsonForScript, startUi, type UiServer } from '../src/ui/server.js';
 import { makeRepo, ROOT, type TestRepo } from './helpers.js';
 
@@ -64,6 +64,18 @@ describe('the gate', () => {
     expect(check('POST', '/api/x', { ...good, origin: 'http://evil.example' })).toMatchObject({ ok: false });
     expect(check('POST', '/api/x', { ...good, origin: 'null' })).toMatchObject({ ok: false });
     expect(check('POST', '/api/x', { ...good, 'sec-fetch-site': 'same-site' })).toMatchObject({ ok: false });
+  });
+});
+
+describe('the opener policy', () => {
+  it('isolates every response but those to a navigation the user made', () => {
+    const policy = (site?: string | string[]) =>
+      openerPolicy({ headers: site === undefined ? {} : { 'sec-fetch-site': site } });
+    expect(policy('none')).toBeUndefined();
+    expect(policy(['none'])).toBeUndefined();
+    for (const site of ['same-origin', 'same-site', 'cross-site', 'NONE', ''])
+      expect(policy(site), site).toBe('same-origin');
+    expect(policy()).toBe('same-origin'); // a browser that does not say
   });
 });
 

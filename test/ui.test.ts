@@ -10,7 +10,8 @@
 // biome-ignore-all lint/performance/useDomNodeTextContent: innerText here is playwright's method (the text as the browser shows it)
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -607,5 +608,55 @@ describeUi('git mem ui in a browser', () => {
     const code = await new Promise((r) => busy.on('exit', r));
     expect(code).toBe(1);
     expect(out).toMatch(/port \d+ is in use/);
+  });
+
+  it("isolates the page from other origins' windows, also in a tab another page opened", async () => {
+    const cookie = `git-mem-ui-${server.port}=${server.token}`;
+    const host = `127.0.0.1:${server.port}`;
+    const coop = async (site?: string) =>
+      (
+        await raw(server.port, '/', {
+          headers: { cookie, host, ...(site ? { 'sec-fetch-site': site } : {}) },
+        })
+      ).headers['cross-origin-opener-policy'];
+    // the user's own navigation (a link from another application, --open, a typed URL) goes without
+    expect(await coop('none')).toBeUndefined();
+    for (const site of ['same-origin', 'cross-site', undefined])
+      expect(await coop(site), site).toBe('same-origin');
+
+    // a page of another origin (localhost, not 127.0.0.1) opens a tab; the user then types a URL into it
+    const other = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>other</title><p>another origin</p>');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const otherPort = (other.address() as AddressInfo).port;
+    const opener = await ctx.newPage();
+    try {
+      await opener.goto(`http://localhost:${otherPort}/`);
+      const [tab] = await Promise.all([
+        ctx.waitForEvent('page'),
+        opener.evaluate("window.tab = window.open('about:blank', '_blank'), undefined"),
+      ]);
+      const closed = () => opener.evaluate('window.tab.closed') as Promise<boolean>;
+      expect(await closed()).toBe(false);
+      // the control: a page of a third origin without the policy leaves the opener its reference
+      await tab.goto(`http://127.0.0.1:${otherPort}/`);
+      expect(await closed()).toBe(false);
+      // the UI: loaded as the user's own navigation (no policy), it loads itself once more and
+      // the browser cuts the reference
+      await tab.goto(`${base}/#/overview`, { waitUntil: 'commit' });
+      expect(await until(async () => ((await closed()) ? true : undefined), 10_000)).toBe(true);
+      await tab.locator('nav a[href="#/overview"]').waitFor();
+      expect(tab.url()).toBe(`${base}/#/overview`);
+      await tab.close();
+    } finally {
+      await opener.close();
+      other.closeAllConnections(); // the browser keeps its connections alive
+      await new Promise((r) => other.close(r));
+      // the test's own pages of other origins are not the UI loading from the network
+      for (let i = foreign.length - 1; i >= 0; i--)
+        if (foreign[i].includes(`:${otherPort}/`)) foreign.splice(i, 1);
+    }
   });
 });

@@ -147,9 +147,22 @@ function App() {
   );
 }
 
-const root = document.getElementById('app')!;
-root.textContent = '';
-render(<App />, root);
+/**
+ * The server leaves its Cross-Origin-Opener-Policy off the navigations users make themselves
+ * (src/ui/security.ts openerPolicy). A tab another page opened, into which the URL was then
+ * typed, still has that page as its opener: the page loads itself once more, a navigation it
+ * starts (so it gets the policy), and the browser cuts the opener's reference. Once: the mark
+ * in the query stops a browser that keeps the opener anyway from loading forever.
+ */
+const CUT = 'opener-cut';
+const cutting = Boolean(window.opener) && !location.search.includes(CUT);
+if (cutting) location.replace(`/?${CUT}${location.hash}`);
+else {
+  if (location.search.includes(CUT)) history.replaceState(null, '', `/${location.hash}`);
+  const root = document.getElementById('app')!;
+  root.textContent = '';
+  render(<App />, root);
+}
 dropFirstAnswers();
 // the Markdown renderer's chunk and the other pages', once the first page is up
 setTimeout(() => {

@@ -66,6 +66,21 @@ function cookieOf(req: RequestLike, name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The Cross-Origin-Opener-Policy of a response: `same-origin` (the page gets a
+ * browsing context group of its own, so no window of another origin keeps a
+ * reference to it), except on a navigation the user made (`Sec-Fetch-Site:
+ * none`: a link from another application, `--open`, a typed URL, a bookmark, a
+ * reload). Such a tab has no opener unless some page opened it as a popup, and
+ * the page cuts that one itself (web/main.tsx: it loads itself once more, a
+ * navigation it starts, which gets the header). Chromium starts a second
+ * renderer for a first page sent with the header: 85–145 ms of every new tab
+ * here (bench/RESULTS-ui.md). A request without the header gets the policy.
+ */
+export function openerPolicy(req: RequestLike): string | undefined {
+  return header(req, 'sec-fetch-site') === 'none' ? undefined : 'same-origin';
+}
+
 export function checkRequest(gate: Gate, req: RequestLike): Verdict {
   const host = header(req, 'host')?.toLowerCase();
   if (!host || !allowedHosts(gate.port).includes(host))

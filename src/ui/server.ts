@@ -17,7 +17,7 @@ import type { Store } from '../gitstore/store.js';
 import { type ApiRequest, type Json, route } from './api.js';
 import type { UiEnv } from './env.js';
 import { warmSearch } from './search.js';
-import { checkRequest, type Gate, newToken } from './security.js';
+import { checkRequest, type Gate, newToken, openerPolicy } from './security.js';
 
 export interface UiOptions {
   /** 0 = a free port the system picks */
@@ -57,7 +57,6 @@ const COMMON: Record<string, string> = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
-  'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
 };
 
@@ -220,6 +219,8 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
   let warmSoon = (_ms: number) => {};
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const coop = openerPolicy(req);
+    if (coop) res.setHeader('cross-origin-opener-policy', coop);
     const verdict = checkRequest(gate, req);
     if (!verdict.ok) {
       req.resume();
