@@ -470,6 +470,9 @@ describe('commits and merge bases through the store', () => {
       // asked of git once per pair, either way round
       expect(store.mergeBases(main, side)).toBe(store.mergeBases(side, main));
       await expect(store.mergeBases(main, 'f'.repeat(40))).rejects.toMatchObject({ code: 'E_GIT' });
+      // a commit this repository does not have is nobody's ancestor (as merge-base --is-ancestor says)
+      expect(await store.isAncestor('f'.repeat(40), main)).toBe(false);
+      expect(await store.isAncestor(main, 'f'.repeat(40))).toBe(false);
     } finally {
       store.close();
     }

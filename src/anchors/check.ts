@@ -14,7 +14,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
-import { isAncestor } from '../gitstore/git.js';
 import type { NoteAdd, Store } from '../gitstore/store.js';
 import { type Anchor, type MemoryRecord, recordPath, serializeRecord } from '../model/record.js';
 import { mark } from '../trace.js';
@@ -513,7 +512,7 @@ async function confirmedElsewhere(
     byCommit.set(c, keys);
   }
   const out = new Set<string>();
-  const answers = await Promise.all([...byCommit.keys()].map((c) => isAncestor(store.repo, c, target)));
+  const answers = await Promise.all([...byCommit.keys()].map((c) => store.isAncestor(c, target)));
   [...byCommit.values()].forEach((keys, i) => {
     if (!answers[i]) for (const k of keys) out.add(k);
   });

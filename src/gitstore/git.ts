@@ -280,18 +280,3 @@ export class CatFile {
 }
 
 export const ZERO_OID = '0000000000000000000000000000000000000000';
-
-/** Whether commit `a` is `b` or one of its ancestors (false when either is unknown here). */
-export async function isAncestor(
-  repo: { cwd: string; env: NodeJS.ProcessEnv },
-  a: string,
-  b: string,
-): Promise<boolean> {
-  if (a === b) return true;
-  const r = await git(['merge-base', '--is-ancestor', a, b], {
-    cwd: repo.cwd,
-    env: repo.env,
-    allowFail: true,
-  });
-  return r.code === 0;
-}

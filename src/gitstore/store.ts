@@ -489,9 +489,11 @@ export class Store {
     return p;
   }
 
-  /** Whether commit `a` is `b` or an ancestor of it (then `a` is their one merge base). */
+  /** Whether commit `a` is `b` or an ancestor of it (then `a` is their one merge base); false when either is unknown here. */
   async isAncestor(a: string, b: string): Promise<boolean> {
-    return a === b || (await this.mergeBases(a, b)).includes(a);
+    if (a === b) return true;
+    // a commit this repository does not have (a teammate's, not fetched yet) is no ancestor
+    return (await this.mergeBases(a, b).catch(() => [] as string[])).includes(a);
   }
 
   /**
