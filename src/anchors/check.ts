@@ -306,12 +306,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   if (work.length) opts.budget?.(0, work.length);
   // anchors to judge mostly end in a write (a record moved or stale, a note): the writer's git
   // processes start now, their start-up beside the reading and judging instead of after it
-  if (work.length && (record || (branch && opts.note))) {
-    store.writer.warm();
-    // and `git config` for the identity and signing (asked again, from their memos, when writing)
-    store.ident().catch(() => {});
-    store.signsCommits().catch(() => {});
-  }
+  if (work.length && (record || (branch && opts.note))) store.prepareWrite();
   // 2. the anchors that need reading: load their records
   const workIds = [...new Set(work.map((w) => w.id))];
   // records parsed here are cached as JSON at the end, except those this check rewrites

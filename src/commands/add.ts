@@ -52,8 +52,8 @@ export async function add(
   const dupes = opts.duplicates ?? 'refuse';
   const dupCheck = dupes === 'off' ? undefined : import('../search/duplicate-check.js');
   dupCheck?.then((m) => m.preload(store, opts.env, opts.daemon ?? true)).catch(() => {});
-  // the git processes that write the objects start now: their start-up overlaps the checks below
-  store.writer.warm();
+  // what the write needs (its git processes, git config) starts now, beside the checks below
+  store.prepareWrite();
   const allowP = Promise.resolve(opts.allowSecret ?? false);
   allowP.catch(() => {});
   const fields = {

@@ -598,6 +598,18 @@ export class Store {
     return this.signP;
   }
 
+  /**
+   * Starts what a write will need, side by side, before it needs it: the
+   * writer's git processes (and the ref update's, when its reflog message is
+   * known) and the `git config` read for the identity and signing (their
+   * memos answer when the write asks).
+   */
+  prepareWrite(message?: string): void {
+    this.writer.warm(message);
+    this.ident().catch(() => {});
+    this.signsCommits().catch(() => {});
+  }
+
   async ident(): Promise<Ident> {
     if (this.identity) return this.identity;
     const env = this.repo.env;
@@ -639,8 +651,7 @@ export class Store {
     opts: { gate?: Promise<unknown>; note?: () => Promise<NoteAdd | null> } = {},
   ): Promise<WriteResult<T | undefined>> {
     if (this.readOnly) throw this.readOnly();
-    this.writer.warm(); // started before the identity is read from git config
-    this.signsCommits().catch(() => {}); // git config, read beside the change (asked again, from its memo)
+    this.prepareWrite();
     const ident = await this.ident();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       this.writer.warm();
@@ -780,7 +791,7 @@ export class Store {
     if (!add.lines.length) return null;
     // the note's blob, tree and commit, then the ref: the git processes start side by side now
     // instead of one after another as each object is asked for
-    this.writer.warm(add.message);
+    this.prepareWrite(add.message);
     const ident = await this.ident();
     const who = `${ident.name.replace(/[<>\n]/g, '')} <${ident.email.replace(/[<>\n]/g, '')}>`;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
