@@ -84,10 +84,23 @@ function pickDefault(
   return name && name !== '.' && cfg.urls.has(name) ? name : 'origin';
 }
 
+/**
+ * The remotes' config and the remote `name` names (default: the current
+ * branch's upstream remote, else `origin`); the config and the branch are read
+ * side by side, the branch only when no name is given.
+ */
+async function pickRemote(
+  repo: Repo,
+  name?: string,
+): Promise<{ cfg: { urls: Map<string, string>; upstream: Map<string, string> }; remote: string }> {
+  const given = name?.trim();
+  const [cfg, branch] = await Promise.all([remoteConfig(repo), given ? '' : headBranch(repo)]);
+  return { cfg, remote: given || pickDefault(cfg, branch) };
+}
+
 /** The current branch's upstream remote, else `origin`. */
 async function defaultRemote(repo: Repo): Promise<string> {
-  const [cfg, branch] = await Promise.all([remoteConfig(repo), headBranch(repo)]);
-  return pickDefault(cfg, branch);
+  return (await pickRemote(repo)).remote;
 }
 
 export interface RemoteInfo {
@@ -121,9 +134,7 @@ function specsOf(remote: RemoteInfo): string[] {
 
 /** Resolves a remote name (default: upstream's, else origin); one clear error when it does not exist. */
 export async function resolveRemote(repo: Repo, name?: string): Promise<RemoteInfo> {
-  // the config and the branch are read side by side (the branch only when no name is given)
-  const [cfg, branch] = await Promise.all([remoteConfig(repo), name?.trim() ? '' : headBranch(repo)]);
-  const remote = name?.trim() || pickDefault(cfg, branch);
+  const { cfg, remote } = await pickRemote(repo, name);
   const url = cfg.urls.get(remote);
   if (url === undefined) {
     const remotes = [...cfg.urls.keys()];
