@@ -11,7 +11,7 @@
 //   * installs the post-commit hook and times commits that move an anchored file, with the hook
 //     and without it (alternating), on the default branch and on a feature branch.
 // Env: BENCH_ANCHORS (250), BENCH_COMMITS (200), BENCH_RUNS (5), BENCH_HOOK_ROUNDS (7), BENCH_BIN (another build's bin/git-mem.js
-// to time instead of this one). Skips with a message when no repository is there: tests never need it.
+// to time instead of this one), BENCH_KEEP (keep the scratch folder, for tracing by hand). Skips with a message when no repository is there: tests never need it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
