@@ -47,13 +47,9 @@ export default defineCommand({
       { store, global, cwd: ctx.cwd, env: ctx.env },
       { port, log: (l) => ctx.io.err(`${l}\n`) },
     );
-    if (ctx.json) ctx.io.out(`${JSON.stringify({ url: server.url, port: server.port })}\n`);
-    else
-      ctx.io.out(
-        `git-mem ui: ${server.url}\n(serving ${store.repo.workTree ?? store.repo.cwd}; Ctrl-C stops it)\n`,
-      );
-    if (a.open) openBrowser(ctx, server.url);
-    await new Promise<void>((resolve) => {
+    // Ctrl-C is ours before anyone can have the URL: a signal from the moment the URL is out
+    // (a browser that opened it, a script that read it) closes the server and exits 0
+    const stopped = new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
@@ -62,6 +58,13 @@ export default defineCommand({
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
+    if (ctx.json) ctx.io.out(`${JSON.stringify({ url: server.url, port: server.port })}\n`);
+    else
+      ctx.io.out(
+        `git-mem ui: ${server.url}\n(serving ${store.repo.workTree ?? store.repo.cwd}; Ctrl-C stops it)\n`,
+      );
+    if (a.open) openBrowser(ctx, server.url);
+    await stopped;
     await server.close();
     return 0;
   },
