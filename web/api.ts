@@ -1,4 +1,5 @@
 /** The page's calls to the server: GET reads, POST changes (with the token header the server asks for). */
+import type { ErrorAnswer } from '../src/ui/wire';
 
 const token = document.querySelector('meta[name="git-mem-token"]')?.getAttribute('content') ?? '';
 
@@ -22,7 +23,8 @@ async function handle<T>(res: Response): Promise<T> {
     throw new ApiError('E_HTTP', text.trim() || `HTTP ${res.status}`, undefined, res.status);
   }
   if (!res.ok) {
-    const e = (body as { error?: { code?: string; message?: string; hint?: string } })?.error ?? {};
+    // a failure's answer (or, from something between, any JSON)
+    const e: Partial<ErrorAnswer['error']> = (body as Partial<ErrorAnswer> | null)?.error ?? {};
     throw new ApiError(e.code ?? 'E_HTTP', e.message ?? `HTTP ${res.status}`, e.hint, res.status);
   }
   return body as T;

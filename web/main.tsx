@@ -1,12 +1,13 @@
 /** git mem ui: the page (Preact; marked and DOMPurify in a chunk of their own), built into dist/ by scripts/build.mjs. */
 import { type JSX, render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { Info } from '../src/ui/wire';
 import { dropFirstAnswers, firstAnswer, get } from './api';
-import { type Info, InfoContext } from './info';
+import { InfoContext, type PageInfo } from './info';
 import { MemoriesPage } from './pages/memories';
 import { ErrorBox, type Loaded, Loading, loadMarkdown, type Route, useLoad, useRoute } from './ui';
 
-export { type Info, useInfo } from './info';
+export { type PageInfo, useInfo } from './info';
 
 // the landing list is in this script; the other pages are chunks of their own, loaded when
 // first shown (and fetched once the first page is up), so the first page runs less script
@@ -37,7 +38,7 @@ function Lazy({ module, name, props }: { module: string; name: string; props: Re
   return <Page {...props} />;
 }
 
-const NAV: Array<[string, string, keyof Info['counts'] | null]> = [
+const NAV: Array<[string, string, keyof PageInfo['counts'] | null]> = [
   ['memories', 'Memories', 'memories'],
   ['overview', 'Overview', null],
   ['review', 'Review', 'pending'],
@@ -66,12 +67,11 @@ function pageFor(route: Route): JSX.Element {
 
 function App() {
   const route = useRoute();
-  type Answer = Omit<Info, 'counts'> & { counts: Omit<Info['counts'], 'conflicts'> };
   const loaded = useLoad(
-    (s) => get<Answer>('info', {}, s),
+    (s) => get<Info>('info', {}, s),
     [],
     false,
-    () => firstAnswer<Answer>('info'),
+    () => firstAnswer<Info>('info'),
   );
   // the conflict count is a git grep of every record: asked apart, after the page is up, once per tip
   const conflicts = useLoad(
@@ -80,7 +80,7 @@ function App() {
     true,
   );
   // one value per answer, so the pages reading it render again only when it changed
-  const info: Loaded<Info> = useMemo(
+  const info: Loaded<PageInfo> = useMemo(
     () => ({
       ...loaded,
       data: loaded.data && {

@@ -1,6 +1,7 @@
 /** Small pieces every page uses: the router, data loading, badges, Markdown, code, diffs, charts. */
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { CodeView, DiffRow } from '../src/ui/wire';
 import { ApiError } from './api';
 
 // ------------------------------------------------------------------ router (the hash: #/page/arg?k=v)
@@ -220,23 +221,6 @@ export function Empty({ children }: { children: ComponentChildren }) {
 
 // ------------------------------------------------------------------ code and diffs
 
-export interface DiffRow {
-  op: ' ' | '-' | '+' | '…';
-  old?: number;
-  new?: number;
-  text: string;
-}
-
-export interface CodeView {
-  path: string;
-  blob: string;
-  commit: string | null;
-  from: number;
-  lines: string[];
-  mark: [number, number] | null;
-  truncated: boolean;
-}
-
 export function Code({ view, label }: { view: CodeView; label: ComponentChildren }) {
   return (
     <figure class="code">
@@ -351,7 +335,7 @@ export const STATUS_COLORS: Record<string, string> = {
   archived: '#c6ccd3',
 };
 
-export function colorOf(key: string, keys: string[]): string {
+export function colorOf(key: string, keys: readonly string[]): string {
   return STATUS_COLORS[key] ?? PALETTE[Math.max(0, keys.indexOf(key)) % PALETTE.length];
 }
 
@@ -395,7 +379,7 @@ export function StackedBars({
   keys,
 }: {
   data: Array<{ label: string; parts: Record<string, number> }>;
-  keys: string[];
+  keys: readonly string[];
 }) {
   const W = 640;
   const H = 200;
@@ -438,7 +422,7 @@ export function StackedBars({
   );
 }
 
-export function Legend({ keys, all }: { keys: string[]; all: string[] }) {
+export function Legend({ keys, all }: { keys: string[]; all: readonly string[] }) {
   return (
     <ul class="legend">
       {keys.map((k) => (

@@ -36,7 +36,7 @@ export type MemoryVersion = Annotated<LogEntry> & {
   /** the record is gone at this commit (a tombstone took its place) */
   deleted: boolean;
   /** the record as it was at this commit (recordToJSON), null when deleted or unreadable */
-  record: Record<string, unknown> | null;
+  record: ReturnType<typeof recordToJSON> | null;
 };
 
 /** Entries with what made their commits; `signed` when any of them is signed (then an unsigned one stands out). */

@@ -1021,7 +1021,7 @@ export function summaryToJSON(s: RecordSummary) {
 }
 
 /** The stable JSON shape of one record (`show --json`). */
-export function recordToJSON(r: MemoryRecord): Record<string, unknown> {
+export function recordToJSON(r: MemoryRecord) {
   return {
     id: r.id,
     alias: r.alias ?? null,

@@ -5,13 +5,13 @@
  * change is a POST with a JSON body (src/ui/security.ts decides who may).
  */
 import { approveProposal, listPending, proposalJSON, rejectProposal } from '../agents/review.js';
-import { sessionRows } from '../agents/sessions.js';
-import { storeLog } from '../commands/history.js';
+import { type SessionRow as SessionInfo, sessionRows } from '../agents/sessions.js';
+import { type Annotated, type LogEntry as GitLogEntry, storeLog } from '../commands/history.js';
 import { type UpdatePatch, updateMemory } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { Catalog } from '../gitstore/catalog.js';
-import { listConflicts, resolveConflict } from '../merge/conflicts.js';
-import { parseDateInput, recordToJSON, STATUSES, TYPES } from '../model/record.js';
+import { listConflicts, type ResolveResult, resolveConflict } from '../merge/conflicts.js';
+import { parseDateInput, STATUSES, TYPES } from '../model/record.js';
 import { codeFile, codeTree } from './code.js';
 import { conflictsView } from './conflicts.js';
 import { type Memo, memoOf, storeNamed, type UiEnv } from './env.js';
@@ -20,11 +20,39 @@ import {
   historyView,
   listMemories,
   memoryView,
+  recordJSON,
   SORTS,
   tagCounts,
   versionDiff,
 } from './memories.js';
 import { overview } from './overview.js';
+import type {
+  ApproveAnswer,
+  AtAnswer,
+  Conforms,
+  Info,
+  Is,
+  LogEntry,
+  Proposal,
+  ReanchorAnswer,
+  RejectAnswer,
+  ResolveAnswer,
+  SessionRow,
+  UpdateAnswer,
+} from './wire.js';
+
+/**
+ * The answers this module passes on from other modules as they are, held to the wire's types
+ * (src/ui/wire.ts): each handler's return type checks that the wire's fields are there, and
+ * these checks that no other field goes along unseen.
+ */
+type _AnswerChecks = [
+  Is<Conforms<Annotated<GitLogEntry>, LogEntry>>,
+  Is<Conforms<ReturnType<typeof proposalJSON>, Proposal>>,
+  Is<Conforms<Awaited<ReturnType<typeof rejectProposal>>, RejectAnswer>>,
+  Is<Conforms<ResolveResult, ResolveAnswer>>,
+  Is<Conforms<SessionInfo, SessionRow>>,
+];
 
 export type Json = Record<string, unknown>;
 
@@ -105,7 +133,7 @@ function patchOf(b: Json): UpdatePatch {
 
 const statusMemo = new WeakMap<Catalog, { pending: number; stale: number }>();
 
-async function info(env: UiEnv) {
+async function info(env: UiEnv): Promise<Info> {
   const tip = await env.store.tip();
   const cat = await env.store.catalog();
   let counted = statusMemo.get(cat);
@@ -176,9 +204,9 @@ const ROUTES: Route[] = [
   {
     method: 'POST',
     pattern: /^\/api\/memory\/([^/]+)$/,
-    handler: async (env, [ref], { query: q, body }) => {
+    handler: async (env, [ref], { query: q, body }): Promise<UpdateAnswer> => {
       const r = await updateMemory(storeNamed(env, opt(q, 'store')), ref, patchOf(body));
-      return { record: recordToJSON(r.record), changed: r.changed, commit: r.commit };
+      return { record: recordJSON(r.record), changed: r.changed, commit: r.commit };
     },
   },
   {
@@ -189,12 +217,12 @@ const ROUTES: Route[] = [
   {
     method: 'POST',
     pattern: /^\/api\/memory\/([^/]+)\/reanchor$/,
-    handler: async (env, [ref]) => {
+    handler: async (env, [ref]): Promise<ReanchorAnswer> => {
       if (!env.store.repo.workTree)
         throw err('E_ANCHOR', 'anchors need a work tree', 'run git mem ui inside a checkout');
       const { reanchor } = await import('../anchors/reanchor.js');
       const r = await reanchor(env.store, ref, env.cwd);
-      return { record: recordToJSON(r.record), commit: r.commit, dropped: r.dropped, notes: r.notes };
+      return { record: recordJSON(r.record), commit: r.commit, dropped: r.dropped, notes: r.notes };
     },
   },
   {
@@ -215,7 +243,7 @@ const ROUTES: Route[] = [
   {
     method: 'GET',
     pattern: /^\/api\/log$/,
-    handler: async (env, _p, { query: q }) => {
+    handler: async (env, _p, { query: q }): Promise<LogEntry[]> => {
       const store = storeNamed(env, opt(q, 'store'));
       if (!(await store.tip())) return [];
       return (await storeLog(store, Math.min(500, num(q, 'limit') ?? 100))).entries;
@@ -224,7 +252,7 @@ const ROUTES: Route[] = [
   {
     method: 'GET',
     pattern: /^\/api\/at$/,
-    handler: async (env, _p, { query: q }) => {
+    handler: async (env, _p, { query: q }): Promise<AtAnswer> => {
       const rev = opt(q, 'rev')?.trim();
       if (!rev) throw err('E_INVALID_ARG', 'give a revision or a date');
       const commit = await env.store.resolveAt(rev);
@@ -235,12 +263,12 @@ const ROUTES: Route[] = [
   {
     method: 'GET',
     pattern: /^\/api\/review$/,
-    handler: async (env) => (await listPending(env.store)).map(proposalJSON),
+    handler: async (env): Promise<Proposal[]> => (await listPending(env.store)).map(proposalJSON),
   },
   {
     method: 'POST',
     pattern: /^\/api\/review\/([^/]+)\/approve$/,
-    handler: async (env, [ref], { body }) => {
+    handler: async (env, [ref], { body }): Promise<ApproveAnswer> => {
       const r = await approveProposal(env.store, ref, { title: str(body, 'title'), body: str(body, 'body') });
       return { id: r.id, status: r.status, title: r.title };
     },
@@ -248,13 +276,13 @@ const ROUTES: Route[] = [
   {
     method: 'POST',
     pattern: /^\/api\/review\/([^/]+)\/reject$/,
-    handler: (env, [ref]) => rejectProposal(env.store, ref),
+    handler: (env, [ref]): Promise<RejectAnswer> => rejectProposal(env.store, ref),
   },
   { method: 'GET', pattern: /^\/api\/conflicts$/, handler: (env) => conflictsView(env) },
   {
     method: 'POST',
     pattern: /^\/api\/conflicts\/([^/]+)\/resolve$/,
-    handler: (env, [ref], { body }) => {
+    handler: (env, [ref], { body }): Promise<ResolveAnswer> => {
       const take = str(body, 'take');
       const content = str(body, 'content');
       return resolveConflict(env.store, ref, { take, content });
@@ -273,7 +301,8 @@ const ROUTES: Route[] = [
   {
     method: 'GET',
     pattern: /^\/api\/sessions$/,
-    handler: (env, _p, { query: q }) => sessionRows(env.store, Math.min(500, num(q, 'limit') ?? 100)),
+    handler: (env, _p, { query: q }): Promise<SessionRow[]> =>
+      sessionRows(env.store, Math.min(500, num(q, 'limit') ?? 100)),
   },
   { method: 'GET', pattern: /^\/api\/overview$/, handler: (env) => overview(env) },
 ];

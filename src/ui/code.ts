@@ -8,14 +8,25 @@
  * it), rulesFor for the personal store, and the filter of `git mem list
  * --scope-file` for the other memories scoped to it.
  */
-import { blame } from '../commands/blame.js';
+import { type BlameRule, blame } from '../commands/blame.js';
 import { makeFilter } from '../commands/list.js';
-import { rulesFor } from '../commands/rules.js';
+import { type RuleInForce, rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import type { Store } from '../gitstore/store.js';
 import { matcher } from '../model/glob.js';
 import { type Memo, memoOf, type UiEnv } from './env.js';
+import type {
+  CodeFileEntry,
+  CodeFolder,
+  CodeTree,
+  Conforms,
+  FileMemory,
+  FilePanel,
+  FileRule,
+  Is,
+  ScopedMemory,
+} from './wire.js';
 
 /** Memories that are no longer in force are left out of the tree. */
 const RETIRED = new Set(['archived', 'superseded']);
@@ -119,13 +130,13 @@ export async function codeIndex(env: UiEnv): Promise<CodeIndex> {
 }
 
 /** The folders and files directly in `dir` ('' = the root), folders first. */
-export async function codeTree(env: UiEnv, dir: string) {
+export async function codeTree(env: UiEnv, dir: string): Promise<CodeTree> {
   const idx = await codeIndex(env);
   const d = dir.replace(/^\/+|\/+$/g, '');
   if (d && !idx.dirs.has(d)) throw err('E_NOT_FOUND', `no folder ${d} at HEAD`);
   const prefix = d ? `${d}/` : '';
   const folders = new Map<string, DirInfo>();
-  const files: Array<{ name: string; path: string; anchored: number; scoped: number; rules: number }> = [];
+  const files: CodeFileEntry[] = [];
   for (const f of idx.files) {
     if (!f.startsWith(prefix)) continue;
     const rest = f.slice(prefix.length);
@@ -149,18 +160,26 @@ export async function codeTree(env: UiEnv, dir: string) {
     head: idx.head,
     dir: d,
     files: info?.files ?? 0,
-    folders: [...folders].map(([path, i]) => ({
-      name: path.slice(prefix.length),
-      path,
-      files: i.files,
-      covered: i.covered,
-      memories: i.memories.size,
-    })),
+    folders: [...folders].map(
+      ([path, i]): CodeFolder => ({
+        name: path.slice(prefix.length),
+        path,
+        files: i.files,
+        covered: i.covered,
+        memories: i.memories.size,
+      }),
+    ),
     entries: files,
   };
 }
 
 const MAX_FILE_BYTES = 256 * 1024;
+
+/** The rules of the panel are blame's and rulesFor's as they are, with their origin and body. */
+type _RuleChecks = [
+  Is<Conforms<BlameRule & { origin: 'project'; body: string }, Extract<FileRule, { origin: 'project' }>>>,
+  Is<Conforms<Omit<RuleInForce, 'origin'> & { origin: 'global' }, Extract<FileRule, { origin: 'global' }>>>,
+];
 
 const short = (t: string) => (t.length > 4000 ? `${t.slice(0, 4000)}…` : t);
 
@@ -179,7 +198,7 @@ async function bodiesOf(store: Store, ids: string[]): Promise<Map<string, string
  * the ranges and what the last check said), the rules in force for it and
  * the other memories scoped to it.
  */
-export async function codeFile(env: UiEnv, path: string) {
+export async function codeFile(env: UiEnv, path: string): Promise<FilePanel> {
   const p = path.replace(/^\/+/, '');
   if (!p || p.split('/').some((s) => s === '..' || s === '.'))
     throw err('E_INVALID_ARG', `invalid path "${path}"`);
@@ -191,13 +210,13 @@ export async function codeFile(env: UiEnv, path: string) {
     exists && !binary && obj.content.length <= MAX_FILE_BYTES ? obj.content.toString('utf8') : null;
   // what `git mem blame` says of the file: the memories anchored to it, judged at HEAD, and the
   // project's rules for it; then the personal store's rules
-  const anchored: Array<Record<string, unknown>> = [];
-  const rules: Array<Record<string, unknown>> = [];
+  const anchored: FileMemory[] = [];
+  const rules: FileRule[] = [];
   if (idx.head && exists && (await env.store.tip())) {
     const b = await blame(env.store, { path: p });
     for (const m of b.memories) {
-      const prev = anchored.find((x) => x.id === m.id) as { anchors: unknown[] } | undefined;
-      const anchor = {
+      const prev = anchored.find((x) => x.id === m.id);
+      const anchor: FileMemory['anchors'][number] = {
         lines: m.at?.lines ?? null,
         symbol: m.at?.symbol ?? m.anchor.symbol,
         verdict: m.verdict.status,
@@ -225,7 +244,7 @@ export async function codeFile(env: UiEnv, path: string) {
       rules.push({ ...r, origin: 'global', body: short(r.body) });
   // scoped non-rule memories: what `git mem list --scope-file` selects, minus the anchored ones
   const scopedKeep = makeFilter({ scopeFile: p });
-  const scoped: Array<Record<string, unknown>> = [];
+  const scoped: ScopedMemory[] = [];
   for (const [name, s] of [
     ['project', env.store],
     ['global', env.global],

@@ -6,9 +6,11 @@
  */
 import { listConflicts } from '../merge/conflicts.js';
 import { CONFLICT_KEY, DELETION_KEY } from '../merge/engine.js';
-import { type MemoryRecord, parseRecord, recordToJSON } from '../model/record.js';
+import { type MemoryRecord, parseRecord } from '../model/record.js';
 import { diffRows, splitText } from './diff.js';
 import { storeNamed, type UiEnv } from './env.js';
+import { recordJSON } from './memories.js';
+import type { Conflict, ConflictOther, RecordJson } from './wire.js';
 
 const COMPARED = [
   'title',
@@ -22,8 +24,8 @@ const COMPARED = [
   'links',
 ] as const;
 
-function shown(r: MemoryRecord) {
-  const j = recordToJSON(r) as Record<string, unknown> & { extra: Record<string, unknown> };
+function shown(r: MemoryRecord): RecordJson {
+  const j = recordJSON(r);
   const extra = { ...j.extra };
   delete extra[CONFLICT_KEY];
   delete extra[DELETION_KEY];
@@ -31,15 +33,15 @@ function shown(r: MemoryRecord) {
   return { ...j, extra };
 }
 
-export async function conflictsView(env: UiEnv, opts: { store?: string } = {}) {
+export async function conflictsView(env: UiEnv, opts: { store?: string } = {}): Promise<Conflict[]> {
   const store = storeNamed(env, opts.store);
   const tip = await store.tip();
   if (!tip) return [];
   const list = await listConflicts(store, tip);
-  const out = [];
+  const out: Conflict[] = [];
   for (const c of list) {
     const ours = await store.readRecord(tip, c.id);
-    const others = [];
+    const others: ConflictOther[] = [];
     for (const a of c.attic) {
       const buf = await store.readPath(tip, a.path);
       let theirs: MemoryRecord | null = null;

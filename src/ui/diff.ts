@@ -5,15 +5,7 @@
  * follow code); this only lays its answer out. Pure.
  */
 import { diffLines } from '../anchors/diff.js';
-
-export interface DiffRow {
-  /** ' ' kept, '-' only in the old text, '+' only in the new, '…' lines left out */
-  op: ' ' | '-' | '+' | '…';
-  /** 1-based line numbers on each side (absent on the side the line is not on) */
-  old?: number;
-  new?: number;
-  text: string;
-}
+import type { DiffRow } from './wire.js';
 
 /** Text → lines, without the empty line after a final newline. */
 export function splitText(text: string): string[] {

@@ -16,8 +16,6 @@ export interface UiEnv {
   env: NodeJS.ProcessEnv;
 }
 
-export type StoreName = 'project' | 'global';
-
 export function storeNamed(env: UiEnv, name: unknown): Store {
   if (name === undefined || name === null || name === '' || name === 'project') return env.store;
   if (name === 'global') {

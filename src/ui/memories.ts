@@ -4,17 +4,44 @@
  * pages), one memory with its anchors, the code they point at and why it
  * went stale, and its versions.
  */
-import { baseOf, type FullAnchor, STALE_VERDICTS, staleReasons, staleReasonText } from '../anchors/types.js';
-import { memoryHistory, resolveWithTombstones } from '../commands/history.js';
+import {
+  baseOf,
+  type FullAnchor,
+  type Loc,
+  STALE_VERDICTS,
+  staleReasons,
+  staleReasonText,
+} from '../anchors/types.js';
+import { type MemoryVersion, memoryHistory, resolveWithTombstones } from '../commands/history.js';
 import { makeFilter } from '../commands/list.js';
 import { err } from '../errors.js';
 import type { Catalog, CatalogEntry } from '../gitstore/catalog.js';
 import type { Store } from '../gitstore/store.js';
 import { CONFLICT_KEY } from '../merge/engine.js';
 import { type MemoryRecord, recordPath, recordToJSON, STATUSES, summaryToJSON } from '../model/record.js';
-import { type DiffRow, diffRows, hunks, splitText } from './diff.js';
-import { type StoreName, storeNamed, type UiEnv } from './env.js';
+import { diffRows, hunks, splitText } from './diff.js';
+import { storeNamed, type UiEnv } from './env.js';
 import { uiSearch } from './search.js';
+import type {
+  AnchorCode,
+  AnchorView,
+  CodeLoc,
+  CodeView,
+  Conforms,
+  DiffRow,
+  Is,
+  MemoryHistory,
+  MemoryItem,
+  MemoryLink,
+  MemoryList,
+  MemorySummary,
+  MemoryView,
+  RecordJson,
+  StoreName,
+  TagCount,
+  Version,
+  VersionDiff,
+} from './wire.js';
 
 export const SORTS = ['relevance', 'updated', 'created', 'title', 'type', 'status', 'confidence'] as const;
 export type Sort = (typeof SORTS)[number];
@@ -36,11 +63,16 @@ export interface MemoriesQuery {
   at?: string;
 }
 
-export interface MemoryItem extends ReturnType<typeof summaryToJSON> {
-  store: StoreName;
-  score?: number;
-  why?: string;
+/** A record in the JSON of the API: recordToJSON's (src/model/record.ts), held to the wire's RecordJson. */
+export function recordJSON(r: MemoryRecord): RecordJson {
+  return recordToJSON(r);
 }
+type _RecordChecks = [
+  // the record as `git mem show --json` gives it, field by field
+  Is<Conforms<ReturnType<typeof recordToJSON>, RecordJson>>,
+  // the summary of the list (summaryToJSON, spread into MemoryItem)
+  Is<Conforms<ReturnType<typeof summaryToJSON>, MemorySummary>>,
+];
 
 /** How many search hits a list considers at most (then filtered and paged). */
 const SEARCH_CAP = 500;
@@ -98,7 +130,7 @@ interface Candidate {
 }
 
 /** One page of memories: searched, filtered, sorted. Only the page's summaries are read in full. */
-export async function listMemories(env: UiEnv, q: MemoriesQuery) {
+export async function listMemories(env: UiEnv, q: MemoriesQuery): Promise<MemoryList> {
   const size = Math.min(MAX_PAGE, Math.max(1, Math.floor(q.size ?? 50)));
   const page = Math.max(1, Math.floor(q.page ?? 1));
   const query = (q.q ?? '').trim() ? (q.q as string) : '';
@@ -162,11 +194,13 @@ export async function listMemories(env: UiEnv, q: MemoriesQuery) {
     keyed.sort((a, b) => (desc ? -cmp(a.e, b.e) : cmp(a.e, b.e)));
     found.splice(0, found.length, ...keyed.map((k) => k.c));
   }
-  const items: MemoryItem[] = found.slice((page - 1) * size, page * size).map((c) => ({
-    ...summaryToJSON(c.cat.entry(c.id)!),
-    store: c.name,
-    ...(c.score !== undefined ? { score: c.score, why: c.why } : {}),
-  }));
+  const items = found.slice((page - 1) * size, page * size).map(
+    (c): MemoryItem => ({
+      ...summaryToJSON(c.cat.entry(c.id)!),
+      store: c.name,
+      ...(c.score !== undefined ? { score: c.score, why: c.why } : {}),
+    }),
+  );
   return {
     total: found.length,
     capped: searching && found.length >= SEARCH_CAP,
@@ -179,10 +213,10 @@ export async function listMemories(env: UiEnv, q: MemoriesQuery) {
   };
 }
 
-const tagMemo = new WeakMap<Catalog, Array<[string, number]>>();
+const tagMemo = new WeakMap<Catalog, TagCount[]>();
 
 /** The tags in use, most used first (for the filter), per store; counted once per catalog. */
-export async function tagCounts(store: Store, limit = 200): Promise<Array<[string, number]>> {
+export async function tagCounts(store: Store, limit = 200): Promise<TagCount[]> {
   const cat = await store.catalog();
   let tags = tagMemo.get(cat);
   if (!tags) {
@@ -196,17 +230,8 @@ export async function tagCounts(store: Store, limit = 200): Promise<Array<[strin
 
 // ------------------------------------------------------------------ one memory
 
-export interface AnchorView {
-  index: number;
-  path: string;
-  lines: [number, number] | null;
-  symbol: string | null;
-  commit: string | null;
-  blob: string | null;
-  current: { path: string; lines: [number, number] | null; commit: string } | null;
-  verdict: { status: string; reason: string; commit: string; to: unknown; checked: string } | null;
-  stale: boolean;
-}
+/** Where a check followed an anchor (src/anchors/types.ts Loc), sent as the wire's CodeLoc. */
+type _AnchorChecks = Is<Conforms<Loc, CodeLoc>>;
 
 function anchorView(a: FullAnchor, index: number): AnchorView {
   const v = a.verdict;
@@ -227,8 +252,8 @@ function anchorView(a: FullAnchor, index: number): AnchorView {
   };
 }
 
-async function linkTitles(cat: Catalog, r: MemoryRecord) {
-  const out: Array<{ kind: string; id: string; title: string | null; status: string | null }> = [];
+async function linkTitles(cat: Catalog, r: MemoryRecord): Promise<MemoryLink[]> {
+  const out: MemoryLink[] = [];
   for (const [kind, ids] of Object.entries(r.links)) {
     if (!Array.isArray(ids)) continue;
     for (const id of ids.map(String)) {
@@ -240,15 +265,19 @@ async function linkTitles(cat: Catalog, r: MemoryRecord) {
 }
 
 /** A memory with everything its page shows but the code. */
-export async function memoryView(env: UiEnv, ref: string, opts: { store?: string; at?: string } = {}) {
+export async function memoryView(
+  env: UiEnv,
+  ref: string,
+  opts: { store?: string; at?: string } = {},
+): Promise<MemoryView> {
   const store = storeNamed(env, opts.store);
   const at = opts.at ? await store.resolveAt(opts.at) : undefined;
   const { record } = await store.get(ref, at);
   const cat = at ? await store.catalogAt(at, false) : await store.catalog();
   return {
-    store: (opts.store === 'global' ? 'global' : 'project') as StoreName,
+    store: opts.store === 'global' ? 'global' : 'project',
     at: at ?? null,
-    record: recordToJSON(record),
+    record: recordJSON(record),
     abbrev: cat.abbrev(record.id),
     staleReasons: staleReasons(record).map(staleReasonText),
     anchors: (record.anchors as FullAnchor[]).map(anchorView),
@@ -257,18 +286,6 @@ export async function memoryView(env: UiEnv, ref: string, opts: { store?: string
     /** re-anchoring needs a work tree (it reads where the code is now) */
     canReanchor: !at && store === env.store && !!store.repo.workTree && record.anchors.length > 0,
   };
-}
-
-export interface CodeView {
-  path: string;
-  blob: string;
-  commit: string | null;
-  /** first line shown, 1-based */
-  from: number;
-  lines: string[];
-  /** the anchored range within what is shown (absolute line numbers), null for a whole file */
-  mark: [number, number] | null;
-  truncated: boolean;
 }
 
 const CONTEXT = 3;
@@ -304,7 +321,12 @@ function isBinary(b: Buffer): boolean {
  * the two around the anchored lines: for a stale anchor, the change that
  * made it stale.
  */
-export async function anchorCode(env: UiEnv, ref: string, index: number, opts: { store?: string } = {}) {
+export async function anchorCode(
+  env: UiEnv,
+  ref: string,
+  index: number,
+  opts: { store?: string } = {},
+): Promise<AnchorCode> {
   const store = storeNamed(env, opts.store);
   const { record } = await store.get(ref);
   const a = (record.anchors as FullAnchor[])[index];
@@ -357,11 +379,16 @@ export async function anchorCode(env: UiEnv, ref: string, index: number, opts: {
 
 // ------------------------------------------------------------------ history
 
-export async function historyView(env: UiEnv, ref: string, opts: { store?: string } = {}) {
+export async function historyView(
+  env: UiEnv,
+  ref: string,
+  opts: { store?: string } = {},
+): Promise<MemoryHistory> {
   const store = storeNamed(env, opts.store);
   const { id, entries: versions } = await memoryHistory(store, ref, 200);
   return { id, versions };
 }
+type _VersionChecks = Is<Conforms<MemoryVersion, Version>>;
 
 /** The record file of a memory at two commits, line by line (frontmatter and body). */
 export async function versionDiff(
@@ -370,7 +397,7 @@ export async function versionDiff(
   from: string,
   to: string,
   opts: { store?: string } = {},
-) {
+): Promise<VersionDiff> {
   const store = storeNamed(env, opts.store);
   const id = await resolveWithTombstones(store, ref);
   const text = async (c: string) => {

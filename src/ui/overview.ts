@@ -4,11 +4,15 @@
  * the stale share, and which folders of the code have memory and which
  * have none.
  */
-import { storeStats } from '../commands/stats.js';
+import { type StoreStats, storeStats } from '../commands/stats.js';
 import type { Store } from '../gitstore/store.js';
 import { idFromPath } from '../model/record.js';
 import { codeIndex } from './code.js';
 import { type Memo, memoOf, type UiEnv } from './env.js';
+import type { Conforms, Is, Overview } from './wire.js';
+
+/** The counts are `git mem stats`'s as they are. */
+type _StatsChecks = Is<Conforms<StoreStats, Overview['stats']>>;
 
 const POINTS = 12;
 
@@ -17,7 +21,7 @@ const POINTS = 12;
  * oldest first. Walked back from the tip: its catalog gives every status at
  * once, and each earlier point reads only the records that changed since.
  */
-async function statusOverTime(store: Store, tip: string) {
+async function statusOverTime(store: Store, tip: string): Promise<Overview['overTime']> {
   const log = await store.log();
   if (!log.length) return [];
   const first = Date.parse(log[log.length - 1].date);
@@ -34,7 +38,7 @@ async function statusOverTime(store: Store, tip: string) {
   }
   const state = new Map<string, string>();
   for (const r of (await store.catalogAt(tip)).rows.values()) state.set(r.id, r.status);
-  const out: Array<{ date: string; commit: string; byStatus: Record<string, number> }> = [];
+  const out: Overview['overTime'] = [];
   let prev = tip;
   for (const p of picks) {
     if (p.commit !== prev) {
@@ -59,7 +63,7 @@ async function statusOverTime(store: Store, tip: string) {
   return out.reverse();
 }
 
-async function build(env: UiEnv, tip: string | null) {
+async function build(env: UiEnv, tip: string | null): Promise<Overview> {
   const stats = await storeStats(env.store);
   const cat = await env.store.catalog();
   // memories created per month, by type (the last 12 months that have any)
@@ -73,13 +77,18 @@ async function build(env: UiEnv, tip: string | null) {
   const byMonth = [...months]
     .sort((a, b) => (a[0] < b[0] ? -1 : 1))
     .slice(-12)
-    .map(([month, byType]) => ({ month, byType }));
+    .map(([month, byType]): Overview['byMonth'][number] => ({ month, byType }));
   const overTime = tip ? await statusOverTime(env.store, tip) : [];
   // folders of the code at HEAD, two levels deep: how many files, how many have memory
   const code = await codeIndex(env);
   const folders = [...code.dirs]
     .filter(([d]) => d && d.split('/').length <= 2)
-    .map(([path, i]) => ({ path, files: i.files, covered: i.covered, memories: i.memories.size }))
+    .map(([path, i]): Overview['folders'][number] => ({
+      path,
+      files: i.files,
+      covered: i.covered,
+      memories: i.memories.size,
+    }))
     .sort((a, b) => b.files - a.files || (a.path < b.path ? -1 : 1))
     .slice(0, 60);
   const anchoredLive = [...cat.entries.values()].filter(
@@ -99,9 +108,9 @@ async function build(env: UiEnv, tip: string | null) {
   };
 }
 
-const memo = new WeakMap<UiEnv, Memo<Awaited<ReturnType<typeof build>>>>();
+const memo = new WeakMap<UiEnv, Memo<Overview>>();
 
-export async function overview(env: UiEnv) {
+export async function overview(env: UiEnv): Promise<Overview> {
   const tip = await env.store.tip();
   const head = (await env.store.catFile.read('HEAD^{commit}').catch(() => null))?.oid ?? null;
   return memoOf(memo, env).get(`${tip}:${head}`, () => build(env, tip));

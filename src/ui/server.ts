@@ -18,6 +18,7 @@ import { type ApiRequest, type Json, route } from './api.js';
 import type { UiEnv } from './env.js';
 import { warmSearch } from './search.js';
 import { checkRequest, type Gate, newToken, openerPolicy } from './security.js';
+import type { ErrorAnswer } from './wire.js';
 
 export interface UiOptions {
   /** 0 = a free port the system picks */
@@ -244,7 +245,7 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
         req.resume();
         return sendJson(res, r.status, {
           error: { code: 'E_NOT_FOUND', message: `no ${method} ${url.pathname}` },
-        });
+        } satisfies ErrorAnswer);
       }
       try {
         if (method !== 'POST') req.resume();
@@ -258,7 +259,7 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
         log(`git-mem ui: internal error on ${method} ${url.pathname}: ${(e as Error)?.stack ?? e}`);
         return sendJson(res, 500, {
           error: { code: 'E_INTERNAL', message: `internal error: ${(e as Error)?.message ?? String(e)}` },
-        });
+        } satisfies ErrorAnswer);
       }
     }
     req.resume();

@@ -1,5 +1,6 @@
 /** Code: the files at HEAD with the memories and rules that apply to each, and one file's panel. */
 import { useState } from 'preact/hooks';
+import type { CodeTree, FilePanel } from '../../src/ui/wire';
 import { get } from '../api';
 import {
   Badge,
@@ -14,55 +15,6 @@ import {
   useLoad,
 } from '../ui';
 
-interface Folder {
-  name: string;
-  path: string;
-  files: number;
-  covered: number;
-  memories: number;
-}
-interface FileEntry {
-  name: string;
-  path: string;
-  anchored: number;
-  scoped: number;
-  rules: number;
-}
-interface Tree {
-  head: string | null;
-  dir: string;
-  files: number;
-  folders: Folder[];
-  entries: FileEntry[];
-}
-interface FilePanel {
-  head: string | null;
-  path: string;
-  exists: boolean;
-  binary: boolean;
-  size: number;
-  text: string | null;
-  anchored: Array<{
-    store: string;
-    id: string;
-    title: string;
-    type: string;
-    status: string;
-    /** who added it: a person or an agent (null before git-mem kept it) */
-    by: { kind: string; agent?: string } | null;
-    anchors: Array<{ lines: [number, number] | null; symbol: string | null; verdict: string | null }>;
-  }>;
-  rules: Array<{
-    id: string;
-    title: string;
-    body: string;
-    scope: string[];
-    origin: string;
-    matched: string | null;
-  }>;
-  scoped: Array<{ store: string; id: string; title: string; type: string; status: string; scope: string[] }>;
-}
-
 function Dir({
   path,
   open: initiallyOpen,
@@ -74,7 +26,7 @@ function Dir({
   selected: string;
   onPick: (p: string) => void;
 }) {
-  const tree = useLoad((s) => get<Tree>('code/tree', { dir: path }, s), [path]);
+  const tree = useLoad((s) => get<CodeTree>('code/tree', { dir: path }, s), [path]);
   const [open, setOpen] = useState<Record<string, boolean>>(() => {
     // folders on the way to the selected file start open
     const o: Record<string, boolean> = {};

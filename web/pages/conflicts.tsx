@@ -1,28 +1,9 @@
 /** Conflicts: what a merge could not settle, both versions side by side; keep one, the other, or an edit. */
 import { useState } from 'preact/hooks';
+import type { Conflict, ResolveAnswer } from '../../src/ui/wire';
 import { post } from '../api';
-import { type DiffRow, ErrorBox, memoryHref, SideBySide, short, useAction } from '../ui';
-import type { RecordJson } from './memory';
+import { ErrorBox, memoryHref, SideBySide, short, useAction } from '../ui';
 import { QueuePage } from './queue';
-
-interface Other {
-  hash: string;
-  reason: string | null;
-  from: string | null;
-  fields: string[];
-  record: RecordJson | null;
-  body: DiffRow[];
-}
-
-interface Conflict {
-  id: string;
-  title: string;
-  reasons: string[];
-  lostAlias: string | null;
-  deletion: Record<string, unknown> | null;
-  ours: RecordJson;
-  others: Other[];
-}
 
 const FIELDS = ['title', 'type', 'status', 'alias', 'tags', 'scope', 'confidence', 'expires'] as const;
 const show = (v: unknown) =>
@@ -33,7 +14,7 @@ function ConflictCard({ c, onDone }: { c: Conflict; onDone: (what: string) => vo
   const [content, setContent] = useState(c.ours.body);
   const act = useAction();
   const resolve = async (body: { take?: string; content?: string }, what: string) => {
-    const r = await act.run(() => post(`conflicts/${c.id}/resolve`, body));
+    const r = await act.run(() => post<ResolveAnswer>(`conflicts/${c.id}/resolve`, body));
     if (r) onDone(what);
   };
   return (

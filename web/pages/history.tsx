@@ -1,9 +1,9 @@
 /** History: the store's log and "what did we know at"; a memory's versions and the diff of any two. */
 import { useEffect, useState } from 'preact/hooks';
+import type { AtAnswer, LogEntry, MemoryHistory, VersionDiff } from '../../src/ui/wire';
 import { get } from '../api';
 import {
   Diff,
-  type DiffRow,
   ErrorBox,
   go,
   href,
@@ -16,28 +16,13 @@ import {
   useLoad,
 } from '../ui';
 
-interface LogEntry {
-  commit: string;
-  author: string;
-  email: string;
-  date: string;
-  subject: string;
-}
-
-interface Version extends LogEntry {
-  /** who made the commit: a person or an agent (null before git-mem kept it) */
-  by: { kind: string; agent?: string; session?: string } | null;
-  deleted: boolean;
-  record: { title: string; status: string } | null;
-}
-
 export function HistoryPage({ route }: { route: Route }) {
   const log = useLoad((s) => get<LogEntry[]>('log', { limit: 200 }, s), []);
   const [rev, setRev] = useState(route.params.get('at') ?? '');
   const act = useAction();
   const look = async (e: Event) => {
     e.preventDefault();
-    const r = await act.run(() => get<{ commit: string }>('at', { rev }));
+    const r = await act.run(() => get<AtAnswer>('at', { rev }));
     if (r) go(href('memories', { at: r.commit }));
   };
   return (
@@ -94,10 +79,7 @@ export function HistoryPage({ route }: { route: Route }) {
 
 export function MemoryHistoryPage({ id, route }: { id: string; route: Route }) {
   const store = route.params.get('store') ?? '';
-  const h = useLoad(
-    (s) => get<{ id: string; versions: Version[] }>(`memory/${id}/history`, { store }, s),
-    [id, store],
-  );
+  const h = useLoad((s) => get<MemoryHistory>(`memory/${id}/history`, { store }, s), [id, store]);
   const [pick, setPick] = useState<{ from?: string; to?: string }>({});
   const vs = h.data?.versions ?? [];
   useEffect(() => {
@@ -106,7 +88,7 @@ export function MemoryHistoryPage({ id, route }: { id: string; route: Route }) {
   const diff = useLoad(
     (s) =>
       pick.from && pick.to && pick.from !== pick.to
-        ? get<{ rows: DiffRow[] }>(`memory/${id}/diff`, { from: pick.from, to: pick.to, store }, s)
+        ? get<VersionDiff>(`memory/${id}/diff`, { from: pick.from, to: pick.to, store }, s)
         : Promise.resolve(null),
     [id, pick.from, pick.to, store],
   );

@@ -1,5 +1,6 @@
 /** Memories: search as you type, filters, sorting, pages. Everything the list shows is in the address. */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { MemoryList, TagCount } from '../../src/ui/wire';
 import { firstAnswer, get } from '../api';
 import { useInfo } from '../info';
 import {
@@ -14,36 +15,6 @@ import {
   useAutofocus,
   useLoad,
 } from '../ui';
-
-export interface MemoryItem {
-  id: string;
-  alias: string | null;
-  type: string;
-  title: string;
-  status: string;
-  tags: string[];
-  scope: string[];
-  confidence: number;
-  created: string;
-  updated: string;
-  expires: string | null;
-  tokens: number;
-  anchors: string[];
-  store: 'project' | 'global';
-  score?: number;
-  why?: string;
-}
-
-interface Page {
-  total: number;
-  capped: boolean;
-  page: number;
-  size: number;
-  sort: string;
-  order: string;
-  at: { commit: string; ref: string } | null;
-  items: MemoryItem[];
-}
 
 interface Filters {
   q: string;
@@ -113,17 +84,17 @@ export function MemoriesPage({ route }: { route: Route }) {
     at: f.at,
   };
   const list = useLoad(
-    (signal) => get<Page>('memories', query, signal),
+    (signal) => get<MemoryList>('memories', query, signal),
     [f.q, f.type, f.status, f.tag, f.store, f.path, f.sort, f.order, f.page, f.at],
     true,
-    () => firstAnswer<Page>('memories', query),
+    () => firstAnswer<MemoryList>('memories', query),
   );
   const tagQuery = { store: f.store === 'global' ? 'global' : '' };
   const tags = useLoad(
-    (s) => get<Array<[string, number]>>('tags', tagQuery, s),
+    (s) => get<TagCount[]>('tags', tagQuery, s),
     [f.store],
     false,
-    () => firstAnswer<Array<[string, number]>>('tags', tagQuery),
+    () => firstAnswer<TagCount[]>('tags', tagQuery),
   );
   // timings: after the results are on screen
   useLayoutEffect(() => {

@@ -1,13 +1,19 @@
 /** One memory: rendered text and fields, anchors with their code, why it is stale, links, edit in place. */
 import { useEffect, useState } from 'preact/hooks';
+import type {
+  AnchorCode,
+  AnchorView,
+  MemoryView,
+  ReanchorAnswer,
+  RecordJson,
+  UpdateAnswer,
+} from '../../src/ui/wire';
 import { get, post } from '../api';
 import { useInfo } from '../info';
 import {
   Badge,
   Code,
-  type CodeView,
   Diff,
-  type DiffRow,
   ErrorBox,
   href,
   Loading,
@@ -19,63 +25,6 @@ import {
   useAction,
   useLoad,
 } from '../ui';
-
-interface AnchorView {
-  index: number;
-  path: string;
-  lines: [number, number] | null;
-  symbol: string | null;
-  commit: string | null;
-  blob: string | null;
-  current: { path: string; lines: [number, number] | null; commit: string } | null;
-  verdict: {
-    status: string;
-    reason: string;
-    commit: string;
-    to: { path: string; lines?: [number, number] } | null;
-    checked: string;
-  } | null;
-  stale: boolean;
-}
-
-export interface RecordJson {
-  id: string;
-  alias: string | null;
-  type: string;
-  title: string;
-  status: string;
-  tags: string[];
-  scope: string[];
-  confidence: number;
-  source: string | null;
-  author: string | null;
-  created: string;
-  updated: string;
-  expires: string | null;
-  clock: number;
-  tokens: number;
-  body: string;
-  extra: Record<string, unknown>;
-}
-
-interface MemoryData {
-  store: 'project' | 'global';
-  at: string | null;
-  record: RecordJson;
-  abbrev: string;
-  staleReasons: string[];
-  anchors: AnchorView[];
-  links: Array<{ kind: string; id: string; title: string | null; status: string | null }>;
-  conflict: boolean;
-  canReanchor: boolean;
-}
-
-interface AnchorCode {
-  anchored: CodeView | null;
-  head: CodeView | null;
-  diff: DiffRow[] | null;
-  diffTo: { blob: string | null; commit: string | null } | null;
-}
 
 const loc = (path: string, lines?: [number, number] | null) =>
   lines ? `${path}:${lines[0]}-${lines[1]}` : path;
@@ -214,7 +163,7 @@ function Editor({ r, store, onDone }: { r: RecordJson; store: string; onDone: (c
     if (body !== r.body) patch.body = body;
     if (!Object.keys(patch).length) return onDone(false);
     const res = await act.run(() =>
-      post(`memory/${r.id}`, patch, { store: store === 'global' ? 'global' : '' }),
+      post<UpdateAnswer>(`memory/${r.id}`, patch, { store: store === 'global' ? 'global' : '' }),
     );
     if (res) onDone(true);
   };
@@ -311,7 +260,7 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
   const info = useInfo();
   const store = route.params.get('store') ?? '';
   const at = route.params.get('at') ?? '';
-  const m = useLoad((s) => get<MemoryData>(`memory/${id}`, { store, at }, s), [id, store, at]);
+  const m = useLoad((s) => get<MemoryView>(`memory/${id}`, { store, at }, s), [id, store, at]);
   const [editing, setEditing] = useState(false);
   const [note, setNote] = useState<string | null>(null);
   const act = useAction();
@@ -330,9 +279,7 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
   const r = d.record;
   const past = !!d.at;
   const reanchor = async () => {
-    const res = await act.run(() =>
-      post<{ commit: string | null; dropped: string[] }>(`memory/${r.id}/reanchor`),
-    );
+    const res = await act.run(() => post<ReanchorAnswer>(`memory/${r.id}/reanchor`));
     if (res)
       changed(
         `Re-anchored where the code is now${res.commit ? ` (${short(res.commit)})` : ''}${res.dropped.length ? `; dropped ${res.dropped.join(', ')}` : ''}.`,
@@ -340,11 +287,7 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
   };
   const setStatus = async (status: string) => {
     const res = await act.run(() =>
-      post<{ commit: string | null }>(
-        `memory/${r.id}`,
-        { status },
-        { store: d.store === 'global' ? 'global' : '' },
-      ),
+      post<UpdateAnswer>(`memory/${r.id}`, { status }, { store: d.store === 'global' ? 'global' : '' }),
     );
     if (res) changed(`Status set to ${status}${res.commit ? ` (${short(res.commit)})` : ''}.`);
   };

@@ -1,26 +1,8 @@
 /** Overview: counts and charts: by type and status, over time, the stale share, folders with and without memory. */
+import type { Overview } from '../../src/ui/wire';
 import { get } from '../api';
 import { useInfo } from '../info';
 import { Bars, Empty, ErrorBox, href, Loading, STATUS_COLORS, StackedBars, useLoad } from '../ui';
-
-interface Overview {
-  stats: {
-    records: number;
-    byType: Record<string, number>;
-    byStatus: Record<string, number>;
-    tokens: number;
-    expired: number;
-    anchored: number;
-    malformed: number;
-    commits: number;
-    tip: string | null;
-  };
-  byMonth: Array<{ month: string; byType: Record<string, number> }>;
-  overTime: Array<{ date: string; commit: string; byStatus: Record<string, number> }>;
-  stale: { stale: number; anchored: number; share: number };
-  code: { head: string | null; files: number; covered: number };
-  folders: Array<{ path: string; files: number; covered: number; memories: number }>;
-}
 
 /** A point's label: its day, or its time when every point is on one day. */
 function when(iso: string, all: Array<{ date: string }>): string {

@@ -1,22 +1,9 @@
 /** Review: proposals agents left pending. Approve, edit then approve, or reject. */
 import { useState } from 'preact/hooks';
+import type { ApproveAnswer, Proposal, RejectAnswer } from '../../src/ui/wire';
 import { post } from '../api';
 import { Badge, ErrorBox, Markdown, memoryHref, short, Time, useAction } from '../ui';
 import { QueuePage } from './queue';
-
-interface Proposal {
-  id: string;
-  type: string;
-  title: string;
-  body: string;
-  tags: string[];
-  confidence: number;
-  source: string | null;
-  created: string;
-  method: string | null;
-  session: string | null;
-  evidence: unknown;
-}
 
 function ProposalCard({ p, onDone }: { p: Proposal; onDone: (what: string) => void }) {
   const [editing, setEditing] = useState(false);
@@ -27,11 +14,11 @@ function ProposalCard({ p, onDone }: { p: Proposal; onDone: (what: string) => vo
     const payload = edit
       ? { ...(title !== p.title ? { title } : {}), ...(body !== p.body ? { body } : {}) }
       : {};
-    const r = await act.run(() => post(`review/${p.id}/approve`, payload));
+    const r = await act.run(() => post<ApproveAnswer>(`review/${p.id}/approve`, payload));
     if (r) onDone(`Approved “${edit ? title : p.title}”.`);
   };
   const reject = async () => {
-    const r = await act.run(() => post(`review/${p.id}/reject`));
+    const r = await act.run(() => post<RejectAnswer>(`review/${p.id}/reject`));
     if (r) onDone(`Rejected “${p.title}”.`);
   };
   return (
@@ -45,7 +32,7 @@ function ProposalCard({ p, onDone }: { p: Proposal; onDone: (what: string) => vo
           <span class="muted">
             confidence {p.confidence}
             {p.method || p.source ? ` · from ${p.method ?? p.source}` : ''}
-            {p.session ? ` (session ${short(p.session)})` : ''} · <Time iso={p.created} />
+            {p.session ? ` (session ${short(String(p.session))})` : ''} · <Time iso={p.created} />
           </span>
         </p>
       </header>

@@ -1,18 +1,7 @@
 /** Sessions: the summaries agent sessions left behind, newest first. */
+import type { SessionRow } from '../../src/ui/wire';
 import { get } from '../api';
 import { Badge, Empty, ErrorBox, Loading, memoryHref, Time, useLoad } from '../ui';
-
-interface SessionRow {
-  id: string;
-  title: string;
-  created: string;
-  updated: string;
-  session: string | null;
-  agent: string | null;
-  duration_s: number | null;
-  outcome: string | null;
-  compressed: boolean;
-}
 
 export function SessionsPage() {
   const rows = useLoad((s) => get<SessionRow[]>('sessions', { limit: 200 }, s), []);
@@ -43,8 +32,8 @@ export function SessionsPage() {
                   <td>
                     <Time iso={r.created} />
                   </td>
-                  <td>{r.agent ?? '—'}</td>
-                  <td>{r.outcome ? <Badge kind="outcome" value={r.outcome} /> : '—'}</td>
+                  <td>{String(r.agent ?? '—')}</td>
+                  <td>{r.outcome ? <Badge kind="outcome" value={String(r.outcome)} /> : '—'}</td>
                   <td>
                     {r.duration_s === null
                       ? '—'
