@@ -4,12 +4,13 @@
  * answering, exits when idle, and the CLI falls back to in-process search
  * when there is none.
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { queryViaDaemon, socketPath } from '../src/search/daemon-client.js';
-import { makeRepo, runBinAsync } from './helpers.js';
+import { BIN, makeRepo, runBinAsync } from './helpers.js';
 
 const pids: number[] = [];
 afterAll(() => {
@@ -141,6 +142,28 @@ describe('query daemon', () => {
       store.close();
     }
   }, 20_000);
+
+  it('run in the foreground stops cleanly on SIGTERM or Ctrl-C: exit 0, socket removed', async () => {
+    const r = makeRepo({ commit: true });
+    await r.memJson(['add', '--title', 'Something', '--content', 'x']);
+    const store = new Store(await openRepo(r.dir, r.env));
+    try {
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+        const child = spawn(process.execPath, [BIN, 'daemon', 'run'], { cwd: r.dir, env: r.env });
+        let err = '';
+        child.stderr.on('data', (d) => (err += d));
+        const exited = new Promise<[number | null, string | null]>((res) =>
+          child.on('exit', (code, sig) => res([code, sig])),
+        );
+        expect(await waitFor(() => existsSync(socketPath(store)), 15_000), err).toBe(true);
+        child.kill(signal);
+        expect(await exited, `${signal}: ${err}`).toEqual([0, null]);
+        expect(existsSync(socketPath(store))).toBe(false);
+      }
+    } finally {
+      store.close();
+    }
+  }, 40_000);
 });
 
 describe('a daemon started on demand', () => {

@@ -60,20 +60,33 @@ export default defineCommand({
         const { serve } = await import('../search/daemon.js');
         const idleMs =
           a.idle !== undefined ? Number(a.idle) * 1000 : Number(ctx.env.GIT_MEM_DAEMON_IDLE_MS) || undefined;
-        let h: Awaited<ReturnType<typeof serve>>;
+        // the signals are ours before the socket listens: one that comes while it starts stops it
+        // once it is up (a signal in between would otherwise end the process without its clean stop)
+        let h: Awaited<ReturnType<typeof serve>> | undefined;
+        let stopAsked = false;
+        const onSignal = () => {
+          // a second signal ends the process at once (as before: the listeners are gone)
+          process.off('SIGTERM', onSignal);
+          process.off('SIGINT', onSignal);
+          stopAsked = true;
+          h?.stop();
+        };
+        process.on('SIGTERM', onSignal);
+        process.on('SIGINT', onSignal);
         try {
-          h = await serve(store, { idleMs, log: (s) => ctx.io.err(`${s}\n`) });
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') return 0; // another daemon serves this store
-          throw e;
+          try {
+            h = await serve(store, { idleMs, log: (s) => ctx.io.err(`${s}\n`) });
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') return 0; // another daemon serves this store
+            throw e;
+          }
+          if (stopAsked) h.stop();
+          await h.done;
+          return 0;
+        } finally {
+          process.off('SIGTERM', onSignal);
+          process.off('SIGINT', onSignal);
         }
-        const onSignal = () => h.stop();
-        process.once('SIGTERM', onSignal);
-        process.once('SIGINT', onSignal);
-        await h.done;
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-        return 0;
       }
     }
   },
