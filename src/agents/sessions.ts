@@ -9,6 +9,7 @@ import { ensureFormat } from '../commands/memory.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import { layer, readGlobalConfig, readLocalConfig, readSharedConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
+import type { SessionRow } from '../model/json.js';
 import { agentProvenance } from '../model/provenance.js';
 import { type MemoryRecord, newRecord, parseRecord, recordPath } from '../model/record.js';
 import { redactRecord } from '../safety/secrets.js';
@@ -189,19 +190,6 @@ export function sessionEntries(entries: Iterable<CatalogEntry>): CatalogEntry[] 
   return [...entries]
     .filter((e) => e.type === 'session')
     .sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
-}
-
-/** One line of the session list: what `git mem sessions` and the web UI's Sessions page show. */
-export interface SessionRow {
-  id: string;
-  title: string;
-  created: string;
-  updated: string;
-  session: unknown;
-  agent: unknown;
-  duration_s: unknown;
-  outcome: unknown;
-  compressed: boolean;
 }
 
 /** The latest `limit` session summaries, newest first. */

@@ -7,18 +7,11 @@
 import { err } from '../errors.js';
 import { type CommitInfo, commitInfo } from '../gitstore/commit-info.js';
 import type { Store } from '../gitstore/store.js';
+import type { LogEntry } from '../model/json.js';
 import { parseRecord, recordPath, recordToJSON, tombstonePath } from '../model/record.js';
 
 /** Signatures verified per listing (each runs gpg or ssh-keygen); older entries have signature null. */
 const VERIFY = 200;
-
-export interface LogEntry {
-  commit: string;
-  author: string;
-  email: string;
-  date: string;
-  subject: string;
-}
 
 /** What made a commit and its signature, as the JSON of an entry gives it. */
 function provenanceOf(info: CommitInfo | undefined) {

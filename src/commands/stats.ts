@@ -4,19 +4,8 @@
  * page starts from.
  */
 import type { Store } from '../gitstore/store.js';
+import type { StoreStats } from '../model/json.js';
 import { isExpired } from '../model/record.js';
-
-export interface StoreStats {
-  records: number;
-  byType: Record<string, number>;
-  byStatus: Record<string, number>;
-  tokens: number;
-  expired: number;
-  anchored: number;
-  malformed: number;
-  commits: number;
-  tip: string | null;
-}
 
 export async function storeStats(store: Store): Promise<StoreStats> {
   const tip = await store.tip();

@@ -5,12 +5,13 @@
  * change is a POST with a JSON body (src/ui/security.ts decides who may).
  */
 import { approveProposal, listPending, proposalJSON, rejectProposal } from '../agents/review.js';
-import { type SessionRow as SessionInfo, sessionRows } from '../agents/sessions.js';
-import { type Annotated, type LogEntry as GitLogEntry, storeLog } from '../commands/history.js';
+import { sessionRows } from '../agents/sessions.js';
+import { type Annotated, storeLog } from '../commands/history.js';
 import { type UpdatePatch, updateMemory } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { Catalog } from '../gitstore/catalog.js';
 import { listConflicts, type ResolveResult, resolveConflict } from '../merge/conflicts.js';
+import type { LogEntry as CommitEntry } from '../model/json.js';
 import { parseDateInput, STATUSES, TYPES } from '../model/record.js';
 import { codeFile, codeTree } from './code.js';
 import { conflictsView } from './conflicts.js';
@@ -47,11 +48,10 @@ import type {
  * these checks that no other field goes along unseen.
  */
 type _AnswerChecks = [
-  Is<Conforms<Annotated<GitLogEntry>, LogEntry>>,
+  Is<Conforms<Annotated<CommitEntry>, LogEntry>>,
   Is<Conforms<ReturnType<typeof proposalJSON>, Proposal>>,
   Is<Conforms<Awaited<ReturnType<typeof rejectProposal>>, RejectAnswer>>,
   Is<Conforms<ResolveResult, ResolveAnswer>>,
-  Is<Conforms<SessionInfo, SessionRow>>,
 ];
 
 export type Json = Record<string, unknown>;

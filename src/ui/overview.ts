@@ -4,15 +4,12 @@
  * the stale share, and which folders of the code have memory and which
  * have none.
  */
-import { type StoreStats, storeStats } from '../commands/stats.js';
+import { storeStats } from '../commands/stats.js';
 import type { Store } from '../gitstore/store.js';
 import { idFromPath } from '../model/record.js';
 import { codeIndex } from './code.js';
 import { type Memo, memoOf, type UiEnv } from './env.js';
-import type { Conforms, Is, Overview } from './wire.js';
-
-/** The counts are `git mem stats`'s as they are. */
-type _StatsChecks = Is<Conforms<StoreStats, Overview['stats']>>;
+import type { Overview } from './wire.js';
 
 const POINTS = 12;
 

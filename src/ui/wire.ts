@@ -3,14 +3,18 @@
  * (src/ui/api.ts), declared once and shared by the server (src/ui, which
  * checks that what it returns is exactly these) and the page (web/, which
  * reads them with `import type`). Type-only: interfaces and type aliases, no
- * runtime code and no import, so it compiles in both projects (Node's, and
- * web/tsconfig.json's DOM without Node types). A change on one side that the
+ * runtime code, and imports only src/model/json.ts (as import-free), so it
+ * compiles in both projects (Node's, and web/tsconfig.json's DOM without Node
+ * types). A change on one side that the
  * other does not follow fails `npm run typecheck`, which `npm test` runs.
  *
  * Each route's answer is named beside it. A few fields are `unknown` because
  * the server passes on what a record's frontmatter holds unchecked (a
  * proposal's method, a session's agent): the page must not assume their type.
  */
+import type { LogEntry as CommitEntry, SessionRow, StoreStats } from '../model/json.js';
+
+export type { SessionRow, StoreStats };
 
 // ------------------------------------------------------------------ shared pieces
 
@@ -70,8 +74,8 @@ export interface RecordAnchor {
   [field: string]: unknown;
 }
 
-/** One record in full, as `git mem show --json` gives it (recordToJSON). */
-export interface RecordJson {
+/** What a record's summary and the record in full begin with. */
+export interface RecordHead {
   id: string;
   alias: string | null;
   type: string;
@@ -80,6 +84,10 @@ export interface RecordJson {
   tags: string[];
   scope: string[];
   confidence: number;
+}
+
+/** One record in full, as `git mem show --json` gives it (recordToJSON). */
+export interface RecordJson extends RecordHead {
   source: string | null;
   author: string | null;
   by: Provenance | null;
@@ -105,12 +113,7 @@ export interface Signature {
 }
 
 /** A commit on the memory ref, with what made it (its trailers) and its signature. */
-export interface LogEntry {
-  commit: string;
-  author: string;
-  email: string;
-  date: string;
-  subject: string;
+export interface LogEntry extends CommitEntry {
   /** the git-mem operation (null: a commit made before git-mem wrote trailers) */
   operation: string | null;
   ids: string[];
@@ -144,15 +147,7 @@ export interface Info {
 // ------------------------------------------------------------------ GET /api/memories, /api/tags
 
 /** A record's summary, as `git mem list --json` gives it (summaryToJSON). */
-export interface MemorySummary {
-  id: string;
-  alias: string | null;
-  type: string;
-  title: string;
-  status: string;
-  tags: string[];
-  scope: string[];
-  confidence: number;
+export interface MemorySummary extends RecordHead {
   created: string;
   updated: string;
   expires: string | null;
@@ -450,33 +445,12 @@ export interface FilePanel {
 
 // ------------------------------------------------------------------ sessions, overview
 
-/** GET /api/sessions answers SessionRow[]; the session fields are as the summary's frontmatter holds them. */
-export interface SessionRow {
-  id: string;
-  title: string;
-  created: string;
-  updated: string;
-  session: unknown;
-  agent: unknown;
-  duration_s: unknown;
-  outcome: unknown;
-  compressed: boolean;
-}
+// GET /api/sessions answers SessionRow[] (src/model/json.ts): the session fields as the summary's frontmatter holds them
 
 /** GET /api/overview */
 export interface Overview {
   /** what `git mem stats` counts */
-  stats: {
-    records: number;
-    byType: Record<string, number>;
-    byStatus: Record<string, number>;
-    tokens: number;
-    expired: number;
-    anchored: number;
-    malformed: number;
-    commits: number;
-    tip: string | null;
-  };
+  stats: StoreStats;
   byMonth: Array<{ month: string; byType: Record<string, number> }>;
   overTime: Array<{ date: string; commit: string; byStatus: Record<string, number> }>;
   stale: { stale: number; anchored: number; share: number };
