@@ -21,7 +21,16 @@ const hook =
         () => undefined,
       )
     : undefined;
+// `add`, `check` and the git hooks that re-anchor: a running daemon of this worktree runs
+// them on its warm store (dist/via-daemon.js); else, or when it declines, the CLI below does
+const viaDaemon = hook
+  ? undefined
+  : await import('../dist/via-daemon.js').then(
+      (m) => m.runViaDaemon(argv),
+      () => undefined,
+    );
 if (hook && 'code' in hook) process.exitCode = hook.code;
+else if (viaDaemon !== undefined) process.exitCode = viaDaemon;
 else {
   const cli = await import('../dist/cli.js');
   const io = cli.processIO();

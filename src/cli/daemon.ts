@@ -75,7 +75,13 @@ export default defineCommand({
         process.on('SIGINT', onSignal);
         try {
           try {
-            h = await serve(store, { idleMs, log: (s) => ctx.io.err(`${s}\n`) });
+            // the project's daemon also runs one-shot commands for clients in its worktree (via-daemon.ts)
+            const { runForClient } = await import('./daemon-run.js');
+            h = await serve(store, {
+              idleMs,
+              log: (s) => ctx.io.err(`${s}\n`),
+              run: store === base ? (q) => runForClient(store, q) : undefined,
+            });
           } catch (e) {
             if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') return 0; // another daemon serves this store
             throw e;

@@ -3,6 +3,7 @@
  * returns the exit code, so tests run commands in-process.
  */
 import { err, type GitMemError, isGitMemError } from '../errors.js';
+import type { Store } from '../gitstore/store.js';
 import { commandInfo, GLOBAL_OPTIONS, nearest, parse } from './args.js';
 import { commandAliases, commandLoaders, loadCommand } from './commands.js';
 import { type Ctx, type IO, outputFormat, processIO } from './context.js';
@@ -17,6 +18,8 @@ const COMMANDS = { loaders: commandLoaders, aliases: commandAliases };
 export interface MainOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
+  /** the repository's store, open already and kept open (the daemon's; see RunContext.store) */
+  store?: Store;
 }
 
 /** The manual page git-mem(1), made from the command table (scripts/build.mjs writes man/man1/git-mem.1). */
@@ -43,6 +46,7 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     formatFixed: argv.includes('--json') || !!env.GIT_MEM_OUTPUT,
     color: colorWanted(argv, env, io),
     stores: [],
+    store: opts.store,
     cli: {
       table: async () => (await import('./help.js')).commandTable(COMMANDS),
       has: (n) => Object.hasOwn(commandLoaders, n) || Object.hasOwn(commandAliases, n),

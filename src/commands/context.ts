@@ -35,6 +35,12 @@ export interface RunContext {
   env: NodeJS.ProcessEnv;
   /** Stores opened for this run; the creator of the context closes them. */
   stores: Store[];
+  /**
+   * The repository's store, already open and kept by whoever made the context
+   * (the daemon running a CLI command for a client in this worktree, src/cli/via-daemon.ts):
+   * openStore answers it instead of opening another. Never closed with the run.
+   */
+  store?: Store;
 }
 
 export function processIO(): IO {
@@ -94,6 +100,14 @@ function track(ctx: RunContext, s: Store): Store {
 }
 
 /**
+ * The store of the repository at ctx.cwd (never the global one): the one the
+ * context holds open already (ctx.store), or a new one closed with the run.
+ */
+export async function repositoryStore(ctx: RunContext): Promise<Store> {
+  return ctx.store ?? track(ctx, new Store(await openRepo(ctx.cwd, ctx.env)));
+}
+
+/**
  * The store a command works on: the repository's, or the global one with
  * --global (or outside a repository, unless strict-local is set).
  */
@@ -103,7 +117,7 @@ export async function openStore(
 ): Promise<Store> {
   if (opts.global) return openGlobalStore(ctx, !!opts.create);
   try {
-    return track(ctx, new Store(await openRepo(ctx.cwd, ctx.env)));
+    return await repositoryStore(ctx);
   } catch (e) {
     if ((e as { code?: string }).code !== 'E_NOT_A_REPO') throw e;
     const strict = ['true', 'yes', 'on', '1'].includes(

@@ -555,6 +555,18 @@ export class Store {
 
   private configP?: Promise<Array<{ scope: string; key: string; value: string }>>;
 
+  /**
+   * Forgets what was read of git's configuration and the environment (the identity,
+   * signing, the actor): a long-lived store that runs command after command (the daemon,
+   * src/cli/via-daemon.ts) reads them afresh for each, as a new process would.
+   */
+  forgetSettings(): void {
+    this.configP = undefined;
+    this.signP = undefined;
+    this.identity = undefined;
+    this.actor = undefined;
+  }
+
   /** Every git config entry with its scope, in git's order: one `git config --list` per store. */
   gitConfig(): Promise<Array<{ scope: string; key: string; value: string }>> {
     this.configP ??= git(['config', '-z', '--list', '--show-scope'], {

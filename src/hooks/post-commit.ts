@@ -20,11 +20,11 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AnchorResult, runCheck } from '../anchors/check.js';
-import type { RunContext } from '../commands/context.js';
+import { type RunContext, repositoryStore } from '../commands/context.js';
 import { err } from '../errors.js';
 import { resolveConfig } from '../gitstore/config.js';
-import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
-import { type Ident, type NoteAdd, Store } from '../gitstore/store.js';
+import { memDir, type Repo } from '../gitstore/repo.js';
+import type { Ident, NoteAdd, Store } from '../gitstore/store.js';
 import { diffTrees } from '../gitstore/tree.js';
 import { mark } from '../trace.js';
 
@@ -69,9 +69,8 @@ export async function runPostCommitHook(ctx: RunContext, _args: string[]): Promi
   const start = performance.now();
   let repo: Repo | undefined;
   try {
-    repo = await openRepo(ctx.cwd, ctx.env);
-    const store = new Store(repo);
-    ctx.stores.push(store);
+    const store = await repositoryStore(ctx);
+    repo = store.repo;
     const summary = await postCommit(store, start);
     if (summary) ctx.io.err(`${summary}\n`);
   } catch (e) {
@@ -227,9 +226,8 @@ export async function runPostMergeHook(
 ): Promise<number> {
   let repo: Repo | undefined;
   try {
-    repo = await openRepo(ctx.cwd, ctx.env);
-    const store = new Store(repo);
-    ctx.stores.push(store);
+    const store = await repositoryStore(ctx);
+    repo = store.repo;
     if (!(await store.tip())) return 0;
     const orig = await store.catFile.read('ORIG_HEAD^{commit}');
     const rep = await runCheck(store, {

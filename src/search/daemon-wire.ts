@@ -7,7 +7,7 @@
 import { connect } from 'node:net';
 
 export interface DaemonRequest {
-  op: 'search' | 'context' | 'dedup' | 'prompt' | 'ping' | 'stop';
+  op: 'search' | 'context' | 'dedup' | 'prompt' | 'run' | 'ping' | 'stop';
   q?: unknown;
   /** search: count the hits as used (default true; a search as you type is not a use) */
   count?: boolean;
@@ -35,8 +35,21 @@ export const REQUEST_MS = 10_000;
 export const E_DAEMON_BUSY = 'E_DAEMON_BUSY';
 export const E_DAEMON_TOO_LARGE = 'E_DAEMON_TOO_LARGE';
 export const E_DAEMON_TIMEOUT = 'E_DAEMON_TIMEOUT';
+/**
+ * Refusals of a command sent to run (op `run`), before anything of it ran: the client
+ * runs it itself. ELSEWHERE: the daemon serves another worktree, environment or build;
+ * STDIN: the command wants the client's stdin, which stays with the client.
+ */
+export const E_DAEMON_ELSEWHERE = 'E_DAEMON_ELSEWHERE';
+export const E_DAEMON_STDIN = 'E_DAEMON_STDIN';
 export function isRefusal(code: string | undefined): boolean {
-  return code === E_DAEMON_BUSY || code === E_DAEMON_TOO_LARGE || code === E_DAEMON_TIMEOUT;
+  return (
+    code === E_DAEMON_BUSY ||
+    code === E_DAEMON_TOO_LARGE ||
+    code === E_DAEMON_TIMEOUT ||
+    code === E_DAEMON_ELSEWHERE ||
+    code === E_DAEMON_STDIN
+  );
 }
 
 /** The socket of the daemon serving `refs/memory`, under a repository's common git dir. */

@@ -60,6 +60,12 @@ export async function serve(
     maxRequestBytes?: number;
     /** time for a connection to send its whole request (default REQUEST_MS, env GIT_MEM_DAEMON_REQUEST_MS) */
     requestMs?: number;
+    /**
+     * Runs one command of a one-shot CLI process here (op `run`, src/cli/via-daemon.ts), where
+     * the store's git processes, catalog and index are warm. Given by the CLI's `daemon run`
+     * (this layer knows no command); without it the op is unknown.
+     */
+    run?: (q: unknown) => Promise<Omit<DaemonReply, 'build'>>;
   } = {},
 ): Promise<DaemonHandle> {
   const path = socketPath(store);
@@ -242,6 +248,9 @@ export async function serve(
             build,
             result: await buildContextPack(store, req.q as ContextOptions, { provider }),
           };
+        case 'run':
+          if (opts.run) return { ...(await opts.run(req.q)), build };
+          return { ok: false, error: { code: 'E_INVALID_ARG', message: 'unknown op run' }, build };
         default:
           return {
             ok: false,

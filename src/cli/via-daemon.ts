@@ -1,0 +1,144 @@
+/**
+ * One-shot commands run by a running daemon. A `git mem add`, `check` or git
+ * hook started from a shell spends most of its time starting things: node's
+ * module loading, seven to nine git processes, a cold catalog and index. When
+ * a daemon serves this repository (`git mem daemon start`, or one started on
+ * demand), bin/git-mem.js sends it the command line before loading the CLI
+ * (op `run`); the daemon runs the same main() with the same arguments, working
+ * directory and environment, on its warm store, and hands back the exit code,
+ * stdout and stderr. Same code, another process.
+ *
+ * The daemon refuses (and the client runs the command itself, as without a
+ * daemon) whenever its process could differ from the client's: another
+ * worktree, another environment where git or git-mem read it (envKey), another
+ * build, or a command that wants the client's stdin. Any other failure to get
+ * an answer does the same. GIT_MEM_DAEMON=off keeps every command in process.
+ *
+ * Deliberately light (node built-ins, the repository finder, the wire): it is
+ * loaded before the CLI on every command.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { openRepo } from '../gitstore/repo.js';
+import { buildId } from '../search/daemon-client.js';
+import { ask, DEFAULT_SOCKET } from '../search/daemon-wire.js';
+import { mark } from '../trace.js';
+
+/** What a client sends with op `run`. */
+export interface RunRequest {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** the client's repository, as git's finder told it */
+  gitDir: string;
+  workTree: string | null;
+  isTTY: boolean;
+  stdinIsTTY: boolean;
+  /** the client's build (a daemon of another build refuses) */
+  build: string;
+}
+
+/** What the daemon answers for a command it ran. */
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** How long a client waits for the daemon to run its command (queued behind others) before running it itself. */
+const RUN_WAIT_MS = 120_000;
+
+const OFF = new Set(['0', 'off', 'no', 'false']);
+
+/**
+ * Whether a command line may run in the daemon: `add` (not to a team store, which syncs
+ * with a remote and may ask for credentials), `check`, and the git hooks that re-anchor
+ * (post-commit, post-merge). Help and version stay here.
+ */
+export function runsInDaemon(argv: string[]): boolean {
+  if (argv.some((a) => a === '--help' || a === '-h' || a === '--version')) return false;
+  const at = argv.findIndex((a) => !a.startsWith('-'));
+  if (at < 0) return false;
+  const name = argv[at];
+  if (name === 'add') return !argv.some((a) => a === '--store' || a.startsWith('--store='));
+  if (name === 'check') return true;
+  return name === 'hook' && (argv[at + 1] === 'post-commit' || argv[at + 1] === 'post-merge');
+}
+
+/**
+ * Variables a git hook's process has and a shell's does not, which change nothing
+ * git-mem's store reads or writes (the index git-mem never uses, the editor, the
+ * prefix of a hook, git's own helpers), and git-mem's own switches of the daemon and
+ * the trace.
+ */
+const IGNORED = new Set([
+  'GIT_INDEX_FILE',
+  'GIT_EDITOR',
+  'GIT_PREFIX',
+  'GIT_EXEC_PATH',
+  'GIT_REFLOG_ACTION',
+  'GIT_PAGER_IN_USE',
+  'GIT_MEM_TRACE',
+  'GIT_MEM_DAEMON',
+  'GIT_MEM_DAEMON_IDLE_MS',
+  'GIT_MEM_NO_FAST_HOOK',
+]);
+/** Outside GIT_*: where git and git-mem find configuration, and who is writing (src/model/provenance.ts). */
+const READ = ['HOME', 'XDG_CONFIG_HOME', 'CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'];
+
+/**
+ * The part of an environment a command's result can depend on through the store
+ * (git's configuration, identity and repository variables, git-mem's settings):
+ * a daemon runs a client's command only when both give the same key.
+ */
+export function envKey(env: NodeJS.ProcessEnv): string {
+  const keys = Object.keys(env)
+    .filter((k) => (k.startsWith('GIT_') && !IGNORED.has(k)) || READ.includes(k))
+    .sort();
+  return JSON.stringify(keys.map((k) => [k, env[k]]));
+}
+
+/**
+ * Runs the command in a running daemon. Its exit code, once its output is written;
+ * undefined when it is this process's to run (no daemon, a refusal, no answer).
+ */
+export async function runViaDaemon(argv: string[]): Promise<number | undefined> {
+  const env = process.env;
+  if (OFF.has(String(env.GIT_MEM_DAEMON ?? '').toLowerCase()) || !runsInDaemon(argv)) return undefined;
+  let repo: Awaited<ReturnType<typeof openRepo>>;
+  try {
+    repo = await openRepo(process.cwd(), env);
+  } catch {
+    return undefined; // the CLI says what is wrong
+  }
+  const sock = join(repo.commonDir, ...DEFAULT_SOCKET);
+  if (!existsSync(sock)) return undefined;
+  const q: RunRequest = {
+    argv,
+    cwd: process.cwd(),
+    env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
+    gitDir: repo.gitDir,
+    workTree: repo.workTree ?? null,
+    isTTY: !!process.stdout.isTTY,
+    stdinIsTTY: !!process.stdin.isTTY,
+    build: buildId(),
+  };
+  let r: Partial<RunResult> | undefined;
+  try {
+    const reply = await ask(sock, { op: 'run', q }, RUN_WAIT_MS);
+    if (!reply.ok) {
+      mark(`via daemon: refused (${reply.error?.code})`);
+      return undefined;
+    }
+    r = reply.result as Partial<RunResult>;
+  } catch (e) {
+    mark(`via daemon: ${(e as Error).message}`);
+    return undefined;
+  }
+  if (typeof r?.code !== 'number' || typeof r.stdout !== 'string' || typeof r.stderr !== 'string')
+    return undefined;
+  mark('via daemon: answered');
+  if (r.stdout) process.stdout.write(r.stdout);
+  if (r.stderr) process.stderr.write(r.stderr);
+  return r.code;
+}

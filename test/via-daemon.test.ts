@@ -1,0 +1,207 @@
+/**
+ * One-shot commands run by a running daemon (src/cli/via-daemon.ts,
+ * src/cli/daemon-run.ts), as real processes of the built binary: `add`,
+ * `check` and the post-commit hook go to the daemon of their worktree and
+ * answer exactly as they do in process; whatever could make the daemon's
+ * process differ from the client's (stdin, another worktree, another
+ * environment) stays in the client.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { envKey, runsInDaemon } from '../src/cli/via-daemon.js';
+import { makeRepo, runBinAsync, tmpDir } from './helpers.js';
+
+const pids: number[] = [];
+afterAll(() => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {}
+  }
+});
+
+const ANSWERED = 'via daemon: answered';
+
+function lines(n: number, tag: string): string {
+  return `${Array.from({ length: n }, (_, i) => `export const ${tag}${i} = ${i * 7} + compute('${tag}', ${i});`).join('\n')}\n`;
+}
+
+/** A repository with one committed file and a daemon serving it. */
+async function withDaemon() {
+  const r = makeRepo({ commit: true });
+  r.write('f.js', lines(12, 'f'));
+  r.commitAll('f.js');
+  const env = { ...r.env, GIT_MEM_TRACE: '1' };
+  const bin = (args: string[], o: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}) =>
+    runBinAsync(args, { cwd: o.cwd ?? r.dir, env: o.env ?? env, stdin: o.stdin });
+  const started = await bin(['daemon', 'start', '--json']);
+  expect(started.code, started.stderr).toBe(0);
+  pids.push(JSON.parse(started.stdout).pid);
+  return { r, env, bin };
+}
+
+/** Stdout and stderr without the trace lines (what a user sees). */
+const seen = (x: { stdout: string; stderr: string }) => ({
+  stdout: x.stdout,
+  stderr: x.stderr
+    .split('\n')
+    .filter((l) => !l.startsWith('git-mem trace:'))
+    .join('\n'),
+});
+
+describe('commands run by a running daemon', () => {
+  it('add, check and the post-commit hook, each twice, answer as they do in process', async () => {
+    const { r, env, bin } = await withDaemon();
+    const off = { ...env, GIT_MEM_DAEMON: 'off' };
+    for (const title of ['Parse the header first', 'Cache the parsed header']) {
+      const a = await bin(['add', '--title', title, '-c', `${title}: why.`, '--anchor', 'f.js:2-4']);
+      expect(a.code, a.stderr).toBe(0);
+      expect(a.stderr).toContain(ANSWERED);
+      expect(a.stdout).toMatch(
+        new RegExp(`^Added [0-9A-Z]{12} decision "${title}" \\([0-9a-f]{12}\\)\\n  anchor f\\.js:2-4\\n$`),
+      );
+    }
+    // a refusal of the command itself comes back as the CLI's own: same exit code, same line
+    const dupArgs = ['add', '--title', 'Parse the header first', '-c', 'Parse the header first: why.'];
+    const dup = await bin(dupArgs);
+    expect(dup.stderr).toContain(ANSWERED);
+    const dupHere = await bin(dupArgs, { env: off });
+    expect(dupHere.stderr).not.toContain('via daemon');
+    expect(dup.code).toBe(2);
+    expect(seen(dup)).toEqual(seen(dupHere));
+    // git config read afresh for each command, as by a new process
+    r.git('config', 'user.name', 'Renamed Person');
+    const later = await bin(['add', '--title', 'Headers are case-insensitive', '-c', 'Compare lowercased.']);
+    expect(later.stderr).toContain(ANSWERED);
+    expect(r.git('log', '-1', '--format=%an', 'refs/memory').trim()).toBe('Renamed Person');
+
+    // the code moves on: the daemon's check reports what the CLI's own reports
+    r.git('mv', 'f.js', 'g.js');
+    r.git('commit', '-q', '-m', 'rename f to g');
+    const dry = await bin(['check', '--dry-run', '--json']);
+    expect(dry.stderr).toContain(ANSWERED);
+    const dryHere = await bin(['check', '--dry-run', '--json'], { env: off });
+    expect(JSON.parse(dry.stdout)).toEqual(JSON.parse(dryHere.stdout));
+    expect(JSON.stringify(JSON.parse(dry.stdout))).toContain('g.js');
+    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const check = await bin(['check']);
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stderr).toContain(ANSWERED);
+    expect(r.git('rev-parse', 'refs/memory').trim()).not.toBe(tip);
+    expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(
+      /^mem: check [0-9a-f]{12}: 2 records updated/,
+    );
+    const again = await bin(['check']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(ANSWERED);
+    expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/^mem: check /);
+
+    // the post-commit hook as git runs it (its index and editor in the environment)
+    const hookEnv = { ...env, GIT_INDEX_FILE: join(r.dir, '.git', 'index'), GIT_EDITOR: ':', GIT_PREFIX: '' };
+    for (const [from, to] of [
+      ['g.js', 'h.js'],
+      ['h.js', 'k.js'],
+    ]) {
+      r.git('mv', from, to);
+      r.git('commit', '-q', '-m', `rename ${from}`);
+      const h = await bin(['hook', 'post-commit'], { env: hookEnv });
+      expect(h.code).toBe(0);
+      expect(h.stderr).toContain(ANSWERED);
+      expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(
+        /^mem: post-commit [0-9a-f]{12}: 2 records updated \(0 went stale, 2 moved\)/,
+      );
+    }
+    const shown = JSON.parse((await bin(['list', '--json'], { env: off })).stdout) as Array<{
+      id: string;
+      title: string;
+    }>;
+    expect(shown.map((m) => m.title).sort()).toEqual([
+      'Cache the parsed header',
+      'Headers are case-insensitive',
+      'Parse the header first',
+    ]);
+    // and after the hook's moves, the two still judge alike
+    const last = await bin(['check', '--dry-run', '--json']);
+    expect(last.stderr).toContain(ANSWERED);
+    const lastHere = await bin(['check', '--dry-run', '--json'], { env: off });
+    expect(JSON.parse(last.stdout)).toEqual(JSON.parse(lastHere.stdout));
+  }, 60_000);
+
+  it('leaves to the client what it must not run: stdin, another worktree, another environment', async () => {
+    const { r, env, bin } = await withDaemon();
+    // content on stdin: the client reads it and adds it itself
+    const piped = await bin(['add', '--title', 'Piped in'], { stdin: 'Body from stdin.\n' });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stderr).toContain('via daemon: refused (E_DAEMON_STDIN)');
+    expect(piped.stderr).not.toContain(ANSWERED);
+    const list = JSON.parse((await bin(['list', '--json'])).stdout) as Array<{ id: string; title: string }>;
+    const shown = await bin(['show', list.find((m) => m.title === 'Piped in')!.id]);
+    expect(shown.stdout).toContain('Body from stdin.');
+
+    // a linked worktree on another branch: its HEAD has a file main's does not
+    const wt = join(tmpDir('gm-wt-'), 'wt');
+    r.git('worktree', 'add', '-q', '-b', 'feature', wt);
+    writeFileSync(join(wt, 'only-here.js'), lines(6, 'o'));
+    r.git('-C', wt, 'add', 'only-here.js');
+    r.git('-C', wt, 'commit', '-q', '-m', 'only here');
+    const inWt = await bin(
+      ['add', '--title', 'Only on the feature', '-c', 'x', '--anchor', 'only-here.js:1-2'],
+      {
+        cwd: wt,
+      },
+    );
+    expect(inWt.code, inWt.stderr).toBe(0);
+    expect(inWt.stderr).toContain('via daemon: refused (E_DAEMON_ELSEWHERE)');
+
+    // another identity in the environment: the client writes, under its own name
+    const other = await bin(['add', '--title', 'Written by another', '-c', 'y'], {
+      env: { ...env, GIT_AUTHOR_NAME: 'Someone Else', GIT_COMMITTER_NAME: 'Someone Else' },
+    });
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toContain('via daemon: refused (E_DAEMON_ELSEWHERE)');
+    expect(r.git('log', '-1', '--format=%an', 'refs/memory').trim()).toBe('Someone Else');
+
+    // switched off: never asked
+    const off = await bin(['add', '--title', 'Not asked', '-c', 'z'], {
+      env: { ...env, GIT_MEM_DAEMON: 'off' },
+    });
+    expect(off.code).toBe(0);
+    expect(off.stderr).not.toContain('via daemon');
+    // and commands it does not run are not sent
+    const listed = await bin(['list']);
+    expect(listed.stderr).not.toContain('via daemon');
+  }, 60_000);
+
+  it('sends only add, check and the re-anchoring git hooks; compares the environment where the store reads it', () => {
+    expect(runsInDaemon(['add', '--title', 't'])).toBe(true);
+    expect(runsInDaemon(['--json', 'check'])).toBe(true);
+    expect(runsInDaemon(['hook', 'post-commit'])).toBe(true);
+    expect(runsInDaemon(['hook', 'post-merge'])).toBe(true);
+    expect(runsInDaemon(['hook', 'pre-push'])).toBe(false);
+    expect(runsInDaemon(['hook', 'claude-code'])).toBe(false);
+    expect(runsInDaemon(['add', '--store', 'team', '--title', 't'])).toBe(false);
+    expect(runsInDaemon(['add', '--store=team'])).toBe(false);
+    expect(runsInDaemon(['add', '--help'])).toBe(false);
+    expect(runsInDaemon(['list'])).toBe(false);
+    expect(runsInDaemon([])).toBe(false);
+    const base = { HOME: '/h', PATH: '/bin', GIT_CONFIG_GLOBAL: '/h/.gitconfig', TERM: 'xterm' };
+    // what a git hook adds, the trace, the daemon switch and unrelated variables change nothing
+    expect(envKey({ ...base, GIT_INDEX_FILE: '.git/index', GIT_EDITOR: ':', GIT_PREFIX: '' })).toBe(
+      envKey(base),
+    );
+    expect(
+      envKey({ ...base, GIT_MEM_TRACE: '1', GIT_MEM_DAEMON: 'off', PATH: '/usr/bin', TERM: 'dumb' }),
+    ).toBe(envKey(base));
+    // where git finds the repository and its configuration, identities, git-mem's settings, the agent do
+    for (const extra of [
+      { GIT_DIR: '/elsewhere' },
+      { GIT_CONFIG_GLOBAL: '/other' },
+      { HOME: '/other' },
+      { GIT_AUTHOR_NAME: 'X' },
+      { GIT_MEM_HOME: '/m' },
+      { CLAUDECODE: '1' },
+    ])
+      expect(envKey({ ...base, ...extra })).not.toBe(envKey(base));
+  });
+});
