@@ -11,7 +11,7 @@
 //   * installs the post-commit hook and times commits that move an anchored file, with the hook
 //     and without it (alternating), on the default branch and on a feature branch.
 // Env: BENCH_ANCHORS (250), BENCH_COMMITS (200), BENCH_RUNS (5), BENCH_HOOK_ROUNDS (7), BENCH_BIN (another build's bin/git-mem.js
-// to time instead of this one), BENCH_KEEP (keep the scratch folder, for tracing by hand). Skips with a message when no repository is there: tests never need it.
+// to time instead of this one), BENCH_DAEMON (1: with a daemon running, `git mem daemon start`), BENCH_KEEP (keep the scratch folder, for tracing by hand). Skips with a message when no repository is there: tests never need it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,6 +47,10 @@ const rnd = () => {
 };
 const mem = (args) => spawnSync(process.execPath, [bin, ...args], { cwd: repo, env, encoding: 'utf8' });
 if (mem(['init']).status !== 0) throw new Error('git mem init failed');
+// BENCH_DAEMON=1: every step with a daemon serving the repository (src/cli/via-daemon.ts), started
+// before the first add and stopped at the end
+const DAEMON = !!process.env.BENCH_DAEMON;
+if (DAEMON && mem(['daemon', 'start']).status !== 0) throw new Error('git mem daemon start failed');
 
 const addMs = [];
 const floorMs = [];
@@ -120,7 +124,10 @@ for (const branch of ['main', 'feature']) {
 }
 
 const name = SRC.replace(/\/repo$/, '').split('/').pop();
-console.log(`## anchors in a real history: ${name}, ${files.length} source files, ${COMMITS} commits apart`);
+if (DAEMON) mem(['daemon', 'stop']);
+console.log(
+  `## anchors in a real history: ${name}, ${files.length} source files, ${COMMITS} commits apart${DAEMON ? ', a daemon running' : ''}`,
+);
 console.log('');
 console.log('| step | median | p90 | goal |');
 console.log('|---|---|---|---|');

@@ -191,7 +191,14 @@ describe('commands run by a running daemon', () => {
       envKey(base),
     );
     expect(
-      envKey({ ...base, GIT_MEM_TRACE: '1', GIT_MEM_DAEMON: 'off', PATH: '/usr/bin', TERM: 'dumb' }),
+      envKey({
+        ...base,
+        GIT_MEM_TRACE: '1',
+        GIT_MEM_DAEMON: 'off',
+        GIT_MEM_CMD: 'node x',
+        PATH: '/usr/bin',
+        TERM: 'dumb',
+      }),
     ).toBe(envKey(base));
     // where git finds the repository and its configuration, identities, git-mem's settings, the agent do
     for (const extra of [

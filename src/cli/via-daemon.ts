@@ -14,7 +14,8 @@
  * build, or a command that wants the client's stdin. Any other failure to get
  * an answer does the same. GIT_MEM_DAEMON=off keeps every command in process.
  *
- * Deliberately light (node built-ins, the repository finder, the wire): it is
+ * The daemon's side is src/cli/daemon-run.ts. Deliberately light (node built-ins,
+ * the repository finder, the wire): it is
  * loaded before the CLI on every command.
  */
 import { existsSync } from 'node:fs';
@@ -69,7 +70,7 @@ export function runsInDaemon(argv: string[]): boolean {
  * Variables a git hook's process has and a shell's does not, which change nothing
  * git-mem's store reads or writes (the index git-mem never uses, the editor, the
  * prefix of a hook, git's own helpers), and git-mem's own switches of the daemon and
- * the trace.
+ * the trace, and the command a hook starts git-mem with.
  */
 const IGNORED = new Set([
   'GIT_INDEX_FILE',
@@ -82,6 +83,8 @@ const IGNORED = new Set([
   'GIT_MEM_DAEMON',
   'GIT_MEM_DAEMON_IDLE_MS',
   'GIT_MEM_NO_FAST_HOOK',
+  // how a git hook starts git-mem (src/hooks/git-hooks.ts): the client is running already
+  'GIT_MEM_CMD',
 ]);
 /** Outside GIT_*: where git and git-mem find configuration, and who is writing (src/model/provenance.ts). */
 const READ = ['HOME', 'XDG_CONFIG_HOME', 'CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'];

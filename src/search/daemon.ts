@@ -4,6 +4,8 @@
  * .git/mem/search/<ref>/daemon.sock. Every request first brings the index to
  * the ref's current tip (openIndex reads the tip and applies the tree diff),
  * so an answer never reflects an older store. Requests run one at a time.
+ * Given a `run` handler (the CLI's `daemon run` gives one), it also runs
+ * one-shot commands of clients in its worktree (op `run`, src/cli/via-daemon.ts).
  * Connections are bounded (daemon-wire.ts): how many at once, how large a
  * request line, how long a client may take to send it.
  * Exits after an idle period (GIT_MEM_DAEMON_IDLE_MS, default 10 minutes),
