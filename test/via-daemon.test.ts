@@ -6,11 +6,12 @@
  * process differ from the client's (stdin, another worktree, another
  * environment) stays in the client.
  */
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { envKey, runsInDaemon } from '../src/cli/via-daemon.js';
-import { makeRepo, runBinAsync, tmpDir } from './helpers.js';
+import { BIN, makeRepo, runBinAsync, tmpDir } from './helpers.js';
 
 const pids: number[] = [];
 afterAll(() => {
@@ -97,20 +98,32 @@ describe('commands run by a running daemon', () => {
     expect(again.stderr).toContain(ANSWERED);
     expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/^mem: check /);
 
-    // the post-commit hook as git runs it (its index and editor in the environment)
-    const hookEnv = { ...env, GIT_INDEX_FILE: join(r.dir, '.git', 'index'), GIT_EDITOR: ':', GIT_PREFIX: '' };
+    // the post-commit hook, installed and run by git (which gives it the commit's author and date,
+    // its index and editor in the environment), under another author than the daemon's
+    const installed = await bin(['hooks', 'install', '--post-commit']);
+    expect(installed.code, installed.stderr).toBe(0);
+    const hookEnv = {
+      ...env,
+      GIT_MEM_CMD: `"${process.execPath}" "${BIN}"`,
+      GIT_AUTHOR_NAME: 'Code Author',
+      GIT_AUTHOR_EMAIL: 'code@example.com',
+    };
     for (const [from, to] of [
       ['g.js', 'h.js'],
       ['h.js', 'k.js'],
     ]) {
       r.git('mv', from, to);
-      r.git('commit', '-q', '-m', `rename ${from}`);
-      const h = await bin(['hook', 'post-commit'], { env: hookEnv });
-      expect(h.code).toBe(0);
-      expect(h.stderr).toContain(ANSWERED);
+      const c = spawnSync('git', ['commit', '-q', '-m', `rename ${from}`], {
+        cwd: r.dir,
+        env: hookEnv,
+        encoding: 'utf8',
+      });
+      expect(c.status, c.stderr).toBe(0);
+      expect(c.stderr).toContain(ANSWERED);
       expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(
         /^mem: post-commit [0-9a-f]{12}: 2 records updated \(0 went stale, 2 moved\)/,
       );
+      expect(r.git('log', '-1', '--format=%an', 'refs/memory').trim()).toBe('Code Author');
     }
     const shown = JSON.parse((await bin(['list', '--json'], { env: off })).stdout) as Array<{
       id: string;
@@ -154,13 +167,28 @@ describe('commands run by a running daemon', () => {
     expect(inWt.code, inWt.stderr).toBe(0);
     expect(inWt.stderr).toContain('via daemon: refused (E_DAEMON_ELSEWHERE)');
 
-    // another identity in the environment: the client writes, under its own name
+    // another identity in the environment (as git gives a post-commit hook): the daemon writes under it
     const other = await bin(['add', '--title', 'Written by another', '-c', 'y'], {
-      env: { ...env, GIT_AUTHOR_NAME: 'Someone Else', GIT_COMMITTER_NAME: 'Someone Else' },
+      env: { ...env, GIT_AUTHOR_NAME: 'Someone Else', GIT_AUTHOR_EMAIL: 'else@example.com' },
     });
     expect(other.code, other.stderr).toBe(0);
-    expect(other.stderr).toContain('via daemon: refused (E_DAEMON_ELSEWHERE)');
-    expect(r.git('log', '-1', '--format=%an', 'refs/memory').trim()).toBe('Someone Else');
+    expect(other.stderr).toContain(ANSWERED);
+    expect(r.git('log', '-1', '--format=%an <%ae>', 'refs/memory').trim()).toBe(
+      'Someone Else <else@example.com>',
+    );
+    // and the next command is its own again
+    const mine = await bin(['add', '--title', 'Written by me', '-c', 'w']);
+    expect(mine.stderr).toContain(ANSWERED);
+    expect(r.git('log', '-1', '--format=%an', 'refs/memory').trim()).toBe('Test User');
+
+    // another git configuration: the client writes, with its own
+    const cfg = join(tmpDir('gm-cfg-'), 'gitconfig');
+    writeFileSync(cfg, '[user]\n\tname = From Another Config\n\temail = cfg@example.com\n');
+    const elsewhere = await bin(['add', '--title', 'Another config', '-c', 'v'], {
+      env: { ...env, GIT_CONFIG_GLOBAL: cfg },
+    });
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    expect(elsewhere.stderr).toContain('via daemon: refused (E_DAEMON_ELSEWHERE)');
 
     // switched off: never asked
     const off = await bin(['add', '--title', 'Not asked', '-c', 'z'], {
@@ -200,14 +228,23 @@ describe('commands run by a running daemon', () => {
         TERM: 'dumb',
       }),
     ).toBe(envKey(base));
-    // where git finds the repository and its configuration, identities, git-mem's settings, the agent do
+    // nor identities and the agent (the command gets the client's whole environment)
+    expect(
+      envKey({
+        ...base,
+        GIT_AUTHOR_NAME: 'X',
+        GIT_AUTHOR_DATE: '@1 +0000',
+        GIT_COMMITTER_EMAIL: 'c@d',
+        CLAUDECODE: '1',
+      }),
+    ).toBe(envKey(base));
+    // where git finds the repository and its configuration, and git-mem's settings, do
     for (const extra of [
       { GIT_DIR: '/elsewhere' },
       { GIT_CONFIG_GLOBAL: '/other' },
       { HOME: '/other' },
-      { GIT_AUTHOR_NAME: 'X' },
+      { XDG_CONFIG_HOME: '/x' },
       { GIT_MEM_HOME: '/m' },
-      { CLAUDECODE: '1' },
     ])
       expect(envKey({ ...base, ...extra })).not.toBe(envKey(base));
   });

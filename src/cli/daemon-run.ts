@@ -58,9 +58,19 @@ export async function runForClient(
       throw new Error('stdin is the client’s');
     },
   };
+  // the client's environment for the command, as its own process would have it: what git-mem reads
+  // (identity, actor, settings) and the git processes the command starts. The command's own search
+  // questions are answered here, in this process, not by asking us
+  const env = { ...r.env, GIT_MEM_DAEMON: 'off' };
+  const own = store.repo.env;
+  store.repo.env = env;
   store.forgetSettings();
-  // the command's own search questions are answered here, in this process, not by asking us
-  result.code = await main(r.argv, io, { cwd: r.cwd, env: { ...r.env, GIT_MEM_DAEMON: 'off' }, store });
+  try {
+    result.code = await main(r.argv, io, { cwd: r.cwd, env, store });
+  } finally {
+    store.repo.env = own;
+    store.forgetSettings();
+  }
   if (wantsStdin) return refuse(E_DAEMON_STDIN, 'run: the command reads stdin');
   return { ok: true, result };
 }

@@ -14,9 +14,11 @@
  * build, or a command that wants the client's stdin. Any other failure to get
  * an answer does the same. GIT_MEM_DAEMON=off keeps every command in process.
  *
- * The daemon's side is src/cli/daemon-run.ts. Deliberately light (node built-ins,
- * the repository finder, the wire): it is
- * loaded before the CLI on every command.
+ * The daemon's side is src/cli/daemon-run.ts. This side is deliberately light
+ * (node built-ins, the repository finder, the wire) and built as one file
+ * (dist/via-daemon.js): bin/git-mem.js loads it before the CLI on every command
+ * but the agent hook's. A client stopped while it waits (Ctrl-C) stops waiting;
+ * the command it sent still runs to its end in the daemon.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,12 +69,21 @@ export function runsInDaemon(argv: string[]): boolean {
 }
 
 /**
- * Variables a git hook's process has and a shell's does not, which change nothing
- * git-mem's store reads or writes (the index git-mem never uses, the editor, the
- * prefix of a hook, git's own helpers), and git-mem's own switches of the daemon and
- * the trace, and the command a hook starts git-mem with.
+ * Variables that may differ between the daemon and a client. Identities (git gives a
+ * post-commit hook the commit's author and date): the daemon runs each command with
+ * the client's whole environment (daemon-run.ts), and git-mem reads them per command,
+ * the git processes it keeps running never. Then what a git hook's process has and a
+ * shell's does not, which changes nothing git-mem's store reads or writes (the index
+ * git-mem never uses, the editor, the prefix of a hook, git's own helpers); git-mem's
+ * own switches of the daemon and the trace; the command a hook starts git-mem with.
  */
 const IGNORED = new Set([
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_COMMITTER_DATE',
   'GIT_INDEX_FILE',
   'GIT_EDITOR',
   'GIT_PREFIX',
@@ -86,13 +97,13 @@ const IGNORED = new Set([
   // how a git hook starts git-mem (src/hooks/git-hooks.ts): the client is running already
   'GIT_MEM_CMD',
 ]);
-/** Outside GIT_*: where git and git-mem find configuration, and who is writing (src/model/provenance.ts). */
-const READ = ['HOME', 'XDG_CONFIG_HOME', 'CLAUDECODE', 'CLAUDE_CODE_SESSION_ID'];
+/** Outside GIT_*: where git finds its global configuration. */
+const READ = ['HOME', 'XDG_CONFIG_HOME'];
 
 /**
- * The part of an environment a command's result can depend on through the store
- * (git's configuration, identity and repository variables, git-mem's settings):
- * a daemon runs a client's command only when both give the same key.
+ * The part of an environment the daemon's running git processes and caches depend on
+ * (where git finds the repository and its configuration, git-mem's settings): a daemon
+ * runs a client's command only when both give the same key.
  */
 export function envKey(env: NodeJS.ProcessEnv): string {
   const keys = Object.keys(env)

@@ -557,8 +557,9 @@ export class Store {
 
   /**
    * Forgets what was read of git's configuration and the environment (the identity,
-   * signing, the actor): a long-lived store that runs command after command (the daemon,
-   * src/cli/via-daemon.ts) reads them afresh for each, as a new process would.
+   * signing, the actor): a long-lived store that runs command after command, each with
+   * its client's environment (the daemon, src/cli/daemon-run.ts), reads them afresh for
+   * each, as a new process would.
    */
   forgetSettings(): void {
     this.configP = undefined;
