@@ -295,16 +295,24 @@ const SCENARIO_MS = 300_000;
 
 describe('five clones converge under random operations and syncs', () => {
   for (const seed of [...new Set([1, ...extraSeeds])]) {
-    it(`against a bare repository (seed ${seed})`, async () => {
-      const dir = `${tmpDir('gm-remote-')}/shared.git`;
-      sh('git', ['init', '-q', '--bare', dir], '/', isolatedEnv());
-      await runScenario(seed, dir);
-    }, SCENARIO_MS);
+    it(
+      `against a bare repository (seed ${seed})`,
+      async () => {
+        const dir = `${tmpDir('gm-remote-')}/shared.git`;
+        sh('git', ['init', '-q', '--bare', dir], '/', isolatedEnv());
+        await runScenario(seed, dir);
+      },
+      SCENARIO_MS,
+    );
   }
 
-  it('against git daemon on 127.0.0.1 (seed 2)', async () => {
-    await runScenario(2, await gitDaemon());
-  }, SCENARIO_MS);
+  it(
+    'against git daemon on 127.0.0.1 (seed 2)',
+    async () => {
+      await runScenario(2, await gitDaemon());
+    },
+    SCENARIO_MS,
+  );
 
   it('when all five sync at the same moment (pushes race, rejected ones retry)', async () => {
     const url = await gitDaemon();
