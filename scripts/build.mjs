@@ -38,14 +38,11 @@ const external = [
   '@modelcontextprotocol/sdk',
   '@modelcontextprotocol/sdk/*',
 ];
-await build({
-  // cli: the CLI (bin/git-mem.js); claude-fast: the agent hook's tool events and
-  // prompts, which bin/git-mem.js runs before the CLI (the same modules, shared chunks)
-  entryPoints: { cli: 'src/cli/main.ts', 'claude-fast': 'src/hooks/claude-fast.ts' },
+// the node bundles: ES modules for node 20, minified, with this build's id
+const forNode = {
   absWorkingDir: root,
   outdir: tmp,
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
@@ -54,6 +51,13 @@ await build({
   minify: true,
   define,
   external,
+};
+await build({
+  ...forNode,
+  // cli: the CLI (bin/git-mem.js); claude-fast: the agent hook's tool events and
+  // prompts, which bin/git-mem.js runs before the CLI (the same modules, shared chunks)
+  entryPoints: { cli: 'src/cli/main.ts', 'claude-fast': 'src/hooks/claude-fast.ts' },
+  splitting: true,
   // bundled CommonJS packages call require()
   banner: {
     js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);",
@@ -63,20 +67,7 @@ await build({
 // running daemon runs them (src/cli/via-daemon.ts). One file of its own, not chunks shared with the
 // CLI: node 20 takes ~4 ms per module file to load, and the seven files it would share cost ~30 ms
 // on every such command (the same sources are also in the CLI's chunks; no code of its own).
-await build({
-  entryPoints: { 'via-daemon': 'src/cli/via-daemon.ts' },
-  absWorkingDir: root,
-  outdir: tmp,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  minify: true,
-  define,
-  external,
-});
+await build({ ...forNode, entryPoints: { 'via-daemon': 'src/cli/via-daemon.ts' } });
 for (const [name, pkg] of Object.entries(VENDOR))
   await build({
     entryPoints: [pkg],

@@ -7,17 +7,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { makeRepo, runBin, runBinAsync, tmpDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { daemonPids, makeRepo, runBin, runBinAsync, tmpDir } from './helpers.js';
 
-const pids: number[] = [];
-afterAll(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {}
-  }
-});
+const pids = daemonPids();
 
 function injected(stdout: string): string {
   if (!stdout.trim()) return '';

@@ -7,21 +7,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { socketPath } from '../src/search/daemon-client.js';
 import { ask, MAX_CONNECTIONS, MAX_REQUEST_BYTES } from '../src/search/daemon-wire.js';
-import { makeRepo, runBinAsync } from './helpers.js';
+import { daemonPids, makeRepo, runBinAsync } from './helpers.js';
 
-const pids: number[] = [];
-afterAll(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {}
-  }
-});
+const pids = daemonPids();
 
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -127,6 +127,22 @@ export function runBinAsync(
   });
 }
 
+/**
+ * The pids of daemons a test file starts (push them as they start), each sent
+ * SIGTERM once the file's tests are done, whatever they left running.
+ */
+export function daemonPids(): number[] {
+  const pids: number[] = [];
+  afterAll(() => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {}
+    }
+  });
+  return pids;
+}
+
 export function makeRepo(opts: { bare?: boolean; commit?: boolean; env?: NodeJS.ProcessEnv } = {}): TestRepo {
   const dir = tmpDir('gm-repo-');
   const env = opts.env ?? isolatedEnv();

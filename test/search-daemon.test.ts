@@ -6,20 +6,13 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { queryViaDaemon, socketPath } from '../src/search/daemon-client.js';
-import { BIN, makeRepo, runBinAsync } from './helpers.js';
+import { BIN, daemonPids, makeRepo, runBinAsync } from './helpers.js';
 
-const pids: number[] = [];
-afterAll(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {}
-  }
-});
+const pids = daemonPids();
 
 function out(r: { code: number; stdout: string; stderr: string }) {
   try {

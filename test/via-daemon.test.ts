@@ -9,18 +9,11 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { envKey, runsInDaemon } from '../src/cli/via-daemon.js';
-import { BIN, makeRepo, runBinAsync, tmpDir } from './helpers.js';
+import { BIN, daemonPids, makeRepo, runBinAsync, tmpDir } from './helpers.js';
 
-const pids: number[] = [];
-afterAll(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {}
-  }
-});
+const pids = daemonPids();
 
 const ANSWERED = 'via daemon: answered';
 
