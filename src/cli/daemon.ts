@@ -6,7 +6,7 @@ import { emit, openStore } from './context.js';
 export default defineCommand({
   command: 'daemon <action>',
   describe:
-    'the query daemon: keeps the search index in memory and answers search/context on a Unix socket in .git/mem (start|stop|status|run)',
+    'the daemon: keeps the search index in memory, answers search/context and runs add, check and the git hooks of its worktree, on a Unix socket in .git/mem (start|stop|status|run)',
   builder: (y) =>
     y
       .positional('action', {
