@@ -194,6 +194,46 @@ describe('commands run by a running daemon', () => {
     expect(listed.stderr).not.toContain('via daemon');
   }, 60_000);
 
+  it('with none running, starts one for the next commands (GIT_MEM_DAEMON=on, or a large index) without waiting for it', async () => {
+    const r = makeRepo({ commit: true });
+    r.write('f.js', lines(12, 'f'));
+    r.commitAll('f.js');
+    await r.memJson([
+      'add',
+      '--title',
+      'Anchored before the daemon',
+      '--content',
+      'x',
+      '--anchor',
+      'f.js:3-5',
+    ]);
+    const env = { ...r.env, GIT_MEM_DAEMON: 'on', GIT_MEM_TRACE: '1' };
+    const hook = async (from: string, to: string) => {
+      r.git('mv', from, to);
+      r.git('commit', '-q', '-m', `rename ${from}`);
+      const h = await runBinAsync(['hook', 'post-commit'], { cwd: r.dir, env });
+      expect(h.code, h.stderr).toBe(0);
+      expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/^mem: post-commit .*1 moved\)/);
+      return h.stderr;
+    };
+    // this one runs here, and leaves a daemon starting
+    const first = await hook('f.js', 'g.js');
+    expect(first).toContain('via daemon: one started for the next commands');
+    expect(first).not.toContain(ANSWERED);
+    let pid: number | undefined;
+    for (let i = 0; i < 200 && pid === undefined; i++) {
+      const s = JSON.parse(
+        (await runBinAsync(['daemon', 'status', '--json'], { cwd: r.dir, env: r.env })).stdout,
+      );
+      if (s.running) pid = s.pid;
+      else await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(pid).toBeGreaterThan(0);
+    pids.push(pid!);
+    // the next one goes to it
+    expect(await hook('g.js', 'h.js')).toContain(ANSWERED);
+  }, 60_000);
+
   it('sends only add, check and the re-anchoring git hooks; compares the environment where the store reads it', () => {
     expect(runsInDaemon(['add', '--title', 't'])).toBe(true);
     expect(runsInDaemon(['--json', 'check'])).toBe(true);

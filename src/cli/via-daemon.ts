@@ -8,6 +8,10 @@
  * directory and environment, on its warm store, and hands back the exit code,
  * stdout and stderr. Same code, another process.
  *
+ * With no daemon running, a store whose index is large (or GIT_MEM_DAEMON=on)
+ * gets one started in the background, as a search starts one: this command runs
+ * here, the next ones go to it.
+ *
  * The daemon refuses (and the client runs the command itself, as without a
  * daemon) whenever its process could differ from the client's: another
  * worktree, another environment where git or git-mem read it (envKey), another
@@ -23,7 +27,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openRepo } from '../gitstore/repo.js';
-import { buildId } from '../search/daemon-client.js';
+import { buildId, daemonLikely, launchDaemon } from '../search/daemon-client.js';
 import { ask, DEFAULT_SOCKET } from '../search/daemon-wire.js';
 import { mark } from '../trace.js';
 
@@ -126,7 +130,13 @@ export async function runViaDaemon(argv: string[]): Promise<number | undefined> 
     return undefined; // the CLI says what is wrong
   }
   const sock = join(repo.commonDir, ...DEFAULT_SOCKET);
-  if (!existsSync(sock)) return undefined;
+  if (!existsSync(sock)) {
+    // as for a search (daemon-client.ts): a store big enough, or GIT_MEM_DAEMON=on, gets a daemon,
+    // started now for the next commands and not waited for (it takes seconds to load a large index)
+    const at = { repo, ref: 'refs/memory' };
+    if (daemonLikely(at, env) && launchDaemon(at, env)) mark('via daemon: one started for the next commands');
+    return undefined;
+  }
   const q: RunRequest = {
     argv,
     cwd: process.cwd(),

@@ -33,11 +33,14 @@ export const AUTO_START_BYTES = 512 * 1024;
 /** Unix socket paths are limited to ~107 bytes; longer ones mean no daemon (search runs in-process). */
 const MAX_SOCKET_PATH = 100;
 
-export function daemonDir(store: Store): string {
+/** What the daemon's files and its start need of a store: its repository and ref (no git process). */
+export type StoreAt = Pick<Store, 'repo' | 'ref'>;
+
+export function daemonDir(store: StoreAt): string {
   return memDir(store.repo, 'search', store.ref.replace(/[^A-Za-z0-9]+/g, '_'));
 }
 
-export function socketPath(store: Store): string {
+export function socketPath(store: StoreAt): string {
   return join(daemonDir(store), 'daemon.sock');
 }
 
@@ -77,7 +80,7 @@ function mode(env: NodeJS.ProcessEnv): 'auto' | 'on' | 'off' {
 }
 
 /** Whether a one-shot search should start a daemon for this store. */
-function worthStarting(store: Store, env: NodeJS.ProcessEnv): boolean {
+function worthStarting(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
   const m = mode(env);
   if (m === 'on') return true;
   if (m === 'off') return false;
@@ -107,7 +110,7 @@ export async function pingDaemon(store: Store): Promise<DaemonReply | undefined>
 }
 
 /** Marks a daemon being started (until it listens), so that callers meanwhile do not start another. */
-export function startingFile(store: Store): string {
+export function startingFile(store: StoreAt): string {
   return join(daemonDir(store), 'starting');
 }
 /** How long a start may take before its marker counts as left behind (a daemon that died loading). */
@@ -117,7 +120,7 @@ const START_GRACE_MS = 60_000;
  * Starts a daemon in the background, unless one is being started already
  * (a recent marker); returns whether this call started it.
  */
-export function launchDaemon(store: Store, env: NodeJS.ProcessEnv): boolean {
+export function launchDaemon(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
   const bin = binPath();
   if (!bin || socketPath(store).length > MAX_SOCKET_PATH) return false;
   const marker = startingFile(store);
@@ -171,7 +174,7 @@ export async function startDaemon(
  * reports for the request itself (bad input) are rethrown as they are.
  */
 /** Whether queryViaDaemon would ask a daemon: one runs (its socket is there) or one is worth starting. */
-export function daemonLikely(store: Store, env: NodeJS.ProcessEnv): boolean {
+export function daemonLikely(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
   if (mode(env) === 'off') return false;
   const path = socketPath(store);
   return path.length <= MAX_SOCKET_PATH && (existsSync(path) || worthStarting(store, env));
