@@ -7,7 +7,7 @@
  * environment) stays in the client.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envKey, runsInDaemon } from '../src/cli/via-daemon.js';
@@ -232,6 +232,28 @@ describe('commands run by a running daemon', () => {
     pids.push(pid!);
     // the next one goes to it
     expect(await hook('g.js', 'h.js')).toContain(ANSWERED);
+  }, 60_000);
+
+  it('a daemon killed without removing its socket: the command runs here, and the socket goes', async () => {
+    const { r, bin } = await withDaemon();
+    const pid = pids[pids.length - 1];
+    process.kill(pid, 'SIGKILL');
+    for (let i = 0; i < 100; i++) {
+      try {
+        process.kill(pid, 0);
+        await new Promise((res) => setTimeout(res, 50));
+      } catch {
+        break;
+      }
+    }
+    const sock = join(r.dir, '.git', 'mem', 'search', 'refs_memory', 'daemon.sock');
+    expect(existsSync(sock)).toBe(true);
+    const a = await bin(['add', '--title', 'After the daemon died', '-c', 'x']);
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stderr).toContain('via daemon: connect ECONNREFUSED');
+    expect(a.stderr).not.toContain(ANSWERED);
+    expect(existsSync(sock)).toBe(false);
+    expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/^mem: add .*"After the daemon died"/);
   }, 60_000);
 
   it('sends only add, check and the re-anchoring git hooks; compares the environment where the store reads it', () => {

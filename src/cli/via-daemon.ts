@@ -24,8 +24,9 @@
  * but the agent hook's. A client stopped while it waits (Ctrl-C) stops waiting;
  * the command it sent still runs to its end in the daemon.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { isatty } from 'node:tty';
 import { openRepo } from '../gitstore/repo.js';
 import { buildId, daemonLikely, launchDaemon } from '../search/daemon-client.js';
 import { ask, DEFAULT_SOCKET } from '../search/daemon-wire.js';
@@ -143,8 +144,9 @@ export async function runViaDaemon(argv: string[]): Promise<number | undefined> 
     env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
     gitDir: repo.gitDir,
     workTree: repo.workTree ?? null,
-    isTTY: !!process.stdout.isTTY,
-    stdinIsTTY: !!process.stdin.isTTY,
+    // isatty: asking process.stdin would make node open a stream on it
+    isTTY: isatty(1),
+    stdinIsTTY: isatty(0),
     build: buildId(),
   };
   let r: Partial<RunResult> | undefined;
@@ -157,6 +159,11 @@ export async function runViaDaemon(argv: string[]): Promise<number | undefined> 
     r = reply.result as Partial<RunResult>;
   } catch (e) {
     mark(`via daemon: ${(e as Error).message}`);
+    // a daemon that died without removing its socket: gone, so the next command may start one
+    if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED')
+      try {
+        unlinkSync(sock);
+      } catch {}
     return undefined;
   }
   if (typeof r?.code !== 'number' || typeof r.stdout !== 'string' || typeof r.stderr !== 'string')
