@@ -22,15 +22,18 @@ const hook =
       )
     : undefined;
 // `add`, `check` and the git hooks that re-anchor: a running daemon of this worktree runs
-// them on its warm store (dist/via-daemon.js); else, or when it declines, the CLI below does
-const viaDaemon = hook
-  ? undefined
-  : await import('../dist/via-daemon.js').then(
-      (m) => m.runViaDaemon(argv),
-      () => undefined,
-    );
+// them on its warm store (dist/via-daemon.js decides which); else, or when it declines, the CLI
+// below does, with the repository it found. Other command lines do not load it (a word that
+// must be there, checked here so that `git mem list` pays nothing for it)
+const viaDaemon =
+  !hook && argv.some((a) => a === 'add' || a === 'check' || a === 'hook')
+    ? await import('../dist/via-daemon.js').then(
+        (m) => m.runViaDaemon(argv),
+        () => undefined,
+      )
+    : undefined;
 if (hook && 'code' in hook) process.exitCode = hook.code;
-else if (viaDaemon !== undefined) process.exitCode = viaDaemon;
+else if (viaDaemon && 'code' in viaDaemon) process.exitCode = viaDaemon.code;
 else {
   const cli = await import('../dist/cli.js');
   const io = cli.processIO();
@@ -38,7 +41,7 @@ else {
     io.readStdin = async () => hook.stdin;
     io.stdinIsTTY = hook.stdin === undefined;
   }
-  cli.main(argv, io).then(
+  cli.main(argv, io, { repo: viaDaemon?.repo }).then(
     (code) => {
       process.exitCode = code;
     },

@@ -7,7 +7,7 @@
  * environment) stays in the client.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envKey, runsInDaemon } from '../src/cli/via-daemon.js';
@@ -182,6 +182,24 @@ describe('commands run by a running daemon', () => {
     });
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
     expect(elsewhere.stderr).toContain('via daemon: refused (E_DAEMON_ELSEWHERE)');
+
+    // declined: the CLI opens the repository the client found, so git's finder runs once in the
+    // process, as without a daemon (counted by a git on PATH that logs its arguments, then runs git)
+    const wrap = tmpDir('gm-gitlog-');
+    const log = join(wrap, 'calls');
+    const realGit = spawnSync('sh', ['-c', 'command -v git'], { env, encoding: 'utf8' }).stdout.trim();
+    writeFileSync(join(wrap, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`, {
+      mode: 0o755,
+    });
+    const logged = await bin(['add', '--title', 'Counted', '-c', 't'], {
+      env: { ...env, PATH: `${wrap}:${env.PATH}`, GIT_MEM_HOME: join(wrap, 'home') },
+    });
+    expect(logged.code, logged.stderr).toBe(0);
+    expect(logged.stderr).toContain('via daemon: refused (E_DAEMON_ELSEWHERE)');
+    const finds = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('rev-parse --path-format=absolute'));
+    expect(finds).toHaveLength(1);
 
     // switched off: never asked
     const off = await bin(['add', '--title', 'Not asked', '-c', 'z'], {

@@ -3,6 +3,7 @@
  * returns the exit code, so tests run commands in-process.
  */
 import { err, type GitMemError, isGitMemError } from '../errors.js';
+import type { Repo } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 import { commandInfo, GLOBAL_OPTIONS, nearest, parse } from './args.js';
 import { commandAliases, commandLoaders, loadCommand } from './commands.js';
@@ -20,6 +21,8 @@ export interface MainOptions {
   env?: NodeJS.ProcessEnv;
   /** the repository's store, open already and kept open (the daemon's; see RunContext.store) */
   store?: Store;
+  /** the repository at cwd, as git's finder told it already (see RunContext.repo) */
+  repo?: Repo;
 }
 
 /** The manual page git-mem(1), made from the command table (scripts/build.mjs writes man/man1/git-mem.1). */
@@ -47,6 +50,7 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     color: colorWanted(argv, env, io),
     stores: [],
     store: opts.store,
+    repo: opts.repo,
     cli: {
       table: async () => (await import('./help.js')).commandTable(COMMANDS),
       has: (n) => Object.hasOwn(commandLoaders, n) || Object.hasOwn(commandAliases, n),

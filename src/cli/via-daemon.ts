@@ -27,7 +27,7 @@
 import { existsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { isatty } from 'node:tty';
-import { openRepo } from '../gitstore/repo.js';
+import { openRepo, type Repo } from '../gitstore/repo.js';
 import { buildId, daemonLikely, launchDaemon } from '../search/daemon-client.js';
 import { ask, DEFAULT_SOCKET } from '../search/daemon-wire.js';
 import { mark } from '../trace.js';
@@ -118,17 +118,18 @@ export function envKey(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * Runs the command in a running daemon. Its exit code, once its output is written;
- * undefined when it is this process's to run (no daemon, a refusal, no answer).
+ * Runs the command in a running daemon: its exit code, once its output is written.
+ * Else the command is this process's to run (no daemon, a refusal, no answer), with the
+ * repository found for it when one was (main() then asks git for it no second time).
  */
-export async function runViaDaemon(argv: string[]): Promise<number | undefined> {
+export async function runViaDaemon(argv: string[]): Promise<{ code: number } | { repo?: Repo }> {
   const env = process.env;
-  if (OFF.has(String(env.GIT_MEM_DAEMON ?? '').toLowerCase()) || !runsInDaemon(argv)) return undefined;
-  let repo: Awaited<ReturnType<typeof openRepo>>;
+  if (OFF.has(String(env.GIT_MEM_DAEMON ?? '').toLowerCase()) || !runsInDaemon(argv)) return {};
+  let repo: Repo;
   try {
     repo = await openRepo(process.cwd(), env);
   } catch {
-    return undefined; // the CLI says what is wrong
+    return {}; // the CLI says what is wrong
   }
   const sock = join(repo.commonDir, ...DEFAULT_SOCKET);
   if (!existsSync(sock)) {
@@ -136,7 +137,7 @@ export async function runViaDaemon(argv: string[]): Promise<number | undefined> 
     // started now for the next commands and not waited for (it takes seconds to load a large index)
     const at = { repo, ref: 'refs/memory' };
     if (daemonLikely(at, env) && launchDaemon(at, env)) mark('via daemon: one started for the next commands');
-    return undefined;
+    return { repo };
   }
   const q: RunRequest = {
     argv,
@@ -154,7 +155,7 @@ export async function runViaDaemon(argv: string[]): Promise<number | undefined> 
     const reply = await ask(sock, { op: 'run', q }, RUN_WAIT_MS);
     if (!reply.ok) {
       mark(`via daemon: refused (${reply.error?.code})`);
-      return undefined;
+      return { repo };
     }
     r = reply.result as Partial<RunResult>;
   } catch (e) {
@@ -164,12 +165,12 @@ export async function runViaDaemon(argv: string[]): Promise<number | undefined> 
       try {
         unlinkSync(sock);
       } catch {}
-    return undefined;
+    return { repo };
   }
   if (typeof r?.code !== 'number' || typeof r.stdout !== 'string' || typeof r.stderr !== 'string')
-    return undefined;
+    return { repo };
   mark('via daemon: answered');
   if (r.stdout) process.stdout.write(r.stdout);
   if (r.stderr) process.stderr.write(r.stderr);
-  return r.code;
+  return { code: r.code };
 }

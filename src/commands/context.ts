@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { err } from '../errors.js';
 import { gitMemHome, readGlobalConfig } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
-import { openRepo } from '../gitstore/repo.js';
+import { openRepo, type Repo } from '../gitstore/repo.js';
 import { Store } from '../gitstore/store.js';
 import type { TeamStore } from './stores.js';
 
@@ -41,6 +41,11 @@ export interface RunContext {
    * openStore answers it instead of opening another. Never closed with the run.
    */
   store?: Store;
+  /**
+   * The repository at cwd as `git rev-parse` told it already in this process (bin/git-mem.js,
+   * which asked to find a daemon): the repository's store is opened on it without asking again.
+   */
+  repo?: Repo;
 }
 
 export function processIO(): IO {
@@ -104,7 +109,7 @@ function track(ctx: RunContext, s: Store): Store {
  * context holds open already (ctx.store), or a new one closed with the run.
  */
 export async function repositoryStore(ctx: RunContext): Promise<Store> {
-  return ctx.store ?? track(ctx, new Store(await openRepo(ctx.cwd, ctx.env)));
+  return ctx.store ?? track(ctx, new Store(ctx.repo ?? (await openRepo(ctx.cwd, ctx.env))));
 }
 
 /**
