@@ -192,7 +192,7 @@ describe('commands run by a running daemon', () => {
       mode: 0o755,
     });
     const logged = await bin(['add', '--title', 'Counted', '-c', 't'], {
-      env: { ...env, PATH: `${wrap}:${env.PATH}`, GIT_MEM_HOME: join(wrap, 'home') },
+      env: { ...env, PATH: `${wrap}:${r.env.PATH}`, GIT_MEM_HOME: join(wrap, 'home') },
     });
     expect(logged.code, logged.stderr).toBe(0);
     expect(logged.stderr).toContain('via daemon: refused (E_DAEMON_ELSEWHERE)');
