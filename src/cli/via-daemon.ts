@@ -20,8 +20,8 @@
  *
  * The daemon's side is src/cli/daemon-run.ts. This side is deliberately light
  * (node built-ins, the repository finder, the wire) and built as one file
- * (dist/via-daemon.js): bin/git-mem.js loads it before the CLI on every command
- * but the agent hook's. A client stopped while it waits (Ctrl-C) stops waiting;
+ * (dist/via-daemon.js): bin/git-mem.js loads it before the CLI for command lines
+ * that name add, check or hook (but the agent hook's). A client stopped while it waits (Ctrl-C) stops waiting;
  * the command it sent still runs to its end in the daemon.
  */
 import { existsSync, unlinkSync } from 'node:fs';
@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import { openRepo, type Repo } from '../gitstore/repo.js';
 import { buildId, daemonLikely, launchDaemon } from '../search/daemon-client.js';
-import { ask, DEFAULT_SOCKET } from '../search/daemon-wire.js';
+import { ask, DEFAULT_SOCKET, daemonMode } from '../search/daemon-wire.js';
 import { mark } from '../trace.js';
 
 /** What a client sends with op `run`. */
@@ -55,8 +55,6 @@ export interface RunResult {
 
 /** How long a client waits for the daemon to run its command (queued behind others) before running it itself. */
 const RUN_WAIT_MS = 120_000;
-
-const OFF = new Set(['0', 'off', 'no', 'false']);
 
 /**
  * Whether a command line may run in the daemon: `add` (not to a team store, which syncs
@@ -124,7 +122,7 @@ export function envKey(env: NodeJS.ProcessEnv): string {
  */
 export async function runViaDaemon(argv: string[]): Promise<{ code: number } | { repo?: Repo }> {
   const env = process.env;
-  if (OFF.has(String(env.GIT_MEM_DAEMON ?? '').toLowerCase()) || !runsInDaemon(argv)) return {};
+  if (daemonMode(env) === 'off' || !runsInDaemon(argv)) return {};
   let repo: Repo;
   try {
     repo = await openRepo(process.cwd(), env);

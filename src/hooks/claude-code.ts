@@ -218,9 +218,9 @@ export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<n
  * so the session's prompts get body-aware relevance without a cold index load.
  */
 async function warmSearchDaemon(ctx: RunContext, store: Store): Promise<void> {
-  if (['0', 'off', 'no', 'false'].includes(String(ctx.env.GIT_MEM_DAEMON ?? '').toLowerCase())) return;
+  const d = await import('../search/daemon-client.js');
+  if (d.daemonMode(ctx.env) === 'off') return;
   try {
-    const d = await import('../search/daemon-client.js');
     const { statSync } = await import('node:fs');
     const sock = d.socketPath(store);
     if (existsSync(sock) || sock.length > 100) return;

@@ -22,7 +22,7 @@ import {
 } from '../agents/events.js';
 import { openRepo } from '../gitstore/repo.js';
 import { unframe } from '../safety/frame.js';
-import { ask, DEFAULT_SOCKET } from '../search/daemon-wire.js';
+import { ask, DEFAULT_SOCKET, daemonMode } from '../search/daemon-wire.js';
 
 /** Done (the exit code), or the CLI's to do with this stdin. */
 export type FastResult = { code: number } | { stdin: string | undefined };
@@ -52,7 +52,6 @@ async function commonDirOf(cwd: string): Promise<string | undefined> {
   }
 }
 
-const OFF = new Set(['0', 'off', 'no', 'false']);
 /** How long a prompt waits for the daemon before the in-process path takes over. */
 const PROMPT_WAIT_MS = 1500;
 /** The part of a prompt sent to the daemon (its JSON stays far below the daemon's request limit). */
@@ -64,7 +63,7 @@ const MAX_PROMPT_CHARS = 100_000;
  */
 async function promptViaDaemon(p: Record<string, unknown>): Promise<FastResult | undefined> {
   const env = process.env;
-  if (OFF.has(String(env.GIT_MEM_DAEMON ?? '').toLowerCase())) return undefined;
+  if (daemonMode(env) === 'off') return undefined;
   const prompt = p.prompt;
   if (typeof prompt !== 'string' || !prompt.trim()) return undefined;
   const common = await commonDirOf(process.cwd());

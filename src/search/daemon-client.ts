@@ -18,10 +18,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
-import { ask, type DaemonReply, type DaemonRequest, isRefusal } from './daemon-wire.js';
+import { ask, type DaemonReply, type DaemonRequest, daemonMode, isRefusal } from './daemon-wire.js';
 
 export type { DaemonReply, DaemonRequest } from './daemon-wire.js';
-export { ask };
+export { ask, daemonMode };
 
 /**
  * Snapshots bigger than this (bytes) make a one-shot search or add start the daemon (about 500
@@ -72,16 +72,9 @@ export function binPath(): string | undefined {
   return undefined;
 }
 
-function mode(env: NodeJS.ProcessEnv): 'auto' | 'on' | 'off' {
-  const v = String(env.GIT_MEM_DAEMON ?? 'auto').toLowerCase();
-  if (['0', 'off', 'no', 'false'].includes(v)) return 'off';
-  if (['1', 'on', 'yes', 'true'].includes(v)) return 'on';
-  return 'auto';
-}
-
 /** Whether a one-shot search should start a daemon for this store. */
 function worthStarting(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
-  const m = mode(env);
+  const m = daemonMode(env);
   if (m === 'on') return true;
   if (m === 'off') return false;
   try {
@@ -175,7 +168,7 @@ export async function startDaemon(
  */
 /** Whether queryViaDaemon would ask a daemon: one runs (its socket is there) or one is worth starting. */
 export function daemonLikely(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
-  if (mode(env) === 'off') return false;
+  if (daemonMode(env) === 'off') return false;
   const path = socketPath(store);
   return path.length <= MAX_SOCKET_PATH && (existsSync(path) || worthStarting(store, env));
 }
@@ -185,7 +178,7 @@ export async function queryViaDaemon(
   req: DaemonRequest,
   env: NodeJS.ProcessEnv,
 ): Promise<unknown | undefined> {
-  if (mode(env) === 'off') return undefined;
+  if (daemonMode(env) === 'off') return undefined;
   const path = socketPath(store);
   if (path.length > MAX_SOCKET_PATH) return undefined;
   let alive = existsSync(path);
@@ -209,7 +202,7 @@ export async function queryViaDaemon(
       if (existsSync(path)) unlinkSync(path);
     } catch {}
     // asked for explicitly (GIT_MEM_DAEMON=on): wait for it; on demand: answer in process meanwhile
-    if (mode(env) !== 'on') {
+    if (daemonMode(env) !== 'on') {
       launchDaemon(store, env);
       return undefined;
     }

@@ -25,6 +25,18 @@ export interface DaemonReply {
   uptimeMs?: number;
 }
 
+/**
+ * GIT_MEM_DAEMON: `off` (0, no, false) never asks or starts a daemon, `on` (1, yes, true)
+ * always uses one, starting it if need be, `auto` (unset) uses a running one and starts one
+ * for a large store. Read here, once, for every caller.
+ */
+export function daemonMode(env: NodeJS.ProcessEnv): 'auto' | 'on' | 'off' {
+  const v = String(env.GIT_MEM_DAEMON ?? 'auto').toLowerCase();
+  if (['0', 'off', 'no', 'false'].includes(v)) return 'off';
+  if (['1', 'on', 'yes', 'true'].includes(v)) return 'on';
+  return 'auto';
+}
+
 /** Connections the daemon serves at once; more are answered E_DAEMON_BUSY and closed. */
 export const MAX_CONNECTIONS = 32;
 /** The longest request line the daemon reads (1 MiB); a longer one is answered E_DAEMON_TOO_LARGE and closed. */

@@ -201,11 +201,10 @@ async function daemonCandidates(
   store: Store,
   prompt: string,
 ): Promise<Array<{ id: string; title: string }> | undefined> {
-  if (['0', 'off', 'no', 'false'].includes(String(store.repo.env.GIT_MEM_DAEMON ?? '').toLowerCase()))
-    return undefined;
+  const { ask, daemonMode } = await import('./daemon-wire.js');
+  if (daemonMode(store.repo.env) === 'off') return undefined;
   try {
     const { socketPath } = await import('./daemon-client.js');
-    const { ask } = await import('./daemon-wire.js');
     const { existsSync } = await import('node:fs');
     const path = socketPath(store);
     if (!existsSync(path)) return undefined;
