@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, ROOT, type TestRepo } from './helpers.js';
+import { type Json, makeRepo, ROOT, type TestRepo } from './helpers.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'claude-session', 'session.jsonl');
 const SESSION = '7f3c2a91-5b6e-4d0a-9c1f-2e8b4a6d0c13';
@@ -68,7 +68,7 @@ async function setupProject(): Promise<{ repo: TestRepo; ids: Record<string, str
 /** Replays every payload through the in-process CLI; makes the real commit when the session does. */
 async function replay(
   repo: TestRepo,
-  opts: { session?: string; only?: (p: any) => boolean; env?: NodeJS.ProcessEnv } = {},
+  opts: { session?: string; only?: (p: Json) => boolean; env?: NodeJS.ProcessEnv } = {},
 ) {
   const lines = readFileSync(FIXTURE, 'utf8').split('\n').filter(Boolean);
   const outputs: Array<{ event: string; stdout: string; code: number; stderr: string }> = [];
@@ -174,7 +174,7 @@ describe('replaying a recorded Claude Code session', () => {
       .map((l) => JSON.parse(l));
     expect(events.map((e) => e.event)).toEqual(
       JSON.parse(`[${readFileSync(FIXTURE, 'utf8').trim().split('\n').join(',')}]`)
-        .map((p: any) => p.hook_event_name)
+        .map((p: Json) => p.hook_event_name)
         .filter((e: string) => e !== 'SessionEnd'),
     );
     expect(buffered.fileMode).toBe(0o600);
@@ -192,7 +192,7 @@ describe('replaying a recorded Claude Code session', () => {
 
   it('proposes the error→fix, the correction, the marker and the commit trailer as pending, nothing transient', async () => {
     const pending = await repo.memJson(['review']);
-    const byMethod = Object.fromEntries(pending.map((p: any) => [p.method, p]));
+    const byMethod = Object.fromEntries(pending.map((p: Json) => [p.method, p]));
     expect(pending.length).toBeLessThanOrEqual(5);
     expect(Object.keys(byMethod).sort()).toEqual([
       'tier0:correction',

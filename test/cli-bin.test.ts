@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, makeRepo, ROOT, runBin, runCli, sh } from './helpers.js';
+import { BIN, type Json, makeRepo, ROOT, runBin, runCli, sh } from './helpers.js';
 
 /** Runs the built CLI twice and returns both results; neither may be an internal error. */
 function twice(args: string[], o: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }) {
@@ -29,7 +29,7 @@ async function closedPortUrl(): Promise<string> {
 }
 
 /** Starts `git mem mcp`, asks it to initialize, and returns its answer. */
-function mcpInitialize(cwd: string, env: NodeJS.ProcessEnv): Promise<Record<string, any>> {
+function mcpInitialize(cwd: string, env: NodeJS.ProcessEnv): Promise<Record<string, Json>> {
   return new Promise((resolve, reject) => {
     const c = spawn(process.execPath, [BIN, 'mcp'], { cwd, env });
     let out = '';

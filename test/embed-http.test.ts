@@ -7,12 +7,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { dot, embedWithFallback, getEmbeddingProvider } from '../src/search/embed/index.js';
+import type { Json } from './helpers.js';
 
 interface Seen {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];
-  body: any;
+  body: Json;
 }
 
 type Handler = (req: Seen, res: ServerResponse) => void;

@@ -68,6 +68,10 @@ export function sh(cmd: string, args: string[], cwd: string, env: NodeJS.Process
   return execFileSync(cmd, args, { cwd, env, input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
+/** JSON read back from a process or a request: the tests assert its shape. */
+// biome-ignore lint/suspicious/noExplicitAny: untyped JSON, checked by the assertions that read it
+export type Json = any;
+
 export interface TestRepo {
   dir: string;
   env: NodeJS.ProcessEnv;
@@ -78,7 +82,7 @@ export interface TestRepo {
     opts?: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv },
   ) => Promise<CliResult>;
   /** Runs `git mem …` in-process and parses --json output; throws on a non-zero exit. */
-  memJson: <T = any>(args: string[], opts?: { stdin?: string; cwd?: string }) => Promise<T>;
+  memJson: <T = Json>(args: string[], opts?: { stdin?: string; cwd?: string }) => Promise<T>;
   write: (path: string, content: string) => void;
   commitAll: (msg?: string) => string;
 }

@@ -9,12 +9,12 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeep } from '../src/agents/llm-filter.js';
-import { makeRepo, type TestRepo } from './helpers.js';
+import { type Json, makeRepo, type TestRepo } from './helpers.js';
 
 let server: Server;
 let base = '';
-let reply: (body: any, res: ServerResponse) => void = () => {};
-const bodies: any[] = [];
+let reply: (body: Json, res: ServerResponse) => void = () => {};
+const bodies: Json[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -101,7 +101,7 @@ describe('context --llm-filter', () => {
     const { r, fix } = await store();
     const all = ids(await r.memJson(['context', '-q', 'dev server port in use', '--format', 'json']));
     expect(all.length).toBeGreaterThan(1);
-    const cases: Array<[string, (b: any, res: ServerResponse) => void, RegExp]> = [
+    const cases: Array<[string, (b: Json, res: ServerResponse) => void, RegExp]> = [
       ['malformed', (_b, res) => send(res, 200, completion('Sure! Keep the first one.')), /malformed reply/],
       [
         'foreign id',

@@ -7,13 +7,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPrompt, endpointFor, llmConfig, llmExtract, parseReply } from '../src/agents/llm.js';
 import { unframe } from '../src/safety/frame.js';
-import { makeRepo } from './helpers.js';
+import { type Json, makeRepo } from './helpers.js';
 
 interface Seen {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];
-  body: any;
+  body: Json;
 }
 
 type Behaviour = (req: Seen, res: ServerResponse) => void;
@@ -28,7 +28,7 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      let body: any = null;
+      let body: Json = null;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {}
@@ -164,7 +164,7 @@ describe('llm tier-1 extraction', () => {
     expect(req.headers.authorization).toBe('Bearer sk-test-key');
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.body.model).toBe('test-model');
-    expect(req.body.messages.map((m: any) => m.role)).toEqual(['system', 'user']);
+    expect(req.body.messages.map((m: Json) => m.role)).toEqual(['system', 'user']);
     const prompt: string = req.body.messages[1].content;
     expect(prompt).toContain('Extract 1-3 key facts worth remembering');
     expect(prompt).toContain('npm run test:int');

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkArgs, mcpErrorLine, simpleRank, TOOLS } from '../src/agents/mcp-tools.js';
 import { err } from '../src/errors.js';
 import { unframe } from '../src/safety/frame.js';
-import { BIN, makeRepo, type TestRepo } from './helpers.js';
+import { BIN, type Json, makeRepo, type TestRepo } from './helpers.js';
 
 let r: TestRepo;
 let client: Client;
@@ -23,7 +23,7 @@ async function call(name: string, args: Record<string, unknown> = {}) {
   const res = (await client.callTool({ name, arguments: args })) as { content: Content; isError?: boolean };
   return res;
 }
-async function callJson<T = any>(name: string, args: Record<string, unknown> = {}): Promise<T> {
+async function callJson<T = Json>(name: string, args: Record<string, unknown> = {}): Promise<T> {
   const res = await call(name, args);
   if (res.isError) throw new Error(`${name} failed: ${res.content[0]?.text}`);
   // every result comes framed for the model; JSON results are JSON inside the frame

@@ -935,6 +935,7 @@ describe('secret scanning', () => {
     });
   }
   it('ignores placeholders and prose', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${…} placeholder, as a config file holds it
     expect(scanSecrets('password=changeme\ntoken: ${GITHUB_TOKEN}\nUse a token to authenticate.')).toEqual(
       [],
     );

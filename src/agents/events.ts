@@ -7,16 +7,8 @@
  * This module is on the PostToolUse hot path (see src/hooks/claude-fast.ts): it imports
  * node built-ins only and does a handful of small file operations per event.
  */
-import {
-  appendFileSync,
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 // biome-ignore lint/suspicious/noExplicitAny: hook payloads are untyped JSON from the agent
 type Json = any;

@@ -13,6 +13,8 @@ export interface CommandDef<T = object> {
   describe: string;
   aliases?: string[];
   builder?: (y: Argv) => Argv<T>;
+  // a command that returns nothing exits 0 (an async function without a return is Promise<void>)
+  // biome-ignore lint/suspicious/noConfusingVoidType: see above
   run: (args: Args<T>, ctx: Ctx) => Promise<number | undefined | void>;
 }
 

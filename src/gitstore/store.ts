@@ -301,7 +301,7 @@ export class Store {
     blobs: ReadonlyArray<{ oid: string; path?: string }>,
   ): Promise<Array<MemoryRecord | undefined>> {
     const out: Array<MemoryRecord | undefined> = blobs.map((b) => this.cachedRecord(b.oid));
-    const todo = blobs.map((b, i) => i).filter((i) => out[i] === undefined);
+    const todo = blobs.map((_b, i) => i).filter((i) => out[i] === undefined);
     if (!todo.length) return out;
     const read = await this.catFile.readMany(todo.map((i) => blobs[i].oid));
     todo.forEach((i, j) => {

@@ -259,7 +259,7 @@ export function validateRecord(r: MemoryRecord): void {
   if (!isStatus(r.status)) {
     throw err('E_INVALID_ARG', `unknown status "${r.status}"`, `use one of: ${STATUSES.join(', ')}`);
   }
-  if (!r.title || !r.title.trim()) throw err('E_INVALID_ARG', 'a title is required', 'pass --title "…"');
+  if (!r.title?.trim()) throw err('E_INVALID_ARG', 'a title is required', 'pass --title "…"');
   if (r.title.length > LIMITS.titleChars || /[\r\n]/.test(r.title)) {
     throw err('E_INVALID_ARG', `title must be one line of at most ${LIMITS.titleChars} characters`);
   }
