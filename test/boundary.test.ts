@@ -209,6 +209,42 @@ describe('import', () => {
     expect(id).toBeTruthy();
   });
 
+  it('--dir refuses a likely secret in a tombstone, the shared settings or the attic, as rm --reason does', async () => {
+    const { r, dir } = await exported();
+    const before = refsOf(r);
+    const token = 'ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+    const gone = newId();
+    const files: Array<[string, string, RegExp]> = [
+      [
+        `tombstones/${gone.slice(-2)}/${gone}.yaml`,
+        `id: ${gone}\ndeleted: "2026-01-01T00:00:00.000Z"\nreason: "token ${token}"\n`,
+        /GitHub token in tombstones\/\w\w\/\w+\.yaml at line 3/,
+      ],
+      [
+        'config.yaml',
+        'aws_secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n',
+        /in config\.yaml at line 1/,
+      ],
+    ];
+    for (const [rel, text, says] of files) {
+      mkdirSync(join(dir, rel, '..'), { recursive: true });
+      writeFileSync(join(dir, rel), text);
+      const res = await r.mem(['import', '--dir', 'mem']);
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toMatch(/refusing to store a likely secret/);
+      expect(res.stderr).toMatch(says);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(refsOf(r)).toBe(before);
+      rmSync(join(dir, rel));
+    }
+    // not a secret after all: --allow-secret takes it, as for a record
+    const [rel, text] = files[0];
+    mkdirSync(join(dir, rel, '..'), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+    expect((await r.mem(['import', '--dir', 'mem', '--allow-secret'])).code).toBe(0);
+    expect(r.git('show', `refs/memory:${rel}`)).toContain(token);
+  });
+
   it('JSON lines with an anchor outside the repository are refused', async () => {
     const r = makeRepo({ commit: true });
     await r.memJson(['init']);

@@ -183,6 +183,23 @@ describe('git mem export --dir / import --dir', () => {
     const ex2 = await r.memJson(['export', '--dir', 'mem']);
     expect(ex2.written).toBeGreaterThan(0);
     expect(existsSync(join(out, `tombstones/${two.id.slice(-2)}/${two.id}.yaml`))).toBe(true);
+    // files that are not laid out as the store's are someone's: an export leaves them and names them
+    writeFileSync(join(out, 'memories', 'README.md'), 'notes of mine\n');
+    mkdirSync(join(out, 'attic'), { recursive: true });
+    writeFileSync(join(out, 'attic', 'todo.txt'), 'keep\n');
+    rmSync(join(out, recordPath(fresh)), { force: true });
+    const gone = join(out, recordPath(newId()));
+    mkdirSync(dirname(gone), { recursive: true });
+    writeFileSync(gone, readFileSync(p1, 'utf8')); // laid out as the store's, not in it: removed
+    const ex3 = await r.memJson(['export', '--dir', 'mem']);
+    expect(ex3).toMatchObject({ removed: 1, left: ['attic/todo.txt', 'memories/README.md'] });
+    expect(existsSync(gone)).toBe(false);
+    expect(readFileSync(join(out, 'memories', 'README.md'), 'utf8')).toBe('notes of mine\n');
+    expect(readFileSync(join(out, 'attic', 'todo.txt'), 'utf8')).toBe('keep\n');
+    const human = await r.mem(['export', '--dir', 'mem']);
+    expect(human.stdout).toMatch(
+      /Left 2 files that are not the store's \(attic\/todo\.txt, memories\/README\.md\): move them out before git mem import --dir/,
+    );
   });
 
   it('refuses a folder with a malformed record, naming the file, and writes nothing', async () => {

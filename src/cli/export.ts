@@ -21,7 +21,10 @@ export default defineCommand({
       const { exportDir } = await import('../merge/layout.js');
       const r = await exportDir(store, commit, resolve(ctx.cwd, String(a.dir)));
       const done = `${r.written} written, ${r.unchanged} unchanged, ${r.removed} removed`;
-      return emit(ctx, r, () => `Exported ${commit.slice(0, 12)} to ${a.dir}: ${done}`);
+      const left = r.left.length
+        ? `\nLeft ${r.left.length} file${r.left.length === 1 ? '' : 's'} that ${r.left.length === 1 ? 'is' : 'are'} not the store's (${r.left.slice(0, 3).join(', ')}${r.left.length > 3 ? ', …' : ''}): move ${r.left.length === 1 ? 'it' : 'them'} out before git mem import --dir`
+        : '';
+      return emit(ctx, r, () => `Exported ${commit.slice(0, 12)} to ${a.dir}: ${done}${left}`);
     }
     const lines = await exportRecords(store, commit);
     const text = lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : '');

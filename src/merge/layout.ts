@@ -20,7 +20,7 @@ import {
   tombstonePath,
 } from '../model/record.js';
 import { stringify } from '../model/yaml.js';
-import { assertRecordClean } from '../safety/secrets.js';
+import { assertNoSecrets, assertRecordClean } from '../safety/secrets.js';
 import { confinedPath, removeConfined, writeConfined } from './confine.js';
 import { ATTIC_DIR } from './engine.js';
 import { blobProblem, pathProblem, showPath, sizeLimit, validateTree } from './validate.js';
@@ -77,7 +77,10 @@ export interface ExportDirResult {
   commit: string;
   written: number;
   unchanged: number;
+  /** files laid out as the store's that it no longer has */
   removed: number;
+  /** files under the layout's folders that are not laid out as the store's: kept (import --dir refuses them) */
+  left: string[];
 }
 
 /**
@@ -116,12 +119,19 @@ export async function exportDir(store: Store, commit: string, dir: string): Prom
     written++;
   });
   let removed = 0;
+  const left: string[] = [];
   for (const p of layoutFiles(dir)) {
     if (keep.has(p) || p === FORMAT_PATH || p === SHARED_CONFIG_PATH) continue;
+    // only what an export could have written (the store's layout) goes; a file of someone's
+    // (memories/README.md, attic/notes.txt) stays, named, for import --dir refuses it
+    if (pathProblem(p)) {
+      left.push(p);
+      continue;
+    }
     removeConfined(dir, p);
     removed++;
   }
-  return { dir, commit, written, unchanged, removed };
+  return { dir, commit, written, unchanged, removed, left };
 }
 
 export interface ImportDirResult {
@@ -228,7 +238,12 @@ export async function importDir(
         } else stats.added++;
         assertRecordClean(r, { allow: opts.allowSecret });
         tx.put(p, out);
-      } else tx.put(p, text);
+      } else {
+        // a tombstone's reason, a displaced record in the attic, the shared settings: scanned as a
+        // record is, before anything is written (what git mem rm --reason would refuse, import does too)
+        assertNoSecrets({ [p]: text }, opts.allowSecret);
+        tx.put(p, text);
+      }
     }
     for (const [p] of curByPath) {
       if (texts.has(p) || p === FORMAT_PATH) continue;
