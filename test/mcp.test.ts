@@ -309,6 +309,10 @@ describe('git mem mcp over stdio', () => {
       ['search', { query: 'x', bogus: 1 }, /unknown argument "bogus"/],
       ['update', { id: ids.decision }, /nothing to change/],
       ['rules', { file: '/etc/passwd' }, /outside the repository/],
+      // repository-relative paths are resolved from the work tree: one that climbs out is refused alike
+      ['rules', { file: '../../x' }, /file \.\.\/\.\.\/x is outside the repository/],
+      ['context', { file: 'src/../../x' }, /outside the repository/],
+      ['search', { query: 'x', file: '../etc/passwd' }, /outside the repository/],
       ['review', { action: 'approve' }, /"id" is required/],
       ['no_such_tool', {}, /unknown tool "no_such_tool"/],
     ];

@@ -16,6 +16,7 @@ import { err, type GitMemError, isGitMemError } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
+import { insideRoot } from '../model/paths.js';
 import {
   estimateTokens,
   type MemoryRecord,
@@ -342,12 +343,12 @@ function normFile(env: McpEnv, p: unknown): string | undefined {
   if (p === undefined || p === null || p === '') return undefined;
   const s = String(p).replace(/\\/g, '/');
   const root = env.store.repo.workTree;
-  if (root && s.startsWith('/')) {
-    const r = root.replace(/\\/g, '/').replace(/\/$/, '');
-    if (s === r || s.startsWith(`${r}/`)) return s.slice(r.length + 1);
+  if (!root) return s.replace(/^\.\//, '');
+  // repository-relative, or absolute inside the work tree: `../x` is refused as `/etc/x` is
+  const rel = insideRoot(root, root, s);
+  if (rel === undefined)
     throw err('E_INVALID_ARG', `file ${s} is outside the repository`, `use a path inside ${root}`);
-  }
-  return s.replace(/^\.\//, '');
+  return rel;
 }
 
 function readBodies(store: Store, entries: CatalogEntry[]): Promise<MemoryRecord[]> {

@@ -7,11 +7,12 @@
  * commit under anchors/<xx>/<blob>.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join } from 'node:path';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 import type { Store, Tx } from '../gitstore/store.js';
+import { insideRoot } from '../model/paths.js';
 import type { Anchor } from '../model/record.js';
 import { revParseVia, writeBlob } from './gitio.js';
 import { findCandidates } from './relocate.js';
@@ -58,16 +59,14 @@ function normalizeAnchorPath(root: string, cwd: string, p: string): string {
   const raw = p.trim().replace(/\\/g, '/');
   if (!raw) throw err('E_ANCHOR', 'an anchor needs a path', 'use --anchor PATH[:START[-END]]');
   if (raw.includes('\0')) throw err('E_ANCHOR', 'invalid anchor path');
-  const abs = isAbsolute(raw) ? resolve(raw) : resolve(cwd, raw);
-  const rel = relative(root, abs);
-  if (!rel || rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+  const out = insideRoot(root, cwd, raw);
+  if (!out) {
     throw err(
       'E_ANCHOR',
       `anchor path "${p}" is outside the repository`,
       'anchor files inside this repository',
     );
   }
-  const out = rel.split(sep).join('/');
   if (out === '.git' || out.startsWith('.git/')) throw err('E_ANCHOR', `cannot anchor to "${p}" inside .git`);
   return out;
 }

@@ -1,6 +1,6 @@
-import { isAbsolute, relative, resolve } from 'node:path';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
+import { insideRoot } from '../model/paths.js';
 import type { Ctx } from './context.js';
 
 /**
@@ -10,10 +10,8 @@ import type { Ctx } from './context.js';
 export async function normalizeRepoPath(store: Store, ctx: Ctx, p: string): Promise<string> {
   const root = store.repo.workTree;
   if (!root) return p.replace(/^\.\//, '');
-  const abs = isAbsolute(p) ? p : resolve(ctx.cwd, p);
-  const rel = relative(root, abs).split('\\').join('/');
-  if (rel.startsWith('..') || isAbsolute(rel)) {
+  const rel = insideRoot(root, ctx.cwd, p);
+  if (rel === undefined)
     throw err('E_INVALID_ARG', `path ${p} is outside the repository`, `use a path inside ${root}`);
-  }
   return rel;
 }
