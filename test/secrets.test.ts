@@ -495,5 +495,9 @@ describe('local event buffers', () => {
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, 'modes-2.jsonl')).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(dir, 'modes-2.jsonl'), 'utf8')).toContain('"prompt":"hello"');
+    // the ids of what the session was given (SessionStart's pack): the same 0600
+    await repo.mem(['add', '--type', 'convention', '--title', 'hello rule', '--content', 'say hello\n']);
+    await send('modes-3', 'SessionStart');
+    expect(statSync(join(dir, 'modes-3.injected')).mode & 0o777).toBe(0o600);
   });
 });

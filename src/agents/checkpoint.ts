@@ -30,6 +30,7 @@ import {
   eventsDir,
   isShellTool,
   readEvents,
+  readInjected,
   readJson,
   type SessionPaths,
   sessionPaths,
@@ -123,14 +124,6 @@ async function sessionCommits(store: Store, events: AgentEvent[]): Promise<Commi
     out.push({ sha: sha.trim(), message: (message ?? '').trim(), at: i });
   }
   return out;
-}
-
-function readInjected(paths: SessionPaths): string[] {
-  try {
-    return [...new Set(readFileSync(paths.injected, 'utf8').split('\n').filter(Boolean))];
-  } catch {
-    return [];
-  }
 }
 
 async function injectedTexts(store: Store, ids: string[]): Promise<string[]> {

@@ -370,6 +370,25 @@ export function appendEvent(paths: SessionPaths, ev: AgentEvent, mayTrigger = tr
   return trigger && !existsSync(paths.lock) ? trigger : undefined;
 }
 
+/** The ids of the memories given to this session so far, each once (none when nothing was). */
+export function readInjected(paths: SessionPaths): string[] {
+  try {
+    return [...new Set(readFileSync(paths.injected, 'utf8').split('\n').filter(Boolean))];
+  } catch {
+    return [];
+  }
+}
+
+/** Adds ids to the session's list of memories given to it (0600, as every file of the folder). */
+export function noteInjectedIds(paths: SessionPaths, ids: readonly string[]): void {
+  if (ids.length) appendFileSync(paths.injected, `${ids.join('\n')}\n`, { mode: 0o600 });
+}
+
+/** Empties that list (the agent compacted or cleared its context: what it was given is gone). */
+export function clearInjected(paths: SessionPaths): void {
+  writeFileSync(paths.injected, '', { mode: 0o600 });
+}
+
 /** Reads a session's events (skipping any torn or malformed line). */
 export function readEvents(file: string): AgentEvent[] {
   let text: string;

@@ -12,15 +12,18 @@
  * and anything malformed or unknown leaves one line in .git/mem/logs/hooks.log.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   type AgentEvent,
   appendEvent,
+  clearInjected,
   compactEvent,
   logLine,
   normalizePayload,
+  noteInjectedIds,
+  readInjected,
   type SessionPaths,
   sessionPaths,
 } from '../agents/events.js';
@@ -98,14 +101,6 @@ function print(ctx: RunContext, event: string, text: string): void {
   );
 }
 
-function readIds(paths: SessionPaths): Set<string> {
-  try {
-    return new Set(readFileSync(paths.injected, 'utf8').split('\n').filter(Boolean));
-  } catch {
-    return new Set();
-  }
-}
-
 async function noteInjected(
   store: Store,
   paths: SessionPaths,
@@ -113,7 +108,7 @@ async function noteInjected(
   countUse: boolean,
 ): Promise<void> {
   if (!ids.length) return;
-  appendFileSync(paths.injected, `${ids.join('\n')}\n`);
+  noteInjectedIds(paths, ids);
   if (!countUse) return;
   try {
     // a memory given for a prompt counts as used (importance from usage, seed 000); the start pack does not
@@ -162,7 +157,7 @@ export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<n
       case 'SessionStart':
         appendEvent(paths, ev, false);
         // after compaction or /clear the agent no longer holds what it was given: it may be given again
-        if (ev.source === 'compact' || ev.source === 'clear') writeFileSync(paths.injected, '');
+        if (ev.source === 'compact' || ev.source === 'clear') clearInjected(paths);
         await withStore(ctx, async (store) => {
           const { sessionStartContext } = await import('../agents/inject.js');
           const global = await globalStore(ctx);
@@ -187,7 +182,9 @@ export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<n
         if (typeof p.prompt !== 'string' || !p.prompt.trim()) return 0;
         await withStore(ctx, async (store) => {
           const { promptContext } = await import('../search/relevance.js');
-          const inj = await promptContext(store, p.prompt as string, { exclude: readIds(paths) });
+          const inj = await promptContext(store, p.prompt as string, {
+            exclude: new Set(readInjected(paths)),
+          });
           print(ctx, 'UserPromptSubmit', inj.text);
           await noteInjected(store, paths, inj.ids, true);
         });
@@ -197,7 +194,7 @@ export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<n
         appendEvent(paths, ev, false);
         // the marker makes the end survive a finaliser that dies: the next SessionStart finishes it
         if (event === 'SessionEnd')
-          writeFileSync(paths.end, JSON.stringify({ reason: ev.reason ?? null, at: ev.ts }));
+          writeFileSync(paths.end, JSON.stringify({ reason: ev.reason ?? null, at: ev.ts }), { mode: 0o600 });
         await withStore(ctx, (store) =>
           handOff(ctx, store, session, { final: true, trigger: event === 'Stop' ? 'stop' : 'session-end' }),
         );

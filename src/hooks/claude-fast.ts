@@ -10,13 +10,15 @@
  * buffer of events.ts); everything else, or anything unusual, goes to the CLI
  * (`hook claude-code`, claude-code.ts) with the stdin already read.
  */
-import { appendFileSync, existsSync, fstatSync, readFileSync } from 'node:fs';
+import { existsSync, fstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   appendEvent,
   compactEvent,
   logLine,
   normalizePayload,
+  noteInjectedIds,
+  readInjected,
   sessionPaths,
   TOOL_EVENTS,
 } from '../agents/events.js';
@@ -71,10 +73,7 @@ async function promptViaDaemon(p: Record<string, unknown>): Promise<FastResult |
   const sock = join(common, ...DEFAULT_SOCKET);
   if (!existsSync(sock)) return undefined;
   const paths = sessionPaths(common, p.session_id as string);
-  let exclude: string[] = [];
-  try {
-    exclude = readFileSync(paths.injected, 'utf8').split('\n').filter(Boolean);
-  } catch {}
+  const exclude = readInjected(paths);
   let result: { text?: unknown; ids?: unknown } | undefined;
   try {
     // relevance reads the prompt's first words; a pasted log must not exceed the daemon's request limit
@@ -93,7 +92,7 @@ async function promptViaDaemon(p: Record<string, unknown>): Promise<FastResult |
   const ids = Array.isArray(result?.ids) ? result.ids.map(String) : [];
   try {
     appendEvent(paths, compactEvent(p as Parameters<typeof compactEvent>[0]), false);
-    if (ids.length) appendFileSync(paths.injected, `${ids.join('\n')}\n`);
+    noteInjectedIds(paths, ids);
   } catch (e) {
     logLine(common, `claude-code UserPromptSubmit: ${(e as Error).message}`);
   }
