@@ -75,6 +75,50 @@ describe('provenance of records and commits', () => {
     });
   });
 
+  it('export and import keep who wrote each record: a round trip changes nothing', async () => {
+    const r = makeRepo({ commit: true });
+    const mine = await r.memJson(['add', '--type', 'decision', '--title', 'Use pnpm', '--content', 'pnpm.']);
+    const agentEnv = {
+      ...r.env,
+      GIT_MEM_AGENT: 'codex',
+      GIT_MEM_AGENT_SESSION: 's-1',
+      GIT_MEM_AGENT_MODEL: 'm',
+    };
+    const res = await r.mem(['add', '--title', 'Retry 503', '--content', 'Retry.', '--json'], {
+      env: agentEnv,
+    });
+    const theirs = JSON.parse(res.stdout);
+    const agent = { kind: 'agent', agent: 'codex', session: 's-1', model: 'm' };
+    const exported = (await r.mem(['export'])).stdout;
+    const lines = exported
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.by)).toEqual([{ kind: 'person' }, agent]);
+    // into the same store: nothing changed, no commit
+    const tip = r.git('rev-parse', 'refs/memory').trim();
+    expect(await r.memJson(['import', '--jsonl', '-'], { stdin: exported })).toMatchObject({
+      unchanged: 2,
+      commit: null,
+    });
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    // into another: the same authors
+    const other = makeRepo();
+    await other.memJson(['import', '--jsonl', '-'], { stdin: exported });
+    expect((await other.memJson(['show', mine.id])).by).toEqual({ kind: 'person' });
+    expect((await other.memJson(['show', theirs.id])).by).toEqual(agent);
+    // a line that does not say (an older export) keeps the stored author; one that says nonsense is refused
+    const older = JSON.stringify({ ...lines[1], by: undefined, title: 'Retry 503 twice' });
+    expect(await r.memJson(['import', '--jsonl', '-'], { stdin: older })).toMatchObject({ replaced: 1 });
+    expect(await r.memJson(['show', theirs.id])).toMatchObject({ title: 'Retry 503 twice', by: agent });
+    const before = r.git('rev-parse', 'refs/memory').trim();
+    const bad = await r.mem(['import', '--jsonl', '-'], { stdin: JSON.stringify({ ...lines[0], by: 'me' }) });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^git-mem: error: line 1: "by" must be \{"kind": "person"\}/);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(before);
+  });
+
   it('reads records without `by`, keeps a shape it does not know, and caps the ids a commit names', () => {
     const old =
       '---\nid: "01M8AG3CBP3X1R6JP7RCE65WN0"\ntype: decision\ntitle: Old\nstatus: active\ntags: []\nconfidence: 0.8\ncreated: x\nupdated: x\nclock: 1\n---\nBody\n';

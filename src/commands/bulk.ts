@@ -6,6 +6,7 @@ import { err } from '../errors.js';
 import { writeBlobs } from '../gitstore/fast-import.js';
 import type { Store } from '../gitstore/store.js';
 import { isId, newId } from '../model/id.js';
+import { parseProvenance } from '../model/provenance.js';
 import {
   type Anchor,
   KNOWN_KEYS,
@@ -70,6 +71,14 @@ function recordsFromJsonl(text: string, author: string, opts: ImportOptions = {}
       }
       const body = String(o.body ?? o.content ?? '');
       const title = String(o.title ?? '');
+      // who wrote it, as an export says (kept through a round trip); a line without it keeps the stored one
+      const by = o.by == null ? undefined : parseProvenance(o.by);
+      if (o.by != null && !by)
+        throw err(
+          'E_INVALID_ARG',
+          '"by" must be {"kind": "person"} or {"kind": "agent", "agent": …, "session": …, "model": …}',
+          'fix it in the file, or leave it out',
+        );
       const anchors = Array.isArray(o.anchors) ? (o.anchors as Anchor[]) : [];
       for (const a of anchors) {
         if (!a || typeof a.path !== 'string') throw err('E_INVALID_ARG', 'every anchor needs a path');
@@ -81,6 +90,7 @@ function recordsFromJsonl(text: string, author: string, opts: ImportOptions = {}
         body,
         now: o.created ? parseDateInput(String(o.created)) : now.toISOString(),
         author: o.author ? String(o.author) : author,
+        by,
         tags: Array.isArray(o.tags) ? o.tags.map(String) : o.tags ? String(o.tags).split(',') : [],
         scope: Array.isArray(o.scope) ? o.scope.map(String) : o.scope ? [String(o.scope)] : [],
         alias,
@@ -132,8 +142,9 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
           );
         }
       }
-      const text = serializeRecord(r);
       const now = current.get(r.id);
+      if (!r.by && now !== undefined) r.by = storedBy(now, r.id);
+      const text = serializeRecord(r);
       if (now !== undefined && sameRecordText(now, text, r.id)) unchanged++;
       else {
         if (cat.entries.has(r.id)) replaced++;
@@ -158,6 +169,15 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
   const value = res.value ?? { added: 0, replaced: 0, unchanged: 0 };
   // nothing to write leaves the ref where it was: no commit, not even an empty one
   return { ...value, commit: res.commit && res.commit !== base ? res.commit : null };
+}
+
+/** Who wrote the stored version of a record (an import line that does not say keeps it). */
+function storedBy(stored: string, id: string): MemoryRecord['by'] {
+  try {
+    return parseRecord(stored, recordPath(id)).by;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The stored text and the text an import would write say the same (the stored one may be in an older layout). */
@@ -213,6 +233,7 @@ export async function exportRecords(store: Store, commit: string): Promise<Array
     if (r.scope.length) line.scope = r.scope;
     if (r.source) line.source = r.source;
     if (r.author) line.author = r.author;
+    if (r.by) line.by = r.by;
     if (r.expires) line.expires = r.expires;
     if (Object.values(r.links).some((v) => Array.isArray(v) && v.length)) line.links = r.links;
     if (r.anchors.length) line.anchors = r.anchors;
