@@ -282,6 +282,15 @@ describe('git mem check', () => {
       status: 'renamed',
       to: { path: 'src/main.ts', lines: [2, 5] },
     });
+    // the memory is about the file where its code is now: listed, searched and ranked there
+    const at = async (f: string) =>
+      (await r.memJson(['list', '--scope-file', f])).map((m: { id: string }) => m.id);
+    expect(await at('src/main.ts')).toEqual([id]);
+    expect(await at('src/m.ts')).toEqual([]);
+    expect((await r.memJson(['list']))[0].anchors).toEqual(['src/main.ts']);
+    const hits = await r.memJson(['search', '--file', 'src/main.ts', 'alpha']);
+    expect(hits[0]).toMatchObject({ id });
+    expect(hits[0].why).toContain('anchored to src/main.ts');
     r.git('rm', '-q', 'src/main.ts');
     r.commitAll('delete');
     const del = await r.memJson(['check']);

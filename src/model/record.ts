@@ -982,6 +982,15 @@ export interface RecordSummary {
   anchors: string[];
 }
 
+/**
+ * Where an anchor's code is, as the record last confirmed it: the path a check on the default
+ * branch moved it to (`current`), else where it was made. What "memories about this file" means.
+ */
+export function anchorPathNow(a: Anchor): string {
+  const now = (a.current as { path?: unknown } | null | undefined)?.path;
+  return typeof now === 'string' && now ? now : a.path;
+}
+
 export function summarize(r: MemoryRecord): RecordSummary {
   const s: RecordSummary = {
     id: r.id,
@@ -994,7 +1003,7 @@ export function summarize(r: MemoryRecord): RecordSummary {
     created: r.created,
     updated: r.updated,
     tokens: recordTokens(r),
-    anchors: [...new Set(r.anchors.map((a) => a.path))],
+    anchors: [...new Set(r.anchors.map(anchorPathNow))],
   };
   if (r.alias) s.alias = r.alias;
   if (r.expires) s.expires = r.expires;

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MemoryRecord, MemoryType, Status } from '../model/record.js';
-import { recordTokens } from '../model/record.js';
+import { anchorPathNow, recordTokens } from '../model/record.js';
 import { normalizePath, terms } from './text.js';
 
 /**
@@ -136,7 +136,7 @@ export function docFromRecord(r: MemoryRecord, oid?: string): SearchDoc {
     title: r.title,
     tags: r.tags,
     scope: r.scope,
-    paths: [...new Set(r.anchors.map((a) => normalizePath(String(a.path ?? ''))).filter(Boolean))],
+    paths: [...new Set(r.anchors.map((a) => normalizePath(String(anchorPathNow(a) ?? ''))).filter(Boolean))],
     confidence: r.confidence,
     created: r.created,
     updated: r.updated,

@@ -4,7 +4,7 @@
  * prompt hook loads as little as possible.
  */
 import type { Store } from '../gitstore/store.js';
-import { isExpired, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
+import { anchorPathNow, isExpired, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
 import { clip, frame, type Injection, neutralize, oneLine, PRIORITY } from '../safety/frame.js';
 import { tokens } from './tokens.js';
 
@@ -178,7 +178,7 @@ export async function relevantMemories(
     }
     if (r.status !== 'active' || r.type === 'session' || r.type === 'rule' || isExpired(r, now)) return;
     const T = new Set(
-      tokens(`${r.title} ${r.tags.join(' ')} ${r.alias ?? ''} ${r.anchors.map((a) => a.path).join(' ')}`),
+      tokens(`${r.title} ${r.tags.join(' ')} ${r.alias ?? ''} ${r.anchors.map(anchorPathNow).join(' ')}`),
     );
     const D = new Set(tokens(r.body));
     const matched = q.filter((t) => D.has(t) || T.has(t));
