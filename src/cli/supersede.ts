@@ -24,7 +24,8 @@ export default defineCommand({
     emit(
       ctx,
       { old: r.old.id, new: r.new.id, commit: r.commit },
-      () => `${r.old.id.slice(0, 12)} is superseded by ${r.new.id.slice(0, 12)}`,
+      () =>
+        `${r.old.id.slice(0, 12)} is ${r.commit ? '' : 'already '}superseded by ${r.new.id.slice(0, 12)}${r.commit ? '' : ': nothing changed'}`,
     );
   },
 });

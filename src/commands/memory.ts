@@ -314,15 +314,30 @@ export async function supersede(store: Store, oldRef: string, newRef: string) {
     const now = new Date().toISOString();
     const o = await tx.get(oldId);
     const n = await tx.get(newId);
+    // a replacement that is itself replaced would hide both (the two superseding each other: neither
+    // is searched any more)
+    if (n.status === 'superseded')
+      throw err(
+        'E_INVALID_ARG',
+        `${cat.abbrev(newId)} is itself superseded${n.links.superseded_by.length ? ` by ${n.links.superseded_by.map((x) => cat.abbrev(x)).join(', ')}` : ''}`,
+        'supersede it by the memory that replaces both, or git mem update --status active it first',
+      );
+    const done =
+      o.status === 'superseded' &&
+      o.links.superseded_by.includes(newId) &&
+      n.links.supersedes.includes(oldId);
+    if (done) return { message: '', value: { old: o, new: n, changed: false } };
     markSuperseded(o, n, now);
     tx.putRecord(o);
     tx.putRecord(n);
     return {
       message: `mem: supersede ${oldId.slice(0, 12)} by ${newId.slice(0, 12)}`,
-      value: { old: o, new: n },
+      value: { old: o, new: n, changed: true },
     };
   });
-  return { ...res.value!, commit: res.commit };
+  const { changed, ...value } = res.value!;
+  // already so: no commit (the ref stays where it was)
+  return { ...value, commit: changed ? res.commit : null };
 }
 
 export async function pruneExpired(store: Store, now = Date.now(), dryRun = false) {
