@@ -276,6 +276,15 @@ describe('commands', () => {
     expect(old.status).toBe('superseded');
     expect(old.links.superseded_by).toEqual([b]);
     expect(neu.links.supersedes).toEqual([a]);
+    // again: already so, no commit; the other way round: refused (both would be hidden from search)
+    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const again = await r.mem(['supersede', a, b]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/is already superseded by .*: nothing changed/);
+    const back = await r.mem(['supersede', b, a]);
+    expect(back.code).toBe(2);
+    expect(back.stderr).toMatch(/^git-mem: error: \w+ is itself superseded by \w+ \(supersede it by/);
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
     await r.memJson(['mv', b, 'how/new']);
     expect((await r.memJson(['show', 'how/new'])).id).toBe(b);
     const taken = await r.mem(['mv', a, 'how/new']);
@@ -402,6 +411,20 @@ describe('commands', () => {
     expect(r.git('config', 'mem.context-budget').trim()).toBe('4000');
     await r.memJson(['config', 'unset', 'context-budget']);
     expect(await get()).toMatchObject({ value: 3000, origin: 'shared' });
+    // a layer flag reads that layer, also where another one wins
+    await r.memJson(['config', 'set', 'context-budget', '4000']);
+    const at = async (layer: string) => (await r.memJson(['config', 'get', 'context-budget', layer])).value;
+    expect([await at('--global'), await at('--shared'), await at('--local')]).toEqual([2500, 3000, 4000]);
+    expect(await r.memJson(['config', 'list', '--shared'])).toEqual([
+      { key: 'context-budget', value: 3000, origin: 'shared' },
+    ]);
+    const none = await r.mem(['config', 'get', 'mcp.add-status', '--shared']);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toMatch(/no setting mcp.add-status in the shared layer/);
+    // the same shared value again: no commit
+    const tip = r.git('rev-parse', 'refs/memory').trim();
+    await r.memJson(['config', 'set', 'context-budget', '3000', '--shared']);
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
   });
 
   it('prints the rules in force for a file, most specific first, project over global', async () => {

@@ -4,6 +4,7 @@ import {
   coerce,
   knownKey,
   readGlobalConfig,
+  readLayer,
   readSharedConfig,
   resolveConfig,
   validateKey,
@@ -23,9 +24,18 @@ export default defineCommand({
       .positional('action', { choices: ['get', 'set', 'unset', 'list'] as const })
       .positional('key', { type: 'string' })
       .positional('value', { type: 'string' })
-      .option('global', { type: 'boolean', describe: 'the personal file ~/.config/git-mem/config.yaml' })
-      .option('local', { type: 'boolean', describe: 'this clone only (git config mem.*)' })
-      .option('shared', { type: 'boolean', describe: 'the team file inside refs/memory (a commit)' }),
+      .option('global', {
+        type: 'boolean',
+        describe: 'the personal file ~/.config/git-mem/config.yaml (get, list: that layer only)',
+      })
+      .option('local', {
+        type: 'boolean',
+        describe: 'this clone only, git config mem.* (get, list: that layer only)',
+      })
+      .option('shared', {
+        type: 'boolean',
+        describe: 'the team file inside refs/memory, a commit (get, list: that layer only)',
+      }),
   async run(a, ctx) {
     const layers = [a.global, a.local, a.shared].filter(Boolean).length;
     if (layers > 1) throw err('E_INVALID_ARG', 'pass at most one of --global, --local, --shared');
@@ -34,6 +44,33 @@ export default defineCommand({
     const store = needsRepo
       ? await openStore(ctx).catch((e) => (a.global ? undefined : Promise.reject(e)))
       : undefined;
+    if ((action === 'list' || action === 'get') && layers) {
+      // one layer: what it holds, as written there (resolved or not)
+      const name = a.global ? 'global' : a.shared ? 'shared' : 'local';
+      const vals = await readLayer(name, ctx.env, store);
+      if (action === 'list') {
+        emit(
+          ctx,
+          Object.entries(vals).map(([key, value]) => ({ key, value, origin: name })),
+          () =>
+            Object.entries(vals)
+              .map(([k, v]) => `${k}=${v}  (${name})`)
+              .join('\n'),
+        );
+        return;
+      }
+      if (!a.key)
+        throw err('E_INVALID_ARG', 'config get needs a key', `git mem config list --${name} shows them`);
+      const v = vals[String(a.key)];
+      if (v === undefined)
+        throw err(
+          'E_NOT_FOUND',
+          `no setting ${a.key} in the ${name} layer`,
+          'git mem config get KEY shows the value in force',
+        );
+      emit(ctx, { key: a.key, value: v, origin: name }, () => String(v));
+      return;
+    }
     if (action === 'list' || action === 'get') {
       const res = await resolveConfig(ctx.env, store);
       if (action === 'list') {
@@ -67,6 +104,8 @@ export default defineCommand({
       await store!.write(async (tx) => {
         await ensureFormat(tx);
         const cur = await readSharedConfig(store!, tx.base);
+        // already so: no commit (sync would hand the team an empty one)
+        if (JSON.stringify(cur[key]) === JSON.stringify(value)) return null;
         if (value === undefined) delete cur[key];
         else cur[key] = value;
         tx.put(SHARED_CONFIG_PATH, stringify(cur));

@@ -286,6 +286,32 @@ export function layer(layers: Array<[ConfigLayer, Record<string, unknown>]>): Re
   return { values: values as Settings, origin, warnings };
 }
 
+/**
+ * The settings one layer holds, as written there (`config get --shared`: what the team file says,
+ * also a value the resolution ignores), keys and values read as every layer's are.
+ */
+export async function readLayer(
+  name: 'global' | 'shared' | 'local',
+  env: NodeJS.ProcessEnv,
+  store?: Store,
+): Promise<Record<string, unknown>> {
+  const vals =
+    name === 'global'
+      ? readGlobalConfig(env)
+      : !store
+        ? {}
+        : name === 'shared'
+          ? await readSharedConfig(store)
+          : await readLocalConfig(store.repo, store);
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(vals)) {
+    if (v === undefined) continue;
+    const k = ALIASES[key] ?? key;
+    out[k] = coerce(k, v);
+  }
+  return out;
+}
+
 export async function resolveConfig(
   env: NodeJS.ProcessEnv,
   store?: Store,
