@@ -347,6 +347,19 @@ describe('git mem check', () => {
     const rep = await r.memJson(['check']);
     expect(rep.counts.fresh).toBe(1);
     expect(await r.memJson(['stale'])).toEqual([]);
+    // again, with nothing moved since: already so; where the code was before stays recorded
+    const from = re.anchors[0].reanchored.from;
+    expect(from.commit).toBeTruthy();
+    r.write('README.md', 'other\n');
+    r.commitAll('unrelated');
+    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const again = await r.memJson(['reanchor', id]);
+    expect(again).toMatchObject({ unchanged: true, commit: null });
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    expect((await r.memJson(['show', id])).anchors[0].reanchored.from).toEqual(from);
+    expect((await r.mem(['reanchor', id])).stdout).toMatch(
+      /is already anchored where its code is: nothing changed/,
+    );
   });
 });
 

@@ -18,6 +18,8 @@ export interface ReanchorResult {
   commit: string | null;
   dropped: string[];
   notes: string[];
+  /** every anchor was already where its code is (and the memory not stale): nothing written */
+  unchanged?: boolean;
 }
 
 /** The spec to re-anchor an existing anchor at its last known place; null when it is gone. */
@@ -60,6 +62,7 @@ export async function reanchor(
   }
   let notes: string[] = [];
   let dropped: string[] = [];
+  let unchanged: MemoryRecord | undefined;
   const res = await store.write(async (tx) => {
     if (!tx.base) throw err('E_NOT_FOUND', `no memory matches "${ref}"`, 'the store is empty');
     const cat = await tx.catalog();
@@ -91,6 +94,15 @@ export async function reanchor(
     }
     const fresh = await prep.prepare(tx, wanted);
     const old = rec.anchors as FullAnchor[];
+    // every anchor already made where its code is, and nothing stale: already so, nothing written
+    // (writing would only replace reanchored.from, where the code was before, with where it is)
+    if (!specs?.length && rec.status !== 'stale' && !dropped.length && fresh.length === old.length) {
+      if (fresh.every((a, i) => sameAnchor(a as FullAnchor, old[i]))) {
+        notes = prep.notes;
+        unchanged = rec;
+        return null;
+      }
+    }
     fresh.forEach((a, i) => {
       const o = specs?.length ? undefined : old.filter((x) => respec(x))[i];
       a.reanchored = {
@@ -113,5 +125,19 @@ export async function reanchor(
       value: rec,
     };
   });
+  if (unchanged) return { record: unchanged, commit: null, dropped, notes, unchanged: true };
   return { record: res.value!, commit: res.commit, dropped, notes };
+}
+
+/** An anchor made again that says what the stored one says: the same text in the same blob at the same place. */
+function sameAnchor(a: FullAnchor, o: FullAnchor): boolean {
+  if (o.current || (o.verdict && o.verdict.status !== 'fresh')) return false;
+  return (
+    a.path === o.path &&
+    a.blob === o.blob &&
+    a.hash === o.hash &&
+    (a.lines?.[0] ?? null) === (o.lines?.[0] ?? null) &&
+    (a.lines?.[1] ?? null) === (o.lines?.[1] ?? null) &&
+    (a.symbol ?? null) === (o.symbol ?? null)
+  );
 }

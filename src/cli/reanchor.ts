@@ -46,10 +46,13 @@ export default defineCommand({
         anchors: r.record.anchors,
         dropped: r.dropped,
         notes: r.notes,
+        unchanged: !!r.unchanged,
       },
       () =>
         [
-          `Re-anchored ${r.record.id.slice(0, 12)} "${r.record.title}" (${r.record.status}, ${(r.commit ?? '').slice(0, 12)})`,
+          r.unchanged
+            ? `${r.record.id.slice(0, 12)} "${r.record.title}" is already anchored where its code is: nothing changed`
+            : `Re-anchored ${r.record.id.slice(0, 12)} "${r.record.title}" (${r.record.status}, ${(r.commit ?? '').slice(0, 12)})`,
           ...r.record.anchors.map(
             (x) =>
               `  anchor ${x.path}${x.lines ? `:${x.lines[0]}-${x.lines[1]}` : ''}${x.symbol ? ` (${x.symbol})` : ''}`,
