@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRepo, runBin, runCli, type TestRepo, tmpDir } from './helpers.js';
@@ -486,6 +486,20 @@ describe('commands', () => {
       '--scope',
       '**/*.ts',
     ]);
+    // expired rules are in force nowhere, project or personal
+    for (const g of [[], ['--global']])
+      await r.memJson([
+        'add',
+        ...g,
+        '--type',
+        'rule',
+        '--title',
+        'Old',
+        '--content',
+        'no',
+        '--expires',
+        '2020-01-01',
+      ]);
     const rules = await r.memJson(['rules', '--file', 'packages/db/src/pool.ts']);
     expect(rules.map((x: { title: string; origin: string }) => `${x.title}@${x.origin}`)).toEqual([
       'DB package@project',
@@ -500,6 +514,10 @@ describe('commands', () => {
     expect((await r.memJson(['list', '--global'])).map((m: { title: string }) => m.title)).toEqual([
       'My TS habit',
     ]);
+    await r.memJson(['rules', 'export', '--to', 'claude']);
+    const claude = readFileSync(join(r.dir, 'CLAUDE.md'), 'utf8');
+    expect(claude).toContain('DB package');
+    expect(claude).not.toContain('### Old');
     expect(existsSync(join(r.env.GIT_MEM_HOME!, 'store.git', 'HEAD'))).toBe(true);
   });
 

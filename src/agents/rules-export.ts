@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { confinedPath, removeConfined, writeConfined } from '../merge/confine.js';
-import { parseRecord, recordPath, splitFrontmatter } from '../model/record.js';
+import { expiredAt, parseRecord, recordPath, ruleInForce, splitFrontmatter } from '../model/record.js';
 
 export const BEGIN = '<!-- git-mem:begin rules -->';
 export const END = '<!-- git-mem:end -->';
@@ -433,13 +433,14 @@ function changeOf(p: PlannedFile): FileChange {
 
 // ------------------------------------------------------------------ I/O
 
-/** Active project rules from the store, in id order. */
+/** The project rules in force (active, not expired), in id order. */
 export async function loadRules(store: Store): Promise<ExportRule[]> {
   const tip = await store.tip();
   if (!tip) return [];
   const cat = await store.catalog();
+  const expired = expiredAt(Date.now());
   const entries = [...cat.entries.values()]
-    .filter((e) => e.type === 'rule' && e.status === 'active')
+    .filter((e) => ruleInForce(e, expired))
     .sort((a, b) => (a.id < b.id ? -1 : 1));
   const blobs = await store.catFile.readMany(entries.map((e) => e.oid));
   // title, scope and alias come from the catalog; only the body is read (no YAML parse: 2-3 ms a record)

@@ -6,7 +6,7 @@
 
 import type { Store } from '../gitstore/store.js';
 import micromatch from '../model/glob.js';
-import { parseRecord, recordPath } from '../model/record.js';
+import { expiredAt, parseRecord, recordPath, ruleInForce } from '../model/record.js';
 
 export interface RuleInForce {
   id: string;
@@ -57,10 +57,13 @@ async function rulesOf(
   if (!tip) return [];
   const cat = await store.catalog();
   const hits: Array<{ id: string; m: { matched: string | null; specificity: number } }> = [];
+  // an expired rule is in force nowhere, as an expired memory is listed and searched nowhere
+  const expired = expiredAt(Date.now());
   for (const row of cat.rows.values()) {
     // rows carry type and status, so only rule summaries are parsed
     if (row.type !== 'rule' || row.status !== 'active') continue;
     const e = cat.entry(row.id)!;
+    if (!ruleInForce(e, expired)) continue;
     const m = matchScope(e.scope, file);
     if (m) hits.push({ id: e.id, m });
   }

@@ -194,6 +194,14 @@ export function isExpired(r: Pick<MemoryRecord, 'expires'>, now = Date.now()): b
   return !!r.expires && Date.parse(r.expires) <= now;
 }
 
+/** A rule in force: active and not expired (what `rules`, its exports and the agents' packs apply). */
+export function ruleInForce(
+  e: { type: string; status: string; expires?: string | null },
+  expired: (r: { expires?: string | null }) => boolean = expiredAt(Date.now()),
+): boolean {
+  return e.type === 'rule' && e.status === 'active' && !expired(e);
+}
+
 /** isExpired for many records at one time `now` (ISO strings compare in time order; others are parsed). */
 export function expiredAt(now: number): (r: { expires?: string | null }) => boolean {
   const nowIso = new Date(now).toISOString();

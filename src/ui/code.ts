@@ -15,6 +15,7 @@ import { err } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import type { Store } from '../gitstore/store.js';
 import { matcher } from '../model/glob.js';
+import { ruleInForce } from '../model/record.js';
 import { type Memo, memoOf, type UiEnv } from './env.js';
 import type {
   CodeFileEntry,
@@ -95,7 +96,7 @@ async function buildIndex(env: UiEnv, head: string | null, tip: string | null): 
       // a rule without scope applies everywhere: it is counted in the panel, not on every file
       if (!test(f)) continue;
       if (e.type === 'rule') {
-        if (e.status === 'active') mark(f).rules.push(e.id);
+        if (ruleInForce(e)) mark(f).rules.push(e.id);
       } else mark(f).scoped.push(e.id);
     }
   }
