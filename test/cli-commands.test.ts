@@ -101,7 +101,7 @@ describe('errors: one line, a stable code, a non-zero exit, the store untouched'
       {
         args: ['config', 'set', 'context-budget', 'lots', '--shared'],
         code: 2,
-        msg: /context-budget must be a number/,
+        msg: /context-budget must be a whole number of at least 1/,
       },
       { args: ['show', id, '--at', 'no-such-thing'], code: 2, msg: /cannot resolve --at/ },
       { args: ['frobnicate'], code: 2, msg: /Unknown argument|Unknown command/ },
@@ -394,6 +394,56 @@ describe('commands', () => {
     expect(doc.code).toBe(1);
     expect(doc.stdout).toContain(`memories/${badId.slice(-2)}/${badId}.md`);
     expect(doc.stdout).toMatch(/fix: inspect with git cat-file -p [0-9a-f]{12}/);
+    // the fix it names works, and names the full id: a healthy memory sharing its first 12
+    // characters is not the one removed
+    const twin = `${badId.slice(0, 20)}TWXNZZ`;
+    plant(
+      r,
+      `memories/ZZ/${twin}.md`,
+      `---\nid: ${twin}\ntype: decision\ntitle: Twin\nstatus: active\ntags: []\nscope: []\nconfidence: 0.8\ncreated: 2026-01-01T00:00:00.000Z\nupdated: 2026-01-01T00:00:00.000Z\nclock: 1\n---\ntwin\n`,
+    );
+    expect((await r.memJson(['show', twin])).title).toBe('Twin');
+    const fix = /remove it with git mem rm (\w+)/.exec((await r.mem(['doctor'])).stdout)?.[1];
+    expect(fix).toBe(badId);
+    const rm = await r.mem(['rm', fix!]);
+    expect(rm.code, rm.stderr).toBe(0);
+    expect((await r.mem(['doctor'])).code).toBe(0);
+    expect((await r.memJson(['show', twin])).title).toBe('Twin');
+    expect(r.git('ls-tree', '-r', '--name-only', 'refs/memory')).toContain(
+      `tombstones/${badId.slice(-2)}/${badId}.yaml`,
+    );
+  });
+
+  it('a shared config.yaml that does not read, or holds a value this version refuses, is named, not silently dropped', async () => {
+    const r = makeRepo();
+    await r.memJson(['add', '--title', 'Good', '--content', 'fine']);
+    plant(r, 'config.yaml', 'context-budget: [\nfoo\n');
+    // a command that reads settings says so, once; a read that needs none goes on
+    expect((await r.mem(['list'])).code).toBe(0);
+    const add = await r.mem(['add', '--title', 'Two', '--content', 'second']);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stderr).toMatch(
+      /^git-mem: warning: config\.yaml in refs\/memory does not read as settings \(.+\): none of the team's settings apply \(rewrite it: git mem config set KEY VALUE --shared\)\n$/,
+    );
+    const doc = await r.mem(['doctor']);
+    expect(doc.code).toBe(1);
+    expect(doc.stdout).toMatch(/ERROR +config: config\.yaml does not read as settings \(.*column 1\): none/);
+    plant(r, 'config.yaml', 'context-budget: banana\nsecret-scan: block\n');
+    const ctx = await r.mem(['context', '--query', 'fine']);
+    expect(ctx.code, ctx.stderr).toBe(0);
+    expect(ctx.stderr).toBe(
+      'git-mem: warning: ignoring context-budget from the shared config in refs/memory: context-budget must be a whole number of at least 1, not "banana" (fix it for the team: git mem config set context-budget VALUE --shared)\n',
+    );
+    expect((await r.memJson(['config', 'get', 'context-budget'])).value).toBe(2000);
+    expect((await r.mem(['doctor'])).stdout).toMatch(/warn +config: ignoring context-budget/);
+    // this clone's own bad value names where it is and how to change it
+    r.git('config', 'mem.context-budget', '-5');
+    const own = await r.mem(['context', '--query', 'fine']);
+    expect(own.code).toBe(2);
+    expect(own.stderr).toMatch(
+      /context-budget must be a whole number of at least 1, not "-5", in this clone's git config \(git mem config set context-budget VALUE, or git mem config unset context-budget\)/,
+    );
+    expect((await r.mem(['config', 'set', 'context-budget', '--', '-5'])).code).toBe(2);
   });
 
   it('layers config: defaults < global < shared < local', async () => {

@@ -1,3 +1,4 @@
+import { layer, readSharedConfigFile } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
 import { FORMAT_PATH, FORMAT_VERSION } from '../gitstore/store.js';
 import { idFromPath, isExpired } from '../model/record.js';
@@ -58,13 +59,31 @@ export default defineCommand({
           fix: 'upgrade git-mem',
         });
       else f.push({ level: 'ok', check: 'format', message: `format ${version}` });
+      // the team's settings: a file that does not read, or values this version does not apply
+      const shared = await readSharedConfigFile(store, tip);
+      if (shared.problem)
+        f.push({
+          level: 'error',
+          check: 'config',
+          message: `config.yaml does not read as settings (${shared.problem}): none of the team's settings apply`,
+          fix: 'rewrite it: git mem config set KEY VALUE --shared',
+        });
+      else {
+        const { warnings } = layer([['shared', shared.values]]);
+        for (const w of warnings)
+          f.push({ level: 'warn', check: 'config', message: w.replace(/^git-mem: warning: /, '') });
+        if (!warnings.length) f.push({ level: 'ok', check: 'config', message: 'the shared settings read' });
+      }
       const cat = await store.catalog();
       for (const b of cat.bad) {
         f.push({
           level: 'error',
           check: 'record',
           message: `${b.path}: ${b.error}`,
-          fix: `inspect with git cat-file -p ${b.oid.slice(0, 12)}; fix with git mem rm ${idFromPath(b.path)?.slice(0, 12) ?? b.path} or re-add it`,
+          // the full id: a prefix may name another, healthy memory
+          fix: idFromPath(b.path)
+            ? `inspect with git cat-file -p ${b.oid.slice(0, 12)}; remove it with git mem rm ${idFromPath(b.path)} (re-add what it said)`
+            : `inspect with git cat-file -p ${b.oid.slice(0, 12)}; remove it from ${store.ref}`,
         });
       }
       f.push({

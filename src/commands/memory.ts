@@ -10,6 +10,7 @@ import { validateScopes } from '../model/glob.js';
 import { newId } from '../model/id.js';
 import {
   type Anchor,
+  idFromPath,
   isExpired,
   isStatus,
   isType,
@@ -276,6 +277,24 @@ export async function removeMemory(
   const res = await store.write(async (tx) => {
     const cat = await tx.catalog();
     if (!tx.base) throw err('E_NOT_FOUND', `no memory matches "${ref}"`);
+    // a record that does not parse (git mem doctor names it by its full id): removed by that id alone
+    const broken = cat.entries.has(ref.toUpperCase())
+      ? undefined
+      : cat.bad.find((b) => idFromPath(b.path) === ref.toUpperCase());
+    if (broken) {
+      const id = ref.toUpperCase();
+      const raw = (await tx.store.catFile.read(broken.oid))?.content.toString('utf8') ?? '';
+      const clock = Number(/^clock: *(\d+)\s*$/m.exec(raw)?.[1] ?? 0) + 1;
+      tx.removeRecord(id, {
+        id,
+        deleted: new Date().toISOString(),
+        by: `${ident.name} <${ident.email}>`,
+        title: '',
+        clock,
+        reason: reason ?? 'malformed record removed',
+      });
+      return { message: `mem: rm ${id.slice(0, 12)} (malformed)`, value: { id, title: '' } };
+    }
     const id = cat.resolve(ref);
     const e = cat.entries.get(id)!;
     const record = await tx.get(id);

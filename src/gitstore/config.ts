@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { err } from '../errors.js';
+import { err, isGitMemError } from '../errors.js';
 import { parse, stringify } from '../model/yaml.js';
 import { git } from './git.js';
 import type { Repo } from './repo.js';
@@ -125,8 +125,12 @@ export function coerce(key: string, value: unknown): unknown {
     throw err('E_INVALID_ARG', `${key} must be true or false, not "${value}"`);
   }
   if (kind === 'number') {
-    const n = Number(value);
-    if (!Number.isFinite(n)) throw err('E_INVALID_ARG', `${key} must be a number, not "${value}"`);
+    // whole numbers: a token budget of at least 1, a time limit of at least 0 (no limit)
+    const n =
+      typeof value === 'number' || (typeof value === 'string' && value.trim()) ? Number(value) : Number.NaN;
+    const min = key === 'context-budget' ? 1 : 0;
+    if (!Number.isInteger(n) || n < min)
+      throw err('E_INVALID_ARG', `${key} must be a whole number of at least ${min}, not "${value}"`);
     return n;
   }
   if (key === 'output' && !['human', 'json', 'yaml'].includes(String(value))) {
@@ -172,19 +176,33 @@ export function writeGlobalConfig(env: NodeJS.ProcessEnv, values: Record<string,
   writeFileSync(file, stringify(values));
 }
 
+/**
+ * The team's settings (config.yaml in the store), and what is wrong with the file when it does not
+ * read as a mapping: it came from a remote, so it is not applied then, and every command says so.
+ */
+export async function readSharedConfigFile(
+  store: Store,
+  commit?: string | null,
+): Promise<{ values: Record<string, unknown>; problem?: string }> {
+  const tip = commit === undefined ? await store.tip() : commit;
+  const buf = await store.readPath(tip, SHARED_CONFIG_PATH);
+  if (!buf) return { values: {} };
+  try {
+    const v = parse(buf.toString('utf8'), { maxAliasCount: 16 });
+    if (v === null || v === undefined) return { values: {} };
+    if (typeof v !== 'object' || Array.isArray(v))
+      return { values: {}, problem: 'it is not a mapping of settings' };
+    return { values: v as Record<string, unknown> };
+  } catch (e) {
+    return { values: {}, problem: (e as Error).message.split('\n')[0].replace(/:$/, '') };
+  }
+}
+
 export async function readSharedConfig(
   store: Store,
   commit?: string | null,
 ): Promise<Record<string, unknown>> {
-  const tip = commit === undefined ? await store.tip() : commit;
-  const buf = await store.readPath(tip, SHARED_CONFIG_PATH);
-  if (!buf) return {};
-  try {
-    const v = parse(buf.toString('utf8'), { maxAliasCount: 16 });
-    return v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  return (await readSharedConfigFile(store, commit)).values;
 }
 
 /**
@@ -256,16 +274,46 @@ function strength(key: string, v: unknown): number {
   return SECURITY[key].indexOf(String(v));
 }
 
+/** Where each layer's values are written, and how to change one there. */
+const LAYER_PLACE: Record<ConfigLayer, string> = {
+  default: 'the defaults',
+  global: '~/.config/git-mem/config.yaml',
+  shared: 'config.yaml in refs/memory',
+  local: "this clone's git config",
+  flag: 'a command-line flag',
+};
+const LAYER_FIX: Record<ConfigLayer, (k: string) => string> = {
+  default: () => 'report it: a default must be valid',
+  global: (k) => `git mem config set ${k} VALUE --global, or unset it there`,
+  shared: (k) => `git mem config set ${k} VALUE --shared`,
+  local: (k) => `git mem config set ${k} VALUE, or git mem config unset ${k}`,
+  flag: () => 'pass a valid value',
+};
+
 export function layer(layers: Array<[ConfigLayer, Record<string, unknown>]>): ResolvedConfig {
   const values: Record<string, unknown> = {};
   const origin: Record<string, ConfigLayer> = {};
   const ignored = new Map<string, unknown>();
+  const warnings: string[] = [];
   for (const [name, vals] of layers) {
     for (const [key, v] of Object.entries(vals)) {
       if (v === undefined) continue;
       // git lowercases variable names: `git config mem.autoFetch` reads back as autofetch
       const k = ALIASES[key] ?? key;
-      const value = coerce(k, v);
+      let value: unknown;
+      try {
+        value = coerce(k, v);
+      } catch (e) {
+        if (!isGitMemError(e)) throw e;
+        // a teammate's value (it came with the store) does not stop this clone: it is not applied
+        if (name === 'shared') {
+          warnings.push(
+            `git-mem: warning: ignoring ${k} from the shared config in refs/memory: ${e.message} (fix it for the team: git mem config set ${k} VALUE --shared)`,
+          );
+          continue;
+        }
+        throw err('E_INVALID_ARG', `${e.message}, in ${LAYER_PLACE[name]}`, LAYER_FIX[name](k));
+      }
       if (name === 'shared' && SECURITY[k] && strength(k, value) < strength(k, values[k] ?? DEFAULTS[k])) {
         ignored.set(k, value);
         continue;
@@ -274,7 +322,6 @@ export function layer(layers: Array<[ConfigLayer, Record<string, unknown>]>): Re
       origin[k] = name;
     }
   }
-  const warnings: string[] = [];
   for (const [k, value] of ignored) {
     // a later layer (this clone's git config, a flag) set it anyway: nothing was ignored in effect
     if (origin[k] === 'local' || origin[k] === 'flag') continue;
@@ -319,10 +366,18 @@ export async function resolveConfig(
 ): Promise<ResolvedConfig> {
   const layers: Array<[ConfigLayer, Record<string, unknown>]> = [['default', { ...DEFAULTS }]];
   layers.push(['global', readGlobalConfig(env)]);
+  let unread: string | undefined;
   if (store) {
-    layers.push(['shared', await readSharedConfig(store)]);
+    const shared = await readSharedConfigFile(store);
+    unread = shared.problem;
+    layers.push(['shared', shared.values]);
     layers.push(['local', await readLocalConfig(store.repo, store)]);
   }
   layers.push(['flag', flags]);
-  return layer(layers);
+  const res = layer(layers);
+  if (unread)
+    res.warnings.unshift(
+      `git-mem: warning: config.yaml in refs/memory does not read as settings (${unread}): none of the team's settings apply (rewrite it: git mem config set KEY VALUE --shared)`,
+    );
+  return res;
 }
