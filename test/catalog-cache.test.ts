@@ -148,7 +148,9 @@ describe('catalog cache file', () => {
       writeFileSync(file, whole.subarray(0, whole.length - 5));
       expect(loadCatalogCache(store.repo, store.ref)).toBeUndefined();
       expect(listJsonFromCache(store.repo, store.ref, tip, () => true, new Set())).toBeUndefined();
-      writeFileSync(file, whole.toString().replace('"v":4', '"v":3'));
+      const older = whole.toString().replace(/"v":(\d+)/, (_, n) => `"v":${Number(n) - 1}`);
+      expect(older).not.toBe(whole.toString());
+      writeFileSync(file, older);
       expect(loadCatalogCache(store.repo, store.ref)).toBeUndefined();
       // and the CLI still answers (rebuilding the cache)
       expect(await r.memJson(['list', '--include-expired'])).toHaveLength(4);
