@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   BEGIN,
-  claudePaths,
   END,
   findSection,
   planExport,
+  scopeGlobs,
   spliceSection,
   stripSections,
 } from '../src/agents/rules-export.js';
@@ -380,8 +380,35 @@ describe("Claude Code's .claude/rules and export --check", () => {
     );
   });
 
+  it('a folder scope reaches the files under it in Cursor and Copilot too, as git mem rules matches', async () => {
+    const r = makeRepo({ commit: true });
+    await r.memJson([
+      'add',
+      '--type',
+      'rule',
+      '--title',
+      'API tabs',
+      '--content',
+      'tabs\n',
+      '--scope',
+      'src/api/',
+    ]);
+    expect(
+      (await r.memJson(['rules', '--file', 'src/api/x.ts'])).map((x: { title: string }) => x.title),
+    ).toEqual(['API tabs']);
+    await r.memJson(['rules', 'export', '--to', 'cursor,copilot,claude-rules']);
+    expect(read(r, '.cursor/rules/git-mem-api-tabs.mdc')).toContain('\nglobs: src/api/**\n');
+    expect(read(r, '.github/instructions/git-mem-api-tabs.instructions.md')).toMatch(
+      /^---\napplyTo: "src\/api\/\*\*"\n/,
+    );
+    expect(read(r, '.claude/rules/git-mem-api-tabs.md')).toMatch(/^---\npaths:\n {2}- "src\/api\/\*\*"\n---/);
+    // exported and imported back: nothing new
+    const back = await r.memJson(['rules', 'import']);
+    expect(back.imported).toEqual([]);
+  });
+
   it('spells scope globs as Claude Code matches them, and imports its rule files', () => {
-    expect(claudePaths(['src/db', 'src/api/', 'src/**/*.ts', 'Makefile', 'lib/*.{js,ts}'])).toEqual([
+    expect(scopeGlobs(['src/db', 'src/api/', 'src/**/*.ts', 'Makefile', 'lib/*.{js,ts}'])).toEqual([
       'src/db',
       'src/db/**',
       'src/api/**',

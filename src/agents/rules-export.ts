@@ -167,8 +167,9 @@ function scalar(s: string): string {
 }
 
 function cursorFrontmatter(r: ExportRule): string {
-  // Cursor's own files write globs unquoted and comma-separated (`globs: src/**/*.ts,lib/**`)
-  const globs = r.scope.join(',');
+  // Cursor's own files write globs unquoted and comma-separated (`globs: src/**/*.ts,lib/**`); a
+  // folder is spelled out as what is under it, as for Claude Code
+  const globs = scopeGlobs(r.scope).join(',');
   return [
     '---',
     `description: ${scalar(r.title)}`,
@@ -179,15 +180,15 @@ function cursorFrontmatter(r: ExportRule): string {
 }
 
 function copilotFrontmatter(r: ExportRule): string {
-  return ['---', `applyTo: ${JSON.stringify(r.scope.join(','))}`, '---'].join('\n');
+  return ['---', `applyTo: ${JSON.stringify(scopeGlobs(r.scope).join(','))}`, '---'].join('\n');
 }
 
 /**
- * Claude Code's globs for a scope: a rule's glob also covers what is under it
- * (`src/db` and `src/db/` take in `src/db/x.ts`, as `git mem rules` matches),
- * which Claude Code's `paths` spell out.
+ * A scope as globs an agent's own matcher applies: a rule's glob also covers what is under it
+ * (`src/db` and `src/db/` take in `src/db/x.ts`, as `git mem rules` matches), which Claude
+ * Code's `paths`, Cursor's `globs` and Copilot's `applyTo` spell out.
  */
-export function claudePaths(scope: readonly string[]): string[] {
+export function scopeGlobs(scope: readonly string[]): string[] {
   const out: string[] = [];
   for (const g of scope) {
     if (g.endsWith('/')) out.push(`${g}**`);
@@ -204,7 +205,7 @@ export function claudePaths(scope: readonly string[]): string[] {
  */
 function claudeFrontmatter(r: ExportRule): string {
   if (!r.scope.length) return '';
-  return ['---', 'paths:', ...claudePaths(r.scope).map((g) => `  - ${JSON.stringify(g)}`), '---'].join('\n');
+  return ['---', 'paths:', ...scopeGlobs(r.scope).map((g) => `  - ${JSON.stringify(g)}`), '---'].join('\n');
 }
 
 /** Splits a leading `---` frontmatter block from a file (tolerant: any text between the fences). */
