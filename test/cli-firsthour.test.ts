@@ -420,6 +420,13 @@ describe("a teammate's clone", () => {
     // the one command it names
     expect((await b.mem(['pull'])).code).toBe(0);
     expect((await b.memJson(['show', id])).title).toBe('use pnpm');
+    // deleted here: origin still has it, but a pull would not bring it back; show says what happened
+    await b.memJson(['rm', id]);
+    const gone = await b.mem(['show', id]);
+    expect(gone.code).toBe(3);
+    expect(gone.stderr).toBe(
+      `git-mem: error: ${id.slice(0, 12)} was deleted in this clone (origin still has it until the next sync) (git mem history ${id.slice(0, 12)} shows its versions; git mem sync sends the deletion)\n`,
+    );
   });
 
   it('an unreachable remote: one line naming git mem pull, then quiet; the read still answers', async () => {

@@ -1,7 +1,7 @@
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { provenanceText } from '../model/provenance.js';
-import { recordPath, recordToJSON } from '../model/record.js';
+import { recordPath, recordToJSON, tombstonePath } from '../model/record.js';
 import { defineCommand } from './command.js';
 import { adoptForRead, adoptionLine, emit, openStore, teamStoresOf } from './context.js';
 import { recordText } from './format.js';
@@ -18,6 +18,14 @@ async function onRemote(store: Store, ref: string) {
     if (!tip) continue;
     try {
       const id = (await store.catalogAt(tip, false)).resolve(ref);
+      // deleted here since: a pull cannot bring it back (the deletion wins), so say what happened
+      const local = await store.tip();
+      if (local && (await store.readPath(local, tombstonePath(id))))
+        return err(
+          'E_NOT_FOUND',
+          `${id.slice(0, 12)} was deleted in this clone (${remote} still has it until the next sync)`,
+          `git mem history ${id.slice(0, 12)} shows its versions; git mem sync sends the deletion`,
+        );
       return err(
         'E_NOT_FOUND',
         `${id.slice(0, 12)} is not in this clone's memory yet; ${remote} has it (${trackingRef(remote)})`,
