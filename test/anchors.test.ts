@@ -195,6 +195,14 @@ describe('git mem add --anchor', () => {
     expect(range.stderr).toMatch(/outside src\/m.ts \(9 lines\)/);
     const missing = await r.mem(['add', '--title', 't', '--content', 'x', '--anchor', 'nope.ts']);
     expect(missing.code).toBe(2);
+    // a file of a submodule (a repository inside this one) is another history's
+    r.write('libs/sub/s.py', 'def s(): pass\n');
+    r.git('-C', 'libs/sub', 'init', '-q');
+    const sub = await r.mem(['add', '--title', 't', '--content', 'x', '--anchor', 'libs/sub/s.py:1']);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toBe(
+      'git-mem: error: anchor path "libs/sub/s.py" is inside libs/sub, another repository (a submodule?) (anchor it from there: cd libs/sub && git mem add …)\n',
+    );
     expect(r.git('rev-parse', 'refs/memory').trim()).toBe(before);
   });
   it('anchors uncommitted content, writes its blob and says so', async () => {

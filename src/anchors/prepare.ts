@@ -68,6 +68,18 @@ function normalizeAnchorPath(root: string, cwd: string, p: string): string {
     );
   }
   if (out === '.git' || out.startsWith('.git/')) throw err('E_ANCHOR', `cannot anchor to "${p}" inside .git`);
+  // a file of a submodule (or any repository nested in this one) is not this repository's code:
+  // its history is another's, so every check would call it deleted
+  const parts = out.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const dir = parts.slice(0, i).join('/');
+    if (existsSync(join(root, dir, '.git')))
+      throw err(
+        'E_ANCHOR',
+        `anchor path "${p}" is inside ${dir}, another repository (a submodule?)`,
+        `anchor it from there: cd ${dir} && git mem add …`,
+      );
+  }
   return out;
 }
 
