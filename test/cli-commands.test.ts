@@ -414,6 +414,46 @@ describe('commands', () => {
     );
   });
 
+  it('a ref that names a blob: doctor says which and the commit to point it back at; a broken personal store is left out', async () => {
+    const r = makeRepo();
+    await r.memJson(['add', '--type', 'rule', '--title', 'Project rule', '--content', 'x']);
+    await r.memJson(['add', '--global', '--type', 'rule', '--title', 'Mine', '--content', 'y']);
+    expect((await r.memJson(['rules'])).map((x: { title: string }) => x.title).sort()).toEqual([
+      'Mine',
+      'Project rule',
+    ]);
+    const good = r.git('rev-parse', 'refs/memory').trim();
+    const blob = runGit(r, ['hash-object', '-w', '--stdin'], 'junk\n').trim();
+    r.git('update-ref', 'refs/memory', blob);
+    const doc = await r.mem(['doctor']);
+    expect(doc.code).toBe(1);
+    expect(doc.stdout).toContain(
+      `ERROR ref: refs/memory in ${r.dir} does not point at a commit (blob ${blob.slice(0, 12)})`,
+    );
+    expect(doc.stdout).toContain(`fix: point it back at the last commit git-mem read: git --git-dir=`);
+    const fix = /git --git-dir=(\S+) update-ref refs\/memory ([0-9a-f]{40})/.exec(doc.stdout)!;
+    expect(fix[2]).toBe(good);
+    r.git(`--git-dir=${fix[1]}`, 'update-ref', 'refs/memory', fix[2]);
+    expect((await r.mem(['doctor'])).code).toBe(0);
+    // the personal store's ref broken: the project's commands go on without it, saying so
+    const home = join(r.env.GIT_MEM_HOME!, 'store.git');
+    const gblob = execFileSync('git', ['--git-dir', home, 'hash-object', '-w', '--stdin'], {
+      input: 'junk\n',
+      env: r.env,
+      encoding: 'utf8',
+    }).trim();
+    execFileSync('git', ['--git-dir', home, 'update-ref', 'refs/memory', gblob], { env: r.env });
+    const rules = await r.mem(['rules', '--json']);
+    expect(rules.code, rules.stderr).toBe(0);
+    expect(JSON.parse(rules.stdout).map((x: { title: string }) => x.title)).toEqual(['Project rule']);
+    expect(rules.stderr).toBe(
+      `git-mem: warning: the personal store is left out: refs/memory in ${home} does not point at a commit (blob ${gblob.slice(0, 12)}) (run git mem doctor --global)\n`,
+    );
+    expect((await r.mem(['doctor', '--global'])).stdout).toMatch(
+      /ERROR ref: refs\/memory in .*store\.git does not point at a commit/,
+    );
+  });
+
   it('a shared config.yaml that does not read, or holds a value this version refuses, is named, not silently dropped', async () => {
     const r = makeRepo();
     await r.memJson(['add', '--title', 'Good', '--content', 'fine']);

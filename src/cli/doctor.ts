@@ -1,3 +1,4 @@
+import { loadCatalogCache } from '../gitstore/catalog-cache.js';
 import { layer, readSharedConfigFile } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
 import { FORMAT_PATH, FORMAT_VERSION } from '../gitstore/store.js';
@@ -20,8 +21,27 @@ export default defineCommand({
   async run(a, ctx) {
     const store = await openStore(ctx, { global: a.global });
     const f: Finding[] = [];
+    let tip: string | null;
+    try {
+      await store.tip();
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'E_GIT') throw e;
+      // the ref names a blob or a tree: the last commit this clone's catalog saw, when it is still there
+      const seen = loadCatalogCache(store.repo, store.ref)?.tip;
+      const good = seen ? (await store.catFile.read(seen))?.type === 'commit' : false;
+      f.push({
+        level: 'error',
+        check: 'ref',
+        message: (e as Error).message,
+        fix: good
+          ? `point it back at the last commit git-mem read: git --git-dir=${store.repo.gitDir} update-ref ${store.ref} ${seen}`
+          : `point it at a memory commit (git --git-dir=${store.repo.gitDir} log --all --format='%H %s' --grep '^mem:' lists them), or remove it: git --git-dir=${store.repo.gitDir} update-ref -d ${store.ref}`,
+      });
+      emit(ctx, { ok: false, findings: f }, () => report(f));
+      return 1;
+    }
     const adopted = await adoptForRead(ctx, store, a.global);
-    const tip = await store.tip();
+    tip = await store.tip();
     if (!tip) {
       f.push({
         level: 'error',
@@ -129,14 +149,16 @@ export default defineCommand({
       });
     }
     const errors = f.filter((x) => x.level === 'error').length;
-    emit(ctx, { ok: errors === 0, findings: f }, () =>
-      f
-        .map(
-          (x) =>
-            `${x.level === 'ok' ? 'ok   ' : x.level === 'warn' ? 'warn ' : 'ERROR'} ${x.check}: ${x.message}${x.fix ? `\n      fix: ${x.fix}` : ''}`,
-        )
-        .join('\n'),
-    );
+    emit(ctx, { ok: errors === 0, findings: f }, () => report(f));
     return errors ? 1 : 0;
   },
 });
+
+function report(f: Finding[]): string {
+  return f
+    .map(
+      (x) =>
+        `${x.level === 'ok' ? 'ok   ' : x.level === 'warn' ? 'warn ' : 'ERROR'} ${x.check}: ${x.message}${x.fix ? `\n      fix: ${x.fix}` : ''}`,
+    )
+    .join('\n');
+}

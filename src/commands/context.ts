@@ -151,8 +151,22 @@ export async function teamStoresOf(ctx: RunContext, project: Store): Promise<Tea
   return teams;
 }
 
-/** Opens the global store if it exists (for reads that merge project and personal memory). */
+/**
+ * Opens the global store if it exists (for reads that merge project and personal memory). A
+ * personal store whose ref is damaged is left out with a warning: it must not stop the project's
+ * commands in every repository (git mem doctor --global says how to mend it).
+ */
 export async function maybeGlobalStore(ctx: RunContext): Promise<Store | undefined> {
   if (!existsSync(join(globalStoreDir(ctx.env), 'HEAD'))) return undefined;
-  return openGlobalStore(ctx, false);
+  const s = await openGlobalStore(ctx, false);
+  try {
+    await s.tip();
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'E_GIT') throw e;
+    ctx.io.err(
+      `git-mem: warning: the personal store is left out: ${(e as Error).message} (run git mem doctor --global)\n`,
+    );
+    return undefined;
+  }
+  return s;
 }

@@ -227,8 +227,16 @@ export class Store {
   async refTip(ref: string): Promise<string | null> {
     const o = await this.catFile.read(ref);
     if (!o) return null;
-    if (o.type !== 'commit')
-      throw err('E_GIT', `${ref} does not point at a commit (${o.type} ${o.oid})`, 'run git mem doctor');
+    if (o.type !== 'commit') {
+      // which repository: the personal store's or a team store's ref breaks commands run anywhere
+      const where = this.repo.workTree ?? this.repo.gitDir;
+      throw err(
+        'E_GIT',
+        `${ref} in ${where} does not point at a commit (${o.type} ${o.oid.slice(0, 12)})`,
+        `point it at its last commit: git --git-dir=${this.repo.gitDir} update-ref ${ref} COMMIT (git mem doctor${this.repo.workTree ? '' : ' --global'} names it when it knows it)`,
+        { ref, repo: where },
+      );
+    }
     return o.oid;
   }
 
