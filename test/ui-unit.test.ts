@@ -230,3 +230,27 @@ describe('the API, in process', () => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe('the code panel', () => {
+  it('labels a personal rule as the global store’s, as git mem rules does', async () => {
+    const r = makeRepo({ commit: true });
+    r.write('src/a.ts', 'export const a = 1;\n');
+    r.commitAll('code');
+    await r.memJson(['add', '--type', 'rule', '--title', 'Project rule', '--content', 'x']);
+    await r.memJson(['add', '--global', '--type', 'rule', '--title', 'Mine', '--content', 'y']);
+    const ctx = { io: bufferIO(), cwd: r.dir, env: r.env, stores: [] as never[] };
+    const store = await openStore(ctx);
+    const global = await openStore(ctx, { global: true });
+    try {
+      const { codeFile } = await import('../src/ui/code.js');
+      const panel = await codeFile({ store, global, cwd: r.dir, env: r.env }, 'src/a.ts');
+      const label = (t: string) => panel.rules.find((x) => x.title === t);
+      expect(label('Project rule')).toMatchObject({ origin: 'project' });
+      expect(label('Mine')).toMatchObject({ origin: 'global', store: 'global' });
+      const cli = await r.memJson(['rules', '--file', 'src/a.ts']);
+      expect(cli.find((x: { title: string }) => x.title === 'Mine')).toMatchObject({ store: 'global' });
+    } finally {
+      for (const s of ctx.stores as unknown as Array<{ close(): void }>) s.close();
+    }
+  });
+});

@@ -242,7 +242,7 @@ export async function codeFile(env: UiEnv, path: string): Promise<FilePanel> {
   }
   if (env.global && (await env.global.tip()))
     for (const r of await rulesFor(env.global, p))
-      rules.push({ ...r, origin: 'global', body: short(r.body) });
+      rules.push({ ...r, origin: 'global', store: 'global', body: short(r.body) });
   // scoped non-rule memories: what `git mem list --scope-file` selects, minus the anchored ones
   const scopedKeep = makeFilter({ scopeFile: p });
   const scoped: ScopedMemory[] = [];
