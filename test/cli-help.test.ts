@@ -81,6 +81,10 @@ describe('help on the command line', () => {
     }
     const alias = runBin(['help', 'ls'], { cwd, env });
     expect(alias.stdout).toMatch(/^git mem list/);
+    // the choices read apart from the other notes: `required` is not one of them
+    expect(runBin(['config', '--help'], { cwd, env }).stdout).toMatch(
+      /\n {2}action +\[one of get\|set\|unset\|list, required\]\n/,
+    );
   });
 
   it('git mem help with no command, and -h, list the commands', () => {

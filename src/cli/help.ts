@@ -64,7 +64,7 @@ function columns(rows: Array<[string, string]>, max = 38): string[] {
 /** The text of an option or argument, then what it takes: `title [string, required]`. */
 function notes(o: OptionInfo): string {
   const n: string[] = [];
-  if (o.choices) n.push(`one of: ${o.choices.join(', ')}`);
+  if (o.choices) n.push(`one of ${o.choices.join('|')}`);
   else if (o.type && o.type !== 'boolean') n.push(o.type);
   if (o.array) n.push('repeatable');
   if (o.default !== undefined) n.push(`default: ${o.default}`);
