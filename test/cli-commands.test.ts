@@ -511,6 +511,18 @@ describe('commands', () => {
     const none = await r.mem(['config', 'get', 'mcp.add-status', '--shared']);
     expect(none.code).toBe(3);
     expect(none.stderr).toMatch(/no setting mcp.add-status in the shared layer/);
+    // values the docs close: refused where they are set, named, the store as it was
+    for (const [k, v, says] of [
+      ['embedding-provider', 'foo', /embedding-provider must be none, local, ollama, openai, not "foo"/],
+      ['llm.provider', 'bogus', /llm.provider must be openai, anthropic, off, not "bogus"/],
+      ['llm.timeout', 'abc', /llm.timeout must be a whole number of at least 1, not "abc"/],
+      ['post-commit-budget-ms', '1.5', /post-commit-budget-ms must be a whole number of at least 0, not "1.5"/],
+    ] as const) {
+      const bad = await r.mem(['config', 'set', k, v, '--shared']);
+      expect(bad.code, `${k} ${v}`).toBe(2);
+      expect(bad.stderr).toMatch(says);
+    }
+    expect((await r.mem(['config', 'set', 'llm.provider', 'Anthropic', '--local'])).code).toBe(0);
     // the same shared value again: no commit
     const tip = r.git('rev-parse', 'refs/memory').trim();
     await r.memJson(['config', 'set', 'context-budget', '3000', '--shared']);

@@ -139,8 +139,39 @@ export function coerce(key: string, value: unknown): unknown {
   if (key === 'secret-scan' && !['block', 'warn', 'off'].includes(String(value))) {
     throw err('E_INVALID_ARG', `secret-scan must be block, warn or off, not "${value}"`);
   }
+  // the settings other modules read (docs/embeddings.md, docs/llm.md): checked here, where a value
+  // is set and where each layer is read, and kept as given
+  const choices = CHOICES[key];
+  if (choices && !choices.includes(String(value).toLowerCase()))
+    throw err('E_INVALID_ARG', `${key} must be ${choices.join(', ')}, not "${value}"`);
+  const least = WHOLE[key];
+  if (least !== undefined) {
+    const n = typeof value === 'number' || (typeof value === 'string' && value.trim()) ? Number(value) : Number.NaN;
+    if (!Number.isInteger(n) || n < least)
+      throw err('E_INVALID_ARG', `${key} must be a whole number of at least ${least}, not "${value}"`);
+  }
   return value;
 }
+
+/** Settings with a closed set of values (compared without case). */
+const CHOICES: Record<string, readonly string[]> = {
+  'embedding-provider': ['none', 'local', 'ollama', 'openai'],
+  'embedding-pooling': ['mean', 'cls'],
+  'embedding-dtype': ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'],
+  'llm.provider': ['openai', 'anthropic', 'off'],
+  'mcp.add-status': ['active', 'pending'],
+};
+
+/** Settings that are whole numbers, with their least value. */
+const WHOLE: Record<string, number> = {
+  'embedding-timeout-ms': 1,
+  'embedding-dimension': 1,
+  'embedding-batch-size': 1,
+  'llm.timeout': 1,
+  'llm.max-tokens': 1,
+  'tombstone-ttl-days': 0,
+  'sessions-keep-full': 0,
+};
 
 export function validateKey(key: string): void {
   if (!/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)*$/.test(key)) {
