@@ -454,6 +454,32 @@ describe('commands', () => {
     );
   });
 
+  it('an unreadable FORMAT: add says run doctor, doctor says run init, init writes it again; a newer one stays', async () => {
+    const r = makeRepo();
+    await r.memJson(['add', '--title', 'Kept', '--content', 'x']);
+    plant(r, 'FORMAT', 'garbage: [\n');
+    const add = await r.mem(['add', '--title', 'New', '--content', 'y']);
+    expect(add.code).toBe(1); // E_FORMAT: the operation failed
+    expect(add.stderr).toMatch(/unreadable FORMAT file \(run git mem doctor\)/);
+    expect((await r.mem(['doctor'])).stdout).toMatch(/fix: run git mem init: it writes FORMAT again/);
+    const init = await r.mem(['init']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toMatch(
+      /^Wrote refs\/memory's unreadable FORMAT file again \(format 1; every record reads as it\)/,
+    );
+    expect(r.git('show', 'refs/memory:FORMAT')).toContain('format: 1');
+    expect((await r.mem(['doctor'])).code).toBe(0);
+    expect((await r.memJson(['add', '--title', 'New', '--content', 'y'])).id).toBeTruthy();
+    expect((await r.memJson(['list'])).map((m: { title: string }) => m.title)).toEqual(['Kept', 'New']);
+    // a newer store format is not ours to rewrite
+    plant(r, 'FORMAT', 'format: 99\n');
+    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const newer = await r.mem(['init']);
+    expect(newer.code).toBe(1);
+    expect(newer.stderr).toMatch(/uses store format 99; this git-mem reads format 1 \(upgrade git-mem\)/);
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+  });
+
   it('a shared config.yaml that does not read, or holds a value this version refuses, is named, not silently dropped', async () => {
     const r = makeRepo();
     await r.memJson(['add', '--title', 'Good', '--content', 'fine']);
@@ -516,7 +542,11 @@ describe('commands', () => {
       ['embedding-provider', 'foo', /embedding-provider must be none, local, ollama, openai, not "foo"/],
       ['llm.provider', 'bogus', /llm.provider must be openai, anthropic, off, not "bogus"/],
       ['llm.timeout', 'abc', /llm.timeout must be a whole number of at least 1, not "abc"/],
-      ['post-commit-budget-ms', '1.5', /post-commit-budget-ms must be a whole number of at least 0, not "1.5"/],
+      [
+        'post-commit-budget-ms',
+        '1.5',
+        /post-commit-budget-ms must be a whole number of at least 0, not "1.5"/,
+      ],
     ] as const) {
       const bad = await r.mem(['config', 'set', k, v, '--shared']);
       expect(bad.code, `${k} ${v}`).toBe(2);

@@ -69,7 +69,7 @@ export default defineCommand({
           level: 'error',
           check: 'format',
           message: 'FORMAT file unreadable',
-          fix: 'run git mem init after removing it',
+          fix: 'run git mem init: it writes FORMAT again when every record reads as format 1',
         });
       else if (version > FORMAT_VERSION)
         f.push({

@@ -45,6 +45,7 @@ export default defineCommand({
       ctx,
       {
         created: r.created,
+        repaired: !!r.repaired,
         ref: store.ref,
         commit: r.commit,
         gitDir: store.repo.commonDir,
@@ -55,9 +56,11 @@ export default defineCommand({
       () =>
         (adopted
           ? `Adopted ${adopted.remote}'s memory store on ${store.ref} (${r.commit.slice(0, 12)}) in ${store.repo.commonDir}\nNext: git mem list; share yours with git mem sync`
-          : r.created
-            ? `Initialized git-mem store on ${store.ref} (${r.commit.slice(0, 12)}) in ${store.repo.commonDir}\nNext: git mem add --type decision --title "…" --content "…"`
-            : `git-mem store already initialized on ${store.ref} (${r.commit.slice(0, 12)}); nothing to do`) +
+          : r.repaired
+            ? `Wrote ${store.ref}'s unreadable FORMAT file again (format 1; every record reads as it) (${r.commit.slice(0, 12)})`
+            : r.created
+              ? `Initialized git-mem store on ${store.ref} (${r.commit.slice(0, 12)}) in ${store.repo.commonDir}\nNext: git mem add --type decision --title "…" --content "…"`
+              : `git-mem store already initialized on ${store.ref} (${r.commit.slice(0, 12)}); nothing to do`) +
         failed +
         remoteNote,
     );

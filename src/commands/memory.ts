@@ -379,14 +379,30 @@ export async function pruneExpired(store: Store, now = Date.now(), dryRun = fals
   return { pruned: res.value ?? [], commit: res.commit };
 }
 
-export async function initStore(store: Store): Promise<{ created: boolean; commit: string }> {
+export async function initStore(
+  store: Store,
+): Promise<{ created: boolean; repaired?: boolean; commit: string }> {
   const res = await store.write(async (tx) => {
     const existing = await tx.store.readPath(tx.base, FORMAT_PATH);
-    await ensureFormat(tx);
+    try {
+      await ensureFormat(tx);
+    } catch (e) {
+      // a FORMAT that does not say any version (not a newer one: that is left to a newer git-mem)
+      // is written again when every record reads as this format: init is the repair doctor names
+      if (!/unreadable FORMAT/.test((e as Error).message)) throw e;
+      if ((await tx.catalog()).bad.length)
+        throw err(
+          'E_FORMAT',
+          'refs/memory has an unreadable FORMAT file, and records that do not read as format 1',
+          'run git mem doctor: mend or remove those records first, then git mem init',
+        );
+      tx.put(FORMAT_PATH, FORMAT_TEXT);
+      return { message: 'mem: init: FORMAT written again (it was unreadable)', value: 'repaired' as const };
+    }
     if (existing) return null;
-    return { message: 'mem: init store (format 1)', value: true };
+    return { message: 'mem: init store (format 1)', value: 'created' as const };
   });
-  return { created: res.value === true, commit: res.commit! };
+  return { created: res.value === 'created', repaired: res.value === 'repaired', commit: res.commit! };
 }
 
 export { recordPath };

@@ -146,7 +146,8 @@ export function coerce(key: string, value: unknown): unknown {
     throw err('E_INVALID_ARG', `${key} must be ${choices.join(', ')}, not "${value}"`);
   const least = WHOLE[key];
   if (least !== undefined) {
-    const n = typeof value === 'number' || (typeof value === 'string' && value.trim()) ? Number(value) : Number.NaN;
+    const n =
+      typeof value === 'number' || (typeof value === 'string' && value.trim()) ? Number(value) : Number.NaN;
     if (!Number.isInteger(n) || n < least)
       throw err('E_INVALID_ARG', `${key} must be a whole number of at least ${least}, not "${value}"`);
   }
