@@ -405,6 +405,24 @@ describe("Claude Code's .claude/rules and export --check", () => {
     // exported and imported back: nothing new
     const back = await r.memJson(['rules', 'import']);
     expect(back.imported).toEqual([]);
+    // a line added by hand to a generated file is not a second rule of that name: named, not imported
+    const file = join(r.dir, '.claude/rules/git-mem-api-tabs.md');
+    writeFileSync(file, `${read(r, '.claude/rules/git-mem-api-tabs.md')}my note\n`);
+    const again = await r.memJson(['rules', 'import']);
+    expect(again.imported).toEqual([]);
+    expect(again.skipped).toEqual([
+      {
+        title: 'Api tabs',
+        source: '.claude/rules/git-mem-api-tabs.md',
+        reason:
+          'text added to a file git mem rules export writes: put it in that rule (git mem update) or in a file of your own',
+      },
+    ]);
+    const out = await r.memJson(['rules', 'export']);
+    expect(out.files.map((f: { path: string; action: string }) => `${f.action} ${f.path}`)).toContain(
+      'unchanged .claude/rules/git-mem-api-tabs.md',
+    );
+    expect(readFileSync(file, 'utf8')).toMatch(/my note\n$/);
   });
 
   it('spells scope globs as Claude Code matches them, and imports its rule files', () => {

@@ -17,7 +17,15 @@ import type { Store } from '../gitstore/store.js';
 import { newId } from '../model/id.js';
 import { LIMITS, type MemoryRecord, newRecord } from '../model/record.js';
 import { scanSecrets } from '../safety/secrets.js';
-import { loadRules, normText, splitFront, stripSections, TARGETS, type Target } from './rules-export.js';
+import {
+  BEGIN,
+  loadRules,
+  normText,
+  splitFront,
+  stripSections,
+  TARGETS,
+  type Target,
+} from './rules-export.js';
 
 export interface RuleDraft {
   title: string;
@@ -27,6 +35,8 @@ export interface RuleDraft {
   source: string;
   target: Target;
   tags: string[];
+  /** the text was added by hand to a file of one rule that export writes (it holds our section) */
+  inGenerated?: boolean;
 }
 
 export interface ImportSkip {
@@ -264,6 +274,11 @@ function parseCopilotInstructions(text: string, source: string): RuleDraft[] {
 type Reader = (path: string) => string | null;
 type Lister = (dir: string) => string[];
 
+/** A file of one rule that export wrote (it holds our section): what else it says was added by hand to that rule. */
+function marked(drafts: RuleDraft[], text: string): RuleDraft[] {
+  return text.includes(BEGIN) ? drafts.map((d) => ({ ...d, inGenerated: true })) : drafts;
+}
+
 /** Reads every known rule file of the chosen formats (pure given the reader). */
 function collectDrafts(targets: Target[], read: Reader, list: Lister): RuleDraft[] {
   const out: RuleDraft[] = [];
@@ -282,7 +297,7 @@ function collectDrafts(targets: Target[], read: Reader, list: Lister): RuleDraft
         if (!name.endsWith('.md')) continue;
         const path = `.claude/rules/${name}`;
         const text = read(path);
-        if (text !== null) out.push(...parseClaudeRuleFile(text, path));
+        if (text !== null) out.push(...marked(parseClaudeRuleFile(text, path), text));
       }
     }
     if (t === 'cursor') {
@@ -291,7 +306,7 @@ function collectDrafts(targets: Target[], read: Reader, list: Lister): RuleDraft
         if (!name.endsWith('.mdc')) continue;
         const path = `.cursor/rules/${name}`;
         const text = read(path);
-        if (text !== null) out.push(...parseCursorRule(text, path));
+        if (text !== null) out.push(...marked(parseCursorRule(text, path), text));
       }
     }
     if (t === 'copilot') {
@@ -300,7 +315,7 @@ function collectDrafts(targets: Target[], read: Reader, list: Lister): RuleDraft
         if (!name.endsWith('.instructions.md')) continue;
         const path = `.github/instructions/${name}`;
         const text = read(path);
-        if (text !== null) out.push(...parseCopilotInstructions(text, path));
+        if (text !== null) out.push(...marked(parseCopilotInstructions(text, path), text));
       }
     }
   }
@@ -325,6 +340,17 @@ export function dedupDrafts(
   const keep: RuleDraft[] = [];
   const skipped: ImportSkip[] = [];
   for (const d of drafts) {
+    if (d.inGenerated) {
+      // not a rule of its own: importing it would make a second rule of the same name, and the
+      // next export would write both
+      skipped.push({
+        title: d.title,
+        source: d.source,
+        reason:
+          'text added to a file git mem rules export writes: put it in that rule (git mem update) or in a file of your own',
+      });
+      continue;
+    }
     const b = normText(d.body);
     const t = `${normText(d.title)}\0${scopeKey(d.scope)}`;
     const why = bodies.get(b) ?? titles.get(t);
