@@ -368,6 +368,17 @@ describe('git mem ci --comment', () => {
       /^git-mem: error: GitHub rejected the token \(401 on GET [^\n]*Bad credentials\)[^\n]*$/,
     );
     expect(bad.stderr).not.toContain(TOKEN);
+    // a repository or number the token cannot see: GitHub says 404; the comment was not posted (1)
+    const gone = await ci(ghEnv(8, { GITHUB_REPOSITORY: 'acme/nope' }), [
+      '--comment',
+      'github',
+      '--fail-on',
+      'never',
+    ]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr.trim()).toMatch(
+      /^git-mem: error: GitHub found no pull request #8 of acme\/nope \(404 on GET [^\n]*\)[^\n]*$/,
+    );
     forge.rateLimited = true;
     try {
       const target = commentTarget('github', ghEnv(8));

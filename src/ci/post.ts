@@ -262,8 +262,9 @@ class Client {
     if (res.status === 403)
       throw err('E_FORBIDDEN', `${p.label} refused ${where} on ${t.what} (403${msg})`, p.forbidden);
     if (res.status === 404)
+      // the comment could not be posted: exit 1, as docs/ci.md says (not 3, which a job would read as ours)
       throw err(
-        'E_NOT_FOUND',
+        'E_REMOTE',
         `${p.label} found no ${t.what} (404 on ${where}${msg})`,
         `check the repository and number the job sees, and that the token can read it (${p.label} answers 404 to a token without access)`,
       );
