@@ -103,5 +103,23 @@ describe('tier 1 through the checkpoint', () => {
     }
     expect((await r.mem(['checkpoint', '--session', 'sess-llm-2', '--final'])).code).toBe(0);
     expect(requests).toBe(1);
+
+    // a checkpoint (a Stop's, a count's) read every event just before the session ended: the end
+    // still asks the model, once, over the whole session
+    for (const p of payloads)
+      await r.mem(['hook', 'claude-code'], { stdin: JSON.stringify({ ...p, session_id: 'sess-llm-3' }) });
+    const json = async (args: string[]) => JSON.parse((await r.mem([...args, '--json'], { env })).stdout);
+    const mid = await json(['checkpoint', '--session', 'sess-llm-3']);
+    expect(mid[0].new_events).toBe(3);
+    expect(requests).toBe(1);
+    reply = JSON.stringify({
+      facts: [{ type: 'known_fix', title: 'Seed the users table first', body: 'x' }],
+    });
+    const end = await json(['checkpoint', '--session', 'sess-llm-3', '--final']);
+    expect(end[0].new_events).toBe(0);
+    expect(requests).toBe(2);
+    expect(
+      (await r.memJson(['list', '--status', 'pending'])).map((p: { title: string }) => p.title),
+    ).toContain('Seed the users table first');
   });
 });

@@ -177,13 +177,23 @@ export async function runCheckpoint(
     result.events = events.length;
     result.newEvents = Math.max(0, events.length - ckpt.total);
     const root = store.repo.workTree;
+    const candidates: Proposal[] = [];
     if (result.newEvents > 0) {
       const commits = await sessionCommits(store, events);
-      const candidates: Proposal[] = extractTier0(events, { since: ckpt.total, root, commits }).sort(
-        (a, b) => (b.confidence ?? 0) - (a.confidence ?? 0) || a.at - b.at,
+      candidates.push(
+        ...extractTier0(events, { since: ckpt.total, root, commits }).sort(
+          (a, b) => (b.confidence ?? 0) - (a.confidence ?? 0) || a.at - b.at,
+        ),
       );
-      // tier 1 (an LLM call) once per session, not at every Stop of every turn
-      if (opts.final && trigger !== 'stop') candidates.push(...(await tier1(store, events, root)));
+    }
+    // tier 1 (an LLM call) once per session, at its end, over all its events, not at every Stop of
+    // every turn; also when a Stop's checkpoint just before had read every event already
+    const llm = !!opts.final && trigger !== 'stop' && events.length > (ckpt.tier1Total ?? 0);
+    if (llm) {
+      candidates.push(...(await tier1(store, events, root)));
+      ckpt.tier1Total = events.length;
+    }
+    if (result.newEvents > 0 || llm) {
       let verdicts: GateVerdict[] = [];
       if (candidates.length) {
         verdicts = await gateProposalsDetailed(store, candidates, {
@@ -212,8 +222,10 @@ export async function runCheckpoint(
           ...verdicts.filter((v) => v.reason !== 'cap').map((v) => proposalKey(v.proposal)),
         ]),
       ];
-      ckpt.total = events.length;
-      ckpt.checkpoints += 1;
+      if (result.newEvents > 0) {
+        ckpt.total = events.length;
+        ckpt.checkpoints += 1;
+      }
     }
     if (opts.final && events.length > (ckpt.summaryTotal ?? 0)) {
       const settings = await loadSettings(store);

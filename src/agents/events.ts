@@ -304,6 +304,8 @@ export interface CkptState {
   summaryId?: string;
   /** `total` when the summary was last written. */
   summaryTotal?: number;
+  /** How many events tier 1 (the model) read, at the session's end (once a session). */
+  tier1Total?: number;
   checkpoints: number;
 }
 
