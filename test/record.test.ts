@@ -941,4 +941,17 @@ describe('secret scanning', () => {
     );
     expect(entropy('aaaa')).toBe(0);
   });
+  it('takes a passphrase of words for a secret where the name says so, not a repeated word', () => {
+    for (const t of [
+      'DB_PASSWORD=correcthorsebatterystaple',
+      'export API_KEY=mysupersecretpassword',
+      'password: correcthorsebatterystaple',
+    ])
+      expect(
+        scanSecrets(t).map((f) => f.kind),
+        t,
+      ).toEqual(['password or token assignment']);
+    for (const t of ['password=passwordpassword', 'token: notavailable', 'DB_PASSWORD=hunter'])
+      expect(scanSecrets(t), t).toEqual([]);
+  });
 });

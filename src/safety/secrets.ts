@@ -99,7 +99,9 @@ function assignedValueLooksSecret(raw: string): boolean {
   if (/^\d+$/.test(v) || !/[A-Za-z]/.test(v)) return false;
   const h = entropy(v);
   if (/[\d\W_]/.test(v) && h >= 2.5) return true;
-  return v.length >= 16 && h >= 3.5;
+  // letters only: a passphrase of words (correcthorsebatterystaple, 3.4 bits a letter) is a secret
+  // where the name says so; a repeated word (passwordpassword, 2.8) reads as a placeholder
+  return v.length >= 16 && h >= 3;
 }
 
 /** A password in a URL or after -u: anything that is not a placeholder or a plain number (uid:gid). */
