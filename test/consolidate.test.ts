@@ -74,6 +74,25 @@ describe('judgePair (pure)', () => {
     // another family (a fix and a convention) is never paired
     const fix = rec('known_fix', 'Use Jest for unit tests', 'We no longer use jest.', ['testing'], 4);
     expect(judgePair(jest, fix)).toBeUndefined();
+
+    // the newer one says all the older says and more: a supersede also when add's duplicate
+    // check did not flag the pair (no `dup` given)
+    const short = rec(
+      'decision',
+      'Use pnpm for installs',
+      'pnpm is faster than npm for installs.',
+      ['build'],
+      1,
+    );
+    const more = rec(
+      'decision',
+      'Use pnpm for package installs',
+      'pnpm is faster than npm for installs and saves disk with its store.',
+      ['build'],
+      2,
+    );
+    expect(judgePair(short, more)).toMatchObject({ kind: 'supersede', ids: [short.id, more.id] });
+    expect(judgePair(short, more)?.reason).toMatch(/says all .* says, and more/);
   });
 
   it('merges text deterministically: the newest first, then what the older adds', () => {

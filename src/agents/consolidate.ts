@@ -322,9 +322,21 @@ export function judgePair(a: MemoryRecord, b: MemoryRecord, dup?: Duplicate): Pa
       };
     }
   }
-  if (!dup) return undefined;
-  // a pair that disagrees in numbers or in reversal words is not a duplicate to merge
-  if ((onlyO.length && onlyN.length) || o.cues !== n.cues) return undefined;
+  // a pair that disagrees in numbers or in reversal words is not one to fold into the other
+  const disagree = (onlyO.length > 0 && onlyN.length > 0) || o.cues !== n.cues;
+  const covO = coverage(o.words, n.words);
+  // 5. on the same subject, the newer one says all the older one says, and more (whether or not
+  // add's duplicate check flagged the pair: a longer text is often not similar enough for it)
+  if (!disagree && covO >= 0.95 && n.words.size > o.words.size && o.r.type === n.r.type) {
+    return {
+      kind: 'supersede',
+      ids,
+      reason: `${short(n)} says all ${short(o)} says, and more`,
+      evidence: ev,
+      strength: 2,
+    };
+  }
+  if (!dup || disagree) return undefined;
 
   // 4. the same text: the newer copy goes, unless it carries tags or anchors the older lacks
   const newerAdds =
@@ -338,18 +350,7 @@ export function judgePair(a: MemoryRecord, b: MemoryRecord, dup?: Duplicate): Pa
       strength: 4,
     };
   }
-  const covO = coverage(o.words, n.words);
   const covN = coverage(n.words, o.words);
-  // 5. one says all the other says, and more
-  if (covO >= 0.95 && n.words.size > o.words.size && o.r.type === n.r.type) {
-    return {
-      kind: 'supersede',
-      ids,
-      reason: `${short(n)} says all ${short(o)} says, and more`,
-      evidence: ev,
-      strength: 2,
-    };
-  }
   if (covN >= 0.95 && o.words.size >= n.words.size && !newerAdds) {
     return {
       kind: 'archive',
