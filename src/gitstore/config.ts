@@ -125,13 +125,7 @@ export function coerce(key: string, value: unknown): unknown {
     throw err('E_INVALID_ARG', `${key} must be true or false, not "${value}"`);
   }
   if (kind === 'number') {
-    // whole numbers: a token budget of at least 1, a time limit of at least 0 (no limit)
-    const n =
-      typeof value === 'number' || (typeof value === 'string' && value.trim()) ? Number(value) : Number.NaN;
-    const min = key === 'context-budget' ? 1 : 0;
-    if (!Number.isInteger(n) || n < min)
-      throw err('E_INVALID_ARG', `${key} must be a whole number of at least ${min}, not "${value}"`);
-    return n;
+    return wholeNumber(key, value, WHOLE[key] ?? 0);
   }
   if (key === 'output' && !['human', 'json', 'yaml'].includes(String(value))) {
     throw err('E_INVALID_ARG', `output must be human, json or yaml, not "${value}"`);
@@ -144,14 +138,17 @@ export function coerce(key: string, value: unknown): unknown {
   const choices = CHOICES[key];
   if (choices && !choices.includes(String(value).toLowerCase()))
     throw err('E_INVALID_ARG', `${key} must be ${choices.join(', ')}, not "${value}"`);
-  const least = WHOLE[key];
-  if (least !== undefined) {
-    const n =
-      typeof value === 'number' || (typeof value === 'string' && value.trim()) ? Number(value) : Number.NaN;
-    if (!Number.isInteger(n) || n < least)
-      throw err('E_INVALID_ARG', `${key} must be a whole number of at least ${least}, not "${value}"`);
-  }
+  if (WHOLE[key] !== undefined) wholeNumber(key, value, WHOLE[key]);
   return value;
+}
+
+/** A whole number of at least `least`, from a number or its text; else the one-line refusal. */
+function wholeNumber(key: string, value: unknown, least: number): number {
+  const n =
+    typeof value === 'number' || (typeof value === 'string' && value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < least)
+    throw err('E_INVALID_ARG', `${key} must be a whole number of at least ${least}, not "${value}"`);
+  return n;
 }
 
 /** Settings with a closed set of values (compared without case). */
@@ -163,8 +160,10 @@ const CHOICES: Record<string, readonly string[]> = {
   'mcp.add-status': ['active', 'pending'],
 };
 
-/** Settings that are whole numbers, with their least value. */
+/** Settings that are whole numbers, with their least value (a budget of tokens, a time limit: 0 is none). */
 const WHOLE: Record<string, number> = {
+  'context-budget': 1,
+  'post-commit-budget-ms': 0,
   'embedding-timeout-ms': 1,
   'embedding-dimension': 1,
   'embedding-batch-size': 1,
