@@ -83,4 +83,39 @@ describe('search with embeddings', () => {
     expect(hits.map((h: { title: string }) => h.title)).toEqual(['Postgres connection refused on CI']);
     expect(requests).toBeGreaterThan(0); // the provider was tried, and search did not wait for it
   });
+
+  it('gives the query the embedding-timeout-ms budget, not a shorter one of its own', async () => {
+    const r = makeRepo({ commit: true });
+    await seed(r);
+    // an Ollama that answers every request correctly, after 1.7 s (a slow local model)
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        const input: string[] = [JSON.parse(body).input].flat();
+        const vec = (t: string) => Array.from({ length: 8 }, (_, i) => ((t.length * (i + 1)) % 7) + 1);
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ model: 'slow-model', embeddings: input.map(vec) }));
+        }, 1700);
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const [k, v] of [
+      ['embedding-provider', 'ollama'],
+      ['embedding-model', 'slow-model'],
+      ['embedding-url', url],
+      ['embedding-dimension', '8'],
+      ['embedding-timeout-ms', '5000'],
+    ])
+      await r.mem(['config', 'set', k, v, '--local']);
+    await r.mem(['reindex']); // the memories' vectors, so that the search below waits only for its query's
+    const res = await r.mem(['search', 'ECONNREFUSED', '--no-daemon', '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    const hits = JSON.parse(res.stdout) as Array<{ title: string; why: string }>;
+    expect(hits[0].title).toBe('Postgres connection refused on CI');
+    expect(hits[0].why).toMatch(/vector/);
+  }, 60_000);
 });

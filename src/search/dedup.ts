@@ -96,11 +96,9 @@ export async function findDuplicates(
   if (st.provider && st.lineage && table?.lineageKey === st.lineage && table.byId.size) {
     const v = input.vector
       ? [input.vector]
-      : await embedSafe(
-          st.provider,
-          [embedText({ title: input.title, body: input.body, tags: input.tags ?? [] })],
-          1500,
-        );
+      : await embedSafe(st.provider, [
+          embedText({ title: input.title, body: input.body, tags: input.tags ?? [] }),
+        ]);
     if (v) {
       for (const [id, w] of table.byId) {
         const cos = dot(v[0], w);

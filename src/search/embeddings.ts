@@ -34,11 +34,14 @@ export async function loadProvider(
   }
 }
 
-/** Embeds with a deadline; resolves null on any failure or timeout (search then falls back to text). */
+/**
+ * Embeds with a deadline: the provider's `embedding-timeout-ms` (3 s by default) unless a shorter
+ * one is given; resolves null on any failure or timeout (search then falls back to text).
+ */
 export async function embedSafe(
   p: EmbeddingProvider,
   texts: string[],
-  timeoutMs: number,
+  timeoutMs: number = p.timeoutMs ?? 3000,
 ): Promise<Float32Array[] | null> {
   const ac = new AbortController();
   let timer: NodeJS.Timeout | undefined;

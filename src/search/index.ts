@@ -175,7 +175,7 @@ async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}):
   let vector: Map<string, number> | undefined;
   const table = idx.vectors;
   if (query && st.provider && st.lineage && table && table.lineageKey === st.lineage && table.byId.size) {
-    const qv = await embedSafe(st.provider, [query], 1500);
+    const qv = await embedSafe(st.provider, [query]);
     if (qv) {
       const sims: Array<[string, number]> = [];
       for (const [id, v] of table.byId) sims.push([id, dot(qv[0], v)]);
