@@ -61,6 +61,16 @@ describe('text analysis', () => {
     expect(terms('the and of')).toEqual([]);
   });
 
+  it('reads text as it looks: composed accents, full-width letters, no invisible characters', () => {
+    // a zero-width space, a soft hyphen and a joiner inside a word do not split it
+    expect(terms('pass\u200bword tok\u00adens\u2060here')).toEqual(terms('password tokenshere'));
+    // decomposed (as macOS pastes it) and precomposed résumé are one word
+    expect(terms('re\u0301sume\u0301')).toEqual(terms('r\u00e9sum\u00e9'));
+    expect(terms('re\u0301sume\u0301')).toEqual(['r\u00e9sum\u00e9']);
+    // full-width Latin is Latin
+    expect(terms('\uff27\uff45\uff54\uff30\uff4f\uff4f\uff4c')).toEqual(terms('GetPool'));
+  });
+
   it('knows monorepo packages and path words', () => {
     expect(packageOf('packages/db/src/pool.ts')).toBe('packages/db');
     expect(packageOf('infra/helm/api/values.yaml')).toBe('infra/helm');

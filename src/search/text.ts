@@ -118,10 +118,18 @@ export function stem(word: string): string {
 
 // ---------------------------------------------------------------- tokenizer
 
-/** Raw words: lowercase, split on anything but letters/digits, camelCase split too (both forms kept). */
+/** Characters that show nothing: a soft hyphen, zero-width spaces and joiners, a byte-order mark. */
+const INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/g;
+
+/**
+ * Raw words: lowercase, split on anything but letters/digits, camelCase split too (both forms kept).
+ * Text outside ASCII is first read as it looks: NFKC (`re\u0301sume\u0301` → `résumé`, full-width
+ * `Ｐｏｏｌ` → `Pool`), invisible characters dropped (`pass\u200Bword` → `password`).
+ */
 export function words(text: string): string[] {
   const out: string[] = [];
-  const parts = text.split(/[^\p{L}\p{N}]+/u);
+  const plain = /[^\x20-\x7E\t\n\r]/.test(text) ? text.normalize('NFKC').replace(INVISIBLE, '') : text;
+  const parts = plain.split(/[^\p{L}\p{N}]+/u);
   for (const p of parts) {
     if (!p) continue;
     const lower = p.toLowerCase();
