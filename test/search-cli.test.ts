@@ -163,6 +163,10 @@ describe('git mem search', () => {
     const none = await r.mem(['search', '--no-daemon']);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/nothing to search for/);
+    for (const q of ['the and of', '.*'])
+      expect((await r.mem(['search', '--no-daemon', q])).stderr, q).toBe(
+        `git-mem: error: nothing to search for in "${q}": only common words or symbols (pass words that say what the memory is about, --file PATH, --type or --tag)\n`,
+      );
     const lim = await r.mem(['search', '--no-daemon', '--limit', '0', 'x']);
     expect(lim.code).toBe(2);
   });

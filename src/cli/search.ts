@@ -66,6 +66,18 @@ export default defineCommand({
         'pass words to look for, --file PATH, --type or --tag',
       );
     }
+    if (q.query.trim() && !q.file && !q.types.length && !q.tags.length) {
+      // only common words or symbols (`the and of`, `.*`): no word the index holds
+      const { terms } = await import('../search/text.js');
+      if (!terms(q.query).length) {
+        const { err } = await import('../errors.js');
+        throw err(
+          'E_INVALID_ARG',
+          `nothing to search for in "${q.query.trim().slice(0, 60)}": only common words or symbols`,
+          'pass words that say what the memory is about, --file PATH, --type or --tag',
+        );
+      }
+    }
     let hits: SearchHitView[] | undefined;
     if (a.daemon !== false && !a.global) {
       const { queryViaDaemon } = await import('../search/daemon-client.js');
