@@ -84,6 +84,39 @@ describe('search with embeddings', () => {
     expect(requests).toBeGreaterThan(0); // the provider was tried, and search did not wait for it
   });
 
+  it('lists no memory for a query whose vector points nowhere near any of theirs', async () => {
+    const r = makeRepo({ commit: true });
+    await seed(r);
+    // the query's vector is orthogonal to every memory's (cosine 0)
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        const input: string[] = [JSON.parse(body).input].flat();
+        const vec = (t: string) => (/xylophonist/.test(t) ? [0, 1, 0, 0] : [1, 0, 0, 0]);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ model: 'm', embeddings: input.map(vec) }));
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const [k, v] of [
+      ['embedding-provider', 'ollama'],
+      ['embedding-model', 'm'],
+      ['embedding-url', url],
+      ['embedding-dimension', '4'],
+    ])
+      await r.mem(['config', 'set', k, v, '--local']);
+    await r.mem(['reindex']);
+    const none = await r.mem(['search', 'xylophonist', '--no-daemon', '--json']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(JSON.parse(none.stdout)).toEqual([]);
+    // and a word of a memory still finds it, with the vectors on
+    const hit = JSON.parse((await r.mem(['search', 'ECONNREFUSED', '--no-daemon', '--json'])).stdout);
+    expect(hit[0].title).toBe('Postgres connection refused on CI');
+  });
+
   it('gives the query the embedding-timeout-ms budget, not a shorter one of its own', async () => {
     const r = makeRepo({ commit: true });
     await seed(r);

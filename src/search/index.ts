@@ -178,7 +178,11 @@ async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}):
     const qv = await embedSafe(st.provider, [query]);
     if (qv) {
       const sims: Array<[string, number]> = [];
-      for (const [id, v] of table.byId) sims.push([id, dot(qv[0], v)]);
+      // a vector pointing nowhere near the query's (cosine 0 or below) says nothing of a match
+      for (const [id, v] of table.byId) {
+        const sim = dot(qv[0], v);
+        if (sim > 0) sims.push([id, sim]);
+      }
       sims.sort((a, b) => b[1] - a[1]);
       vector = new Map(sims.slice(0, 100));
       for (const [id] of vector) ids.add(id);
