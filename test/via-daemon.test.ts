@@ -159,6 +159,13 @@ describe('commands run by a running daemon', () => {
     );
     expect(inWt.code, inWt.stderr).toBe(0);
     expect(inWt.stderr).toContain('via daemon: refused (E_DAEMON_ELSEWHERE)');
+    // and its status there says whose it is and what it does for this worktree
+    const st = await bin(['daemon', 'status'], { cwd: wt });
+    expect(st.stdout).toMatch(
+      new RegExp(
+        `; it was started in ${r.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: it answers searches here, and runs add, check and the git hooks of that worktree only\n$`,
+      ),
+    );
 
     // another identity in the environment (as git gives a post-commit hook): the daemon writes under it
     const other = await bin(['add', '--title', 'Written by another', '-c', 'y'], {

@@ -21,6 +21,12 @@ export default defineCommand({
     const store = a.ref ? new Store(base.repo, String(a.ref)) : base;
     if (store !== base) ctx.stores.push(store);
     const client = await import('../search/daemon-client.js');
+    // one daemon serves the repository (its socket is in the common git dir): started in another
+    // worktree, it answers searches here but runs add, check and the git hooks of that one only
+    const elsewhere = (r: { workTree?: string | null }) =>
+      typeof r.workTree === 'string' && r.workTree !== (store.repo.workTree ?? null)
+        ? `; it was started in ${r.workTree}: it answers searches here, and runs add, check and the git hooks of that worktree only`
+        : '';
     switch (a.action) {
       case 'status': {
         const r = await client.pingDaemon(store);
@@ -31,19 +37,27 @@ export default defineCommand({
               tip: r.tip,
               memories: r.memories,
               uptimeMs: r.uptimeMs,
+              workTree: r.workTree ?? null,
               socket: client.socketPath(store),
             }
           : { running: false, socket: client.socketPath(store) };
         emit(ctx, value, () =>
           r
-            ? `daemon ${r.pid} serving ${r.memories} memor${r.memories === 1 ? 'y' : 'ies'} at ${String(r.tip).slice(0, 12)} (up ${Math.round((r.uptimeMs ?? 0) / 1000)} s)`
+            ? `daemon ${r.pid} serving ${r.memories} memor${r.memories === 1 ? 'y' : 'ies'} at ${String(r.tip).slice(0, 12)} (up ${Math.round((r.uptimeMs ?? 0) / 1000)} s)${elsewhere(r)}`
             : 'no daemon running',
         );
         return;
       }
       case 'stop': {
+        const was = await client.pingDaemon(store);
         const stopped = await client.stopDaemon(store);
-        emit(ctx, { stopped }, () => (stopped ? 'daemon stopped' : 'no daemon running'));
+        const other =
+          was && typeof was.workTree === 'string' && was.workTree !== (store.repo.workTree ?? null);
+        emit(ctx, { stopped, workTree: was?.workTree ?? null }, () =>
+          stopped
+            ? `daemon stopped${other ? ` (the repository's, started in ${was.workTree})` : ''}`
+            : 'no daemon running',
+        );
         return;
       }
       case 'start': {
@@ -51,8 +65,8 @@ export default defineCommand({
         if (!r) throw err('E_IO', 'the daemon did not start', 'run git mem daemon run to see why');
         emit(
           ctx,
-          { running: true, pid: r.pid, tip: r.tip, memories: r.memories },
-          () => `daemon ${r.pid} serving ${r.memories} memor${r.memories === 1 ? 'y' : 'ies'}`,
+          { running: true, pid: r.pid, tip: r.tip, memories: r.memories, workTree: r.workTree ?? null },
+          () => `daemon ${r.pid} serving ${r.memories} memor${r.memories === 1 ? 'y' : 'ies'}${elsewhere(r)}`,
         );
         return;
       }

@@ -23,6 +23,8 @@ export interface DaemonReply {
   tip?: string | null;
   memories?: number;
   uptimeMs?: number;
+  /** the worktree the daemon started in (ping): it runs add, check and the git hooks of that one only */
+  workTree?: string | null;
 }
 
 /**

@@ -190,6 +190,7 @@ export async function serve(
             tip: st.tip,
             memories: st.index.size,
             uptimeMs: Date.now() - started,
+            workTree: store.repo.workTree ?? null,
           };
         case 'stop':
           setImmediate(stop);
