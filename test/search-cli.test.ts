@@ -167,6 +167,15 @@ describe('git mem search', () => {
       expect((await r.mem(['search', '--no-daemon', q])).stderr, q).toBe(
         `git-mem: error: nothing to search for in "${q}": only common words or symbols (pass words that say what the memory is about, --file PATH, --type or --tag)\n`,
       );
+    for (const args of [
+      ['search', '--no-daemon', '--type', '', 'x'],
+      ['search', '--no-daemon', '--tag', '', 'x'],
+      ['list', '--status', ''],
+    ]) {
+      const empty = await r.mem(args);
+      expect(empty.code, args.join(' ')).toBe(2);
+      expect(empty.stderr).toMatch(/^git-mem: error: --(type|tag|status) was given no value \(pass one/);
+    }
     const lim = await r.mem(['search', '--no-daemon', '--limit', '0', 'x']);
     expect(lim.code).toBe(2);
   });

@@ -243,6 +243,21 @@ export async function readContent(
   return undefined;
 }
 
+/**
+ * The values of a filter option (--type, --tag, --status): as list, but a value given empty
+ * (`--type ""`) is bad input, not "no filter".
+ */
+export function filterList(v: unknown, name: string): string[] {
+  const out = list(v);
+  if (v !== undefined && v !== null && !out.length)
+    throw err(
+      'E_INVALID_ARG',
+      `--${name} was given no value`,
+      `pass one (--${name} X), or leave the option out`,
+    );
+  return out;
+}
+
 export function list(v: unknown): string[] {
   if (v === undefined || v === null) return [];
   const arr = Array.isArray(v) ? v : [v];

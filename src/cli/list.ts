@@ -1,7 +1,7 @@
 import { filterEntries, makeFilter } from '../commands/list.js';
 import { listJsonFromCache } from '../gitstore/catalog-cache.js';
 import { defineCommand } from './command.js';
-import { emit, list, openStore } from './context.js';
+import { emit, filterList, openStore } from './context.js';
 import { summaryJSON, summaryLine } from './format.js';
 import { colors } from './output.js';
 import { normalizeRepoPath } from './paths.js';
@@ -31,9 +31,9 @@ export default defineCommand({
       const tip = await store.tip();
       const f = {
         category: a.category,
-        type: list(a.type),
-        tag: list(a.tag),
-        status: list(a.status),
+        type: filterList(a.type, 'type'),
+        tag: filterList(a.tag, 'tag'),
+        status: filterList(a.status, 'status'),
         includeExpired: a['include-expired'],
       };
       const now = Date.now();
@@ -60,9 +60,9 @@ export default defineCommand({
         : undefined;
     const filter = {
       category: a.category,
-      type: list(a.type),
-      tag: list(a.tag),
-      status: list(a.status),
+      type: filterList(a.type, 'type'),
+      tag: filterList(a.tag, 'tag'),
+      status: filterList(a.status, 'status'),
       scopeFile,
       includeExpired: a['include-expired'],
     };

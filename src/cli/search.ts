@@ -1,6 +1,6 @@
 import { hitLines, type SearchHitView } from '../search/format.js';
 import { defineCommand } from './command.js';
-import { type Ctx, emit, isGlobalStore, list, openStore, teamStoresOf } from './context.js';
+import { type Ctx, emit, filterList, isGlobalStore, openStore, teamStoresOf } from './context.js';
 import { normalizeRepoPath } from './paths.js';
 
 export { hitLines, type SearchHitView } from '../search/format.js';
@@ -14,8 +14,8 @@ async function searchArgs(a: Record<string, unknown>, ctx: Ctx) {
     q: {
       query,
       file,
-      types: list(a.type),
-      tags: list(a.tag),
+      types: filterList(a.type, 'type'),
+      tags: filterList(a.tag, 'tag'),
       limit: a.limit === undefined ? 10 : Number(a.limit),
       includeStale: !!a.all,
     },
