@@ -19,6 +19,31 @@ afterAll(() => {
   }
 });
 
+/** An Ollama on 127.0.0.1 giving vec(text) for each text after delayMs, configured in r (this clone). */
+async function useOllama(
+  r: TestRepo,
+  vec: (text: string) => number[],
+  delayMs: number,
+  more: Record<string, string>,
+): Promise<void> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const input: string[] = [JSON.parse(body).input].flat();
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ model: 'm', embeddings: input.map(vec) }));
+      }, delayMs);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const settings = { 'embedding-provider': 'ollama', 'embedding-model': 'm', 'embedding-url': url, ...more };
+  for (const [k, v] of Object.entries(settings)) await r.mem(['config', 'set', k, v, '--local']);
+}
+
 async function seed(r: TestRepo): Promise<void> {
   await r.memJson(['init']);
   await r.memJson([
@@ -88,26 +113,9 @@ describe('search with embeddings', () => {
     const r = makeRepo({ commit: true });
     await seed(r);
     // the query's vector is orthogonal to every memory's (cosine 0)
-    const server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        const input: string[] = [JSON.parse(body).input].flat();
-        const vec = (t: string) => (/xylophonist/.test(t) ? [0, 1, 0, 0] : [1, 0, 0, 0]);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ model: 'm', embeddings: input.map(vec) }));
-      });
+    await useOllama(r, (t) => (/xylophonist/.test(t) ? [0, 1, 0, 0] : [1, 0, 0, 0]), 0, {
+      'embedding-dimension': '4',
     });
-    servers.push(server);
-    await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    for (const [k, v] of [
-      ['embedding-provider', 'ollama'],
-      ['embedding-model', 'm'],
-      ['embedding-url', url],
-      ['embedding-dimension', '4'],
-    ])
-      await r.mem(['config', 'set', k, v, '--local']);
     await r.mem(['reindex']);
     const none = await r.mem(['search', 'xylophonist', '--no-daemon', '--json']);
     expect(none.code, none.stderr).toBe(0);
@@ -121,29 +129,10 @@ describe('search with embeddings', () => {
     const r = makeRepo({ commit: true });
     await seed(r);
     // an Ollama that answers every request correctly, after 1.7 s (a slow local model)
-    const server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        const input: string[] = [JSON.parse(body).input].flat();
-        const vec = (t: string) => Array.from({ length: 8 }, (_, i) => ((t.length * (i + 1)) % 7) + 1);
-        setTimeout(() => {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ model: 'slow-model', embeddings: input.map(vec) }));
-        }, 1700);
-      });
+    await useOllama(r, (t) => Array.from({ length: 8 }, (_, i) => ((t.length * (i + 1)) % 7) + 1), 1700, {
+      'embedding-dimension': '8',
+      'embedding-timeout-ms': '5000',
     });
-    servers.push(server);
-    await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    for (const [k, v] of [
-      ['embedding-provider', 'ollama'],
-      ['embedding-model', 'slow-model'],
-      ['embedding-url', url],
-      ['embedding-dimension', '8'],
-      ['embedding-timeout-ms', '5000'],
-    ])
-      await r.mem(['config', 'set', k, v, '--local']);
     await r.mem(['reindex']); // the memories' vectors, so that the search below waits only for its query's
     const res = await r.mem(['search', 'ECONNREFUSED', '--no-daemon', '--json']);
     expect(res.code, res.stderr).toBe(0);
