@@ -4,6 +4,7 @@
  * English stop words, Porter stemming), so a query and a record are always
  * cut the same way. Pure.
  */
+import { INVISIBLE } from '../safety/frame.js';
 
 const STOP = new Set(
   (
@@ -118,13 +119,10 @@ export function stem(word: string): string {
 
 // ---------------------------------------------------------------- tokenizer
 
-/** Characters that show nothing: a soft hyphen, zero-width spaces and joiners, a byte-order mark. */
-const INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/g;
-
 /**
  * Raw words: lowercase, split on anything but letters/digits, camelCase split too (both forms kept).
  * Text outside ASCII is first read as it looks: NFKC (`re\u0301sume\u0301` → `résumé`, full-width
- * `Ｐｏｏｌ` → `Pool`), invisible characters dropped (`pass\u200Bword` → `password`).
+ * `Ｐｏｏｌ` → `Pool`), invisible characters dropped as the frame drops them (`pass\u200Bword` → `password`).
  */
 export function words(text: string): string[] {
   const out: string[] = [];
