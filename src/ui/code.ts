@@ -15,7 +15,7 @@ import { err } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import type { Store } from '../gitstore/store.js';
 import { matcher } from '../model/glob.js';
-import { ruleInForce } from '../model/record.js';
+import { expiredAt, ruleInForce } from '../model/record.js';
 import { type Memo, memoOf, type UiEnv } from './env.js';
 import type {
   CodeFileEntry,
@@ -91,12 +91,13 @@ async function buildIndex(env: UiEnv, head: string | null, tip: string | null): 
     if (e.scope.length)
       scoped.push({ e, test: e.type === 'rule' ? scopeTest(e.scope) : matcher(e.scope, { dot: true }) });
   }
+  const expired = expiredAt(Date.now());
   for (const f of files) {
     for (const { e, test } of scoped) {
       // a rule without scope applies everywhere: it is counted in the panel, not on every file
       if (!test(f)) continue;
       if (e.type === 'rule') {
-        if (ruleInForce(e)) mark(f).rules.push(e.id);
+        if (ruleInForce(e, expired)) mark(f).rules.push(e.id);
       } else mark(f).scoped.push(e.id);
     }
   }
