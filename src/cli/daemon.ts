@@ -23,10 +23,16 @@ export default defineCommand({
     const client = await import('../search/daemon-client.js');
     // one daemon serves the repository (its socket is in the common git dir): started in another
     // worktree, it answers searches here but runs add, check and the git hooks of that one only
-    const elsewhere = (r: { workTree?: string | null }) =>
-      typeof r.workTree === 'string' && r.workTree !== (store.repo.workTree ?? null)
-        ? `; it was started in ${r.workTree}: it answers searches here, and runs add, check and the git hooks of that worktree only`
+    const startedIn = (r: { workTree?: string | null } | undefined) =>
+      typeof r?.workTree === 'string' && r.workTree !== (store.repo.workTree ?? null)
+        ? r.workTree
+        : undefined;
+    const elsewhere = (r: { workTree?: string | null }) => {
+      const wt = startedIn(r);
+      return wt
+        ? `; it was started in ${wt}: it answers searches here, and runs add, check and the git hooks of that worktree only`
         : '';
+    };
     switch (a.action) {
       case 'status': {
         const r = await client.pingDaemon(store);
@@ -51,11 +57,10 @@ export default defineCommand({
       case 'stop': {
         const was = await client.pingDaemon(store);
         const stopped = await client.stopDaemon(store);
-        const other =
-          was && typeof was.workTree === 'string' && was.workTree !== (store.repo.workTree ?? null);
+        const other = startedIn(was);
         emit(ctx, { stopped, workTree: was?.workTree ?? null }, () =>
           stopped
-            ? `daemon stopped${other ? ` (the repository's, started in ${was.workTree})` : ''}`
+            ? `daemon stopped${other ? ` (the repository's, started in ${other})` : ''}`
             : 'no daemon running',
         );
         return;
