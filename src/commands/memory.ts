@@ -325,6 +325,8 @@ export function markSuperseded(o: MemoryRecord, n: MemoryRecord, now: string): v
 }
 
 export async function supersede(store: Store, oldRef: string, newRef: string) {
+  // already so: nothing to build (the store then writes nothing and starts no git process)
+  let already: { old: MemoryRecord; new: MemoryRecord } | undefined;
   const res = await store.write(async (tx) => {
     const cat = await tx.catalog();
     const oldId = cat.resolve(oldRef);
@@ -345,18 +347,21 @@ export async function supersede(store: Store, oldRef: string, newRef: string) {
       o.status === 'superseded' &&
       o.links.superseded_by.includes(newId) &&
       n.links.supersedes.includes(oldId);
-    if (done) return { message: '', value: { old: o, new: n, changed: false } };
+    if (done) {
+      already = { old: o, new: n };
+      return null;
+    }
+    already = undefined;
     markSuperseded(o, n, now);
     tx.putRecord(o);
     tx.putRecord(n);
     return {
       message: `mem: supersede ${oldId.slice(0, 12)} by ${newId.slice(0, 12)}`,
-      value: { old: o, new: n, changed: true },
+      value: { old: o, new: n },
     };
   });
-  const { changed, ...value } = res.value!;
-  // already so: no commit (the ref stays where it was)
-  return { ...value, commit: changed ? res.commit : null };
+  if (already) return { ...already, commit: null };
+  return { ...res.value!, commit: res.commit };
 }
 
 export async function pruneExpired(store: Store, now = Date.now(), dryRun = false) {
