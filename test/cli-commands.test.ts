@@ -553,6 +553,10 @@ describe('commands', () => {
       expect(bad.stderr).toMatch(says);
     }
     expect((await r.mem(['config', 'set', 'llm.provider', 'Anthropic', '--local'])).code).toBe(0);
+    // read in lower case, as every module compares it (a Pending add-status is pending)
+    expect((await r.memJson(['config', 'get', 'llm.provider'])).value).toBe('anthropic');
+    await r.memJson(['config', 'set', 'mcp.add-status', 'Pending', '--local']);
+    expect((await r.memJson(['config', 'get', 'mcp.add-status'])).value).toBe('pending');
     // the same shared value again: no commit
     const tip = r.git('rev-parse', 'refs/memory').trim();
     await r.memJson(['config', 'set', 'context-budget', '3000', '--shared']);

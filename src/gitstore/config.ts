@@ -127,17 +127,15 @@ export function coerce(key: string, value: unknown): unknown {
   if (kind === 'number') {
     return wholeNumber(key, value, WHOLE[key] ?? 0);
   }
-  if (key === 'output' && !['human', 'json', 'yaml'].includes(String(value))) {
-    throw err('E_INVALID_ARG', `output must be human, json or yaml, not "${value}"`);
-  }
-  if (key === 'secret-scan' && !['block', 'warn', 'off'].includes(String(value))) {
-    throw err('E_INVALID_ARG', `secret-scan must be block, warn or off, not "${value}"`);
-  }
-  // the settings other modules read (docs/embeddings.md, docs/llm.md): checked here, where a value
-  // is set and where each layer is read, and kept as given
+  // a closed set of values: checked here, where a value is set and where each layer is read, and
+  // read in lower case (what every module compares with)
   const choices = CHOICES[key];
-  if (choices && !choices.includes(String(value).toLowerCase()))
-    throw err('E_INVALID_ARG', `${key} must be ${choices.join(', ')}, not "${value}"`);
+  if (choices) {
+    const v = String(value).toLowerCase();
+    if (!choices.includes(v))
+      throw err('E_INVALID_ARG', `${key} must be ${choices.join(', ')}, not "${value}"`);
+    return v;
+  }
   if (WHOLE[key] !== undefined) wholeNumber(key, value, WHOLE[key]);
   return value;
 }
@@ -151,8 +149,10 @@ function wholeNumber(key: string, value: unknown, least: number): number {
   return n;
 }
 
-/** Settings with a closed set of values (compared without case). */
+/** Settings with a closed set of values (docs/embeddings.md, docs/llm.md, docs/mcp.md; read in lower case). */
 const CHOICES: Record<string, readonly string[]> = {
+  output: ['human', 'json', 'yaml'],
+  'secret-scan': ['block', 'warn', 'off'],
   'embedding-provider': ['none', 'local', 'ollama', 'openai'],
   'embedding-pooling': ['mean', 'cls'],
   'embedding-dtype': ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'],
