@@ -99,6 +99,21 @@ describe('the built git-mem, run twice', () => {
     }
   }, 120_000);
 
+  it('finds a Chinese memory by a word inside its text, each time', async () => {
+    const r = makeRepo({ commit: true });
+    const o = { cwd: r.dir, env: { ...r.env, GIT_MEM_DAEMON: 'off' } };
+    const add = runBin(
+      ['add', '--title', '数据库连接池的配置', '--content', '连接池的大小由环境变量决定。', '--json'],
+      o,
+    );
+    expect(add.code, add.stderr).toBe(0);
+    const { id } = JSON.parse(add.stdout);
+    for (const res of twice(['search', '数据库', '--json'], o)) {
+      expect(res.code, res.stderr).toBe(0);
+      expect(JSON.parse(res.stdout).map((h: { id: string }) => h.id)).toEqual([id]);
+    }
+  });
+
   it('rejects proposals in review, and records the rejection each time', async () => {
     const r = makeRepo({ commit: true });
     await r.memJson(['init']);

@@ -71,6 +71,20 @@ describe('text analysis', () => {
     expect(terms('\uff27\uff45\uff54\uff30\uff4f\uff4f\uff4c')).toEqual(terms('GetPool'));
   });
 
+  it('cuts Chinese, Japanese and Thai text into words, and keeps marks inside their words', () => {
+    // a run of Han characters is its words as well as the whole run
+    expect(terms('数据库连接池')).toEqual(['数据库连接池', '数据', '库', '连接', '池']);
+    // a query of the first word shares terms with the record that holds it inside a longer run
+    expect(terms('数据库').filter((t) => terms('数据库连接池的配置').includes(t))).toEqual(['数据', '库']);
+    // Latin letters beside Han characters are a word of their own too
+    expect(terms('MySQL数据库')).toContain('mysql');
+    // Japanese (kanji and kana) and Thai are cut too
+    expect(terms('データベース接続')).toEqual(expect.arrayContaining(['データベース', '接続']));
+    expect(terms('ภาษาไทยง่ายนิดเดียว')).toEqual(expect.arrayContaining(['ภาษา', 'ไทย']));
+    // vowel signs and the virama are part of a Devanagari word, not breaks inside it
+    expect(terms('हिन्दी भाषा')).toEqual(['हिन्दी', 'भाषा']);
+  });
+
   it('knows monorepo packages and path words', () => {
     expect(packageOf('packages/db/src/pool.ts')).toBe('packages/db');
     expect(packageOf('infra/helm/api/values.yaml')).toBe('infra/helm');

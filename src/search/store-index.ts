@@ -31,7 +31,7 @@ import { embedText } from './docs.js';
 import { type EmbeddingProvider, lineageKey } from './embeddings.js';
 import { type IndexData, SearchIndex, unit } from './engine.js';
 
-export const INDEX_FORMAT = 7; // 6: a moved anchor's paths are where it is now; 7: words read as NFKC
+export const INDEX_FORMAT = 8; // 6: a moved anchor's paths are where it is now; 7: words read as NFKC; 8: marks stay in their words, unspaced scripts cut into words
 /** Changes applied since the saved snapshot before it is rewritten. */
 export const RESAVE_AFTER = 64;
 

@@ -119,19 +119,45 @@ export function stem(word: string): string {
 
 // ---------------------------------------------------------------- tokenizer
 
+/** Scripts written without spaces between words: Chinese, Japanese, Thai, Lao, Khmer, Burmese. */
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+let wordBreaker: Intl.Segmenter | null | undefined;
+
 /**
- * Raw words: lowercase, split on anything but letters/digits, camelCase split too (both forms kept).
+ * The words of a run of letters with text of an unspaced script in it, as ICU's word breaker
+ * (Intl.Segmenter, dictionary-based for these scripts) cuts it: `数据库连接池` → 数据, 库, 连接, 池.
+ * None where node was built without it.
+ */
+function unspacedWords(run: string): string[] {
+  if (wordBreaker === undefined)
+    wordBreaker =
+      typeof Intl.Segmenter === 'function' ? new Intl.Segmenter([], { granularity: 'word' }) : null;
+  if (!wordBreaker) return [];
+  const out: string[] = [];
+  for (const s of wordBreaker.segment(run)) if (s.isWordLike && s.segment !== run) out.push(s.segment);
+  return out;
+}
+
+/**
+ * Raw words: lowercase, split on anything but letters (with their marks) and digits, camelCase split
+ * too (both forms kept).
  * Text outside ASCII is first read as it looks: NFKC (`re\u0301sume\u0301` → `résumé`, full-width
  * `Ｐｏｏｌ` → `Pool`), invisible characters dropped as the frame drops them (`pass\u200Bword` → `password`).
+ * A run holding Chinese, Japanese or Thai text is also cut into its words (unspacedWords; the whole
+ * run kept as well), so `数据库` finds `数据库连接池`.
  */
 export function words(text: string): string[] {
   const out: string[] = [];
-  const plain = /[^\x20-\x7E\t\n\r]/.test(text) ? text.normalize('NFKC').replace(INVISIBLE, '') : text;
-  const parts = plain.split(/[^\p{L}\p{N}]+/u);
+  const ascii = !/[^\x20-\x7E\t\n\r]/.test(text);
+  const plain = ascii ? text : text.normalize('NFKC').replace(INVISIBLE, '');
+  // marks belong to their letters: Devanagari's vowel signs and virama, Thai's vowels, Arabic's harakat
+  const parts = plain.split(/[^\p{L}\p{M}\p{N}]+/u);
   for (const p of parts) {
     if (!p) continue;
     const lower = p.toLowerCase();
     out.push(lower);
+    if (!ascii && UNSPACED.test(p)) for (const w of unspacedWords(p)) out.push(w.toLowerCase());
     // fooBar / FooBARBaz → foo bar; keeps the joined form as well
     if (/[a-z][A-Z]/.test(p)) {
       for (const s of p.split(/(?<=[a-z])(?=[A-Z])/)) if (s.length > 1) out.push(s.toLowerCase());
