@@ -376,8 +376,56 @@ describe("Claude Code's .claude/rules and export --check", () => {
     const none = await fresh.mem(['rules', 'export', '--check']);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(
-      /^git-mem: error: no target given, .* \(name the targets once: git mem rules export --to claude\|agents\|cursor\|copilot\|all\|claude-rules\)\n$/,
+      /^git-mem: error: no target given, .* \(name them: git mem rules export --to claude\|agents\|cursor\|copilot\|all\|claude-rules; or for the team and CI, once: git mem config set rules.targets claude,claude-rules --shared\)\n$/,
     );
+  });
+
+  it('takes the targets from the setting rules.targets, so --check sees a target that had nothing to write yet', async () => {
+    const r = makeRepo({ commit: true });
+    await r.memJson(['add', '--type', 'rule', '--title', 'Use pnpm, not npm', '--content', 'Always pnpm.']);
+    // a list from the known targets, read as the export reads it
+    const bad = await r.mem(['config', 'set', 'rules.targets', 'claude,claud-rules', '--shared']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      'git-mem: error: rules.targets must be a comma-separated list of claude, agents, cursor, copilot, claude-rules, all, not "claude,claud-rules"\n',
+    );
+    expect((await r.mem(['config', 'set', 'rules.targets', 'Claude, claude-rules', '--shared'])).code).toBe(
+      0,
+    );
+    expect((await r.mem(['config', 'get', 'rules.targets'])).stdout).toBe('claude,claude-rules\n');
+
+    // the one unscoped rule goes to CLAUDE.md: claude-rules has nothing to write, and no file shows it
+    const first = await r.memJson(['rules', 'export']);
+    expect(first.targets).toEqual(['claude', 'claude-rules']);
+    expect(first.files.map((f: { path: string; action: string }) => `${f.action} ${f.path}`)).toEqual([
+      'created CLAUDE.md',
+    ]);
+    expect((await r.mem(['rules', 'export', '--check'])).code).toBe(0);
+    // a scoped rule later: CI's check names the Claude Code rule file it is missing
+    await r.memJson([
+      'add',
+      '--type',
+      'rule',
+      '--title',
+      'Tests',
+      '--scope',
+      'test/**',
+      '--content',
+      'One assert.',
+    ]);
+    const drift = await r.mem(['rules', 'export', '--check']);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toBe(
+      [
+        '1 file out of date with the rule records; run git mem rules export',
+        'would be created  .claude/rules/git-mem-tests.md',
+        '',
+      ].join('\n'),
+    );
+    // --to still wins over the setting
+    const named = await r.mem(['rules', 'export', '--to', 'agents', '--check', '--json']);
+    expect(named.code).toBe(1);
+    expect(JSON.parse(named.stdout).targets).toEqual(['agents']);
   });
 
   it('a folder scope reaches the files under it in Cursor and Copilot too, as git mem rules matches', async () => {

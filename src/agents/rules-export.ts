@@ -6,8 +6,9 @@
  * `.claude/rules/*.md` — always inside a marked section
  * (`<!-- git-mem:begin rules -->` … `<!-- git-mem:end -->`), so hand-written
  * text around it is kept, and exporting twice changes nothing. Without named
- * targets, export and its `--check` take the targets whose files already
- * hold git-mem's sections (what an earlier export wrote).
+ * targets, export and its `--check` take the team's setting `rules.targets`,
+ * else the targets whose files already hold git-mem's sections (what an
+ * earlier export wrote).
  *
  * Rendering is pure (rules in, file texts out); `exportRules` does the I/O.
  */
@@ -16,6 +17,7 @@ import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { confinedPath, removeConfined, writeConfined } from '../merge/confine.js';
 import { expiredAt, parseRecord, recordPath, ruleInForce, splitFrontmatter } from '../model/record.js';
+import { RULE_TARGETS } from '../model/rule-targets.js';
 
 export const BEGIN = '<!-- git-mem:begin rules -->';
 export const END = '<!-- git-mem:end -->';
@@ -24,7 +26,7 @@ const NOTE =
 /** Prefix of the per-rule files we own in .cursor/rules and .github/instructions. */
 const FILE_PREFIX = 'git-mem-';
 
-export const TARGETS = ['claude', 'agents', 'cursor', 'copilot', 'claude-rules'] as const;
+export const TARGETS = RULE_TARGETS;
 export type Target = (typeof TARGETS)[number];
 /**
  * What `all` means: the instruction files every export wrote before
@@ -32,7 +34,7 @@ export type Target = (typeof TARGETS)[number];
  * it is named on its own (an upgrade does not change what `--to all` writes).
  */
 export const ALL_TARGETS: readonly Target[] = ['claude', 'agents', 'cursor', 'copilot'];
-const TARGET_LIST = [...ALL_TARGETS, 'all', 'claude-rules'].join('|');
+export const TARGET_LIST = [...ALL_TARGETS, 'all', 'claude-rules'].join('|');
 
 export interface ExportRule {
   id: string;
@@ -502,7 +504,7 @@ function exportRulesToDir(
     throw err(
       'E_INVALID_ARG',
       'no target given, and no agent rule file here holds git-mem rules yet to take the targets from',
-      `name the targets once: git mem rules export --to ${TARGET_LIST}`,
+      `name them: git mem rules export --to ${TARGET_LIST}; or for the team and CI, once: git mem config set rules.targets claude,claude-rules --shared`,
     );
   const plans = planExport(rules, targets, read, list);
   const changes = plans.map(changeOf);

@@ -2,7 +2,7 @@ import { rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
 import type { Argv } from './args.js';
 import { type ArgsOf, defineCommand } from './command.js';
-import { type Ctx, emit, list, maybeGlobalStore, openStore, teamStoresOf } from './context.js';
+import { type Ctx, emit, list, maybeGlobalStore, openStore, settingsOf, teamStoresOf } from './context.js';
 import { normalizeRepoPath } from './paths.js';
 
 const builder = (y: Argv) =>
@@ -26,7 +26,7 @@ const builder = (y: Argv) =>
       type: 'string',
       array: true,
       describe:
-        'export: claude, agents, cursor, copilot, claude-rules or all (comma-separated; default: the targets already exported)',
+        'export: claude, agents, cursor, copilot, claude-rules or all (comma-separated; default: setting rules.targets, else the targets already exported)',
     })
     .option('from', {
       type: 'string',
@@ -113,14 +113,17 @@ async function runExport(a: Args, ctx: Ctx): Promise<number> {
       'use --check to see what export would change',
     );
   const { exportRules, parseTargets } = await import('../agents/rules-export.js');
-  const targets = a.to === undefined ? undefined : parseTargets(list(a.to));
+  const named = a.to === undefined ? undefined : parseTargets(list(a.to));
   const { store, dir } = await rootDir(ctx, a);
+  // without --to: the team's list (a target with nothing to write yet is still checked), else the files in use
+  const set = named ? undefined : (await settingsOf(ctx, store))['rules.targets'];
+  const targets = named ?? (typeof set === 'string' && set ? parseTargets([set]) : undefined);
   const res = await exportRules(store, { targets, dir, check: !!a.check });
   const changed = res.files.filter((f) => f.action !== 'unchanged');
   // the one command that brings the files in line: the same targets and folder as this check
   const fix = [
     'git mem rules export',
-    ...(targets ? [`--to ${targets.join(',')}`] : []),
+    ...(named ? [`--to ${named.join(',')}`] : []),
     ...(a.dir !== undefined ? [`--dir ${JSON.stringify(String(a.dir))}`] : []),
   ].join(' ');
   emit(ctx, { rules: res.rules, dir, check: !!a.check, targets: res.targets, files: res.files }, () => {

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { err, isGitMemError } from '../errors.js';
+import { RULE_TARGETS } from '../model/rule-targets.js';
 import { parse, stringify } from '../model/yaml.js';
 import { git } from './git.js';
 import type { Repo } from './repo.js';
@@ -53,6 +54,8 @@ const KNOWN: Record<string, 'string' | 'boolean' | 'number'> = {
   'auto-fetch': 'boolean',
   'sync.require-signed': 'boolean',
   'context-llm-filter': 'boolean',
+  /** what `rules export` and its --check write without --to (src/cli/rules.ts); unset: the files in use */
+  'rules.targets': 'string',
 };
 
 /**
@@ -136,8 +139,28 @@ export function coerce(key: string, value: unknown): unknown {
       throw err('E_INVALID_ARG', `${key} must be ${choices.join(', ')}, not "${value}"`);
     return v;
   }
+  const items = LISTS[key];
+  if (items) return listOf(key, value, items);
   if (WHOLE[key] !== undefined) wholeNumber(key, value, WHOLE[key]);
   return value;
+}
+
+/** A comma-separated list from a closed set: read in lower case, without spaces or repeats; else the one-line refusal. */
+function listOf(key: string, value: unknown, items: readonly string[]): string {
+  const got = [
+    ...new Set(
+      String(value)
+        .split(',')
+        .map((x) => x.trim().toLowerCase()),
+    ),
+  ].filter(Boolean);
+  const bad = got.find((x) => !items.includes(x));
+  if (!got.length || bad !== undefined)
+    throw err(
+      'E_INVALID_ARG',
+      `${key} must be a comma-separated list of ${items.join(', ')}, not "${value}"`,
+    );
+  return got.join(',');
 }
 
 /** A whole number of at least `least`, from a number or its text; else the one-line refusal. */
@@ -158,6 +181,11 @@ const CHOICES: Record<string, readonly string[]> = {
   'embedding-dtype': ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'],
   'llm.provider': ['openai', 'anthropic', 'off'],
   'mcp.add-status': ['active', 'pending'],
+};
+
+/** Settings that are comma-separated lists from a closed set (docs/rules.md). */
+const LISTS: Record<string, readonly string[]> = {
+  'rules.targets': [...RULE_TARGETS, 'all'],
 };
 
 /** Settings that are whole numbers, with their least value (a budget of tokens, a time limit: 0 is none). */
