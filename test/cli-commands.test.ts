@@ -352,6 +352,26 @@ describe('commands', () => {
       'mem: import 3 records (0 new, 1 replaced, 2 unchanged)',
     );
     expect((await other.memJson(['show', 'm002'])).title).toBe('Pool fix, revised');
+
+    // the same file again: lines with no id of ours are the memories they repeat (foreign ids with
+    // their aliases), so nothing is added twice
+    const file = lines.map((l) => JSON.stringify(l)).join('\n');
+    const rtip = r.git('rev-parse', 'refs/memory').trim();
+    const twice = await r.memJson(['import', '--jsonl', '-'], { stdin: file });
+    expect(twice).toMatchObject({ imported: 3, added: 0, replaced: 0, unchanged: 3, commit: null });
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(rtip);
+    // a repeated line within a file is one memory; a line that says something else is a new one
+    const more = [
+      { type: 'decision', title: 'Twice in a file', body: 'once' },
+      { type: 'decision', title: 'Twice in a file', body: 'once' },
+      { type: 'decision', title: 'No id', body: 'says something else' },
+    ];
+    const res2 = await r.memJson(['import', '--jsonl', '-'], {
+      stdin: more.map((l) => JSON.stringify(l)).join('\n'),
+    });
+    expect(res2).toMatchObject({ added: 2, unchanged: 1 });
+    const titles = (await r.memJson(['list'])).map((m: { title: string }) => m.title).sort();
+    expect(titles).toEqual(['No id', 'No id', 'Pool fix', 'Scan deps', 'Twice in a file']);
   });
 
   it('a large import is written by git as one pack, not a loose object per record', async () => {

@@ -27,11 +27,25 @@ export interface ImportOptions {
   allowSecret?: boolean;
   onProgress?: (done: number, total: number) => void;
   now?: Date;
+  /**
+   * Ids made here for lines that gave none of ours: such a line names no memory, so one that
+   * repeats a memory already there (or an earlier line) is that memory, left as it is.
+   */
+  minted?: ReadonlySet<string>;
 }
 
+/** What makes two memories the same when no id says so: type, title and text. */
+const sameness = (r: Pick<MemoryRecord, 'type' | 'title' | 'body'>) =>
+  `${r.type}\0${r.title.trim()}\0${r.body.trim()}`;
+
 /** Parses and validates JSON lines into records (pure apart from id generation). */
-function recordsFromJsonl(text: string, author: string, opts: ImportOptions = {}): MemoryRecord[] {
+function recordsFromJsonl(
+  text: string,
+  author: string,
+  opts: ImportOptions = {},
+): { records: MemoryRecord[]; minted: Set<string> } {
   const out: MemoryRecord[] = [];
+  const minted = new Set<string>();
   const now = opts.now ?? new Date();
   const seenAlias = new Map<string, number>();
   const lines = text.split('\n');
@@ -102,6 +116,7 @@ function recordsFromJsonl(text: string, author: string, opts: ImportOptions = {}
         links: o.links && typeof o.links === 'object' ? (o.links as MemoryRecord['links']) : undefined,
         extra,
       });
+      if (!ours) minted.add(r.id);
       if (o.updated) r.updated = parseDateInput(String(o.updated));
       if (o.clock != null && Number.isFinite(Number(o.clock))) r.clock = Number(o.clock);
       out.push(r);
@@ -112,7 +127,7 @@ function recordsFromJsonl(text: string, author: string, opts: ImportOptions = {}
       throw e;
     }
   }
-  return out;
+  return { records: out, minted };
 }
 
 export async function importRecords(store: Store, records: MemoryRecord[], opts: ImportOptions = {}) {
@@ -126,12 +141,38 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
     const present = records.filter((r) => cat.entries.has(r.id));
     const blobs = await tx.store.catFile.readMany(present.map((r) => cat.entries.get(r.id)!.oid));
     const current = new Map(present.map((r, i) => [r.id, blobs[i]?.content.toString('utf8')]));
+    // the stored memories a line without an id may repeat: those with one of their titles
+    const minted = opts.minted ?? new Set<string>();
+    const titles = new Set(records.filter((r) => minted.has(r.id)).map((r) => r.title.trim()));
+    const sameTitle = titles.size ? [...cat.entries.values()].filter((e) => titles.has(e.title.trim())) : [];
+    const known = new Map<string, string>(); // sameness → id
+    const sameBlobs = await tx.store.catFile.readMany(sameTitle.map((e) => e.oid));
+    sameTitle.forEach((e, i) => {
+      try {
+        known.set(sameness(parseRecord(sameBlobs[i]!.content.toString('utf8'), recordPath(e.id))), e.id);
+      } catch {}
+    });
     let added = 0;
     let replaced = 0;
     let unchanged = 0;
     const writes: Array<{ path: string; content: Buffer }> = [];
+    const progress = (i: number) => {
+      if (opts.onProgress && (i % 1000 === 0 || i === records.length - 1))
+        opts.onProgress(i + 1, records.length);
+    };
     for (let i = 0; i < records.length; i++) {
       const r = records[i];
+      if (minted.has(r.id)) {
+        // a line without an id that repeats a memory (with its alias, if it gives one) adds nothing
+        const k = sameness(r);
+        const twin = known.get(k);
+        if (twin !== undefined && (!r.alias || cat.aliases.get(r.alias) === twin)) {
+          unchanged++;
+          progress(i);
+          continue;
+        }
+        known.set(k, r.id);
+      }
       if (r.alias) {
         const owner = cat.aliases.get(r.alias);
         if (owner && owner !== r.id) {
@@ -151,8 +192,7 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
         else added++;
         writes.push({ path: recordPath(r.id), content: Buffer.from(text, 'utf8') });
       }
-      if (opts.onProgress && (i % 1000 === 0 || i === records.length - 1))
-        opts.onProgress(i + 1, records.length);
+      progress(i);
     }
     // one pack for the whole import (a loose object per record would slow every full read of the store)
     const oids = await writeBlobs(
@@ -196,7 +236,7 @@ function sameRecordText(stored: string, text: string, id: string): boolean {
  */
 export async function importJsonl(store: Store, text: string, opts: ImportOptions = {}) {
   const ident = await store.ident();
-  const records = recordsFromJsonl(text, `${ident.name} <${ident.email}>`, opts);
+  const { records, minted } = recordsFromJsonl(text, `${ident.name} <${ident.email}>`, opts);
   const { recordProblem } = await import('../merge/validate.js');
   records.forEach((r, i) => {
     const p = recordProblem(r);
@@ -207,7 +247,7 @@ export async function importJsonl(store: Store, text: string, opts: ImportOption
         'fix it in the file; nothing was imported',
       );
   });
-  return { records, ...(await importRecords(store, records, opts)) };
+  return { records, ...(await importRecords(store, records, { ...opts, minted })) };
 }
 
 /** One JSON line per record, in id order; import reads it back unchanged. */
