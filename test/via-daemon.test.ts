@@ -259,6 +259,53 @@ describe('commands run by a running daemon', () => {
     expect(await hook('g.js', 'h.js')).toContain(ANSWERED);
   }, 60_000);
 
+  it('a repository whose git hooks run git-mem gets a daemon from its first hook, whatever its size; not in CI', async () => {
+    const r = makeRepo({ commit: true });
+    r.write('f.js', lines(12, 'f'));
+    r.commitAll('f.js');
+    await r.memJson(['add', '--title', 'Anchored', '--content', 'x', '--anchor', 'f.js:3-5']);
+    const { CI: _ci, ...interactive } = r.env;
+    const hook = async (from: string, to: string, env: NodeJS.ProcessEnv) => {
+      r.git('mv', from, to);
+      r.git('commit', '-q', '-m', `rename ${from}`);
+      // what git gives a hook: the commit's identity and index, which the daemon must not keep
+      const h = await runBinAsync(['hook', 'post-commit'], {
+        cwd: r.dir,
+        env: {
+          ...env,
+          GIT_MEM_TRACE: '1',
+          GIT_INDEX_FILE: join(r.dir, '.git', 'index'),
+          GIT_AUTHOR_DATE: '@1 +0000',
+        },
+      });
+      expect(h.code, h.stderr).toBe(0);
+      expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/^mem: post-commit .*1 moved\)/);
+      return h.stderr;
+    };
+    // an automated run (CI set) commits and goes: no daemon
+    const ci = await hook('f.js', 'g.js', r.env);
+    expect(ci).not.toContain('via daemon');
+    // otherwise the first hook runs here and leaves a daemon starting, though the store is small
+    const first = await hook('g.js', 'h.js', interactive);
+    expect(first).toContain('via daemon: one started for the next commands');
+    expect(first).not.toContain(ANSWERED);
+    let pid: number | undefined;
+    for (let i = 0; i < 200 && pid === undefined; i++) {
+      const s = JSON.parse(
+        (await runBinAsync(['daemon', 'status', '--json'], { cwd: r.dir, env: r.env })).stdout,
+      );
+      if (s.running) pid = s.pid;
+      else await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(pid).toBeGreaterThan(0);
+    pids.push(pid!);
+    const daemonEnv = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    expect(daemonEnv.filter((v) => /^GIT_(INDEX_FILE|AUTHOR_DATE)=/.test(v))).toEqual([]);
+    // the next hooks go to it, CI or not (it serves the repository once it runs)
+    expect(await hook('h.js', 'i.js', interactive)).toContain(ANSWERED);
+    expect(await hook('i.js', 'j.js', r.env)).toContain(ANSWERED);
+  }, 60_000);
+
   it('a daemon killed without removing its socket: the command runs here, and the socket goes', async () => {
     const { r, bin } = await withDaemon();
     const pid = pids[pids.length - 1];

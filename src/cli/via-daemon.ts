@@ -10,7 +10,11 @@
  *
  * With no daemon running, a store whose index is large (or GIT_MEM_DAEMON=on)
  * gets one started in the background, as a search starts one: this command runs
- * here, the next ones go to it.
+ * here, the next ones go to it. So does a repository whose git hooks run
+ * git-mem (post-commit, post-merge), whatever its size: a hook runs at every
+ * commit, where a one-shot process spends most of its time starting (node, its
+ * modules, nine git processes). Not in an automated run (CI set), which commits
+ * once and goes; the daemon exits after 10 idle minutes.
  *
  * The daemon refuses (and the client runs the command itself, as without a
  * daemon) whenever its process could differ from the client's: another
@@ -28,7 +32,7 @@ import { existsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import { openRepo, type Repo } from '../gitstore/repo.js';
-import { buildId, daemonLikely, launchDaemon } from '../search/daemon-client.js';
+import { buildId, daemonLikely, launchDaemon, type StoreAt } from '../search/daemon-client.js';
 import { ask, DEFAULT_SOCKET, daemonMode } from '../search/daemon-wire.js';
 import { mark } from '../trace.js';
 
@@ -68,7 +72,18 @@ export function runsInDaemon(argv: string[]): boolean {
   const name = argv[at];
   if (name === 'add') return !argv.some((a) => a === '--store' || a.startsWith('--store='));
   if (name === 'check') return true;
-  return name === 'hook' && (argv[at + 1] === 'post-commit' || argv[at + 1] === 'post-merge');
+  return isGitHook(argv, at);
+}
+
+/** `hook post-commit` or `hook post-merge`: what git's hooks run at every commit and merge. */
+function isGitHook(argv: string[], at = argv.findIndex((a) => !a.startsWith('-'))): boolean {
+  return at >= 0 && argv[at] === 'hook' && (argv[at + 1] === 'post-commit' || argv[at + 1] === 'post-merge');
+}
+
+/** Whether this command starts a daemon for the next ones when none runs. */
+function startsDaemon(argv: string[], at: StoreAt, env: NodeJS.ProcessEnv): boolean {
+  if (daemonLikely(at, env)) return true;
+  return daemonMode(env) !== 'off' && isGitHook(argv) && !env.CI;
 }
 
 /**
@@ -132,9 +147,11 @@ export async function runViaDaemon(argv: string[]): Promise<{ code: number } | {
   const sock = join(repo.commonDir, ...DEFAULT_SOCKET);
   if (!existsSync(sock)) {
     // as for a search (daemon-client.ts): a store big enough, or GIT_MEM_DAEMON=on, gets a daemon,
-    // started now for the next commands and not waited for (it takes seconds to load a large index)
+    // started now for the next commands and not waited for (it takes seconds to load a large index);
+    // so does a repository whose git hooks run git-mem
     const at = { repo, ref: 'refs/memory' };
-    if (daemonLikely(at, env) && launchDaemon(at, env)) mark('via daemon: one started for the next commands');
+    if (startsDaemon(argv, at, env) && launchDaemon(at, env))
+      mark('via daemon: one started for the next commands');
     return { repo };
   }
   const q: RunRequest = {

@@ -127,12 +127,15 @@ export function launchDaemon(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
   } catch {
     return false; // another caller is starting one right now
   }
+  // what git gives a hook's process for the one command at hand is not the daemon's (it runs each
+  // command with that command's own environment)
+  const own = Object.fromEntries(Object.entries(env).filter(([k]) => !COMMAND_ONLY.includes(k)));
   const child = spawn(
     process.execPath,
     [bin, 'daemon', 'run', ...(store.ref === 'refs/memory' ? [] : ['--ref', store.ref])],
     {
       cwd: store.repo.cwd,
-      env: { ...env, GIT_MEM_DAEMON: 'off' },
+      env: { ...own, GIT_MEM_DAEMON: 'off' },
       detached: true,
       stdio: 'ignore',
     },
@@ -141,6 +144,20 @@ export function launchDaemon(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
   child.unref();
   return true;
 }
+
+/** Variables git sets for one command and its hooks: the identity and date of a commit, its index. */
+const COMMAND_ONLY = [
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_COMMITTER_DATE',
+  'GIT_INDEX_FILE',
+  'GIT_EDITOR',
+  'GIT_PREFIX',
+  'GIT_REFLOG_ACTION',
+];
 
 /** Starts a daemon in the background (or finds one starting) and waits until it answers (or gives up after `waitMs`). */
 export async function startDaemon(
