@@ -360,18 +360,21 @@ describe('commands', () => {
     const twice = await r.memJson(['import', '--jsonl', '-'], { stdin: file });
     expect(twice).toMatchObject({ imported: 3, added: 0, replaced: 0, unchanged: 3, commit: null });
     expect(r.git('rev-parse', 'refs/memory').trim()).toBe(rtip);
-    // a repeated line within a file is one memory; a line that says something else is a new one
+    // each reports the memory it is
+    expect(twice.ids).toEqual(res.ids);
+    // a line that says something else is a new memory; lines repeated within a file are the file's to say
     const more = [
       { type: 'decision', title: 'Twice in a file', body: 'once' },
       { type: 'decision', title: 'Twice in a file', body: 'once' },
       { type: 'decision', title: 'No id', body: 'says something else' },
+      { type: 'decision', title: 'No id', body: 'gets a new one' },
     ];
     const res2 = await r.memJson(['import', '--jsonl', '-'], {
       stdin: more.map((l) => JSON.stringify(l)).join('\n'),
     });
-    expect(res2).toMatchObject({ added: 2, unchanged: 1 });
+    expect(res2).toMatchObject({ added: 3, unchanged: 1 });
     const titles = (await r.memJson(['list'])).map((m: { title: string }) => m.title).sort();
-    expect(titles).toEqual(['No id', 'No id', 'Pool fix', 'Scan deps', 'Twice in a file']);
+    expect(titles).toEqual(['No id', 'No id', 'Pool fix', 'Scan deps', 'Twice in a file', 'Twice in a file']);
   });
 
   it('a large import is written by git as one pack, not a loose object per record', async () => {

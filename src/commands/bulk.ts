@@ -29,7 +29,7 @@ export interface ImportOptions {
   now?: Date;
   /**
    * Ids made here for lines that gave none of ours: such a line names no memory, so one that
-   * repeats a memory already there (or an earlier line) is that memory, left as it is.
+   * repeats a memory already there is that memory, left as it is (its id is reported).
    */
   minted?: ReadonlySet<string>;
 }
@@ -163,15 +163,15 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
     for (let i = 0; i < records.length; i++) {
       const r = records[i];
       if (minted.has(r.id)) {
-        // a line without an id that repeats a memory (with its alias, if it gives one) adds nothing
-        const k = sameness(r);
-        const twin = known.get(k);
+        // a line without an id that repeats a stored memory (with its alias, if it gives one) is
+        // that memory, as it is; lines repeated within the file are the file's to say
+        const twin = known.get(sameness(r));
         if (twin !== undefined && (!r.alias || cat.aliases.get(r.alias) === twin)) {
+          r.id = twin;
           unchanged++;
           progress(i);
           continue;
         }
-        known.set(k, r.id);
       }
       if (r.alias) {
         const owner = cat.aliases.get(r.alias);
