@@ -265,6 +265,7 @@ describe('commands run by a running daemon', () => {
     r.commitAll('f.js');
     await r.memJson(['add', '--title', 'Anchored', '--content', 'x', '--anchor', 'f.js:3-5']);
     const { CI: _ci, ...interactive } = r.env;
+    const traced = (t: typeof r) => ({ ...t.env, CI: undefined, GIT_MEM_TRACE: '1' });
     const hook = async (from: string, to: string, env: NodeJS.ProcessEnv) => {
       r.git('mv', from, to);
       r.git('commit', '-q', '-m', `rename ${from}`);
@@ -282,6 +283,11 @@ describe('commands run by a running daemon', () => {
       expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/^mem: post-commit .*1 moved\)/);
       return h.stderr;
     };
+    // a repository without a memory store (hooks committed with husky run in every clone): no daemon
+    const bare = makeRepo({ commit: true });
+    const none = await runBinAsync(['hook', 'post-commit'], { cwd: bare.dir, env: traced(bare) });
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stderr).not.toContain('via daemon');
     // an automated run (CI set) commits and goes: no daemon
     const ci = await hook('f.js', 'g.js', r.env);
     expect(ci).not.toContain('via daemon');

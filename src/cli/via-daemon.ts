@@ -11,7 +11,7 @@
  * With no daemon running, a store whose index is large (or GIT_MEM_DAEMON=on)
  * gets one started in the background, as a search starts one: this command runs
  * here, the next ones go to it. So does a repository whose git hooks run
- * git-mem (post-commit, post-merge), whatever its size: a hook runs at every
+ * git-mem (post-commit, post-merge) and has a memory store, whatever its size: a hook runs at every
  * commit, where a one-shot process spends most of its time starting (node, its
  * modules, nine git processes). Not in an automated run (CI set), which commits
  * once and goes; the daemon exits after 10 idle minutes.
@@ -31,6 +31,7 @@
 import { existsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { isatty } from 'node:tty';
+import { git } from '../gitstore/git.js';
 import { openRepo, type Repo } from '../gitstore/repo.js';
 import { buildId, daemonLikely, launchDaemon, type StoreAt } from '../search/daemon-client.js';
 import { ask, DEFAULT_SOCKET, daemonMode } from '../search/daemon-wire.js';
@@ -80,10 +81,20 @@ function isGitHook(argv: string[], at = argv.findIndex((a) => !a.startsWith('-')
   return at >= 0 && argv[at] === 'hook' && (argv[at + 1] === 'post-commit' || argv[at + 1] === 'post-merge');
 }
 
-/** Whether this command starts a daemon for the next ones when none runs. */
-function startsDaemon(argv: string[], at: StoreAt, env: NodeJS.ProcessEnv): boolean {
+/**
+ * Whether this command starts a daemon for the next ones when none runs: a large store's, or a git
+ * hook's in a repository that has a memory store (hooks committed with husky run in every clone,
+ * also where git-mem is not used).
+ */
+async function startsDaemon(argv: string[], at: StoreAt, env: NodeJS.ProcessEnv): Promise<boolean> {
   if (daemonLikely(at, env)) return true;
-  return daemonMode(env) !== 'off' && isGitHook(argv) && !env.CI;
+  if (daemonMode(env) === 'off' || !isGitHook(argv) || env.CI) return false;
+  const r = await git(['rev-parse', '--verify', '--quiet', `${at.ref}^{commit}`], {
+    cwd: at.repo.cwd,
+    env: at.repo.env,
+    allowFail: true,
+  });
+  return r.code === 0;
 }
 
 /**
@@ -150,7 +161,7 @@ export async function runViaDaemon(argv: string[]): Promise<{ code: number } | {
     // started now for the next commands and not waited for (it takes seconds to load a large index);
     // so does a repository whose git hooks run git-mem
     const at = { repo, ref: 'refs/memory' };
-    if (startsDaemon(argv, at, env) && launchDaemon(at, env))
+    if ((await startsDaemon(argv, at, env)) && launchDaemon(at, env))
       mark('via daemon: one started for the next commands');
     return { repo };
   }
