@@ -17,6 +17,21 @@ const pids = daemonPids();
 
 const ANSWERED = 'via daemon: answered';
 
+/** The pid of the daemon a command started in the background, once it runs (stopped after the file). */
+async function startedDaemon(r: { dir: string; env: NodeJS.ProcessEnv }): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const s = JSON.parse(
+      (await runBinAsync(['daemon', 'status', '--json'], { cwd: r.dir, env: r.env })).stdout,
+    );
+    if (s.running) {
+      pids.push(s.pid);
+      return s.pid;
+    }
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`no daemon started in ${r.dir}`);
+}
+
 function lines(n: number, tag: string): string {
   return `${Array.from({ length: n }, (_, i) => `export const ${tag}${i} = ${i * 7} + compute('${tag}', ${i});`).join('\n')}\n`;
 }
@@ -245,16 +260,7 @@ describe('commands run by a running daemon', () => {
     const first = await hook('f.js', 'g.js');
     expect(first).toContain('via daemon: one started for the next commands');
     expect(first).not.toContain(ANSWERED);
-    let pid: number | undefined;
-    for (let i = 0; i < 200 && pid === undefined; i++) {
-      const s = JSON.parse(
-        (await runBinAsync(['daemon', 'status', '--json'], { cwd: r.dir, env: r.env })).stdout,
-      );
-      if (s.running) pid = s.pid;
-      else await new Promise((res) => setTimeout(res, 100));
-    }
-    expect(pid).toBeGreaterThan(0);
-    pids.push(pid!);
+    expect(await startedDaemon(r)).toBeGreaterThan(0);
     // the next one goes to it
     expect(await hook('g.js', 'h.js')).toContain(ANSWERED);
   }, 60_000);
@@ -295,16 +301,7 @@ describe('commands run by a running daemon', () => {
     const first = await hook('g.js', 'h.js', interactive);
     expect(first).toContain('via daemon: one started for the next commands');
     expect(first).not.toContain(ANSWERED);
-    let pid: number | undefined;
-    for (let i = 0; i < 200 && pid === undefined; i++) {
-      const s = JSON.parse(
-        (await runBinAsync(['daemon', 'status', '--json'], { cwd: r.dir, env: r.env })).stdout,
-      );
-      if (s.running) pid = s.pid;
-      else await new Promise((res) => setTimeout(res, 100));
-    }
-    expect(pid).toBeGreaterThan(0);
-    pids.push(pid!);
+    const pid = await startedDaemon(r);
     const daemonEnv = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
     expect(daemonEnv.filter((v) => /^GIT_(INDEX_FILE|AUTHOR_DATE)=/.test(v))).toEqual([]);
     // the next hooks go to it, CI or not (it serves the repository once it runs)

@@ -33,7 +33,7 @@ import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import { git } from '../gitstore/git.js';
 import { openRepo, type Repo } from '../gitstore/repo.js';
-import { buildId, daemonLikely, launchDaemon, type StoreAt } from '../search/daemon-client.js';
+import { buildId, COMMAND_ONLY, daemonLikely, launchDaemon, type StoreAt } from '../search/daemon-client.js';
 import { ask, DEFAULT_SOCKET, daemonMode } from '../search/daemon-wire.js';
 import { mark } from '../trace.js';
 
@@ -107,18 +107,8 @@ async function startsDaemon(argv: string[], at: StoreAt, env: NodeJS.ProcessEnv)
  * own switches of the daemon and the trace; the command a hook starts git-mem with.
  */
 const IGNORED = new Set([
-  'GIT_AUTHOR_NAME',
-  'GIT_AUTHOR_EMAIL',
-  'GIT_AUTHOR_DATE',
-  'GIT_COMMITTER_NAME',
-  'GIT_COMMITTER_EMAIL',
-  'GIT_COMMITTER_DATE',
-  'GIT_INDEX_FILE',
-  'GIT_EDITOR',
-  'GIT_PREFIX',
+  ...COMMAND_ONLY,
   'GIT_EXEC_PATH',
-  'GIT_REFLOG_ACTION',
-  'GIT_PAGER_IN_USE',
   'GIT_MEM_TRACE',
   'GIT_MEM_DAEMON',
   'GIT_MEM_DAEMON_IDLE_MS',

@@ -145,8 +145,12 @@ export function launchDaemon(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
   return true;
 }
 
-/** Variables git sets for one command and its hooks: the identity and date of a commit, its index. */
-const COMMAND_ONLY = [
+/**
+ * Variables git sets for one command and its hooks: the identity and date of a commit, its index,
+ * editor and pager. A daemon started by a hook does not keep them (it runs each command with that
+ * command's own), and they do not make a client's environment another (src/cli/via-daemon.ts).
+ */
+export const COMMAND_ONLY = [
   'GIT_AUTHOR_NAME',
   'GIT_AUTHOR_EMAIL',
   'GIT_AUTHOR_DATE',
@@ -157,6 +161,7 @@ const COMMAND_ONLY = [
   'GIT_EDITOR',
   'GIT_PREFIX',
   'GIT_REFLOG_ACTION',
+  'GIT_PAGER_IN_USE',
 ];
 
 /** Starts a daemon in the background (or finds one starting) and waits until it answers (or gives up after `waitMs`). */
