@@ -34,7 +34,7 @@ export type Target = (typeof TARGETS)[number];
  * it is named on its own (an upgrade does not change what `--to all` writes).
  */
 export const ALL_TARGETS: readonly Target[] = ['claude', 'agents', 'cursor', 'copilot'];
-export const TARGET_LIST = [...ALL_TARGETS, 'all', 'claude-rules'].join('|');
+const TARGET_LIST = [...ALL_TARGETS, 'all', 'claude-rules'].join('|');
 
 export interface ExportRule {
   id: string;

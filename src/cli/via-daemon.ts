@@ -10,11 +10,11 @@
  *
  * With no daemon running, a store whose index is large (or GIT_MEM_DAEMON=on)
  * gets one started in the background, as a search starts one: this command runs
- * here, the next ones go to it. So does a repository whose git hooks run
- * git-mem (post-commit, post-merge) and has a memory store, whatever its size: a hook runs at every
- * commit, where a one-shot process spends most of its time starting (node, its
- * modules, nine git processes). Not in an automated run (CI set), which commits
- * once and goes; the daemon exits after 10 idle minutes.
+ * here, the next ones go to it. So does a repository with a memory store whose
+ * git hooks run git-mem (post-commit, post-merge), whatever its size: a hook
+ * runs at every commit, where a one-shot process spends most of its time
+ * starting (node, its modules, nine git processes). Not in an automated run
+ * (CI set), which commits once and goes; the daemon exits after 10 idle minutes.
  *
  * The daemon refuses (and the client runs the command itself, as without a
  * daemon) whenever its process could differ from the client's: another
