@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const CLEAN = process.argv.includes('--clean');
 const tmp = `${root}dist.new-${process.pid}`;
 // one id for every bundle of this build: a search daemon started by one of them is
 // "this build" for all the others (src/search/daemon-client.ts buildId)
@@ -123,7 +124,9 @@ if (uiGzip > UI_BUDGET) {
 }
 // Swap the new files in one by one (rename is atomic per file) and keep the old
 // chunks for a while: a git-mem process that started before this build may
-// still import one of them lazily (a hook, the daemon, a test run).
+// still import one of them lazily (a hook, the daemon, a test run). `--clean`
+// (npm pack's build, package.json prepack) keeps none: the package holds this
+// build's files only.
 mkdirSync(`${root}dist`, { recursive: true });
 const fresh = new Set(readdirSync(tmp));
 for (const f of [...fresh].sort((a, b) => (a === 'cli.js') - (b === 'cli.js'))) renameSync(`${tmp}/${f}`, `${root}dist/${f}`);
@@ -133,7 +136,7 @@ for (const f of readdirSync(`${root}dist`)) {
   // What earlier builds made goes at once: V8 code caches and the CommonJS programs. Post-commit
   // hooks they installed run dist/post-commit.cjs only while it exists, else `git mem hook post-commit`.
   if (f.endsWith('.v8cache') || (/\.cjs(\.map)?$/.test(f) && !f.startsWith('vendor-'))) rmSync(p, { force: true });
-  else if (!fresh.has(f) && Date.now() - statSync(p).mtimeMs > 15 * 60_000) rmSync(p, { force: true });
+  else if (!fresh.has(f) && (CLEAN || Date.now() - statSync(p).mtimeMs > 15 * 60_000)) rmSync(p, { force: true });
 }
 // The manual page (package.json "man"; `git mem --help` and `git help mem` run `man git-mem`),
 // made from the command table of the CLI just built, so it never drifts from the commands.

@@ -21,6 +21,7 @@ import {
   jsonOf,
   type ProcResult,
   runProc,
+  STALE_CHUNK,
 } from './installed.js';
 import { writeTinyModel } from './support/tiny-model.js';
 
@@ -795,6 +796,12 @@ async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Prom
   );
   return out;
 }
+
+it("packs this build's files only, not the chunks an earlier build left in dist/", ({ expect }) => {
+  const shipped = readdirSync(join(inst.pkgDir, 'dist'));
+  expect(shipped).toContain('cli.js');
+  expect(shipped).not.toContain(STALE_CHUNK);
+});
 
 it('ships the manual page: git help mem, git mem --help, git mem help add', async ({ expect }) => {
   const cwd = tmpDir('gm-man-');

@@ -4,7 +4,7 @@
  * real processes. Used by installed.test.ts.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { isolatedEnv, ROOT, tmpDir } from './helpers.js';
 
@@ -20,6 +20,9 @@ export interface Installed {
   /** 'npm': npm install --offline; 'unpacked': npm's cache lacked the dependencies (see below) */
   via: 'npm' | 'unpacked';
 }
+
+/** A file of an earlier build in dist/ when `npm pack` runs. */
+export const STALE_CHUNK = 'chunk-EARLIER0.js';
 
 const PACKAGE_FILES = [
   'package.json',
@@ -46,6 +49,9 @@ export function installPackage(): Installed {
   for (const f of PACKAGE_FILES)
     if (existsSync(join(ROOT, f))) cpSync(join(ROOT, f), join(stage, f), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(stage, 'node_modules'));
+  // a chunk an earlier build left (a build keeps them 15 minutes for processes still running): not packed
+  mkdirSync(join(stage, 'dist'), { recursive: true });
+  writeFileSync(join(stage, 'dist', STALE_CHUNK), 'export const stale = 1;\n');
   const env = { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip', npm_config_update_notifier: 'false' };
   execFileSync('npm', ['pack', '--pack-destination', dir], { cwd: stage, env, stdio: 'pipe' });
   const tgz = readdirSync(dir).find((f) => f.endsWith('.tgz'));
