@@ -562,6 +562,15 @@ describe('frontmatter reader (one-line fields read directly, the rest by the yam
           '3f2a9c1e',
           '2026-01-01',
           '1:30',
+          '2026-11-26T20:10:39.543Z',
+          '2026-11-26 20:10:39',
+          '12:30:',
+          '1::2',
+          '1:-2',
+          '1:2 3:4',
+          '1:#',
+          '190:20:30',
+          '1:30.5',
           '9 lives',
           '.inf',
           '.NaN',
@@ -683,6 +692,33 @@ describe('frontmatter reader (one-line fields read directly, the rest by the yam
       if (!any) expect(direct).toBeGreaterThan(N * 0.85);
       else expect(direct).toBeGreaterThan(N * 0.1);
     }
+  });
+
+  it('reads an anchor with the verdict a check records without the library', () => {
+    const r = golden();
+    const at = { path: 'src/a.ts', lines: [6, 13] as [number, number] };
+    r.anchors = [
+      {
+        path: 'src/a.ts',
+        lines: [5, 12],
+        text: 'export function f() {\n  return 1;\n}',
+        current: { ...at, blob: 'a'.repeat(40), commit: 'b'.repeat(40) },
+        verdict: {
+          status: 'moved',
+          reason: 'lines shifted by +1 by edits elsewhere in the file',
+          confidence: 1,
+          from: { path: 'src/a.ts', lines: [5, 12] },
+          to: at,
+          commit: 'b'.repeat(40),
+          checked: '2026-11-26T20:10:39.543Z',
+        },
+      } as unknown as MemoryRecord['anchors'][number],
+    ];
+    const { yaml } = splitFrontmatter(serializeRecord(r));
+    expect(yaml).toContain('checked: 2026-11-26T20:10:39.543Z\n'); // plain, as the library writes it
+    const fast = readFrontmatterFast(yaml, true);
+    expect(fast, yaml).toBeDefined();
+    expect(fast).toStrictEqual(readFrontmatterByLibrary(yaml));
   });
 
   it('reads the anchors of real source code without the library', () => {

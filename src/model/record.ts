@@ -587,7 +587,8 @@ const ONE_LINE_FIELD = /^([A-Za-z_][A-Za-z0-9_.-]*):(?: (.+))?$/;
 const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/;
 /** left to the library, to be safe: characters YAML versions treat specially (C1 controls, line and paragraph separators, BOM, non-characters) */
 const NOT_JSON_SAFE = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/;
-const PLAIN_FROM_DIGIT = /^[0-9][A-Za-z0-9_./@+-]*(?: [A-Za-z0-9_./@+()-]+)*$/;
+// a colon inside its first word, never last (the library writes a check's time plain: 2026-11-26T20:10:39.543Z)
+const PLAIN_FROM_DIGIT = /^[0-9](?:[A-Za-z0-9_./@+-]|:(?=[A-Za-z0-9_./@+-]))*(?: [A-Za-z0-9_./@+()-]+)*$/;
 const REST_STARTS_WITH_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*:(?: |\n|$)/;
 
 /** A scalar as yamlScalar writes it (a number or boolean as oneLine writes it), else NOT_ONE_LINE. */
