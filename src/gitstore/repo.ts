@@ -7,7 +7,7 @@
  * format than SHA-1) is refused here, in one line, before anything is written.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { git, gitEnv } from './git.js';
@@ -90,4 +90,15 @@ export function memDir(repo: Repo, ...sub: string[]): string {
   const dir = join(repo.commonDir, 'mem', ...sub);
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/**
+ * The marker a crash test waits for (.git/mem/<name>: where a test pause stopped, and what it
+ * holds), whole when it appears: written aside, then renamed (a test reading it half-written
+ * checked the lock of a ref named "").
+ */
+export function writeTestMarker(repo: Repo, name: string, content: string): void {
+  const file = join(memDir(repo), name);
+  writeFileSync(`${file}.${process.pid}.tmp`, content);
+  renameSync(`${file}.${process.pid}.tmp`, file);
 }

@@ -7,8 +7,7 @@
  * user's HEAD, index and working tree are never read or written.
  */
 
-import { statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import { err } from '../errors.js';
 import { normalizeIdInput } from '../model/id.js';
 import { actorFromEnv, memTrailers, type Provenance, withTrailers } from '../model/provenance.js';
@@ -30,7 +29,7 @@ import { mark } from '../trace.js';
 import { type BadRecord, Catalog, type CatalogEntry, type CatalogRow, rowOf } from './catalog.js';
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
 import { CatFile, git, gitText } from './git.js';
-import { memDir, type Repo } from './repo.js';
+import { type Repo, writeTestMarker } from './repo.js';
 import { diffTrees, parseTree } from './tree.js';
 import {
   applyToTree,
@@ -854,7 +853,7 @@ export class Store {
     // post-commit hook, sync's merge)
     const pause = Number(this.repo.env.GIT_MEM_TEST_PAUSE_BEFORE_CAS ?? 0);
     if (pause > 0) {
-      writeFileSync(join(memDir(this.repo), 'test-paused'), newOid);
+      writeTestMarker(this.repo, 'test-paused', newOid);
       await new Promise((r) => setTimeout(r, pause));
     }
     const updates = [{ ref: this.ref, next: newOid, expected }, ...also];

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { err } from '../errors.js';
 import { mark } from '../trace.js';
 import { type CatFile, type CatFileObject, git, gitEnv, holdProcess as hold, ZERO_OID } from './git.js';
-import { memDir, type Repo } from './repo.js';
+import { memDir, type Repo, writeTestMarker } from './repo.js';
 import { objectId, parseTree, treeObject } from './tree.js';
 
 /** One long-lived git process that answers each request with a known number of lines. */
@@ -330,7 +330,7 @@ export class GitWriter {
       const pause = Number(this.repo.env.GIT_MEM_TEST_PAUSE_IN_CAS ?? 0);
       if (pause > 0) {
         await refs.ask(`${[...lines, 'prepare'].join('\n')}\n`, 2);
-        writeFileSync(join(memDir(this.repo), 'test-locked'), updates.map((u) => u.ref).join('\n'));
+        writeTestMarker(this.repo, 'test-locked', updates.map((u) => u.ref).join('\n'));
         await new Promise((r) => setTimeout(r, pause));
         await refs.ask('commit\n', 1);
         return true;
