@@ -7,8 +7,9 @@
  * environment) stays in the client.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envKey, runsInDaemon } from '../src/cli/via-daemon.js';
 import { BIN, daemonPids, makeRepo, runBinAsync, tmpDir } from './helpers.js';
@@ -307,6 +308,66 @@ describe('commands run by a running daemon', () => {
     // the next hooks go to it, CI or not (it serves the repository once it runs)
     expect(await hook('h.js', 'i.js', interactive)).toContain(ANSWERED);
     expect(await hook('i.js', 'j.js', r.env)).toContain(ANSWERED);
+  }, 60_000);
+
+  it('a daemon of an earlier build is replaced by the next hook, not kept up by its refusals; a later one is left', async () => {
+    const r = makeRepo({ commit: true });
+    r.write('f.js', lines(12, 'f'));
+    r.commitAll('f.js');
+    await r.memJson(['add', '--title', 'Anchored', '--content', 'x', '--anchor', 'f.js:3-5']);
+    const { CI: _ci, ...interactive } = r.env;
+    const env = { ...interactive, GIT_MEM_TRACE: '1' };
+    const sock = join(r.dir, '.git', 'mem', 'search', 'refs_memory', 'daemon.sock');
+    mkdirSync(dirname(sock), { recursive: true });
+    // a daemon of another build, as the wire shows it: it refuses to run commands, and stops when asked
+    const fake = async (build: string) => {
+      const asked: string[] = [];
+      const server = createServer((c) => {
+        let buf = '';
+        c.on('data', (d) => {
+          buf += d;
+          if (!buf.includes('\n')) return;
+          const op = JSON.parse(buf.slice(0, buf.indexOf('\n'))).op as string;
+          asked.push(op);
+          if (op !== 'stop') {
+            const error = { code: 'E_DAEMON_ELSEWHERE', message: 'run: the daemon is another build' };
+            c.end(`${JSON.stringify({ ok: false, error, build })}\n`);
+            return;
+          }
+          c.end(`${JSON.stringify({ ok: true, build, pid: process.pid })}\n`);
+          server.close();
+          rmSync(sock, { force: true });
+        });
+      });
+      rmSync(sock, { force: true });
+      await new Promise<void>((res) => server.listen(sock, res));
+      return { asked, close: () => new Promise((res) => server.close(res)) };
+    };
+    let n = 0;
+    const hook = async () => {
+      n++;
+      r.write('f.js', `// ${n}\n${readFileSync(join(r.dir, 'f.js'), 'utf8')}`);
+      r.commitAll(`edit ${n}`);
+      const h = await runBinAsync(['hook', 'post-commit'], { cwd: r.dir, env });
+      expect(h.code, h.stderr).toBe(0);
+      expect(r.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/^mem: post-commit .*1 moved\)/);
+      return h.stderr;
+    };
+    // a later build's daemon (another installation): its refusal is answered in process, and it stays
+    const later = await fake('zzzzzzzzzz-1');
+    const kept = await hook();
+    expect(kept).toContain('via daemon: refused (E_DAEMON_ELSEWHERE)');
+    expect(kept).not.toContain('via daemon: one of this build started');
+    expect(later.asked).toEqual(['run']);
+    await later.close();
+    // an earlier build's: stopped, and one of this build started for the next hooks
+    const earlier = await fake('0-1');
+    const replaced = await hook();
+    expect(replaced).toContain('via daemon: refused (E_DAEMON_ELSEWHERE)');
+    expect(replaced).toContain('via daemon: one of this build started for the next commands');
+    expect(earlier.asked).toEqual(['run', 'stop']);
+    expect(await startedDaemon(r)).not.toBe(process.pid);
+    expect(await hook()).toContain(ANSWERED);
   }, 60_000);
 
   it('a daemon killed without removing its socket: the command runs here, and the socket goes', async () => {

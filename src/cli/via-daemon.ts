@@ -33,7 +33,15 @@ import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import { git } from '../gitstore/git.js';
 import { openRepo, type Repo } from '../gitstore/repo.js';
-import { buildId, COMMAND_ONLY, daemonLikely, launchDaemon, type StoreAt } from '../search/daemon-client.js';
+import {
+  buildId,
+  COMMAND_ONLY,
+  daemonLikely,
+  launchDaemon,
+  olderBuild,
+  type StoreAt,
+  stopDaemon,
+} from '../search/daemon-client.js';
 import { ask, DEFAULT_SOCKET, daemonMode } from '../search/daemon-wire.js';
 import { mark } from '../trace.js';
 
@@ -171,6 +179,12 @@ export async function runViaDaemon(argv: string[]): Promise<{ code: number } | {
     const reply = await ask(sock, { op: 'run', q }, RUN_WAIT_MS);
     if (!reply.ok) {
       mark(`via daemon: refused (${reply.error?.code})`);
+      // a daemon of an earlier build (git-mem was upgraded) refuses every command, and each refusal
+      // keeps it from idling out: where one is wanted, it is replaced for the next commands
+      const at = { repo, ref: 'refs/memory' };
+      if (olderBuild(reply.build) && (await startsDaemon(argv, at, env)) && (await stopDaemon(at))) {
+        if (launchDaemon(at, env)) mark('via daemon: one of this build started for the next commands');
+      }
       return { repo };
     }
     r = reply.result as Partial<RunResult>;

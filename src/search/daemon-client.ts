@@ -61,6 +61,19 @@ export function buildId(): string {
   }
 }
 
+/**
+ * Whether a daemon's build is older than this one (ids made by scripts/build.mjs start with the
+ * build's time): an upgrade replaces an older daemon, and two installations of different builds
+ * never replace each other's back and forth.
+ */
+export function olderBuild(theirs: unknown): boolean {
+  const when = (id: unknown) => {
+    const m = typeof id === 'string' ? /^([0-9a-z]+)-\d+$/.exec(id) : null;
+    return m ? Number.parseInt(m[1], 36) : Number.NaN;
+  };
+  return when(theirs) < when(buildId());
+}
+
 /** The launcher script (bin/git-mem.js) of this installation. */
 export function binPath(): string | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -246,7 +259,7 @@ export async function queryViaDaemon(
 }
 
 /** Asks a running daemon to exit and waits for its socket to go. */
-export async function stopDaemon(store: Store): Promise<boolean> {
+export async function stopDaemon(store: StoreAt): Promise<boolean> {
   const path = socketPath(store);
   if (!existsSync(path)) return false;
   try {
