@@ -299,12 +299,22 @@ describe('commands run by a running daemon', () => {
     const ci = await hook('f.js', 'g.js', r.env);
     expect(ci).not.toContain('via daemon');
     // otherwise the first hook runs here and leaves a daemon starting, though the store is small
-    const first = await hook('g.js', 'h.js', interactive);
+    // started by a hook of a rebase, under `git -c`: what git gives that one command stays with it
+    const first = await hook('g.js', 'h.js', {
+      ...interactive,
+      GIT_SEQUENCE_EDITOR: ':',
+      GIT_CHERRY_PICK_HELP: 'resolve the conflicts',
+      GIT_CONFIG_PARAMETERS: "'user.dummy=1'",
+    });
     expect(first).toContain('via daemon: one started for the next commands');
     expect(first).not.toContain(ANSWERED);
     const pid = await startedDaemon(r);
     const daemonEnv = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-    expect(daemonEnv.filter((v) => /^GIT_(INDEX_FILE|AUTHOR_DATE)=/.test(v))).toEqual([]);
+    expect(
+      daemonEnv.filter((v) =>
+        /^GIT_(INDEX_FILE|AUTHOR_DATE|SEQUENCE_EDITOR|CHERRY_PICK_HELP|CONFIG_PARAMETERS)=/.test(v),
+      ),
+    ).toEqual([]);
     // the next hooks go to it, CI or not (it serves the repository once it runs)
     expect(await hook('h.js', 'i.js', interactive)).toContain(ANSWERED);
     expect(await hook('i.js', 'j.js', r.env)).toContain(ANSWERED);
@@ -368,6 +378,60 @@ describe('commands run by a running daemon', () => {
     expect(earlier.asked).toEqual(['run', 'stop']);
     expect(await startedDaemon(r)).not.toBe(process.pid);
     expect(await hook()).toContain(ANSWERED);
+  }, 60_000);
+
+  it('writes what a command wrote in its order, stderr and stdout interleaved as in process', async () => {
+    const { r, env } = await withDaemon();
+    await r.memJson([
+      'add',
+      '--title',
+      'Cache invalidation policy',
+      '--content',
+      'We invalidate on every write',
+    ]);
+    // one stream for both, as a terminal shows them
+    const both = (e: NodeJS.ProcessEnv) =>
+      spawnSync(
+        'sh',
+        [
+          '-c',
+          `"${process.execPath}" "${BIN}" add --force --title 'Cache invalidation policy' --content 'We invalidate on every write, too' 2>&1`,
+        ],
+        { cwd: r.dir, env: e, encoding: 'utf8' },
+      )
+        .stdout.split('\n')
+        .filter((l) => l && !l.startsWith('git-mem trace:') && !l.includes('via daemon'))
+        .map((l) => (l.startsWith('git-mem: note: likely duplicate') ? 'note' : l.split(' ')[0]));
+    const daemon = both(env);
+    const inProcess = both({ ...env, GIT_MEM_DAEMON: 'off' });
+    expect(daemon).toEqual(['note', 'Added']);
+    expect(inProcess).toEqual(daemon);
+  }, 60_000);
+
+  it('a daemon that refuses every command (another environment) idles out all the same', async () => {
+    const r = makeRepo({ commit: true });
+    const env = { ...r.env, GIT_MEM_DAEMON_IDLE_MS: '1500' };
+    const started = await runBinAsync(['daemon', 'start', '--json'], { cwd: r.dir, env });
+    expect(started.code, started.stderr).toBe(0);
+    const pid = JSON.parse(started.stdout).pid as number;
+    pids.push(pid);
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // refused (`git -c` makes another environment) every 300 ms for twice its idle time
+    const other = { ...r.env, GIT_MEM_TRACE: '1', GIT_CONFIG_PARAMETERS: "'user.dummy=1'" };
+    const t0 = Date.now();
+    while (Date.now() - t0 < 3000) {
+      const c = await runBinAsync(['check', '--dry-run'], { cwd: r.dir, env: other });
+      expect(c.stderr).toMatch(/via daemon: refused \(E_DAEMON_ELSEWHERE\)|^(?![\s\S]*via daemon: answered)/);
+      await new Promise((res) => setTimeout(res, 300));
+    }
+    expect(alive()).toBe(false);
   }, 60_000);
 
   it('a daemon killed without removing its socket: the command runs here, and the socket goes', async () => {

@@ -41,14 +41,16 @@ export async function runForClient(
   if (envKey(r.env) !== envKey(store.repo.env))
     return refuse(E_DAEMON_ELSEWHERE, 'run: the daemon has another environment');
   let wantsStdin = false;
-  const result: RunResult = { code: 0, stdout: '', stderr: '' };
+  const result: RunResult = { code: 0, output: [] };
+  // in the order the command writes them, runs of one stream joined
+  const write = (fd: 1 | 2, s: string) => {
+    const last = result.output[result.output.length - 1];
+    if (last?.[0] === fd) last[1] += s;
+    else result.output.push([fd, s]);
+  };
   const io = {
-    out: (s: string) => {
-      result.stdout += s;
-    },
-    err: (s: string) => {
-      result.stderr += s;
-    },
+    out: (s: string) => write(1, s),
+    err: (s: string) => write(2, s),
     isTTY: r.isTTY,
     stdinIsTTY: r.stdinIsTTY,
     readStdin: async () => {

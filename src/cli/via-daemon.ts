@@ -59,11 +59,10 @@ export interface RunRequest {
   build: string;
 }
 
-/** What the daemon answers for a command it ran. */
+/** What the daemon answers for a command it ran: its exit code, and what it wrote, in order (1: stdout, 2: stderr). */
 export interface RunResult {
   code: number;
-  stdout: string;
-  stderr: string;
+  output: Array<[1 | 2, string]>;
 }
 
 /** How long a client waits for the daemon to run its command (queued behind others) before running it itself. */
@@ -197,10 +196,15 @@ export async function runViaDaemon(argv: string[]): Promise<{ code: number } | {
       } catch {}
     return { repo };
   }
-  if (typeof r?.code !== 'number' || typeof r.stdout !== 'string' || typeof r.stderr !== 'string')
+  const output = r?.output;
+  if (
+    typeof r?.code !== 'number' ||
+    !Array.isArray(output) ||
+    !output.every((c) => Array.isArray(c) && (c[0] === 1 || c[0] === 2) && typeof c[1] === 'string')
+  )
     return { repo };
   mark('via daemon: answered');
-  if (r.stdout) process.stdout.write(r.stdout);
-  if (r.stderr) process.stderr.write(r.stderr);
+  // as the command wrote them: a note on stderr before the line on stdout stays before it
+  for (const [fd, text] of output) (fd === 1 ? process.stdout : process.stderr).write(text);
   return { code: r.code };
 }

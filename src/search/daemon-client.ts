@@ -142,7 +142,12 @@ export function launchDaemon(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
   }
   // what git gives a hook's process for the one command at hand is not the daemon's (it runs each
   // command with that command's own environment)
-  const own = Object.fromEntries(Object.entries(env).filter(([k]) => !COMMAND_ONLY.includes(k)));
+  // nor is `git -c k=v` of that command: it does count for which commands the daemon may run
+  const own = Object.fromEntries(
+    Object.entries(env).filter(
+      ([k]) => !COMMAND_ONLY.includes(k) && !/^GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$/.test(k),
+    ),
+  );
   const child = spawn(
     process.execPath,
     [bin, 'daemon', 'run', ...(store.ref === 'refs/memory' ? [] : ['--ref', store.ref])],
@@ -160,10 +165,13 @@ export function launchDaemon(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
 
 /**
  * Variables git sets for one command and its hooks: the identity and date of a commit, its index,
- * editor and pager. A daemon started by a hook does not keep them (it runs each command with that
- * command's own), and they do not make a client's environment another (src/cli/via-daemon.ts).
+ * editor and pager, what a rebase tells the commands it runs. A daemon started by a hook does not
+ * keep them (it runs each command with that command's own), and they do not make a client's
+ * environment another (src/cli/via-daemon.ts).
  */
 export const COMMAND_ONLY = [
+  'GIT_CHERRY_PICK_HELP',
+  'GIT_SEQUENCE_EDITOR',
   'GIT_AUTHOR_NAME',
   'GIT_AUTHOR_EMAIL',
   'GIT_AUTHOR_DATE',

@@ -21,6 +21,7 @@ import {
   E_DAEMON_BUSY,
   E_DAEMON_TIMEOUT,
   E_DAEMON_TOO_LARGE,
+  isRefusal,
   MAX_CONNECTIONS,
   MAX_REQUEST_BYTES,
   REQUEST_MS,
@@ -161,10 +162,12 @@ export async function serve(
       clearTimeout(deadline);
       const line = Buffer.concat(chunks, size).toString('utf8');
       chunks = [];
-      armIdle();
       queue = queue.then(async () => {
         if (sock.destroyed) return;
         const reply = await handle(line);
+        // a request served keeps the daemon up; a refused one does not (a daemon that refuses every
+        // command, of another worktree or environment, idles out and leaves room for one that serves)
+        if (reply.ok || !isRefusal(reply.error?.code)) armIdle();
         // then closed by us: a client that never closes its end does not keep a connection slot
         finish(sock, reply);
       });
