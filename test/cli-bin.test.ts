@@ -112,6 +112,14 @@ describe('the built git-mem, run twice', () => {
       expect(res.code, res.stderr).toBe(0);
       expect(JSON.parse(res.stdout).map((h: { id: string }) => h.id)).toEqual([id]);
     }
+    // one word typed, though the index cuts it in three: not a sentence to expand with the words of
+    // its best match (which would bring a memory without it that shares that match's text)
+    for (const title of ['监控告警二', 'Alerts two'])
+      expect(
+        runBin(['add', '--title', title, '--content', '连接池的大小由环境变量决定。', '--force'], o).code,
+      ).toBe(0);
+    const one = runBin(['search', '数据库', '--json'], o);
+    expect(JSON.parse(one.stdout).map((h: { id: string }) => h.id)).toEqual([id]);
   });
 
   it('rejects proposals in review, and records the rejection each time', async () => {

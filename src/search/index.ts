@@ -118,11 +118,12 @@ async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}):
   const file = q.file ? normalizePath(q.file) : undefined;
   const query = (q.query ?? '').trim();
   let qterms = [...new Set(terms(query))];
-  const typed = qterms.length;
+  // the words typed (a run of Chinese is one, though the index cuts it into several)
+  const typed = new Set(terms(query, false)).size;
   // an unfinished last word: the indexed words it begins join the query (not after a space: that word is done)
   let completions: string[] = [];
   if (q.prefix && query && !/\s$/.test(q.query)) {
-    const last = words(query).pop();
+    const last = words(query, false).pop();
     if (last) {
       const have = new Set(qterms);
       completions = idx.termsWithPrefix([last, stem(last)], PREFIX_TERMS).filter((t) => !have.has(t));

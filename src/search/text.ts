@@ -145,9 +145,9 @@ function unspacedWords(run: string): string[] {
  * Text outside ASCII is first read as it looks: NFKC (`re\u0301sume\u0301` → `résumé`, full-width
  * `Ｐｏｏｌ` → `Pool`), invisible characters dropped as the frame drops them (`pass\u200Bword` → `password`).
  * A run holding Chinese, Japanese or Thai text is also cut into its words (unspacedWords; the whole
- * run kept as well), so `数据库` finds `数据库连接池`.
+ * run kept as well), so `数据库` finds `数据库连接池`; `cut` false leaves it whole.
  */
-export function words(text: string): string[] {
+export function words(text: string, cut = true): string[] {
   const out: string[] = [];
   const ascii = !/[^\x20-\x7E\t\n\r]/.test(text);
   const plain = ascii ? text : text.normalize('NFKC').replace(INVISIBLE, '');
@@ -157,7 +157,7 @@ export function words(text: string): string[] {
     if (!p) continue;
     const lower = p.toLowerCase();
     out.push(lower);
-    if (!ascii && UNSPACED.test(p)) for (const w of unspacedWords(p)) out.push(w.toLowerCase());
+    if (cut && !ascii && UNSPACED.test(p)) for (const w of unspacedWords(p)) out.push(w.toLowerCase());
     // fooBar / FooBARBaz → foo bar; keeps the joined form as well
     if (/[a-z][A-Z]/.test(p)) {
       for (const s of p.split(/(?<=[a-z])(?=[A-Z])/)) if (s.length > 1) out.push(s.toLowerCase());
@@ -166,10 +166,13 @@ export function words(text: string): string[] {
   return out;
 }
 
-/** Index terms of a text: words minus stop words, stemmed. Duplicates kept (term frequency). */
-export function terms(text: string): string[] {
+/**
+ * Index terms of a text: words minus stop words, stemmed. Duplicates kept (term frequency).
+ * `cut` false: runs of unspaced scripts stay whole (the words as typed, not as the index holds them).
+ */
+export function terms(text: string, cut = true): string[] {
   const out: string[] = [];
-  for (const w of words(text)) {
+  for (const w of words(text, cut)) {
     if (STOP.has(w) || w.length > 64) continue;
     out.push(stem(w));
   }
