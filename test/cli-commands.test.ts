@@ -375,6 +375,65 @@ describe('commands', () => {
     expect(res2).toMatchObject({ added: 3, unchanged: 1 });
     const titles = (await r.memJson(['list'])).map((m: { title: string }) => m.title).sort();
     expect(titles).toEqual(['No id', 'No id', 'Pool fix', 'Scan deps', 'Twice in a file', 'Twice in a file']);
+    // again: each of the twins is one of the stored two, once each
+    const res3 = await r.memJson(['import', '--jsonl', '-'], {
+      stdin: more.map((l) => JSON.stringify(l)).join('\n'),
+    });
+    expect(res3).toMatchObject({ added: 0, replaced: 0, unchanged: 4, commit: null });
+    expect(new Set(res3.ids.slice(0, 2)).size).toBe(2);
+  });
+
+  it('import keeps what a line does not say: a foreign id names its memory, dates and clock stay', async () => {
+    const r = makeRepo();
+    const line = (o: Record<string, unknown>) => `${JSON.stringify(o)}\n`;
+    const first = await r.memJson(['import', '--jsonl', '-'], {
+      stdin: line({ id: 'm001', type: 'decision', title: 'Foreign one', body: 'Body one.' }),
+    });
+    const id = first.ids[0];
+    const shown = await r.memJson(['show', id]);
+    // the foreign id's line, changed: it replaces the memory its alias names, created kept, clock raised
+    const edited = await r.memJson(['import', '--jsonl', '-'], {
+      stdin: line({
+        id: 'm001',
+        type: 'decision',
+        title: 'Foreign one',
+        body: 'Body one, edited.',
+        tags: ['z'],
+      }),
+    });
+    expect(edited).toMatchObject({ ids: [id], added: 0, replaced: 1 });
+    const after = await r.memJson(['show', id]);
+    expect(after).toMatchObject({
+      body: 'Body one, edited.\n',
+      tags: ['z'],
+      created: shown.created,
+      clock: shown.clock + 1,
+    });
+    expect(after.updated >= shown.updated).toBe(true);
+    // our id without dates or clock, imported again and again: unchanged after the first, no commit
+    const ours = line({
+      id,
+      type: 'decision',
+      title: 'Foreign one',
+      body: 'Body one, edited.',
+      tags: ['z'],
+      alias: 'm001',
+    });
+    const tip = r.git('rev-parse', 'refs/memory').trim();
+    for (let i = 0; i < 2; i++)
+      expect(await r.memJson(['import', '--jsonl', '-'], { stdin: ours })).toMatchObject({
+        unchanged: 1,
+        commit: null,
+      });
+    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    expect((await r.memJson(['show', id])).created).toBe(shown.created);
+    // a line without an id that repeats it but adds a tag: that memory, replaced, not a second one
+    const tagged = await r.memJson(['import', '--jsonl', '-'], {
+      stdin: line({ type: 'decision', title: 'Foreign one', body: 'Body one, edited.', tags: ['z', 'new'] }),
+    });
+    expect(tagged).toMatchObject({ ids: [id], added: 0, replaced: 1 });
+    expect((await r.memJson(['show', id])).tags).toEqual(['z', 'new']);
+    expect(await r.memJson(['list'])).toHaveLength(1);
   });
 
   it('a large import is written by git as one pack, not a loose object per record', async () => {

@@ -27,11 +27,20 @@ export interface ImportOptions {
   allowSecret?: boolean;
   onProgress?: (done: number, total: number) => void;
   now?: Date;
-  /**
-   * Ids made here for lines that gave none of ours: such a line names no memory, so one that
-   * repeats a memory already there is that memory, left as it is (its id is reported).
-   */
-  minted?: ReadonlySet<string>;
+  /** What each record's line said (parallel to the records; import of JSON lines). */
+  lines?: readonly LineFacts[];
+}
+
+/** What a JSON line gave of a record, beside its values. */
+export interface LineFacts {
+  /** its line number in the file */
+  line: number;
+  /** no id of ours: the line names no memory by id (none, or a foreign one, which became its alias) */
+  minted: boolean;
+  /** the fields it gave: those it did not keep the stored memory's */
+  created: boolean;
+  updated: boolean;
+  clock: boolean;
 }
 
 /** What makes two memories the same when no id says so: type, title and text. */
@@ -43,9 +52,9 @@ function recordsFromJsonl(
   text: string,
   author: string,
   opts: ImportOptions = {},
-): { records: MemoryRecord[]; minted: Set<string> } {
+): { records: MemoryRecord[]; lines: LineFacts[] } {
   const out: MemoryRecord[] = [];
-  const minted = new Set<string>();
+  const facts: LineFacts[] = [];
   const now = opts.now ?? new Date();
   const seenAlias = new Map<string, number>();
   const lines = text.split('\n');
@@ -116,10 +125,11 @@ function recordsFromJsonl(
         links: o.links && typeof o.links === 'object' ? (o.links as MemoryRecord['links']) : undefined,
         extra,
       });
-      if (!ours) minted.add(r.id);
       if (o.updated) r.updated = parseDateInput(String(o.updated));
-      if (o.clock != null && Number.isFinite(Number(o.clock))) r.clock = Number(o.clock);
+      const clock = o.clock != null && Number.isFinite(Number(o.clock));
+      if (clock) r.clock = Number(o.clock);
       out.push(r);
+      facts.push({ line: i + 1, minted: !ours, created: !!o.created, updated: !!o.updated, clock });
     } catch (e) {
       const ge = e as { code?: string; message: string; hint?: string };
       if (ge.code)
@@ -127,7 +137,7 @@ function recordsFromJsonl(
       throw e;
     }
   }
-  return { records: out, minted };
+  return { records: out, lines: facts };
 }
 
 export async function importRecords(store: Store, records: MemoryRecord[], opts: ImportOptions = {}) {
@@ -136,22 +146,32 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
     base = tx.base;
     await ensureFormat(tx);
     const cat = await tx.catalog();
-    // what the store holds now for the ids being imported: a record that would be written byte for byte
-    // as it is (a re-imported export) is unchanged, not replaced
-    const present = records.filter((r) => cat.entries.has(r.id));
-    const blobs = await tx.store.catFile.readMany(present.map((r) => cat.entries.get(r.id)!.oid));
-    const current = new Map(present.map((r, i) => [r.id, blobs[i]?.content.toString('utf8')]));
-    // the stored memories a line without an id may repeat: those with one of their titles
-    const minted = opts.minted ?? new Set<string>();
-    const titles = new Set(records.filter((r) => minted.has(r.id)).map((r) => r.title.trim()));
+    const facts = opts.lines ?? [];
+    const where = (i: number) => (facts[i] ? `line ${facts[i].line}: ` : '');
+    // a line with no id of ours names no memory by id: it is the memory its alias names, else a
+    // stored one with its type, title and text (one each, in order), else a new one
+    const minted = records.map((_, i) => !!facts[i]?.minted);
+    const titles = new Set(records.filter((_, i) => minted[i]).map((r) => r.title.trim()));
     const sameTitle = titles.size ? [...cat.entries.values()].filter((e) => titles.has(e.title.trim())) : [];
-    const known = new Map<string, string>(); // sameness → id
+    const known = new Map<string, string[]>(); // sameness → ids
     const sameBlobs = await tx.store.catFile.readMany(sameTitle.map((e) => e.oid));
     sameTitle.forEach((e, i) => {
       try {
-        known.set(sameness(parseRecord(sameBlobs[i]!.content.toString('utf8'), recordPath(e.id))), e.id);
+        const k = sameness(parseRecord(sameBlobs[i]!.content.toString('utf8'), recordPath(e.id)));
+        known.set(k, [...(known.get(k) ?? []), e.id]);
       } catch {}
     });
+    records.forEach((r, i) => {
+      if (!minted[i]) return;
+      const named = r.alias ? cat.aliases.get(r.alias) : undefined;
+      const twin = named ?? known.get(sameness(r))?.shift();
+      if (twin) r.id = twin;
+    });
+    // what the store holds now for the ids being imported: a record that would be written byte for byte
+    // as it is (a re-imported export) is unchanged, not replaced
+    const present = [...new Set(records.filter((r) => cat.entries.has(r.id)).map((r) => r.id))];
+    const blobs = await tx.store.catFile.readMany(present.map((id) => cat.entries.get(id)!.oid));
+    const current = new Map(present.map((id, i) => [id, blobs[i]?.content.toString('utf8')]));
     let added = 0;
     let replaced = 0;
     let unchanged = 0;
@@ -160,33 +180,38 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
       if (opts.onProgress && (i % 1000 === 0 || i === records.length - 1))
         opts.onProgress(i + 1, records.length);
     };
+    const nowIso = (opts.now ?? new Date()).toISOString();
     for (let i = 0; i < records.length; i++) {
       const r = records[i];
-      if (minted.has(r.id)) {
-        // a line without an id that repeats a stored memory (with its alias, if it gives one) is
-        // that memory, as it is; lines repeated within the file are the file's to say
-        const twin = known.get(sameness(r));
-        if (twin !== undefined && (!r.alias || cat.aliases.get(r.alias) === twin)) {
-          r.id = twin;
-          unchanged++;
-          progress(i);
-          continue;
-        }
-      }
       if (r.alias) {
         const owner = cat.aliases.get(r.alias);
         if (owner && owner !== r.id) {
           throw err(
             'E_ALIAS_TAKEN',
-            `alias "${r.alias}" is already used by ${cat.abbrev(owner)}`,
+            `${where(i)}alias "${r.alias}" is already used by ${cat.abbrev(owner)}`,
             'rename it in the file or git mem mv the existing one',
           );
         }
       }
       const now = current.get(r.id);
-      if (!r.by && now !== undefined) r.by = storedBy(now, r.id);
-      const text = serializeRecord(r);
-      if (now !== undefined && sameRecordText(now, text, r.id)) unchanged++;
+      const stored = now === undefined ? undefined : storedRecord(now, r.id);
+      // what the line does not say, the stored memory keeps: who wrote it, when, its clock
+      const f = facts[i];
+      if (!r.by && stored) r.by = stored.by;
+      if (stored && f) {
+        if (!f.created) r.created = stored.created;
+        if (!f.updated) r.updated = stored.updated;
+        if (!f.clock) r.clock = stored.clock;
+      }
+      let text = serializeRecord(r);
+      const same = now !== undefined && sameRecordText(now, text, r.id);
+      if (!same && stored && f && (!f.updated || !f.clock)) {
+        // a change: dated now and counted on the stored clock, where the line gave neither
+        if (!f.updated) r.updated = nowIso;
+        if (!f.clock) r.clock = stored.clock + 1;
+        text = serializeRecord(r);
+      }
+      if (same) unchanged++;
       else {
         if (cat.entries.has(r.id)) replaced++;
         else added++;
@@ -211,10 +236,10 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
   return { ...value, commit: res.commit && res.commit !== base ? res.commit : null };
 }
 
-/** Who wrote the stored version of a record (an import line that does not say keeps it). */
-function storedBy(stored: string, id: string): MemoryRecord['by'] {
+/** The stored version of a record (what an import line does not say, it keeps), or undefined when it does not read. */
+function storedRecord(stored: string, id: string): MemoryRecord | undefined {
   try {
-    return parseRecord(stored, recordPath(id)).by;
+    return parseRecord(stored, recordPath(id));
   } catch {
     return undefined;
   }
@@ -236,18 +261,14 @@ function sameRecordText(stored: string, text: string, id: string): boolean {
  */
 export async function importJsonl(store: Store, text: string, opts: ImportOptions = {}) {
   const ident = await store.ident();
-  const { records, minted } = recordsFromJsonl(text, `${ident.name} <${ident.email}>`, opts);
+  const { records, lines } = recordsFromJsonl(text, `${ident.name} <${ident.email}>`, opts);
   const { recordProblem } = await import('../merge/validate.js');
   records.forEach((r, i) => {
     const p = recordProblem(r);
     if (p)
-      throw err(
-        'E_INVALID_ARG',
-        `record ${i + 1} (${r.id}): ${p}`,
-        'fix it in the file; nothing was imported',
-      );
+      throw err('E_INVALID_ARG', `line ${lines[i].line}: ${p}`, 'fix it in the file; nothing was imported');
   });
-  return { records, ...(await importRecords(store, records, { ...opts, minted })) };
+  return { records, ...(await importRecords(store, records, { ...opts, lines })) };
 }
 
 /** One JSON line per record, in id order; import reads it back unchanged. */
