@@ -71,7 +71,7 @@ describe('text analysis', () => {
     expect(terms('\uff27\uff45\uff54\uff30\uff4f\uff4f\uff4c')).toEqual(terms('GetPool'));
   });
 
-  it('cuts Chinese, Japanese and Thai text into words, and keeps marks inside their words', () => {
+  it('cuts Chinese, Japanese and Thai text into words, keeps marks inside their words, reads Arabic without harakat', () => {
     // a run of Han characters is its words as well as the whole run
     expect(terms('数据库连接池')).toEqual(['数据库连接池', '数据', '库', '连接', '池']);
     // a query of the first word shares terms with the record that holds it inside a longer run
@@ -83,6 +83,10 @@ describe('text analysis', () => {
     expect(terms('ภาษาไทยง่ายนิดเดียว')).toEqual(expect.arrayContaining(['ภาษา', 'ไทย']));
     // vowel signs and the virama are part of a Devanagari word, not breaks inside it
     expect(terms('हिन्दी भाषा')).toEqual(['हिन्दी', 'भाषा']);
+    // Arabic and Hebrew with or without the vowel marks a writer may leave out are one word
+    expect(terms('حَجْمُ المَجْمُوعَةِ')).toEqual(terms('حجم المجموعة'));
+    expect(terms('حجم')).toEqual(['حجم']);
+    expect(terms('שָׁלוֹם')).toEqual(terms('שלום'));
   });
 
   it('knows monorepo packages and path words', () => {

@@ -31,7 +31,7 @@ import { embedText } from './docs.js';
 import { type EmbeddingProvider, lineageKey } from './embeddings.js';
 import { type IndexData, SearchIndex, unit } from './engine.js';
 
-export const INDEX_FORMAT = 8; // 6: a moved anchor's paths are where it is now; 7: words read as NFKC; 8: marks stay in their words, unspaced scripts cut into words
+export const INDEX_FORMAT = 9; // 6: a moved anchor's paths are where it is now; 7: words read as NFKC; 8: marks stay in their words, unspaced scripts cut into words; 9: Arabic and Hebrew without their vowel marks
 /** Changes applied since the saved snapshot before it is rewritten. */
 export const RESAVE_AFTER = 64;
 

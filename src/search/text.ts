@@ -119,6 +119,13 @@ export function stem(word: string): string {
 
 // ---------------------------------------------------------------- tokenizer
 
+/**
+ * Marks a writer may leave out: Arabic's short vowels and other harakat, its tatweel (a stretch of
+ * the line), Hebrew's points. `حَجْمُ` and `حجم` are one word; so are `שָׁלוֹם` and `שלום`.
+ */
+const POINTING =
+  /[\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06DC\u06DF-\u06E4\u06E7\u06E8\u06EA-\u06ED\u0640\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7]/g;
+
 /** Scripts written without spaces between words: Chinese, Japanese, Thai, Lao, Khmer, Burmese. */
 const UNSPACED =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
@@ -145,12 +152,13 @@ function unspacedWords(run: string): string[] {
  * Text outside ASCII is first read as it looks: NFKC (`re\u0301sume\u0301` → `résumé`, full-width
  * `Ｐｏｏｌ` → `Pool`), invisible characters dropped as the frame drops them (`pass\u200Bword` → `password`).
  * A run holding Chinese, Japanese or Thai text is also cut into its words (unspacedWords; the whole
- * run kept as well), so `数据库` finds `数据库连接池`; `cut` false leaves it whole.
+ * run kept as well), so `数据库` finds `数据库连接池`; `cut` false leaves it whole. Arabic and Hebrew
+ * are read without the vowel marks a writer may leave out (POINTING).
  */
 export function words(text: string, cut = true): string[] {
   const out: string[] = [];
   const ascii = !/[^\x20-\x7E\t\n\r]/.test(text);
-  const plain = ascii ? text : text.normalize('NFKC').replace(INVISIBLE, '');
+  const plain = ascii ? text : text.normalize('NFKC').replace(INVISIBLE, '').replace(POINTING, '');
   // marks belong to their letters: Devanagari's vowel signs and virama, Thai's vowels, Arabic's harakat
   const parts = plain.split(/[^\p{L}\p{M}\p{N}]+/u);
   for (const p of parts) {
