@@ -51,6 +51,16 @@ async function withDaemon() {
   return { r, env, bin };
 }
 
+/** A repository with one anchored memory (f.js:3-5), and its environment outside CI (hooks start a daemon). */
+async function anchoredRepo() {
+  const r = makeRepo({ commit: true });
+  r.write('f.js', lines(12, 'f'));
+  r.commitAll('f.js');
+  await r.memJson(['add', '--title', 'Anchored', '--content', 'x', '--anchor', 'f.js:3-5']);
+  const { CI: _ci, ...interactive } = r.env;
+  return { r, interactive };
+}
+
 /** Stdout and stderr without the trace lines (what a user sees). */
 const seen = (x: { stdout: string; stderr: string }) => ({
   stdout: x.stdout,
@@ -267,11 +277,7 @@ describe('commands run by a running daemon', () => {
   }, 60_000);
 
   it('a repository whose git hooks run git-mem gets a daemon from its first hook, whatever its size; not in CI', async () => {
-    const r = makeRepo({ commit: true });
-    r.write('f.js', lines(12, 'f'));
-    r.commitAll('f.js');
-    await r.memJson(['add', '--title', 'Anchored', '--content', 'x', '--anchor', 'f.js:3-5']);
-    const { CI: _ci, ...interactive } = r.env;
+    const { r, interactive } = await anchoredRepo();
     const traced = (t: typeof r) => ({ ...t.env, CI: undefined, GIT_MEM_TRACE: '1' });
     const hook = async (from: string, to: string, env: NodeJS.ProcessEnv) => {
       r.git('mv', from, to);
@@ -321,11 +327,7 @@ describe('commands run by a running daemon', () => {
   }, 60_000);
 
   it('a daemon of an earlier build is replaced by the next hook, not kept up by its refusals; a later one is left', async () => {
-    const r = makeRepo({ commit: true });
-    r.write('f.js', lines(12, 'f'));
-    r.commitAll('f.js');
-    await r.memJson(['add', '--title', 'Anchored', '--content', 'x', '--anchor', 'f.js:3-5']);
-    const { CI: _ci, ...interactive } = r.env;
+    const { r, interactive } = await anchoredRepo();
     const env = { ...interactive, GIT_MEM_TRACE: '1' };
     const sock = join(r.dir, '.git', 'mem', 'search', 'refs_memory', 'daemon.sock');
     mkdirSync(dirname(sock), { recursive: true });
@@ -423,12 +425,13 @@ describe('commands run by a running daemon', () => {
         return false;
       }
     };
-    // refused (`git -c` makes another environment) every 300 ms for twice its idle time
+    // refused (`git -c` makes another environment) every 300 ms until it is gone: were refusals
+    // to keep it up, it would be there at the deadline (ten times its idle time)
     const other = { ...r.env, GIT_MEM_TRACE: '1', GIT_CONFIG_PARAMETERS: "'user.dummy=1'" };
     const t0 = Date.now();
-    while (Date.now() - t0 < 3000) {
+    while (alive() && Date.now() - t0 < 15_000) {
       const c = await runBinAsync(['check', '--dry-run'], { cwd: r.dir, env: other });
-      expect(c.stderr).toMatch(/via daemon: refused \(E_DAEMON_ELSEWHERE\)|^(?![\s\S]*via daemon: answered)/);
+      expect(c.stderr).not.toContain('via daemon: answered');
       await new Promise((res) => setTimeout(res, 300));
     }
     expect(alive()).toBe(false);
