@@ -432,6 +432,14 @@ describe('commands', () => {
       stdin: line({ type: 'decision', title: 'Foreign one', body: 'Body one, edited.', tags: ['z', 'new'] }),
     });
     expect(tagged).toMatchObject({ ids: [id], added: 0, replaced: 1 });
+    // imported by someone else, the same line changes nothing: the author is the stored one
+    const other = { ...r.env, GIT_AUTHOR_NAME: 'Someone Else', GIT_AUTHOR_EMAIL: 'else@example.com' };
+    const byOther = await r.mem(['import', '--jsonl', '-', '--json'], {
+      env: other,
+      stdin: line({ type: 'decision', title: 'Foreign one', body: 'Body one, edited.', tags: ['z', 'new'] }),
+    });
+    expect(byOther.code, byOther.stderr).toBe(0);
+    expect(JSON.parse(byOther.stdout)).toMatchObject({ ids: [id], unchanged: 1, commit: null });
     expect((await r.memJson(['show', id])).tags).toEqual(['z', 'new']);
     expect(await r.memJson(['list'])).toHaveLength(1);
   });

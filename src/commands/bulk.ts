@@ -38,6 +38,7 @@ export interface LineFacts {
   /** no id of ours: the line names no memory by id (none, or a foreign one, which became its alias) */
   minted: boolean;
   /** the fields it gave: those it did not keep the stored memory's */
+  author: boolean;
   created: boolean;
   updated: boolean;
   clock: boolean;
@@ -129,7 +130,14 @@ function recordsFromJsonl(
       const clock = o.clock != null && Number.isFinite(Number(o.clock));
       if (clock) r.clock = Number(o.clock);
       out.push(r);
-      facts.push({ line: i + 1, minted: !ours, created: !!o.created, updated: !!o.updated, clock });
+      facts.push({
+        line: i + 1,
+        minted: !ours,
+        author: !!o.author,
+        created: !!o.created,
+        updated: !!o.updated,
+        clock,
+      });
     } catch (e) {
       const ge = e as { code?: string; message: string; hint?: string };
       if (ge.code)
@@ -199,6 +207,7 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
       const f = facts[i];
       if (!r.by && stored) r.by = stored.by;
       if (stored && f) {
+        if (!f.author) r.author = stored.author;
         if (!f.created) r.created = stored.created;
         if (!f.updated) r.updated = stored.updated;
         if (!f.clock) r.clock = stored.clock;
