@@ -2,7 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeRepo, runBin, runCli, type TestRepo, tmpDir } from './helpers.js';
+import { importJsonl } from '../src/commands/bulk.js';
+import { openRepo } from '../src/gitstore/repo.js';
+import { Store } from '../src/gitstore/store.js';
+import { makeRepo, runBin, runCli, type TestRepo, tmpDir, until } from './helpers.js';
 
 const tip = (r: TestRepo) => r.git('rev-parse', '-q', '--verify', 'refs/memory').trim();
 
@@ -381,6 +384,28 @@ describe('commands', () => {
     });
     expect(res3).toMatchObject({ added: 0, replaced: 0, unchanged: 4, commit: null });
     expect(new Set(res3.ids.slice(0, 2)).size).toBe(2);
+  });
+
+  it('import that loses a race to a removal matches its lines again: the removed memory is not brought back', async () => {
+    const r = makeRepo();
+    const line = `${JSON.stringify({ type: 'decision', title: 'Twin', body: 'Same text.' })}\n`;
+    const twin = (await r.memJson(['import', '--jsonl', '-'], { stdin: line })).ids[0];
+    const paused = join(r.dir, '.git', 'mem', 'test-paused');
+    const store = new Store(await openRepo(r.dir, { ...r.env, GIT_MEM_TEST_PAUSE_BEFORE_CAS: '400' }));
+    try {
+      // the same memory with a tag: it replaces the twin, whose change is written when it is removed
+      const tagged = `${JSON.stringify({ type: 'decision', title: 'Twin', body: 'Same text.', tags: ['new'] })}\n`;
+      const importing = importJsonl(store, tagged);
+      await until(() => existsSync(paused) || undefined, 20_000);
+      expect((await r.mem(['rm', twin])).code).toBe(0);
+      const res = await importing;
+      expect(res).toMatchObject({ added: 1, replaced: 0 });
+      expect(res.records[0].id).not.toBe(twin);
+    } finally {
+      store.close();
+    }
+    const listed = await r.memJson(['list']);
+    expect(listed.map((m: { id: string }) => m.id)).toEqual([expect.not.stringMatching(twin)]);
   });
 
   it('import keeps what a line does not say: a foreign id names its memory, dates and clock stay', async () => {

@@ -150,11 +150,16 @@ function recordsFromJsonl(
 
 export async function importRecords(store: Store, records: MemoryRecord[], opts: ImportOptions = {}) {
   let base: string | null = null;
+  const facts = opts.lines ?? [];
+  // the ids made for lines with none of ours: a write that lost a race matches them again
+  const made = records.map((r) => r.id);
   const res = await store.write(async (tx) => {
     base = tx.base;
+    records.forEach((r, i) => {
+      if (facts[i]?.minted) r.id = made[i];
+    });
     await ensureFormat(tx);
     const cat = await tx.catalog();
-    const facts = opts.lines ?? [];
     const where = (i: number) => (facts[i] ? `line ${facts[i].line}: ` : '');
     // a line with no id of ours names no memory by id: it is the memory its alias names, else a
     // stored one with its type, title and text (one each, in order), else a new one
