@@ -153,11 +153,11 @@ export async function runViaDaemon(argv: string[]): Promise<{ code: number } | {
     return {}; // the CLI says what is wrong
   }
   const sock = join(repo.commonDir, ...DEFAULT_SOCKET);
+  const at = { repo, ref: 'refs/memory' };
   if (!existsSync(sock)) {
     // as for a search (daemon-client.ts): a store big enough, or GIT_MEM_DAEMON=on, gets a daemon,
     // started now for the next commands and not waited for (it takes seconds to load a large index);
     // so does a repository whose git hooks run git-mem
-    const at = { repo, ref: 'refs/memory' };
     if ((await startsDaemon(argv, at, env)) && launchDaemon(at, env))
       mark('via daemon: one started for the next commands');
     return { repo };
@@ -179,9 +179,8 @@ export async function runViaDaemon(argv: string[]): Promise<{ code: number } | {
     if (!reply.ok) {
       mark(`via daemon: refused (${reply.error?.code})`);
       // a daemon of an earlier build (git-mem was upgraded) refuses every command, and each refusal
-      // keeps it from idling out: where one is wanted, it is replaced for the next commands
-      const at = { repo, ref: 'refs/memory' };
-      if (olderBuild(reply.build) && (await startsDaemon(argv, at, env)) && (await stopDaemon(at))) {
+      // keeps it from idling out: one was wanted here (it runs), so one of this build replaces it
+      if (olderBuild(reply.build) && (await stopDaemon(at))) {
         if (launchDaemon(at, env)) mark('via daemon: one of this build started for the next commands');
       }
       return { repo };
