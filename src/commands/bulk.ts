@@ -218,7 +218,8 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
         if (!f.clock) r.clock = stored.clock;
       }
       let text = serializeRecord(r);
-      const same = now !== undefined && sameRecordText(now, text, r.id);
+      // the stored text says the same, byte for byte or once written in today's layout
+      const same = now !== undefined && (now === text || (!!stored && serializeRecord(stored) === text));
       if (!same && stored && f && (!f.updated || !f.clock)) {
         // a change: dated now and counted on the stored clock, where the line gave neither
         if (!f.updated) r.updated = nowIso;
@@ -256,16 +257,6 @@ function storedRecord(stored: string, id: string): MemoryRecord | undefined {
     return parseRecord(stored, recordPath(id));
   } catch {
     return undefined;
-  }
-}
-
-/** The stored text and the text an import would write say the same (the stored one may be in an older layout). */
-function sameRecordText(stored: string, text: string, id: string): boolean {
-  if (stored === text) return true;
-  try {
-    return serializeRecord(parseRecord(stored, recordPath(id))) === text;
-  } catch {
-    return false;
   }
 }
 
