@@ -64,14 +64,15 @@ await ctx.addInitScript(() => {
 });
 const page = ctx.pages()[0] ?? (await ctx.newPage());
 for (const b of builds) {
-  await page.goto(b.url); // the token becomes a cookie
+  await page.goto(b.url); // the one-time link: the page keeps the key
+  b.key = await page.evaluate(() => localStorage.getItem('git-mem-ui-key'));
   await page.waitForSelector('body[data-ready="1"]');
 }
 
 // the floor pages of bench/ui.bench.mjs, with the rows the first build gave
 const u = new URL(builds[0].url);
 const data = await new Promise((ok) =>
-  request({ host: '127.0.0.1', port: u.port, path: '/api/memories?page=1&size=50', headers: { cookie: `git-mem-ui-${u.port}=${u.searchParams.get('token')}` } }, (r) => {
+  request({ host: '127.0.0.1', port: u.port, path: '/api/memories?page=1&size=50', headers: { 'x-git-mem-token': builds[0].key } }, (r) => {
     let body = '';
     r.on('data', (d) => (body += d));
     r.on('end', () => ok(body));

@@ -61,7 +61,7 @@ function queries(n) {
 function get(port, path, cookie) {
   return new Promise((resolve, reject) => {
     const t = process.hrtime.bigint();
-    const req = request({ host: '127.0.0.1', port, path, headers: { cookie } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { 'x-git-mem-token': cookie } }, (res) => {
       let body = '';
       res.on('data', (d) => (body += d));
       res.on('end', () => resolve({ ms: Number(process.hrtime.bigint() - t) / 1e6, status: res.statusCode, body }));
@@ -87,12 +87,12 @@ log('starting git mem ui');
 const { server, url } = await startUi(BIN, s.repo, env);
 const u = new URL(url);
 const port = Number(u.port);
-const cookie = `git-mem-ui-${port}=${u.searchParams.get('token')}`;
 const base = `http://127.0.0.1:${port}`;
 
 const ctx = await launchBenchChromium(chromium, CHROMIUM);
 const page = ctx.pages()[0] ?? (await ctx.newPage());
-await page.goto(url); // the token becomes a cookie
+await page.goto(url); // the one-time link: the page keeps the key (src/ui/security.ts)
+const cookie = await page.evaluate(() => localStorage.getItem('git-mem-ui-key')); // the key, sent as x-git-mem-token
 
 /**
  * The floor, measured beside: the same two things done by the least a page can do. A static

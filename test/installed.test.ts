@@ -445,7 +445,7 @@ for (const [name, make] of Object.entries(KINDS)) {
       await twice(expect, k, (i) => (i ? ['store', 'list'] : ['store', 'remove', 'team']));
     });
 
-    step('ui: serves its page with the printed token, twice', async (expect) => {
+    step('ui: serves its page with the printed one-time link, twice', async (expect) => {
       for (const i of [0, 1]) {
         ran.add('ui');
         const child = spawn(process.execPath, [inst.bin, 'ui', '--port', '0'], { cwd: k.cwd, env: k.env });
@@ -454,17 +454,17 @@ for (const [name, make] of Object.entries(KINDS)) {
         child.stdout.on('data', (d) => (out += d));
         child.stderr.on('data', (d) => (err += d));
         try {
-          const url = await until(() => /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(out)?.[0], 20_000);
-          // the token is swapped for a cookie (303 to the page), which then opens it
-          const swap = await fetch(url, { redirect: 'manual' });
-          expect.soft(swap.status, `${i}: ${err}`).toBe(303);
-          const cookie = (swap.headers.get('set-cookie') ?? '').split(';')[0];
-          const page = await fetch(new URL(swap.headers.get('location') ?? '/', url), {
-            headers: { cookie },
-          });
+          const url = await until(() => /http:\/\/127\.0\.0\.1:\d+\/\?code=\S+/.exec(out)?.[0], 20_000);
+          // the link opens the page with the key once; the key then opens the API
+          const page = await fetch(url);
           expect.soft(page.status, `${i}: ${err}`).toBe(200);
-          expect.soft(await page.text(), `${i}`).toMatch(/<html/i);
-          expect.soft((await fetch(new URL('/', url))).status, `${i}: no token`).toBe(403);
+          const html = await page.text();
+          expect.soft(html, `${i}`).toMatch(/<html/i);
+          const key = /<meta name="git-mem-token" content="([\w-]+)">/.exec(html)?.[1] ?? '';
+          const info = await fetch(new URL('/api/info', url), { headers: { 'x-git-mem-token': key } });
+          expect.soft(info.status, `${i}: ${err}`).toBe(200);
+          expect.soft((await fetch(url)).status, `${i}: a spent link`).toBe(403);
+          expect.soft((await fetch(new URL('/api/info', url))).status, `${i}: no key`).toBe(403);
         } finally {
           child.kill('SIGINT');
           await new Promise((r) => child.once('exit', r));

@@ -9,61 +9,79 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bufferIO } from '../src/cli/context.js';
 import { openStore } from '../src/commands/context.js';
 import { diffRows, hunks, splitText } from '../src/ui/diff.js';
-import { checkRequest, cookieName, openerPolicy } from '../src/ui/security.js';
+import { checkRequest, openerPolicy } from '../src/ui/security.js';
 import { jsonForScript, startUi, type UiServer } from '../src/ui/server.js';
 import { makeRepo, ROOT, type TestRepo } from './helpers.js';
 
 describe('the gate', () => {
-  const gate = { token: 'secret-token', port: 4000 };
+  const gate = { token: 'secret-token', port: 4000, codes: new Set(['code-1']) };
   const host = '127.0.0.1:4000';
-  const cookie = `${cookieName(4000)}=secret-token`;
+  const key = { 'x-git-mem-token': 'secret-token' };
   const check = (method: string, url: string, headers: Record<string, string>) =>
     checkRequest(gate, { method, url, headers });
 
-  it('swaps the token of the printed URL for a cookie and an address without it', () => {
-    const v = check('GET', '/?token=secret-token', { host });
-    expect(v).toMatchObject({ ok: true, redirect: '/' });
-    expect(v.ok && v.setCookie).toBe(`${cookieName(4000)}=secret-token; HttpOnly; SameSite=Strict; Path=/`);
-    // with the cookie already set, the address still loses the token
-    expect(check('GET', '/?token=secret-token&x=1', { host, cookie })).toMatchObject({
-      ok: true,
-      redirect: '/?x=1',
-    });
+  it('opens the page with a one-time code (GET only), and refuses a code it does not hold', () => {
+    expect(check('GET', '/?code=code-1', { host })).toEqual({ ok: true, code: 'code-1' });
+    expect(check('GET', '/?code=code-1#/memories', { host })).toEqual({ ok: true, code: 'code-1' });
+    for (const [method, url] of [
+      ['GET', '/?code=code-2'],
+      ['GET', '/?code='],
+      ['GET', '/ui-app.js?code=code-1'],
+      ['HEAD', '/?code=code-1'],
+    ] as const)
+      expect(check(method, url, { host }), `${method} ${url}`).toMatchObject({ ok: false, status: 403 });
+    // a spent code is no longer in the set: refused
+    expect(
+      checkRequest({ ...gate, codes: new Set() }, { url: '/?code=code-1', headers: { host } }),
+    ).toMatchObject({ ok: false, status: 403 });
   });
 
-  it('refuses every request without the token, a wrong one, or a token in the query of a change', () => {
+  it('serves the page without a code and its script to anyone (they hold no key and no data), the API only with the key', () => {
+    expect(check('GET', '/', { host })).toEqual({ ok: true });
+    expect(check('GET', '/ui-app.js', { host })).toEqual({ ok: true });
     for (const [method, url, headers] of [
-      ['GET', '/', { host }],
-      ['GET', '/ui-app.js', { host }],
-      ['GET', '/api/info', { host, cookie: `${cookieName(4000)}=nope` }],
-      ['GET', '/api/info', { host, cookie: `${cookieName(4001)}=secret-token` }],
-      ['GET', '/?token=secret-tokeN', { host }],
-      ['POST', '/api/memory/x?token=secret-token', { host, 'x-git-mem-token': 'secret-token' }],
+      ['GET', '/api/info', { host }],
+      ['GET', '/api/info', { host, 'x-git-mem-token': 'nope' }],
+      // a cookie, a query or a code is no key
+      ['GET', '/api/info', { host, cookie: 'git-mem-ui-4000=secret-token' }],
+      ['GET', '/api/info?token=secret-token', { host }],
+      ['GET', '/api/info?code=code-1', { host }],
     ] as const)
       expect(check(method, url, headers), `${method} ${url}`).toMatchObject({ ok: false, status: 403 });
-    expect(check('GET', '/api/info', { host, cookie })).toEqual({ ok: true });
-    expect(check('GET', '/api/info', { host: 'localhost:4000', cookie })).toEqual({ ok: true });
+    expect(check('GET', '/api/info', { host, ...key })).toEqual({ ok: true });
+    expect(check('GET', '/api/info', { host: 'localhost:4000', ...key })).toEqual({ ok: true });
   });
 
   it('answers only to its own Host (DNS rebinding)', () => {
-    for (const h of ['evil.example:4000', '127.0.0.1:4001', '127.0.0.1', '0.0.0.0:4000', '[::1]:4000', ''])
-      expect(check('GET', '/api/info', { host: h, cookie }), h).toMatchObject({ ok: false, status: 403 });
+    for (const h of ['evil.example:4000', '127.0.0.1:4001', '127.0.0.1', '0.0.0.0:4000', '[::1]:4000', '']) {
+      expect(check('GET', '/api/info', { host: h, ...key }), h).toMatchObject({ ok: false, status: 403 });
+      expect(check('GET', '/?code=code-1', { host: h }), h).toMatchObject({ ok: false, status: 403 });
+    }
   });
 
-  it('takes a change only with the token header, from its own origin (CSRF)', () => {
-    const base = { host, cookie };
-    expect(check('POST', '/api/x', base)).toMatchObject({ ok: false, reason: expect.stringMatching(/CSRF/) });
+  it('takes a request only from its own origin (CSRF)', () => {
+    const base = { host };
+    expect(check('POST', '/api/x', base)).toMatchObject({ ok: false });
     expect(check('DELETE', '/api/x', { ...base, 'x-git-mem-token': 'nope' })).toMatchObject({ ok: false });
-    const good = { ...base, 'x-git-mem-token': 'secret-token' };
+    const good = { ...base, ...key };
     expect(check('POST', '/api/x', good)).toEqual({ ok: true });
     expect(
       check('POST', '/api/x', { ...good, origin: `http://${host}`, 'sec-fetch-site': 'same-origin' }),
     ).toEqual({
       ok: true,
     });
-    expect(check('POST', '/api/x', { ...good, origin: 'http://evil.example' })).toMatchObject({ ok: false });
-    expect(check('POST', '/api/x', { ...good, origin: 'null' })).toMatchObject({ ok: false });
-    expect(check('POST', '/api/x', { ...good, 'sec-fetch-site': 'same-site' })).toMatchObject({ ok: false });
+    for (const method of ['GET', 'POST']) {
+      expect(check(method, '/api/x', { ...good, origin: 'http://evil.example' })).toMatchObject({
+        ok: false,
+      });
+      expect(check(method, '/api/x', { ...good, origin: 'http://127.0.0.1:4001' })).toMatchObject({
+        ok: false,
+      });
+      expect(check(method, '/api/x', { ...good, origin: 'null' })).toMatchObject({ ok: false });
+      expect(check(method, '/api/x', { ...good, 'sec-fetch-site': 'same-site' })).toMatchObject({
+        ok: false,
+      });
+    }
   });
 });
 
@@ -135,8 +153,8 @@ describe('the API, in process', () => {
   }
   const api = async (path: string, init: RequestInit = {}): Promise<{ status: number; body: Body }> => {
     const headers = {
-      cookie: `${cookieName(ui.port)}=${ui.token}`,
-      ...(init.method === 'POST' ? { 'content-type': 'application/json', 'x-git-mem-token': ui.token } : {}),
+      'x-git-mem-token': ui.token,
+      ...(init.method === 'POST' ? { 'content-type': 'application/json' } : {}),
     };
     const r = await fetch(`http://127.0.0.1:${ui.port}/api/${path}`, { ...init, headers });
     return { status: r.status, body: (await r.json()) as Body };
@@ -195,12 +213,19 @@ describe('the API, in process', () => {
     expect((await api('memories?q=anch')).body.items.map((m) => m.title)).toEqual(['Anchored']);
   });
 
-  it('puts the first answers of the landing page into the page, as the API gives them', async () => {
-    const res = await fetch(`http://127.0.0.1:${ui.port}/`, {
-      headers: { cookie: `${cookieName(ui.port)}=${ui.token}` },
-    });
+  it('puts the key and the first answers of the landing page into the page a one-time link opens, once', async () => {
+    const link = ui.link();
+    const res = await fetch(link);
+    expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const html = await res.text();
+    expect(html).toContain(`<meta name="git-mem-token" content="${ui.token}">`);
+    // the code is spent: refused the second time; the page without it holds neither key nor data
+    expect((await fetch(link)).status).toBe(403);
+    const bare = await (await fetch(`http://127.0.0.1:${ui.port}/`)).text();
+    expect(bare).toContain('<meta name="git-mem-token" content="">');
+    expect(bare).not.toContain(ui.token);
+    expect(bare).not.toContain('git-mem-first');
     const block = /<script type="application\/json" id="git-mem-first">([^<]*)<\/script>/.exec(html);
     expect(block).not.toBeNull();
     const first = JSON.parse(block![1]);
@@ -223,6 +248,11 @@ describe('the API, in process', () => {
     });
     expect((await api('memory/x/reanchor')).status).toBe(405);
     expect((await api('nothing')).status).toBe(404);
+    // a malformed %-escape: the request's fault, in one line
+    expect(await api('memory/%E0%A4%A')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'E_INVALID_ARG' } },
+    });
     const id = (await api('memories?q=anchored')).body.items[0].id;
     const empty = await api(`memory/${id}`, { method: 'POST', body: '{}' });
     expect(empty).toMatchObject({ status: 400, body: { error: { message: 'nothing to change' } } });

@@ -8,11 +8,20 @@
  * Without Chromium the file is skipped, except in CI (CI=true), where it fails.
  */
 // biome-ignore-all lint/performance/useDomNodeTextContent: innerText here is playwright's method (the text as the browser shows it)
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRecord } from '../src/model/record.js';
@@ -26,10 +35,14 @@ const describeUi = existsSync(CHROMIUM) || CI ? describe : describe.skip;
 
 interface Served {
   child: ChildProcessWithoutNullStreams;
+  /** the first link it printed */
   url: string;
   port: number;
+  /** the API's key: never printed; read from the page the first link opened */
   token: string;
   out: () => string;
+  /** every one-time link printed so far (a new one each time the last was used) */
+  links: () => string[];
 }
 
 /** Starts the built binary's `git mem ui` and reads the URL it prints. */
@@ -47,7 +60,13 @@ async function serve(
     throw new Error(`git mem ui printed no URL: ${out}${err}`);
   });
   const u = new URL(url);
-  return { child, url, port: Number(u.port), token: u.searchParams.get('token')!, out: () => out + err };
+  const links = () => [...out.matchAll(/git-mem ui: (http:\/\/\S+)/g)].map((m) => m[1]);
+  return { child, url, port: Number(u.port), token: '', out: () => out + err, links };
+}
+
+/** The newest link a server printed, once it has printed more than `after` of them. */
+function nextLink(s: Served, after: number): Promise<string> {
+  return until(() => (s.links().length > after ? s.links().at(-1) : undefined), 10_000);
 }
 
 function stop(s: Served): Promise<number | null> {
@@ -251,10 +270,14 @@ describeUi('git mem ui in a browser', () => {
     });
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.setDefaultTimeout(10_000);
-    // the printed URL: its token becomes a cookie and leaves the address bar
+    // the printed link: the page it opens holds the key, which the page keeps in its own
+    // storage, and the spent code leaves the address bar
     await page.goto(server.url);
     await page.locator('table.list').waitFor();
     expect(page.url()).toBe(`${base}/#/memories`);
+    server.token = (await page.evaluate(() => localStorage.getItem('git-mem-ui-key'))) ?? '';
+    expect(server.token).toMatch(/^[\w-]{43}$/);
+    expect(server.url).not.toContain(server.token);
   }, 90_000);
 
   afterAll(async () => {
@@ -262,35 +285,58 @@ describeUi('git mem ui in a browser', () => {
     if (server) expect(await stop(server)).toBe(0);
   });
 
-  it('refuses requests without the token, from another Host, and changes without the CSRF header', async () => {
-    const cookie = `git-mem-ui-${server.port}=${server.token}`;
+  it('refuses requests without the key, a spent link, another Host, and changes from another origin', async () => {
     const host = `127.0.0.1:${server.port}`;
-    for (const path of ['/', '/ui-app.js', '/api/info', `/api/memory/${ids.fix}`])
+    const key = { 'x-git-mem-token': server.token };
+    for (const path of ['/api/info', `/api/memory/${ids.fix}`])
       expect((await raw(server.port, path)).status, path).toBe(403);
+    // a cookie is no key (a browser would send it to every port of 127.0.0.1)
     expect(
-      (await raw(server.port, '/api/info', { headers: { cookie: `git-mem-ui-${server.port}=nope` } })).status,
+      (
+        await raw(server.port, '/api/info', {
+          headers: { cookie: `git-mem-ui-${server.port}=${server.token}` },
+        })
+      ).status,
     ).toBe(403);
-    expect((await raw(server.port, '/?token=nope')).status).toBe(403);
-    const first = await raw(server.port, `/?token=${server.token}`);
-    expect(first.status).toBe(303);
-    expect(first.headers.location).toBe('/');
-    expect(String(first.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
+    expect((await raw(server.port, `/api/info?token=${server.token}`)).status).toBe(403);
+    // the link the browser used is spent; an unknown one is refused too
+    const spent = new URL(server.url);
+    expect((await raw(server.port, `${spent.pathname}${spent.search}`)).status).toBe(403);
+    expect((await raw(server.port, '/?code=nope')).status).toBe(403);
+    // the page without a code and its script hold no key and no data
+    const bare = await raw(server.port, '/');
+    expect(bare.status).toBe(200);
+    expect(bare.body).not.toContain(server.token);
+    expect(bare.body).not.toContain('git-mem-first');
+    expect(bare.headers['set-cookie']).toBeUndefined();
     // DNS rebinding: a page of evil.example resolving to 127.0.0.1 sends its own Host
     const rebound = await raw(server.port, '/api/info', {
-      headers: { cookie, host: `evil.example:${server.port}` },
+      headers: { ...key, host: `evil.example:${server.port}` },
     });
     expect(rebound.status).toBe(403);
     expect(rebound.body).toMatch(/Host refused/);
     expect(
-      (await raw(server.port, '/api/info', { headers: { cookie, host: `localhost:${server.port}` } })).status,
+      (await raw(server.port, '/api/info', { headers: { ...key, host: `localhost:${server.port}` } })).status,
     ).toBe(200);
-    const page0 = await raw(server.port, '/', { headers: { cookie, host } });
+    expect(
+      (
+        await raw(server.port, '/api/info', {
+          headers: { ...key, origin: `http://127.0.0.1:${server.port + 1}` },
+        })
+      ).status,
+    ).toBe(403);
+    const page0 = await raw(server.port, '/', { headers: { host } });
     expect(page0.status).toBe(200);
     expect(page0.headers['content-security-policy']).toMatch(/script-src 'self'/);
+    // a malformed %-escape is the request's fault: one typed line, no crash
+    const malformed = await raw(server.port, '/api/memory/%E0%A4%A', { headers: key });
+    expect(malformed.status).toBe(400);
+    expect(JSON.parse(malformed.body).error.code).toBe('E_INVALID_ARG');
+    expect(server.out()).not.toMatch(/internal error|URIError/);
     // changes: the token header, JSON, and no foreign Origin
     const before = tip();
     const body = JSON.stringify({ status: 'archived' });
-    const json = { cookie, host, 'content-type': 'application/json' };
+    const json = { host, 'content-type': 'application/json' };
     const path = `/api/memory/${ids.fix}`;
     expect((await raw(server.port, path, { method: 'POST', headers: json, body })).status).toBe(403);
     expect(
@@ -550,11 +596,11 @@ describeUi('git mem ui in a browser', () => {
     const title =
       '</script><script>window.__xss=4</script><!-- \u2028 </SCRIPT ><img src=x onerror="window.__xss=5">';
     const id = await add(b, ['--type', 'constraint', '--title', title, '--content', 'inert\n']);
-    const html = (
-      await raw(server.port, '/', {
-        headers: { host: `127.0.0.1:${server.port}`, cookie: `git-mem-ui-${server.port}=${server.token}` },
-      })
-    ).body;
+    // the page the printed link opens (the link is spent, and the next one printed)
+    const printed = server.links().length;
+    const link = new URL(server.links().at(-1)!);
+    const html = (await raw(server.port, `${link.pathname}${link.search}`)).body;
+    expect(html).toContain('id="git-mem-first"');
     expect(html).not.toMatch(/<\/script><script>window|<!-- \u2028|<img src=x/i);
     // a new tab: the list comes with the page (no request for it) and shows the title as it is
     const asked: string[] = [];
@@ -566,8 +612,9 @@ describeUi('git mem ui in a browser', () => {
       dialogs.push(d.message());
       void d.dismiss();
     });
-    await tab.goto(`${base}/#/memories`);
+    await tab.goto(`${await nextLink(server, printed)}#/memories`);
     await tab.locator(`tbody tr[data-id="${id}"]`).waitFor();
+    expect(tab.url()).toBe(`${base}/#/memories`);
     expect(await tab.locator(`tbody tr[data-id="${id}"] td.title a`).innerText()).toBe(title);
     expect(asked).not.toContain('/api/memories');
     expect(asked).not.toContain('/api/info');
@@ -591,14 +638,57 @@ describeUi('git mem ui in a browser', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('--open hands the URL to $BROWSER; a port in use is refused in one line', async () => {
-    const got = join(tmpDir('gm-browser-'), 'url');
+  it('--open hands $BROWSER a file only this user reads, no key or link in any process arguments; a port in use is refused in one line', async () => {
+    const got = join(tmpDir('gm-browser-'), 'argv');
     const script = join(tmpDir('gm-browser-'), 'browser.sh');
-    writeFileSync(script, `#!/bin/sh\nprintf '%s' "$1" > '${got}'\n`);
+    // the browser records its arguments and stays a while, as a browser does
+    writeFileSync(
+      script,
+      `#!/bin/sh\nprintf '%s\\n' "$@" > '${got}.tmp' && mv '${got}.tmp' '${got}'\nsleep 30\n`,
+    );
     chmodSync(script, 0o755);
     const s = await serve(b, ['--open'], { ...b.env, BROWSER: script });
-    expect(await until(() => (existsSync(got) ? readFileSync(got, 'utf8') : undefined), 10_000)).toBe(s.url);
+    const argv = (
+      await until(() => (existsSync(got) ? readFileSync(got, 'utf8') : undefined), 10_000)
+    ).trim();
+    // a path, not a URL; the file is this user's alone and sends the browser on to a link of its own
+    expect(argv).not.toMatch(/^http|code=/);
+    expect(statSync(argv).mode & 0o077).toBe(0);
+    expect(statSync(dirname(argv)).mode & 0o077).toBe(0);
+    const opened = /url=(http:\/\/\S+?)"/.exec(readFileSync(argv, 'utf8'))?.[1];
+    expect(opened).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${s.port}/\\?code=[\\w-]+$`));
+    expect(opened).not.toBe(s.url);
+    const codeOf = (u: string) => new URL(u).searchParams.get('code')!;
+    // what another local user sees: every process's arguments, none with a code (or the key, below)
+    const ps = execFileSync('runuser', ['-u', 'nobody', '--', 'ps', '-eww', '-o', 'args'], {
+      encoding: 'utf8',
+    });
+    expect(ps).toContain(argv); // the browser was seen
+    const cmdlines = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map((d) => {
+        try {
+          return readFileSync(`/proc/${d}/cmdline`, 'utf8');
+        } catch {
+          return '';
+        }
+      })
+      .join('\n');
+    // Chromium, given the file, lands on the page with the key; its link is then spent
+    const tab = await ctx.newPage();
+    await tab.goto(pathToFileURL(argv).href);
+    await tab.locator('table.list').waitFor();
+    expect(tab.url()).toBe(`http://127.0.0.1:${s.port}/#/memories`);
+    const key = (await tab.evaluate(() => localStorage.getItem('git-mem-ui-key'))) ?? '';
+    expect(key).toMatch(/^[\w-]{43}$/);
+    await tab.close();
+    for (const secret of [codeOf(s.url), codeOf(opened!), key]) {
+      expect(ps).not.toContain(secret);
+      expect(cmdlines).not.toContain(secret);
+    }
+    expect((await raw(s.port, `/?code=${codeOf(opened!)}`)).status).toBe(403);
     expect(await stop(s)).toBe(0);
+    expect(existsSync(argv)).toBe(false); // removed with the server
     const busy = spawn(process.execPath, [BIN, 'ui', '--port', String(server.port)], {
       cwd: b.dir,
       env: b.env,
@@ -611,12 +701,11 @@ describeUi('git mem ui in a browser', () => {
   });
 
   it("isolates the page from other origins' windows, also in a tab another page opened", async () => {
-    const cookie = `git-mem-ui-${server.port}=${server.token}`;
     const host = `127.0.0.1:${server.port}`;
     const coop = async (site?: string) =>
       (
         await raw(server.port, '/', {
-          headers: { cookie, host, ...(site ? { 'sec-fetch-site': site } : {}) },
+          headers: { host, ...(site ? { 'sec-fetch-site': site } : {}) },
         })
       ).headers['cross-origin-opener-policy'];
     // the user's own navigation (a link from another application, --open, a typed URL) goes without
@@ -655,6 +744,44 @@ describeUi('git mem ui in a browser', () => {
       other.closeAllConnections(); // the browser keeps its connections alive
       await new Promise((r) => other.close(r));
       // the test's own pages of other origins are not the UI loading from the network
+      for (let i = foreign.length - 1; i >= 0; i--)
+        if (foreign[i].includes(`:${otherPort}/`)) foreign.splice(i, 1);
+    }
+  });
+
+  it('gives no other server of 127.0.0.1 its key: another port gets no cookie, and its page cannot read the key', async () => {
+    const seen: string[] = [];
+    const other = createServer((req, res) => {
+      seen.push(JSON.stringify(req.headers));
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>other</title><p>another local server</p>');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const otherPort = (other.address() as AddressInfo).port;
+    const tab = await ctx.newPage();
+    try {
+      // the UI is open in this browser, with its key
+      expect(await page.evaluate(() => localStorage.getItem('git-mem-ui-key'))).toBe(server.token);
+      await tab.goto(`http://127.0.0.1:${otherPort}/`);
+      expect(
+        await tab.evaluate(async () => {
+          await fetch('/probe', { credentials: 'include' });
+          return [
+            localStorage.getItem('git-mem-ui-key'),
+            (globalThis as unknown as { document: { cookie: string } }).document.cookie,
+          ];
+        }),
+      ).toEqual([null, '']);
+      expect(seen.length).toBeGreaterThanOrEqual(2); // the page, the probe (and a favicon)
+      for (const h of seen) {
+        expect(h).not.toContain(server.token);
+        expect(JSON.parse(h).cookie).toBeUndefined();
+      }
+      expect(await ctx.cookies(`http://127.0.0.1:${server.port}/`)).toEqual([]);
+    } finally {
+      await tab.close();
+      other.closeAllConnections();
+      await new Promise((r) => other.close(r));
       for (let i = foreign.length - 1; i >= 0; i--)
         if (foreign[i].includes(`:${otherPort}/`)) foreign.splice(i, 1);
     }

@@ -1,7 +1,24 @@
-/** The page's calls to the server: GET reads, POST changes (with the token header the server asks for). */
+/** The page's calls to the server: GET reads, POST changes, each with the key in the header the server asks for. */
 import type { ErrorAnswer } from '../src/ui/wire';
 
-const token = document.querySelector('meta[name="git-mem-token"]')?.getAttribute('content') ?? '';
+/**
+ * The API's key (src/ui/security.ts). The page a one-time link opened holds it: it is kept in
+ * this origin's storage (its port included, so no other local server's page can read it) for
+ * the reloads and tabs that follow, and the spent code leaves the address bar. Never a cookie:
+ * the browser would send that to every port of 127.0.0.1.
+ */
+const KEY = 'git-mem-ui-key';
+const given = document.querySelector('meta[name="git-mem-token"]')?.getAttribute('content') ?? '';
+function storage(): Storage | null {
+  try {
+    return localStorage;
+  } catch {
+    return null;
+  }
+}
+if (given) storage()?.setItem(KEY, given);
+const token = given || storage()?.getItem(KEY) || '';
+if (new URLSearchParams(location.search).has('code')) history.replaceState(null, '', `/${location.hash}`);
 
 export class ApiError extends Error {
   constructor(
@@ -69,14 +86,20 @@ export function dropFirstAnswers(): void {
 }
 
 export async function get<T>(path: string, q: Query = {}, signal?: AbortSignal): Promise<T> {
-  return handle<T>(await fetch(`/api/${path}${qs(q)}`, { signal, credentials: 'same-origin' }));
+  return handle<T>(
+    await fetch(`/api/${path}${qs(q)}`, {
+      signal,
+      credentials: 'omit',
+      headers: { 'x-git-mem-token': token },
+    }),
+  );
 }
 
 export async function post<T>(path: string, body: unknown = {}, q: Query = {}): Promise<T> {
   return handle<T>(
     await fetch(`/api/${path}${qs(q)}`, {
       method: 'POST',
-      credentials: 'same-origin',
+      credentials: 'omit',
       headers: { 'content-type': 'application/json', 'x-git-mem-token': token },
       body: JSON.stringify(body),
     }),

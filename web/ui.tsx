@@ -11,12 +11,21 @@ export interface Route {
   params: URLSearchParams;
 }
 
+/** A part of the address as it was meant; a malformed %-escape stays as typed (it names nothing, and the page says so). */
+function decodePart(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 export function parseHash(hash: string): Route {
   const h = hash.replace(/^#\/?/, '');
   const q = h.indexOf('?');
   const path = q < 0 ? h : h.slice(0, q);
   return {
-    parts: path.split('/').filter(Boolean).map(decodeURIComponent),
+    parts: path.split('/').filter(Boolean).map(decodePart),
     params: new URLSearchParams(q < 0 ? '' : h.slice(q + 1)),
   };
 }

@@ -71,21 +71,90 @@ export function parseTargets(values: string[], every: readonly Target[] = ALL_TA
 
 // ------------------------------------------------------------------ sections
 
-/** Our markers inside a rule body would end the section early: defuse them. */
+// ------------------------------------------------------------------ escaping
+//
+// Every value of a record written into an agent file (title, scope globs, body, id) goes through
+// one of the functions below, one per place it lands: Markdown text inside our section, an inline
+// code span, a YAML double-quoted string, Cursor's bare glob list. None can produce our markers
+// (which would end the section early and put the rest outside it), a `---` line (which would end a
+// frontmatter), or a line break inside a frontmatter value. What cannot be made safe is refused
+// with a one-line error naming the record: a record is a teammate's data, not ours.
+
+/** Our markers inside a value would end (or start) the section early: defuse them. */
 function defuse(text: string): string {
-  return text.replace(/git-mem:(begin|end)/g, 'git-mem: $1');
+  return text.replace(/git-mem:(begin|end)/gi, 'git-mem: $1');
+}
+
+/** Characters that end a line somewhere (a YAML reader, an editor), or are controls: never in a one-line value. */
+const LINE_BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g;
+
+function refuse(r: ExportRule, what: string, why: string): never {
+  throw err(
+    'E_INVALID_RECORD',
+    `rule ${r.id}: its ${what} ${why}, which no agent file can hold safely`,
+    `fix it (git mem update ${r.id}) or remove it (git mem rm ${r.id}), then export again`,
+  );
+}
+
+/** A title as one line of Markdown: line breaks and controls become spaces, markers are defused. */
+export function mdLine(s: string): string {
+  return defuse(s.replace(LINE_BREAKING, ' ')).trim();
+}
+
+/**
+ * A body as Markdown inside our section: markers defused, line ends normalised (a lone CR ends a
+ * line for some readers), and a `---` line indented by one space (Markdown reads it the same; no
+ * frontmatter reader takes it as a fence).
+ */
+export function mdBody(s: string): string {
+  return defuse(s.replace(/\r\n?|[\u2028\u2029]/g, '\n')).replace(/^(-{3,}[ \t]*)$/gm, ' $1');
+}
+
+/** A scope glob as it is written anywhere: one line, no markers (a glob never needs either). */
+function safeGlob(r: ExportRule, g: string): string {
+  if (g.search(LINE_BREAKING) >= 0)
+    refuse(r, `scope ${JSON.stringify(g)}`, 'holds a line break or a control character');
+  if (/git-mem:|<!--|-->/i.test(g))
+    refuse(r, `scope ${JSON.stringify(g)}`, 'holds an HTML comment or a git-mem marker');
+  return g;
+}
+
+/** A glob as an inline code span: a fence longer than any run of backticks in it. */
+function mdCode(r: ExportRule, g: string): string {
+  const glob = safeGlob(r, g);
+  const run = Math.max(0, ...(glob.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = '`'.repeat(run + 1);
+  const pad = glob.startsWith('`') || glob.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${glob}${pad}${fence}`;
+}
+
+/**
+ * A YAML double-quoted string: `\\` and `"` escaped, and every control, line or paragraph
+ * separator, byte-order mark and `<` written as its \\u escape (so no marker can appear in the file
+ * text, while a YAML reader gets the value back as it was).
+ */
+export function yamlString(s: string): string {
+  return `"${s.replace(/[\\"<\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g, (c) =>
+    c === '\\' || c === '"' ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )}"`;
 }
 
 function eolOf(text: string): string {
   return text.includes('\r\n') ? '\r\n' : '\n';
 }
 
-/** Locates our section: [start of the BEGIN line, end of the END line], or null. */
+/**
+ * Locates our section: [start of the first BEGIN line, end of the last END line], or null.
+ * An export writes one section, and nothing in it can spell a marker (the escaping above); a file
+ * with more than one marker holds what an older export wrote from a hostile value (a scope that
+ * closed the section and planted text after it). All of that, up to the last END, is ours: the
+ * next export replaces it, and import takes none of it.
+ */
 export function findSection(text: string, where = 'file'): { start: number; end: number } | null {
   const b = text.indexOf(BEGIN);
   if (b < 0) return null;
-  const e = text.indexOf(END, b + BEGIN.length);
-  if (e < 0) {
+  const e = text.lastIndexOf(END);
+  if (e < b + BEGIN.length) {
     throw err(
       'E_INVALID_ARG',
       `${where} has a "${BEGIN}" marker without "${END}"`,
@@ -95,16 +164,13 @@ export function findSection(text: string, where = 'file'): { start: number; end:
   return { start: b, end: e + END.length };
 }
 
-/** Removes our sections (all of them), for import. */
+/** Removes our section (from the first BEGIN to the last END, see findSection), for import. */
 export function stripSections(text: string): string {
-  let out = text;
-  for (;;) {
-    const b = out.indexOf(BEGIN);
-    if (b < 0) return out;
-    const e = out.indexOf(END, b + BEGIN.length);
-    if (e < 0) return out.slice(0, b);
-    out = out.slice(0, b) + out.slice(e + END.length);
-  }
+  const b = text.indexOf(BEGIN);
+  if (b < 0) return text;
+  const e = text.lastIndexOf(END);
+  if (e < b + BEGIN.length) return text.slice(0, b);
+  return text.slice(0, b) + text.slice(e + END.length);
 }
 
 /**
@@ -133,10 +199,10 @@ export function spliceSection(existing: string | null, section: string | null, w
 }
 
 function ruleBlock(r: ExportRule, level: string, withScope: boolean): string {
-  const lines = [`${level} ${defuse(r.title)}`];
+  const lines = [`${level} ${mdLine(r.title)}`];
   if (withScope && r.scope.length)
-    lines.push('', `_Applies to: ${r.scope.map((g) => `\`${g}\``).join(', ')}_`);
-  const body = defuse(r.body.trim());
+    lines.push('', `_Applies to: ${r.scope.map((g) => mdCode(r, g)).join(', ')}_`);
+  const body = mdBody(r.body.trim());
   if (body) lines.push('', body);
   return lines.join('\n');
 }
@@ -161,17 +227,24 @@ function scalar(s: string): string {
   if (
     s === '' ||
     /^[\s"'`!&*|>%@?:#,[\]{}-]|[:#]\s|\s$|^(true|false|null|yes|no|on|off|~)$/i.test(s) ||
-    /^[\d.+-]+$/.test(s)
+    /^[\d.+-]+$/.test(s) ||
+    /[<\\]/.test(s) ||
+    s.search(LINE_BREAKING) >= 0
   ) {
-    return JSON.stringify(s);
+    return yamlString(s);
   }
   return s;
+}
+
+/** Cursor's `globs:`, bare and comma-separated as Cursor writes it (no quoting to escape with: unsafe globs are refused). */
+function cursorGlobs(r: ExportRule): string {
+  return scopeGlobs(r.scope.map((g) => safeGlob(r, g))).join(',');
 }
 
 function cursorFrontmatter(r: ExportRule): string {
   // Cursor's own files write globs unquoted and comma-separated (`globs: src/**/*.ts,lib/**`); a
   // folder is spelled out as what is under it, as for Claude Code
-  const globs = scopeGlobs(r.scope).join(',');
+  const globs = cursorGlobs(r);
   return [
     '---',
     `description: ${scalar(r.title)}`,
@@ -182,7 +255,11 @@ function cursorFrontmatter(r: ExportRule): string {
 }
 
 function copilotFrontmatter(r: ExportRule): string {
-  return ['---', `applyTo: ${JSON.stringify(scopeGlobs(r.scope).join(','))}`, '---'].join('\n');
+  return [
+    '---',
+    `applyTo: ${yamlString(scopeGlobs(r.scope.map((g) => safeGlob(r, g))).join(','))}`,
+    '---',
+  ].join('\n');
 }
 
 /**
@@ -207,7 +284,12 @@ export function scopeGlobs(scope: readonly string[]): string[] {
  */
 function claudeFrontmatter(r: ExportRule): string {
   if (!r.scope.length) return '';
-  return ['---', 'paths:', ...scopeGlobs(r.scope).map((g) => `  - ${JSON.stringify(g)}`), '---'].join('\n');
+  return [
+    '---',
+    'paths:',
+    ...scopeGlobs(r.scope.map((g) => safeGlob(r, g))).map((g) => `  - ${yamlString(g)}`),
+    '---',
+  ].join('\n');
 }
 
 /** Splits a leading `---` frontmatter block from a file (tolerant: any text between the fences). */
@@ -250,7 +332,7 @@ function ruleStems(rules: ExportRule[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const r of rules) {
     const s = base.get(r.id)!;
-    out.set(r.id, `${FILE_PREFIX}${count.get(s)! > 1 ? `${s}-${r.id.slice(-6).toLowerCase()}` : s}`);
+    out.set(r.id, `${FILE_PREFIX}${count.get(s)! > 1 ? `${s}-${slugify(r.id.slice(-6))}` : s}`);
   }
   return out;
 }

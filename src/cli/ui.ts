@@ -1,13 +1,29 @@
 /**
- * `git mem ui`: the memory in a local web page (src/ui/server.ts). Prints the
- * URL (with this run's token) and serves until Ctrl-C.
+ * `git mem ui`: the memory in a local web page (src/ui/server.ts). Prints a
+ * one-time link (a new one each time the last is used) and serves until Ctrl-C.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { err } from '../errors.js';
 import { defineCommand } from './command.js';
 import { type Ctx, maybeGlobalStore, openStore } from './context.js';
 
-/** Opens a URL in the browser: $BROWSER when set, else the platform's opener. */
+/**
+ * A file that sends the browser on to `url` (a one-time link), readable by this user alone: the
+ * browser is started with its path, so no process's arguments (what `ps` shows every user) hold
+ * the link. Removed once the server stops.
+ */
+function linkFile(url: string): { path: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'git-mem-ui-'));
+  const path = join(dir, 'open.html');
+  const html = `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${url}"><title>git mem ui</title><a href="${url}">git mem ui</a>\n`;
+  writeFileSync(path, html, { mode: 0o600 });
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Opens a URL or file in the browser: $BROWSER when set, else the platform's opener. */
 function openBrowser(ctx: Ctx, url: string): void {
   const browser = ctx.env.BROWSER?.split(':')[0];
   const [cmd, args] = browser
@@ -29,7 +45,7 @@ function openBrowser(ctx: Ctx, url: string): void {
 export default defineCommand({
   command: 'ui',
   describe:
-    'browse, review and repair the memory in a local web page (127.0.0.1 only; the printed URL carries a token); Ctrl-C stops it',
+    'browse, review and repair the memory in a local web page (127.0.0.1 only; the printed link opens it once); Ctrl-C stops it',
   builder: (y) =>
     y
       .option('port', { type: 'number', describe: 'port to listen on (default: a free one)' })
@@ -45,7 +61,17 @@ export default defineCommand({
     const { startUi } = await import('../ui/server.js');
     const server = await startUi(
       { store, global, cwd: ctx.cwd, env: ctx.env },
-      { port, log: (l) => ctx.io.err(`${l}\n`) },
+      {
+        port,
+        log: (l) => ctx.io.err(`${l}\n`),
+        // the printed link opens the page once: the next, for another browser (the page keeps its key)
+        onSpent: (next) =>
+          ctx.json
+            ? ctx.io.out(`${JSON.stringify({ url: next })}\n`)
+            : ctx.io.out(
+                `git-mem ui: ${next} (the link above was used; this one opens the page once more)\n`,
+              ),
+      },
     );
     // Ctrl-C is ours before anyone can have the URL: a signal from the moment the URL is out
     // (a browser that opened it, a script that read it) closes the server and exits 0
@@ -63,9 +89,12 @@ export default defineCommand({
       ctx.io.out(
         `git-mem ui: ${server.url}\n(serving ${store.repo.workTree ?? store.repo.cwd}; Ctrl-C stops it)\n`,
       );
-    if (a.open) openBrowser(ctx, server.url);
+    // the browser gets a link of its own, through a file: the printed one stays the user's
+    const file = a.open ? linkFile(server.link()) : undefined;
+    if (file) openBrowser(ctx, file.path);
     await stopped;
     await server.close();
+    file?.remove();
     return 0;
   },
 });

@@ -311,7 +311,7 @@ const ROUTES: Route[] = [
 export function route(
   method: string,
   path: string,
-): { handler: Handler; params: string[] } | { status: 404 | 405 } {
+): { handler: Handler; params: string[] } | { status: 400 | 404 | 405 } {
   let wrongMethod = false;
   for (const r of ROUTES) {
     const m = r.pattern.exec(path);
@@ -320,7 +320,11 @@ export function route(
       wrongMethod = true;
       continue;
     }
-    return { handler: r.handler, params: m.slice(1).map((s) => decodeURIComponent(s)) };
+    try {
+      return { handler: r.handler, params: m.slice(1).map((s) => decodeURIComponent(s)) };
+    } catch {
+      return { status: 400 }; // a malformed %-escape (URIError): the request's fault, not a crash
+    }
   }
   return { status: wrongMethod ? 405 : 404 };
 }

@@ -1,14 +1,17 @@
 /**
- * Who may talk to `git mem ui`. The server listens on 127.0.0.1 only, and
- * every request must also carry the random token of this run: the printed
- * URL has it as `?token=`, which is swapped for a cookie at once (and the
- * URL redirected to one without it). Any page on the machine could send
- * requests to 127.0.0.1, so:
- *   - the Host header must name this server (a DNS-rebinding page's host does not);
- *   - every request without the token (cookie or query) is refused;
- *   - a state-changing request (anything but GET/HEAD) must carry the token in
- *     a header too, which a cross-site form or image cannot send, and its
- *     Origin, when given, must be this server (CSRF).
+ * Who may talk to `git mem ui`. The server listens on 127.0.0.1 only. Its key (32 random bytes
+ * a run) is the API's credential, and it never travels in a cookie: a browser sends a cookie of
+ * 127.0.0.1 to every port of 127.0.0.1, so any other local web server would get it. Instead:
+ *   - the printed URL (and the one `--open` hands the browser, through a file) carries a
+ *     one-time code, `?code=`; the page loaded with it holds the key, the code is spent, and the
+ *     page keeps the key in its own storage (localStorage: per origin, port included) and drops
+ *     the code from the address bar; a spent or unknown code is refused;
+ *   - every API request carries the key in the `x-git-mem-token` header, which only script of
+ *     the page's own origin can set, and its Origin and Sec-Fetch-Site, when given, must be this
+ *     server (CSRF: a cross-site form or image can send neither);
+ *   - the page without a code, and its script and styles, hold nothing secret: they are served
+ *     to anyone on the machine (the page then reads the key from its storage);
+ *   - the Host header must name this server (a DNS-rebinding page's host does not).
  * Pure: a request's method, URL and headers in, a verdict out.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -16,12 +19,15 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 export const TOKEN_HEADER = 'x-git-mem-token';
 
 export interface Gate {
+  /** the API's key */
   token: string;
   port: number;
+  /** the one-time codes not spent yet */
+  codes: ReadonlySet<string>;
 }
 
 export type Verdict =
-  | { ok: true; setCookie?: string; redirect?: string }
+  | { ok: true /** a one-time code this request spends: the page it gets holds the key */; code?: string }
   | { ok: false; status: number; reason: string };
 
 export interface RequestLike {
@@ -34,9 +40,8 @@ export function newToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** The cookie's name: one per port, since cookies are shared by every port of a host. */
-export function cookieName(port: number): string {
-  return `git-mem-ui-${port}`;
+export function newCode(): string {
+  return randomBytes(18).toString('base64url');
 }
 
 /** The hosts this server answers to. */
@@ -54,16 +59,6 @@ function same(a: string | undefined, b: string): boolean {
 function header(req: RequestLike, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-function cookieOf(req: RequestLike, name: string): string | undefined {
-  const raw = header(req, 'cookie');
-  if (!raw) return undefined;
-  for (const part of raw.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 /**
@@ -91,34 +86,31 @@ export function checkRequest(gate: Gate, req: RequestLike): Verdict {
     };
   const url = new URL(req.url ?? '/', `http://${host}`);
   const method = (req.method ?? 'GET').toUpperCase();
-  const fromQuery = url.searchParams.get('token') ?? undefined;
-  const fromCookie = cookieOf(req, cookieName(gate.port));
   const safe = method === 'GET' || method === 'HEAD';
-  const viaCookie = same(fromCookie, gate.token);
-  // the printed URL: its token becomes a cookie, and the address bar loses it
-  if (safe && fromQuery !== undefined && same(fromQuery, gate.token)) {
-    url.searchParams.delete('token');
-    return {
-      ok: true,
-      setCookie: `${cookieName(gate.port)}=${gate.token}; HttpOnly; SameSite=Strict; Path=/`,
-      redirect: `${url.pathname}${url.search}`,
-    };
+  if (!url.pathname.startsWith('/api/')) {
+    const code = url.searchParams.get('code');
+    if (code === null || !safe) return { ok: true };
+    // the link git mem ui printed (or handed the browser): once, and by GET only
+    const known = method === 'GET' ? [...gate.codes].find((c) => same(code, c)) : undefined;
+    if (known === undefined || url.pathname !== '/')
+      return {
+        ok: false,
+        status: 403,
+        reason: "this link was used already or is not this server's: open the newest one git mem ui printed",
+      };
+    return { ok: true, code: known };
   }
-  if (!viaCookie)
+  if (!same(header(req, TOKEN_HEADER), gate.token))
     return {
       ok: false,
       status: 403,
-      reason: 'no valid token: open the URL git mem ui printed (it carries the token)',
+      reason: `no valid key in the ${TOKEN_HEADER} header: open the link git mem ui printed`,
     };
-  if (!safe) {
-    if (!same(header(req, TOKEN_HEADER), gate.token))
-      return { ok: false, status: 403, reason: `a change needs the ${TOKEN_HEADER} header (CSRF)` };
-    const origin = header(req, 'origin');
-    if (origin !== undefined && !allowedHosts(gate.port).some((h) => origin === `http://${h}`))
-      return { ok: false, status: 403, reason: `a change from another origin (${origin}) is refused` };
-    const site = header(req, 'sec-fetch-site');
-    if (site !== undefined && site !== 'same-origin')
-      return { ok: false, status: 403, reason: `a change from a ${site} page is refused` };
-  }
+  const origin = header(req, 'origin');
+  if (origin !== undefined && !allowedHosts(gate.port).some((h) => origin === `http://${h}`))
+    return { ok: false, status: 403, reason: `a request from another origin (${origin}) is refused` };
+  const site = header(req, 'sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin')
+    return { ok: false, status: 403, reason: `a request from a ${site} page is refused` };
   return { ok: true };
 }

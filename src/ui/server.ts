@@ -17,7 +17,7 @@ import type { Store } from '../gitstore/store.js';
 import { type ApiRequest, type Json, route } from './api.js';
 import type { UiEnv } from './env.js';
 import { warmSearch } from './search.js';
-import { checkRequest, type Gate, newToken, openerPolicy } from './security.js';
+import { checkRequest, newCode, newToken, openerPolicy } from './security.js';
 import type { ErrorAnswer } from './wire.js';
 
 export interface UiOptions {
@@ -25,16 +25,22 @@ export interface UiOptions {
   port?: number;
   /** where ui-index.html, ui-app.js, ui-app.css and ui-chunk-*.js are (default: beside this module, i.e. dist/) */
   assets?: string;
-  /** a fixed token (tests); default: 32 random bytes */
+  /** a fixed key (tests); default: 32 random bytes */
   token?: string;
+  /** called when the printed link is spent, with the next one (for another browser, or a tab without the key) */
+  onSpent?: (url: string) => void;
   /** where failures that are not the user's are reported (default stderr) */
   log?: (line: string) => void;
 }
 
 export interface UiServer {
+  /** the link to print: the page with a one-time code */
   url: string;
   port: number;
+  /** the API's key: never printed, never in a URL */
   token: string;
+  /** a further one-time link (what `--open` hands the browser) */
+  link(): string;
   close(): Promise<void>;
 }
 
@@ -67,7 +73,7 @@ interface Asset {
   etag: string;
 }
 
-function loadAssets(dir: string, token: string): Map<string, Asset> {
+function loadAssets(dir: string, token: string): { files: Map<string, Asset>; keyed: Buffer } {
   const read = (name: string) => {
     try {
       return readFileSync(join(dir, name));
@@ -91,14 +97,13 @@ function loadAssets(dir: string, token: string): Map<string, Asset> {
   // the chunks the page loads later (the Markdown renderer; their names carry a hash of their content)
   for (const f of readdirSync(dir))
     if (/^ui-chunk-\w+\.js$/.test(f)) files.set(`/${f}`, asset('text/javascript; charset=utf-8', read(f)));
-  // the page: the token for the change header (it is served only to holders of the token), and the
-  // script and styles by a name with their hash, so a browser keeps them without asking again
+  // the page: the key for the API's header (in the page a one-time code opens, only), the
+  // script and styles by a name with their hash, so a browser keeps them without asking again,
   // and the chunks the script imports from its first line, announced with it (no waterfall)
   const app = files.get('/ui-app.js')!.body.subarray(0, 4096).toString('utf8');
   const chunks = [...app.matchAll(/from\s*"\.\/(ui-chunk-\w+\.js)"/g)].map((m) => m[1]);
   const html = read('ui-index.html')
     .toString('utf8')
-    .replace('__GIT_MEM_TOKEN__', token)
     .replace(
       '<link rel="modulepreload" href="/ui-app.js">',
       ['ui-app.js', ...chunks].map((f) => `<link rel="modulepreload" href="/${f}">`).join('\n'),
@@ -107,9 +112,18 @@ function loadAssets(dir: string, token: string): Map<string, Asset> {
       /"\/(ui-app\.(?:js|css))"/g,
       (_m, f: string) => `"/${f}?v=${files.get(`/${f}`)!.etag.slice(1, -1)}"`,
     );
-  files.set('/', asset('text/html; charset=utf-8', Buffer.from(html)));
-  return files;
+  // without the key: the page reads it from its own storage, and holds no data of the store
+  files.set(
+    '/',
+    asset(
+      'text/html; charset=utf-8',
+      Buffer.from(html.replace('__GIT_MEM_TOKEN__', '').replace(FIRST_MARK, '')),
+    ),
+  );
+  return { files, keyed: Buffer.from(html.replace('__GIT_MEM_TOKEN__', token)) };
 }
+
+const FIRST_MARK = '<!--git-mem-first-->';
 
 /**
  * The requests the landing page makes first (web/main.tsx, web/pages/memories.tsx), answered
@@ -214,9 +228,16 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
   serverStore(env.store);
   if (env.global) serverStore(env.global);
   const token = opts.token ?? newToken();
-  const assets = loadAssets(opts.assets ?? defaultAssets(), token);
+  const { files: assets, keyed } = loadAssets(opts.assets ?? defaultAssets(), token);
   const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
-  const gate: Gate = { token, port: 0 };
+  const codes = new Set<string>();
+  const gate = { token, port: 0, codes };
+  let printed = '';
+  const link = () => {
+    const code = newCode();
+    codes.add(code);
+    return { code, url: `http://127.0.0.1:${gate.port}/?code=${code}` };
+  };
   let warmSoon = (_ms: number) => {};
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -229,13 +250,16 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
         'cache-control': 'no-store',
       });
     }
-    if (verdict.redirect) {
+    if (verdict.code !== undefined) {
+      // a one-time link: spent now, and its page holds the key
       req.resume();
-      return send(res, 303, 'text/plain; charset=utf-8', '', {
-        location: verdict.redirect,
-        'set-cookie': verdict.setCookie ?? '',
-        'cache-control': 'no-store',
-      });
+      codes.delete(verdict.code);
+      if (verdict.code === printed) {
+        const next = link();
+        printed = next.code;
+        opts.onSpent?.(next.url);
+      }
+      return sendPage(res, keyed, false);
     }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = (req.method ?? 'GET').toUpperCase();
@@ -244,7 +268,10 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
       if ('status' in r) {
         req.resume();
         return sendJson(res, r.status, {
-          error: { code: 'E_NOT_FOUND', message: `no ${method} ${url.pathname}` },
+          error:
+            r.status === 400
+              ? { code: 'E_INVALID_ARG', message: `${url.pathname} holds a malformed %-escape` }
+              : { code: 'E_NOT_FOUND', message: `no ${method} ${url.pathname}` },
         } satisfies ErrorAnswer);
       }
       try {
@@ -268,7 +295,7 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
     const a = assets.get(url.pathname);
     if (url.pathname === '/' && a) return sendPage(res, a.body, method === 'HEAD');
     if (!a) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
-    // the page (it holds this run's token) is never stored; the rest is named by its content
+    // the page is never stored; the rest is named by its content
     const cache =
       url.pathname === '/'
         ? 'no-store'
@@ -285,7 +312,6 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
 
   // The page: its head at once (the browser asks for the script and styles while the rest
   // comes), then the answers to its first requests, then its end. Made per request, never stored.
-  const FIRST_MARK = '<!--git-mem-first-->';
   const sendPage = async (res: ServerResponse, page: Buffer, head: boolean) => {
     const html = page.toString('utf8');
     const at = html.indexOf(FIRST_MARK);
@@ -330,6 +356,8 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
   });
   const port = (server.address() as AddressInfo).port;
   gate.port = port;
+  const first = link();
+  printed = first.code;
   // The search index is readied (./search.ts) once the list of memories has been answered: the
   // first page never waits behind it, and the reader of that page has not typed yet. (A search
   // asked first, from elsewhere, readies it itself.)
@@ -341,9 +369,10 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
   };
 
   return {
-    url: `http://127.0.0.1:${port}/?token=${token}`,
+    url: first.url,
     port,
     token,
+    link: () => link().url,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
