@@ -151,6 +151,17 @@ describe('an incomplete remote anchor is never completed from local data', () =>
   });
 });
 
+describe('the post-commit hook judges the same way', () => {
+  it('a commit touching the anchored file completes nothing from stash@{0}', async () => {
+    const s = await scene(() => "  - path: notes.txt\n    commit: 'stash@{0}'");
+    await s.v.memJson(['hooks', 'install']);
+    s.v.write('notes.txt', 'public notes, edited\n');
+    s.v.commitAll('edit notes'); // the hook (bin/git-mem.js) checks the anchors of notes.txt
+    expect(s.v.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/^mem: post-commit/);
+    await judge(s, []);
+  });
+});
+
 describe('reanchor follows a remote location only into HEAD’s committed tree', () => {
   const complete = (v: TestRepo, extra: string) =>
     [
