@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { NoteAdd, Store } from '../gitstore/store.js';
+import { isRepoPath } from '../model/paths.js';
 import { type Anchor, type MemoryRecord, recordPath, serializeRecord } from '../model/record.js';
 import { mark } from '../trace.js';
 import { sharedTarget } from './branch.js';
@@ -54,6 +55,7 @@ import {
   type Current,
   type FullAnchor,
   isComplete,
+  isOid,
   type Loc,
   locString,
   STALE_REASONS_KEY,
@@ -250,7 +252,8 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     mark('check: default branch');
   }
   const record = !opts.dryRun && !opts.worktree && branch?.shared !== false;
-  const paths = [...new Set(selected.map((s) => s.p))];
+  // a path a record names that leaves the repository is looked up nowhere (its anchor is judged alone)
+  const paths = [...new Set(selected.map((s) => s.p))].filter(isRepoPath);
   const tblobs = opts.worktree
     ? await worktreeBlobs(repo, paths)
     : opts.targetBlobs && !opts.since
@@ -745,7 +748,7 @@ class CheckContext {
   }
 
   private diff(commit: string | null): Promise<TreeChange[]> {
-    if (!commit) return Promise.resolve([]);
+    if (!isOid(commit)) return Promise.resolve([]);
     let p = this.diffs.get(commit);
     if (!p) {
       p = (async () => {
@@ -778,15 +781,21 @@ class CheckContext {
 
   async judge(raw: Anchor): Promise<Outcome> {
     if (!isComplete(raw)) {
-      const root = this.store.repo.workTree;
-      if (!root)
+      // an anchor without its blob and hash (imported as given, or a teammate's) is completed from
+      // the checked commit's committed content only, never from the working tree or a revision
+      // the record names: what it cannot be completed from is reported, and nothing is read
+      if (!this.target)
         return {
-          status: 'deleted',
-          reason: 'cannot complete an anchor without a work tree',
+          status: 'changed',
+          reason: 'the anchor is incomplete (no blob or hash): a check of a commit completes it',
           confidence: 0.5,
           to: null,
         };
-      this.preparer ??= new AnchorPreparer(this.store, { cwd: root, repoRelative: true });
+      this.preparer ??= new AnchorPreparer(this.store, {
+        cwd: this.store.repo.workTree ?? this.store.repo.cwd,
+        repoRelative: true,
+        committed: this.target,
+      });
       try {
         const done = await this.preparer.complete(raw);
         return {

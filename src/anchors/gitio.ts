@@ -10,6 +10,7 @@ import { git } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 import { blobId } from './text.js';
+import { isOid } from './types.js';
 
 export async function revParse(repo: Repo, rev: string): Promise<string | null> {
   const r = await git(['rev-parse', '-q', '--verify', `${rev}^{commit}`], {
@@ -100,10 +101,19 @@ export async function worktreeBlobs(repo: Repo, paths?: readonly string[]): Prom
       out.delete(p);
     }
   }
-  // untracked files named explicitly
-  if (paths) {
-    for (const p of paths) {
-      if (out.has(p)) continue;
+  // untracked files named explicitly, unless git ignores them: a path a record names (`.env`) is
+  // never read from the working tree when it is no file of the code
+  const untracked = paths?.filter((p) => !out.has(p)) ?? [];
+  if (untracked.length) {
+    const o = await git(
+      ['ls-files', '-z', '-o', '--exclude-standard', '--', ...untracked.map((p) => `:(literal)${p}`)],
+      {
+        cwd: root,
+        env: repo.env,
+      },
+    );
+    for (const p of o.stdout.toString('utf8').split('\0')) {
+      if (!p) continue;
       try {
         if (statSync(join(root, p)).isFile()) out.set(p, blobId(readFileSync(join(root, p))));
       } catch {}
@@ -166,9 +176,12 @@ export async function writeBlob(repo: Repo, content: Buffer): Promise<string> {
   return r.stdout.toString().trim();
 }
 
-/** Reads blobs (null oids and the all-zero id read from the working tree by path). */
+/**
+ * Reads blobs by their ids. Only full ids are read: a name that is no id (an anchor's `blob`
+ * written by another clone as `stash@{0}:.env`, a branch) is never resolved, and is missing.
+ */
 export async function readBlobs(store: Store, oids: readonly string[]): Promise<Map<string, Buffer>> {
-  const uniq = [...new Set(oids)];
+  const uniq = [...new Set(oids)].filter(isOid);
   const objs = await store.catFile.readMany(uniq);
   const out = new Map<string, Buffer>();
   uniq.forEach((o, i) => {

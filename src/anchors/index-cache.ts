@@ -7,7 +7,7 @@
  *
  * The file is one line per anchor, path first, lines sorted by their bytes:
  *
- *   git-mem anchor index 4 <memory commit>
+ *   git-mem anchor index 6 <memory commit>
  *   <path>\t<id>\t<position>\t<record blob>\t<status>\t<base blob>\t<base commit>\t<flags>[\t<sb>\t<v>\t<r>]
  *
  * so the post-commit hook, which needs the anchors of ten paths, finds their
@@ -41,7 +41,8 @@ import { idFromPath, type MemoryRecord, recordPath } from '../model/record.js';
 import { cacheRecord, rememberRecordsJson } from './record-cache.js';
 import { baseOf, type FullAnchor, isComplete, STALE_VERDICTS } from './types.js';
 
-const HEADER = 'git-mem anchor index 5 ';
+// 6: an anchor's base is taken only from ids and repository paths (types.ts baseOf, isComplete)
+const HEADER = 'git-mem anchor index 6 ';
 
 export interface IndexedAnchor {
   /** base path / blob / commit (null: unknown) */

@@ -12,7 +12,7 @@ import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 import type { Store, Tx } from '../gitstore/store.js';
-import { insideRoot } from '../model/paths.js';
+import { anchorPathProblem, insideRoot } from '../model/paths.js';
 import type { Anchor } from '../model/record.js';
 import { revParseVia, writeBlob } from './gitio.js';
 import { findCandidates } from './relocate.js';
@@ -37,7 +37,7 @@ import {
   splitLines,
   wsHash,
 } from './text.js';
-import type { FullAnchor } from './types.js';
+import { type FullAnchor, isOid } from './types.js';
 
 export function anchorBlobPath(blob: string): string {
   return `anchors/${blob.slice(0, 2)}/${blob}`;
@@ -88,6 +88,13 @@ export interface PrepareOptions {
   cwd: string;
   /** Paths are already repository-relative (imports). */
   repoRelative?: boolean;
+  /**
+   * The anchors come from a record (a check completing one, a re-anchor to where a check found
+   * the code), not from the person's own command: only this commit's tree is read, and a blob
+   * the anchor names by its id. The working tree is never read; a `commit` field must be the id
+   * of this commit or of one in its history; a path must stay inside the repository.
+   */
+  committed?: string;
 }
 
 interface Source {
@@ -132,9 +139,65 @@ export class AnchorPreparer {
     return this.head;
   }
 
+  /**
+   * The content of an anchor a record names, from committed content only (options.committed):
+   * the blob the anchor names by id, else the file at the commit it names (the checked commit or
+   * one in its history), else the file at the checked commit. A `commit` or `blob` that is no
+   * object id, a commit outside that history, or a blob that is not the named commit's file is
+   * refused: such an anchor is reported, never completed from what only this clone has.
+   */
+  private async committedSource(
+    path: string,
+    at: string,
+    pinned: { commit?: unknown; blob?: unknown },
+  ): Promise<Source> {
+    const fix = 're-anchor it from your own checkout: git mem reanchor ID --anchor PATH[:START-END]';
+    const shown = (x: unknown) => JSON.stringify(String(x).slice(0, 60));
+    let commit: string | null = null;
+    if (pinned.commit !== undefined && pinned.commit !== null) {
+      const c = pinned.commit;
+      const ok =
+        isOid(c) &&
+        (c === at ||
+          ((await this.store.catFile.read(c))?.type === 'commit' && (await this.store.isAncestor(c, at))));
+      if (!ok)
+        throw err(
+          'E_ANCHOR',
+          `the anchor of ${path} names commit ${shown(c)}, which is not ${at.slice(0, 12)} or in its history`,
+          fix,
+        );
+      commit = c as string;
+    }
+    const o = await this.store.catFile.read(`${commit ?? at}:${path}`);
+    const file = o?.type === 'blob' ? o : null;
+    if (pinned.blob !== undefined && pinned.blob !== null) {
+      const b = pinned.blob;
+      if (!isOid(b))
+        throw err('E_ANCHOR', `the anchor of ${path} names blob ${shown(b)}, which is no object id`, fix);
+      if (commit && file?.oid !== b)
+        throw err(
+          'E_ANCHOR',
+          `the anchor of ${path} names blob ${b.slice(0, 12)}, which is not ${path} at ${commit.slice(0, 12)}`,
+          fix,
+        );
+      const blob = file?.oid === b ? file : await this.store.catFile.read(b);
+      if (blob?.type !== 'blob')
+        throw err('E_ANCHOR', `anchor blob ${b.slice(0, 12)} for ${path} is not in this repository`, fix);
+      return {
+        content: blob.content,
+        blob: b,
+        commit: commit ?? (file?.oid === b ? at : null),
+        worktree: false,
+      };
+    }
+    if (!file) throw err('E_ANCHOR', `no file "${path}" at ${(commit ?? at).slice(0, 12)}`, fix);
+    return { content: file.content, blob: file.oid, commit: commit ?? at, worktree: false };
+  }
+
   /** The file content to anchor: the working tree when it differs from HEAD (then written as a blob), else HEAD's blob. */
   private async source(path: string, pinned?: { commit?: string | null; blob?: string }): Promise<Source> {
-    if (pinned?.blob) {
+    // only ids are read, never names git resolves (a branch, `stash@{0}`, `rev:path`)
+    if (isOid(pinned?.blob)) {
       const b = await this.store.readBlob(pinned.blob);
       if (!b)
         throw err(
@@ -145,11 +208,11 @@ export class AnchorPreparer {
       return {
         content: b,
         blob: pinned.blob,
-        commit: pinned.commit ?? (await this.headCommit()),
+        commit: isOid(pinned.commit) ? pinned.commit : await this.headCommit(),
         worktree: false,
       };
     }
-    if (pinned?.commit) {
+    if (isOid(pinned?.commit)) {
       const o = await this.store.catFile.read(`${pinned.commit}:${path}`);
       if (o && o.type === 'blob')
         return { content: o.content, blob: o.oid, commit: pinned.commit, worktree: false };
@@ -193,12 +256,22 @@ export class AnchorPreparer {
 
   /** Completes one spec. Fields already present (from an import) are kept. */
   async complete(spec: Anchor): Promise<FullAnchor> {
-    const root = this.root();
-    let path = spec.path
-      ? this.opts.repoRelative
-        ? normalizeAnchorPath(root, root, spec.path)
-        : normalizeAnchorPath(root, this.opts.cwd, spec.path)
-      : '';
+    const at = this.opts.committed;
+    let path: string;
+    if (at !== undefined) {
+      // a path a record names is looked up in a commit's tree, nowhere else
+      const problem = anchorPathProblem(spec.path);
+      if (problem)
+        throw err('E_ANCHOR', problem, 'anchor it again from your own checkout: --anchor PATH[:START[-END]]');
+      path = spec.path;
+    } else {
+      const root = this.root();
+      path = spec.path
+        ? this.opts.repoRelative
+          ? normalizeAnchorPath(root, root, spec.path)
+          : normalizeAnchorPath(root, this.opts.cwd, spec.path)
+        : '';
+    }
     const symbolName = typeof spec.symbol === 'string' && spec.symbol ? spec.symbol : undefined;
     let symDef: SymbolDef | undefined;
     let lang: string | undefined;
@@ -209,10 +282,13 @@ export class AnchorPreparer {
       symDef = found.def;
       lang = found.lang;
     }
-    const src = await this.source(path, {
-      commit: spec.commit as string | undefined,
-      blob: spec.blob as string | undefined,
-    });
+    const src =
+      at !== undefined
+        ? await this.committedSource(path, at, { commit: spec.commit, blob: spec.blob })
+        : await this.source(path, {
+            commit: spec.commit as string | undefined,
+            blob: spec.blob as string | undefined,
+          });
     if (src.content.includes(0))
       throw err('E_ANCHOR', `cannot anchor "${path}": it is a binary file`, 'anchor text files only');
     const text = src.content.toString('utf8');

@@ -46,10 +46,10 @@ export async function reanchor(
   /** move the shared record from a commit that is not the default branch's tip */
   anyBranch = false,
 ): Promise<ReanchorResult> {
+  const head = await store.catFile.read('HEAD^{commit}');
   if (!anyBranch) {
     // the shared record follows the default branch: anchoring it to a feature branch's code would
     // point every other checkout at lines it does not have
-    const head = await store.catFile.read('HEAD^{commit}');
     if (head) {
       const st = await sharedTarget(store, head.oid);
       if (!st.shared)
@@ -68,7 +68,12 @@ export async function reanchor(
     const cat = await tx.catalog();
     const id = cat.resolve(ref);
     const rec = await tx.get(id);
-    const prep = new AnchorPreparer(store, { cwd, repoRelative: !specs });
+    // new specs are the person's own (the working tree may be anchored, as by add); where the
+    // record says the code is, a teammate may have written: only HEAD's committed tree is read
+    const own = !!specs?.length;
+    if (!own && !head)
+      throw err('E_ANCHOR', 'HEAD has no commit to re-anchor at', 'commit the code first, or pass --anchor');
+    const prep = new AnchorPreparer(store, own ? { cwd } : { cwd, repoRelative: true, committed: head!.oid });
     dropped = [];
     let wanted: Anchor[];
     if (specs?.length) wanted = specs;

@@ -5,7 +5,17 @@
  * `current` (where the text is now) and `verdict` (what the last check found).
  */
 import { err } from '../errors.js';
+import { isRepoPath } from '../model/paths.js';
 import type { Anchor, MemoryRecord } from '../model/record.js';
+
+/**
+ * A full object id (SHA-1: SHA-256 repositories are refused). An anchor's `commit` and `blob`
+ * arrive from other clones: they are used only when they are ids, never as revisions git would
+ * resolve (`stash@{0}`, a branch, `HEAD~1`, `rev:path`).
+ */
+export function isOid(x: unknown): x is string {
+  return typeof x === 'string' && /^[0-9a-f]{40}$/.test(x);
+}
 
 const VERDICTS = [
   'fresh',
@@ -92,23 +102,39 @@ export interface BaseState {
   detached: boolean;
 }
 
+/**
+ * Where a check starts from. What a record says is used only in the shapes git-mem writes: a
+ * `current` whose path leaves the repository or whose blob is no object id is ignored (the
+ * anchor is judged from where it was made), and a commit that is no object id is none.
+ */
 export function baseOf(a: FullAnchor): BaseState | null {
-  if (a.current?.blob && a.current.path) {
+  const c = a.current;
+  if (c && isOid(c.blob) && isRepoPath(c.path)) {
     return {
-      path: a.current.path,
-      lines: a.current.lines,
-      blob: a.current.blob,
-      commit: a.current.commit ?? null,
+      path: c.path,
+      lines: c.lines,
+      blob: c.blob,
+      commit: isOid(c.commit) ? c.commit : null,
       detached: false,
     };
   }
-  if (!a.blob) return null;
-  return { path: a.path, lines: a.lines, blob: a.blob, commit: a.commit ?? null, detached: !!a.worktree };
+  if (!isOid(a.blob) || !isRepoPath(a.path)) return null;
+  return {
+    path: a.path,
+    lines: a.lines,
+    blob: a.blob,
+    commit: isOid(a.commit) ? a.commit : null,
+    detached: !!a.worktree,
+  };
 }
 
-/** Whether an anchor has been completed (blob and hashes present). */
+/**
+ * Whether an anchor has been completed: a repository path, the blob's id and the hash. Anything
+ * less (a record imported as given, or a teammate's that lacks them) is completed by a check
+ * from committed content only, or reported.
+ */
 export function isComplete(a: Anchor): a is FullAnchor {
-  return typeof a.blob === 'string' && typeof a.hash === 'string';
+  return isOid(a.blob) && typeof a.hash === 'string' && isRepoPath(a.path);
 }
 
 export function locString(l: Loc | null | undefined): string {

@@ -37,6 +37,7 @@ import { err, isGitMemError } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import { FORMAT_PATH, FORMAT_VERSION, SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';
 import { fanout, isId } from '../model/id.js';
+import { anchorPathProblem } from '../model/paths.js';
 import { LIMITS, type MemoryRecord, parseRecord, validateRecord } from '../model/record.js';
 import { parse as parseYaml } from '../model/yaml.js';
 import { parseTombstone } from './merge-commits.js';
@@ -229,19 +230,8 @@ export function pathProblem(path: string): string | null {
 
 // ------------------------------------------------------------------ content
 
-/** Where an anchor path fails to stay inside the repository, or null. */
-export function anchorPathProblem(p: unknown): string | null {
-  if (typeof p !== 'string' || p === '') return 'an anchor without a path';
-  const show = JSON.stringify(p);
-  if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.startsWith('\\'))
-    return `anchor path ${show} is absolute: anchors are relative to the repository`;
-  if (/[\u0000-\u001f\u007f]/.test(p)) return `anchor path ${show} holds control characters`;
-  const segs = p.split(/[\\/]/);
-  if (segs.some((s) => s === '..')) return `anchor path ${show} is outside the repository`;
-  if (segs.some((s) => s === '' || s === '.')) return `anchor path ${show} is not a normalised relative path`;
-  if (/^\.git$/i.test(segs[0])) return `anchor path ${show} points inside .git`;
-  return null;
-}
+/** Where an anchor path fails to stay inside the repository, or null (the one rule: src/model/paths.ts). */
+export { anchorPathProblem };
 
 /** What local writes refuse in a record (limits, types, binary text) plus its anchors' paths. */
 export function recordProblem(r: MemoryRecord): string | null {

@@ -7,6 +7,7 @@
 import {
   baseOf,
   type FullAnchor,
+  isOid,
   type Loc,
   STALE_VERDICTS,
   staleReasons,
@@ -18,6 +19,7 @@ import { err } from '../errors.js';
 import type { Catalog, CatalogEntry } from '../gitstore/catalog.js';
 import type { Store } from '../gitstore/store.js';
 import { CONFLICT_KEY } from '../merge/engine.js';
+import { isRepoPath } from '../model/paths.js';
 import { type MemoryRecord, recordPath, recordToJSON, STATUSES, summaryToJSON } from '../model/record.js';
 import { diffRows, hunks, splitText } from './diff.js';
 import { storeNamed, type UiEnv } from './env.js';
@@ -343,12 +345,17 @@ export async function anchorCode(
       : null;
   // where the code is now: where the last check followed it, else where it was
   const v = a.verdict;
-  const nowPath = (v?.to as { path?: string } | null)?.path ?? base?.path ?? a.path;
+  // a path the record names is looked up in HEAD's tree only, and only when it stays inside the repository
+  const toPath = (v?.to as { path?: unknown } | null)?.path;
+  const nowPath = isRepoPath(toPath) ? toPath : (base?.path ?? a.path);
   const nowLines = ((v?.to as { lines?: [number, number] } | null)?.lines ?? (v ? undefined : base?.lines)) as
     | [number, number]
     | undefined;
   const headCommit = (await store.catFile.read('HEAD^{commit}').catch(() => null))?.oid ?? null;
-  const headObj = headCommit ? await store.catFile.read(`${headCommit}:${nowPath}`).catch(() => null) : null;
+  const headObj =
+    headCommit && isRepoPath(nowPath)
+      ? await store.catFile.read(`${headCommit}:${nowPath}`).catch(() => null)
+      : null;
   const head =
     headObj && headObj.type === 'blob' && !isBinary(headObj.content)
       ? codeWindow(headObj.content.toString('utf8'), nowLines, {
@@ -362,7 +369,7 @@ export async function anchorCode(
   let diffTo: { blob: string | null; commit: string | null } | null = null;
   if (base && baseBlob && !isBinary(baseBlob)) {
     let after: { buf: Buffer | null; blob: string | null; commit: string | null } | null = null;
-    if (v && STALE_VERDICTS.has(v.status) && typeof v.blob === 'string')
+    if (v && STALE_VERDICTS.has(v.status) && (v.blob === '' || isOid(v.blob)))
       after = v.blob
         ? { buf: await store.readBlob(v.blob), blob: v.blob, commit: v.commit }
         : { buf: Buffer.alloc(0), blob: null, commit: v.commit };
