@@ -105,15 +105,19 @@ const OS_ERRORS: Record<string, { what: string; fix: string }> = {
  */
 export function asGitMemError(e: unknown): GitMemError | undefined {
   if (isGitMemError(e)) return e;
-  const o = e as { code?: unknown; syscall?: unknown; path?: unknown; dest?: unknown } | null;
+  const o = e as { code?: unknown; syscall?: unknown; path?: unknown } | null;
   if (!o || typeof o !== 'object' || typeof o.code !== 'string' || !Object.hasOwn(OS_ERRORS, o.code))
     return undefined;
   // an error of node's file system (it names a system call); a child process that could not
   // start (spawn git ENOENT) names one too, and says so
   if (typeof o.syscall !== 'string') return undefined;
-  const { what, fix } = OS_ERRORS[o.code];
+  const spawn = o.syscall.startsWith('spawn');
+  const { what, fix } =
+    spawn && o.code === 'ENOENT'
+      ? { what: 'no such program', fix: 'install it and put it on PATH' }
+      : OS_ERRORS[o.code];
   const path = typeof o.path === 'string' ? o.path : undefined;
-  const verb = o.syscall.startsWith('spawn') ? 'run' : o.syscall;
+  const verb = spawn ? 'run' : o.syscall;
   return new GitMemError('E_IO', `cannot ${verb}${path ? ` ${JSON.stringify(path)}` : ''}: ${what}`, fix, {
     errno: o.code,
     syscall: o.syscall,

@@ -44,6 +44,7 @@ describe('the reporter', () => {
       expect(e?.hint).toBeTruthy();
     }
     expect(asGitMemError(fsError('ENOSPC', 'write'))?.code).toBe('E_IO');
+    expect(asGitMemError(fsError('ENOENT', 'spawn git', 'git'))?.hint).toMatch(/PATH/);
     // no system call named: not the file system's (a bug, reported as one)
     expect(asGitMemError(Object.assign(new Error('x'), { code: 'ENOENT' }))).toBeUndefined();
     expect(asGitMemError(new TypeError('x is undefined'))).toBeUndefined();
