@@ -77,3 +77,50 @@ export const err = (code: ErrorCode, message: string, hint?: string, data?: Reco
 export function isGitMemError(e: unknown): e is GitMemError {
   return e instanceof GitMemError;
 }
+
+/** What each operating-system error a file system raises means, and what to do about it. */
+const OS_ERRORS: Record<string, { what: string; fix: string }> = {
+  EACCES: { what: 'permission denied', fix: 'check the owner and mode of that path, or run as its owner' },
+  EPERM: {
+    what: 'operation not permitted',
+    fix: 'check the owner and mode of that path, or run as its owner',
+  },
+  EROFS: { what: 'the file system is read-only', fix: 'run it where the repository is writable' },
+  ENOSPC: { what: 'no space left on the device', fix: 'free some disk space and run it again' },
+  EDQUOT: { what: 'the disk quota is used up', fix: 'free some space in your quota and run it again' },
+  EFBIG: { what: 'the file is too large for the file system', fix: 'free some space or name another path' },
+  EISDIR: { what: 'it is a directory', fix: 'name a file, not a directory' },
+  ENOTDIR: { what: 'a part of that path is not a directory', fix: 'name a path whose folders exist' },
+  ENOENT: { what: 'no such file or directory', fix: 'name a path that exists (its folder must exist)' },
+  EMFILE: { what: 'too many open files', fix: 'raise the limit of open files (ulimit -n) and run it again' },
+  ENFILE: { what: 'too many open files in the system', fix: 'close some programs and run it again' },
+};
+
+/**
+ * The typed error for a failure that is not a bug: a GitMemError as it is, and an
+ * operating system's refusal (a read-only `.git`, a full disk, a directory where a file
+ * was named) as E_IO with one line naming the path and the fix. Everything else is
+ * undefined: an internal error. Every reporter (the CLI, the MCP server, the web UI)
+ * asks this one function, so no operation wraps its file calls itself.
+ */
+export function asGitMemError(e: unknown): GitMemError | undefined {
+  if (isGitMemError(e)) return e;
+  const o = e as { code?: unknown; syscall?: unknown; path?: unknown } | null;
+  if (!o || typeof o !== 'object' || typeof o.code !== 'string' || !Object.hasOwn(OS_ERRORS, o.code))
+    return undefined;
+  // an error of node's file system (it names a system call); a child process that could not
+  // start (spawn git ENOENT) names one too, and says so
+  if (typeof o.syscall !== 'string') return undefined;
+  const spawn = o.syscall.startsWith('spawn');
+  const { what, fix } =
+    spawn && o.code === 'ENOENT'
+      ? { what: 'no such program', fix: 'install it and put it on PATH' }
+      : OS_ERRORS[o.code];
+  const path = typeof o.path === 'string' ? o.path : undefined;
+  const verb = spawn ? 'run' : o.syscall;
+  return new GitMemError('E_IO', `cannot ${verb}${path ? ` ${JSON.stringify(path)}` : ''}: ${what}`, fix, {
+    errno: o.code,
+    syscall: o.syscall,
+    ...(path ? { path } : {}),
+  });
+}

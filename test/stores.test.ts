@@ -8,7 +8,7 @@
 import { renameSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMemory } from '../src/commands/memory.js';
-import { openTeamStores } from '../src/commands/stores.js';
+import { normalizeStoreUrl, openTeamStores } from '../src/commands/stores.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { sync } from '../src/merge/sync.js';
@@ -274,5 +274,44 @@ describe('team stores', () => {
     const unknown = await project.mem(['store', 'sync', 'nope']);
     expect(unknown.code).toBe(3);
     expect(unknown.stderr).toMatch(/registered: standards/);
+  });
+
+  it('takes only the transports a team store needs, and registers nothing for the others', async () => {
+    // a transport helper runs a program (ext::), waits on a descriptor for ever (fd::), or starts
+    // git-remote-X; `fd::3` hung with the store registered
+    for (const url of [
+      'fd::3',
+      'fd::0,1',
+      'ext::sh -c touch% /tmp/pwned',
+      'EXT::x',
+      'x::y',
+      'ext://host/repo',
+      'persistent-https://host/repo',
+      'testgit::/tmp/x',
+      '-uhost:path',
+      'ho st:path',
+    ]) {
+      const r = await project.mem(['store', 'add', 'hostile', '--', url]);
+      expect(r.code, url).toBe(2);
+      expect(r.stderr.trim().split('\n'), url).toHaveLength(1);
+      expect(r.stderr, url).toMatch(/invalid store URL/);
+    }
+    expect(project.git('config', '--list', '--local')).not.toMatch(/mem\.store\.hostile/);
+    expect(project.git('for-each-ref', 'refs/mem-stores/hostile')).toBe('');
+    // what a team store's remote may be: git's own network transports, scp-like, local paths
+    for (const url of [
+      'https://example.com/org/standards.git',
+      'http://example.com/standards.git',
+      'ssh://git@example.com/org/standards.git',
+      'git+ssh://git@example.com/standards.git',
+      'git://example.com/standards.git',
+      'file:///srv/standards.git',
+      'git@example.com:org/standards.git',
+      'example.com:standards.git',
+      '[::1]:standards.git',
+      '/srv/standards.git',
+    ])
+      expect(normalizeStoreUrl(url, '/work'), url).toBe(url);
+    expect(normalizeStoreUrl('../standards', '/work/project')).toBe('/work/standards');
   });
 });

@@ -12,7 +12,7 @@ import { staleReasons, staleReasonText } from '../anchors/types.js';
 import { add } from '../commands/add.js';
 import { removeMemory, updateMemory } from '../commands/memory.js';
 import { type NamedStore, rulesFor } from '../commands/rules.js';
-import { err, type GitMemError, isGitMemError } from '../errors.js';
+import { asGitMemError, err, type GitMemError } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
@@ -734,7 +734,8 @@ export async function callTool(env: McpEnv, name: string, args: unknown): Promis
   try {
     return framed(name, await HANDLERS[name](env, checkArgs(tool, args)));
   } catch (e) {
-    if (isGitMemError(e)) return framed('error', toolError(mcpErrorLine(e)));
+    const ge = asGitMemError(e);
+    if (ge) return framed('error', toolError(mcpErrorLine(ge)));
     return framed('error', toolError(`internal error: ${(e as Error)?.message ?? String(e)}`));
   }
 }

@@ -4,10 +4,16 @@
  * the memoised settings and output helpers that keep --json stable.
  */
 import { existsSync } from 'node:fs';
-import { openStore as openStoreOf, type RunContext } from '../commands/context.js';
-import { err } from '../errors.js';
+import {
+  openStore as openStoreOf,
+  type RunContext,
+  readTextFile,
+  type TextLimit,
+} from '../commands/context.js';
+import { err, isGitMemError } from '../errors.js';
 import { type ResolvedConfig, readGlobalConfig, resolveConfig, type Settings } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
+import { LIMITS } from '../model/record.js';
 import { stringify as yamlStringify } from '../model/yaml.js';
 import type { CommandInfo } from './help.js';
 
@@ -212,29 +218,28 @@ export async function readContent(
     if (required && !s.trim()) throw empty();
     return s;
   }
-  // `--file -` reads stdin
+  // `--file -` reads stdin; either is read through the body's limit, and must be UTF-8
+  const limit = (what: string): TextLimit => ({ maxBytes: LIMITS.bodyBytes, what });
   if (a.file !== undefined && a.file !== '-') {
-    const { readFileSync } = await import('node:fs');
     const { resolve } = await import('node:path');
     const path = resolve(ctx.cwd, String(a.file));
     if (!existsSync(path)) throw err('E_INVALID_ARG', `cannot read --file ${a.file}: no such file`);
-    let buf: Buffer;
+    let s: string;
     try {
-      buf = readFileSync(path);
+      s = readTextFile(path, limit(`--file ${a.file}`));
     } catch (e) {
+      if (isGitMemError(e)) throw e;
       throw err(
         'E_INVALID_ARG',
         `cannot read --file ${a.file}: ${(e as NodeJS.ErrnoException).code ?? e}`,
         'name a readable file',
       );
     }
-    if (buf.includes(0)) throw err('E_BINARY', `--file ${a.file} is binary`, 'store text only');
-    const s = buf.toString('utf8');
     if (required && !s.trim()) throw empty();
     return s;
   }
   if (!ctx.io.stdinIsTTY || a.file !== undefined) {
-    const s = await ctx.io.readStdin();
+    const s = await ctx.io.readStdin(limit('stdin'));
     if (s !== undefined && (s.trim().length > 0 || !required)) return s;
     if (required && s !== undefined) throw empty();
   }

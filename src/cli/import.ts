@@ -1,9 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { importJsonl } from '../commands/bulk.js';
-import { err } from '../errors.js';
+import { readTextFile, type TextLimit } from '../commands/context.js';
+import { err, isGitMemError } from '../errors.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
+
+/** The most one import reads (a file of JSON lines, or stdin): split a larger one. */
+export const IMPORT_BYTES = 256 * 1024 * 1024;
 
 export default defineCommand({
   command: 'import [file]',
@@ -30,12 +33,15 @@ export default defineCommand({
     const source = a.jsonl ?? a.file;
     if (source === undefined)
       throw err('E_INVALID_ARG', 'nothing to import', 'pass --jsonl FILE (or --jsonl - for stdin)');
+    // read through a bound (`import /dev/zero` never ends) and as UTF-8 only
+    const limit = (what: string): TextLimit => ({ maxBytes: IMPORT_BYTES, what });
     let text: string;
-    if (source === '-') text = (await ctx.io.readStdin()) ?? '';
+    if (source === '-') text = (await ctx.io.readStdin(limit('stdin'))) ?? '';
     else {
       try {
-        text = readFileSync(resolve(ctx.cwd, String(source)), 'utf8');
+        text = readTextFile(resolve(ctx.cwd, String(source)), limit(String(source)));
       } catch (e) {
+        if (isGitMemError(e)) throw e;
         throw err(
           'E_INVALID_ARG',
           `cannot read ${source}: ${(e as NodeJS.ErrnoException).code ?? e}`,

@@ -2,7 +2,7 @@
  * `git mem` entry point. main() is a function of (argv, IO, cwd, env) and
  * returns the exit code, so tests run commands in-process.
  */
-import { err, type GitMemError, isGitMemError } from '../errors.js';
+import { asGitMemError, err } from '../errors.js';
 import type { Repo } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 import { commandInfo, GLOBAL_OPTIONS, nearest, parse } from './args.js';
@@ -110,9 +110,9 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
 }
 
 function report(ctx: Ctx, e: unknown): number {
-  let ge: GitMemError;
-  if (isGitMemError(e)) ge = e;
-  else {
+  // a GitMemError, or the operating system's refusal (a read-only .git, a full disk) as E_IO
+  const ge = asGitMemError(e);
+  if (!ge) {
     const msg = (e as Error)?.stack ?? String(e);
     ctx.io.err(`git-mem: internal error: ${msg}\n`);
     return 70;

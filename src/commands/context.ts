@@ -5,7 +5,7 @@
  * whoever made the context). The CLI's Ctx (src/cli/context.ts) adds output
  * format and settings on top.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { err } from '../errors.js';
 import { gitMemHome, readGlobalConfig } from '../gitstore/config.js';
@@ -19,8 +19,12 @@ export interface IO {
   /** Bytes to stdout as they are (large outputs skip a decode/encode round trip). */
   outBytes?(b: Buffer): void;
   err(s: string): void;
-  /** Reads all of stdin, or undefined when stdin is a terminal / absent. */
-  readStdin(): Promise<string | undefined>;
+  /**
+   * Reads all of stdin, or undefined when stdin is a terminal / absent. With a limit, at most
+   * its bytes are read (more is E_TOO_LARGE: `< /dev/zero` never ends) and the text must be
+   * UTF-8 (else E_BINARY), as readTextFile reads a file.
+   */
+  readStdin(limit?: TextLimit): Promise<string | undefined>;
   isTTY: boolean;
   stdinIsTTY: boolean;
   /** the terminal's height, when stdout is one (decides whether a listing is paged) */
@@ -56,13 +60,68 @@ export function processIO(): IO {
     isTTY: !!process.stdout.isTTY,
     stdinIsTTY: !!process.stdin.isTTY,
     rows: process.stdout.rows,
-    readStdin: async () => {
+    readStdin: async (limit) => {
       if (process.stdin.isTTY) return undefined;
       const chunks: Buffer[] = [];
-      for await (const c of process.stdin) chunks.push(c as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+      let size = 0;
+      // leaving the loop early destroys the stream: nothing more is read
+      for await (const c of process.stdin) {
+        chunks.push(c as Buffer);
+        size += (c as Buffer).length;
+        if (limit && size > limit.maxBytes) throw tooLarge(limit);
+      }
+      const buf = Buffer.concat(chunks);
+      return limit ? decodeText(buf, limit.what) : buf.toString('utf8');
     },
   };
+}
+
+/** How much text a command reads from one file or stdin, and what it calls it in an error. */
+export interface TextLimit {
+  maxBytes: number;
+  /** e.g. `--file notes.md`, `stdin` */
+  what: string;
+}
+
+const tooLarge = (l: TextLimit) =>
+  err('E_TOO_LARGE', `${l.what} is over the ${l.maxBytes}-byte limit`, 'pass a smaller file');
+
+/**
+ * Text as UTF-8, or E_BINARY: a NUL byte, or bytes that are not UTF-8, are refused rather
+ * than stored as replacement characters.
+ */
+export function decodeText(buf: Buffer, what: string): string {
+  if (buf.includes(0)) throw err('E_BINARY', `${what} is binary (it holds a NUL byte)`, 'store text only');
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buf);
+  } catch {
+    throw err('E_BINARY', `${what} is not UTF-8 text`, 'convert it to UTF-8 (iconv -t UTF-8) first');
+  }
+}
+
+/**
+ * Reads a file of text through at most limit.maxBytes + 1 bytes (a device or a pipe too:
+ * `/dev/zero` never ends, so its size is never asked first): more is E_TOO_LARGE, text that
+ * is not UTF-8 E_BINARY (decodeText). Errors of the file system are thrown as they are (the
+ * reporter says them as E_IO).
+ */
+export function readTextFile(path: string, limit: TextLimit): string {
+  const fd = openSync(path, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const b = Buffer.allocUnsafe(Math.min(1 << 20, limit.maxBytes + 1 - size));
+      const n = readSync(fd, b, 0, b.length, null);
+      if (n === 0) break;
+      chunks.push(b.subarray(0, n));
+      size += n;
+      if (size > limit.maxBytes) throw tooLarge(limit);
+    }
+    return decodeText(Buffer.concat(chunks, size), limit.what);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** An IO that records output: for tests and for embedding the CLI. */
@@ -78,7 +137,10 @@ export function bufferIO(stdin?: string): IO & { stdout: string; stderr: string 
     err(s: string) {
       io.stderr += s;
     },
-    readStdin: async () => stdin,
+    readStdin: async (limit?: TextLimit) => {
+      if (limit && stdin !== undefined && Buffer.byteLength(stdin) > limit.maxBytes) throw tooLarge(limit);
+      return stdin;
+    },
   };
   return io;
 }

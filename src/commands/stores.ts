@@ -60,21 +60,42 @@ export function checkStoreName(name: string): void {
     );
 }
 
+/** The URL schemes a team store may use: git's own transports, nothing that runs a helper. */
+const SCHEMES = new Set(['https', 'http', 'ssh', 'git', 'file', 'git+ssh', 'ssh+git']);
+
 /**
- * A URL as given (https://, ssh://, file://, user@host:path), or a local path
- * made absolute, so the registration holds from any directory. Never an
- * option: git is handed the URL as an argument.
+ * A URL as given (https://, http://, ssh://, git://, file://, user@host:path), or a local path
+ * made absolute, so the registration holds from any directory. Never an option (git is handed
+ * the URL as an argument), and never a transport that runs a program or reads a descriptor:
+ * `ext::CMD` runs CMD, `fd::3` waits on a descriptor for ever, `X::ADDR` and `X://` start
+ * `git-remote-X` (anything of git's helpers the machine has): all E_INVALID_ARG.
  */
 export function normalizeStoreUrl(url: string, cwd: string): string {
   const u = url.trim();
   if (!u) throw err('E_INVALID_ARG', 'the store URL is empty', 'give a URL or the path of a repository');
-  if (u.startsWith('-') || /[\u0000-\u001f\u007f]/.test(u))
-    throw err(
+  const shown = () => u.replace(/[^\x20-\x7e]/g, '?');
+  const refuse = (why: string) =>
+    err(
       'E_INVALID_ARG',
-      `invalid store URL "${u.replace(/[^\x20-\x7e]/g, '?')}"`,
-      'give a URL or a path',
+      `invalid store URL "${shown()}": ${why}`,
+      'give an https://, ssh://, git://, file:// URL, user@host:path, or the path of a repository',
     );
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(u) || /^[^/\\:]+:/.test(u)) return u;
+  if (u.startsWith('-')) throw refuse('it would be read as an option');
+  if (/[\u0000-\u001f\u007f]/.test(u)) throw refuse('it holds a control character');
+  // git's transport-helper syntax, `<transport>::<address>`, before anything else: `ext::`, `fd::`
+  const helper = /^([A-Za-z0-9][A-Za-z0-9+.-]*)::/.exec(u);
+  if (helper) throw refuse(`the ${helper[1]}:: transport is not allowed`);
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(u);
+  if (scheme) {
+    if (!SCHEMES.has(scheme[1].toLowerCase())) throw refuse(`the ${scheme[1]}:// transport is not allowed`);
+    return u;
+  }
+  // scp-like user@host:path (git reads a colon before the first slash so)
+  if (/^[^/\\:]+:/.test(u)) {
+    if (!/^(?:[A-Za-z0-9._~+-]+@)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):(?!:)/.test(u))
+      throw refuse('not a user@host:path address');
+    return u;
+  }
   return isAbsolute(u) ? u : resolve(cwd, u);
 }
 
@@ -202,16 +223,24 @@ export async function addStore(
       `to point it elsewhere: git mem store remove ${o.name}, then add it again`,
     );
   const key = `mem.store.${o.name}`;
-  if (!existing) await git(['config', '--local', `${key}.url`, url], cfg(repo));
-  if (o.writable) await git(['config', '--local', `${key}.writable`, 'true'], cfg(repo));
-  else await git(['config', '--local', '--unset-all', `${key}.writable`], { ...cfg(repo), allowFail: true });
+  const register = async () => {
+    if (!existing) await git(['config', '--local', `${key}.url`, url], cfg(repo));
+    if (o.writable) await git(['config', '--local', `${key}.writable`, 'true'], cfg(repo));
+    else
+      await git(['config', '--local', '--unset-all', `${key}.writable`], { ...cfg(repo), allowFail: true });
+  };
   const info: TeamStoreInfo = { name: o.name, url, writable: !!o.writable, ref: storeRef(o.name) };
+  // a new store is registered once its first fetch succeeded: a fetch that fails, or that is
+  // interrupted, leaves no registration behind (and what it fetched is removed when it fails)
+  if (existing || o.fetch === false) await register();
   if (o.fetch === false) return { store: info, created: !existing };
   const t = openTeamStore(repo, info);
   try {
-    return { store: info, created: !existing, sync: await syncStore(t, { interactive: o.interactive }) };
+    const sync = await syncStore(t, { interactive: o.interactive });
+    if (!existing) await register();
+    return { store: info, created: !existing, sync };
   } catch (e) {
-    if (!existing) await removeStore(repo, o.name, { force: true }).catch(() => {});
+    if (!existing) await dropStoreData(repo, info).catch(() => {});
     throw e;
   } finally {
     t.store.close();
@@ -235,17 +264,23 @@ export async function removeStore(
       `push it first: git mem store sync ${name} (or drop it: git mem store remove ${name} --force)`,
       { store: name },
     );
-  const r = await git(['for-each-ref', '--format=%(refname)', `refs/mem-stores/${name}/`], cfg(repo));
+  const refs = await dropStoreData(repo, info);
+  await git(['config', '--local', '--remove-section', `mem.store.${name}`], {
+    ...cfg(repo),
+    allowFail: true,
+  });
+  return { name, refs };
+}
+
+/** Deletes a store's refs and its local caches; the refs deleted. */
+async function dropStoreData(repo: Repo, info: TeamStoreInfo): Promise<string[]> {
+  const r = await git(['for-each-ref', '--format=%(refname)', `refs/mem-stores/${info.name}/`], cfg(repo));
   const refs = r.stdout.toString('utf8').split('\n').filter(Boolean);
   if (refs.length)
     await git(['update-ref', '--stdin'], {
       ...cfg(repo),
       input: refs.map((ref) => `delete ${ref}\n`).join(''),
     });
-  await git(['config', '--local', '--remove-section', `mem.store.${name}`], {
-    ...cfg(repo),
-    allowFail: true,
-  });
   const store = new Store(repo, info.ref);
   try {
     const [{ dropIndex }, { dropCatalogCache }] = await Promise.all([
@@ -257,7 +292,7 @@ export async function removeStore(
   } finally {
     store.close();
   }
-  return { name, refs };
+  return refs;
 }
 
 /** Whether a writable store holds memory its remote does not have yet (what `remove` would lose). */

@@ -302,8 +302,9 @@ export function findInCache(
   const { buf } = c;
   const nl = c.rowsAt - 1; // the header's newline: every row, the first too, follows a newline
   const aliasBytes = Buffer.from(`\t${alias}\t`);
-  // an alias wins over an id prefix (as in Catalog.resolve)
-  const ai = buf.indexOf(aliasBytes, nl);
+  // an alias wins over an id prefix (as in Catalog.resolve); an empty one, or one holding a tab
+  // or a newline, is no alias but would match the row's columns (an empty alias column for '')
+  const ai = !alias || /[\t\n\r]/.test(alias) ? -1 : buf.indexOf(aliasBytes, nl);
   if (ai >= 0) {
     const lineStart = buf.lastIndexOf(10, ai) + 1;
     const t0 = buf.indexOf(9, lineStart);

@@ -11,14 +11,14 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { git } from './git.js';
-import { memDir, type Repo } from './repo.js';
+import { memDirForWrite, type Repo } from './repo.js';
 
 let seq = 0;
 
 /** Writes the blobs; their ids, in order. */
 export async function writeBlobs(repo: Repo, contents: readonly Buffer[]): Promise<string[]> {
   if (!contents.length) return [];
-  const marks = join(memDir(repo, 'tmp'), `marks-${process.pid}-${++seq}`);
+  const marks = join(memDirForWrite(repo, 'tmp'), `marks-${process.pid}-${++seq}`);
   const parts: Buffer[] = [];
   const nl = Buffer.from('\n');
   contents.forEach((c, i) => {

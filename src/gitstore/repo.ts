@@ -7,7 +7,7 @@
  * format than SHA-1) is refused here, in one line, before anything is written.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { git, gitEnv } from './git.js';
@@ -85,10 +85,37 @@ export function openRepoSync(cwd: string, env: NodeJS.ProcessEnv = process.env):
   return fromRevParse(cwd, env, r.status ?? 128, r.stdout ?? '', r.stderr ?? '');
 }
 
-/** `.git/mem/` (in the common dir): caches, counters, locks, events. Never in the ref. */
+/**
+ * `.git/mem/` (in the common dir): caches, counters, locks, events. Never in the ref.
+ * Made when missing, as far as it can be: on a read-only `.git` the path is returned all the
+ * same, so a reader finds no cache there and reads the ref, and a write to it fails where it
+ * writes (the CLI reports that as E_IO, src/errors.ts asGitMemError).
+ */
 export function memDir(repo: Repo, ...sub: string[]): string {
   const dir = join(repo.commonDir, 'mem', ...sub);
-  mkdirSync(dir, { recursive: true });
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch {}
+  return dir;
+}
+
+/**
+ * A folder of `.git/mem/` a write needs: made, or the file system's own refusal thrown
+ * (EROFS, EACCES, ENOSPC: node's recursive mkdir says ENOENT whatever the cause, so on a
+ * failure each level is made by itself, which names the real one).
+ */
+export function memDirForWrite(repo: Repo, ...sub: string[]): string {
+  const dir = join(repo.commonDir, 'mem', ...sub);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    let p = repo.commonDir;
+    for (const part of ['mem', ...sub]) {
+      p = join(p, part);
+      if (!existsSync(p)) mkdirSync(p);
+    }
+    throw e;
+  }
   return dir;
 }
 

@@ -535,10 +535,12 @@ export class Store {
 
   /** Reads a record by id/prefix/alias at the tip (or at a given commit). */
   async get(input: string, at?: string | null): Promise<{ record: MemoryRecord; catalog?: Catalog }> {
+    // nothing names no memory, whatever the cache holds (an empty alias column matched '')
+    const s = input.trim();
+    if (!s) throw err('E_INVALID_ARG', 'an id, id prefix or alias is required');
     const commit = at === undefined ? await this.requireTip() : at;
     if (at === undefined && commit) {
       // fast path: one match found in the cache file, no catalog built
-      const s = input.trim();
       const p = normalizeIdInput(s);
       const hit = findInCache(
         this.repo,

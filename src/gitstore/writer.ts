@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { err } from '../errors.js';
 import { mark } from '../trace.js';
 import { type CatFile, type CatFileObject, git, gitEnv, holdProcess as hold, ZERO_OID } from './git.js';
-import { memDir, type Repo, writeTestMarker } from './repo.js';
+import { memDir, memDirForWrite, type Repo, writeTestMarker } from './repo.js';
 import { objectId, parseTree, treeObject } from './tree.js';
 
 /** One long-lived git process that answers each request with a known number of lines. */
@@ -221,14 +221,25 @@ export class GitWriter {
   /** Writes through a file under .git/mem/tmp (hash-object reads paths); removed once git has it. */
   private async hashFile(session: GitSession, content: Buffer | string): Promise<string> {
     // the folder is made once per writer (not once per object); made again if something removed it
-    this.tmp ??= memDir(this.repo, 'tmp');
+    this.tmp ??= memDirForWrite(this.repo, 'tmp');
     const file = join(this.tmp, `w-${process.pid}-${++seq}`);
+    // a write that failed half-way (a full disk) leaves no temp file behind
+    const write = () => {
+      try {
+        writeFileSync(file, content);
+      } catch (e) {
+        try {
+          rmSync(file, { force: true });
+        } catch {}
+        throw e;
+      }
+    };
     try {
-      writeFileSync(file, content);
+      write();
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      this.tmp = memDir(this.repo, 'tmp');
-      writeFileSync(file, content);
+      this.tmp = memDirForWrite(this.repo, 'tmp');
+      write();
     }
     try {
       const [oid] = await session.ask(`${file}\n`, 1);

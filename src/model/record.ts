@@ -171,22 +171,37 @@ export function normalizeTags(tags: readonly string[]): string[] {
   return out;
 }
 
-/** Parses an ISO date or a relative duration (30d, 12h, 2w) into an ISO string. */
+/** The dates a record may hold: those whose ISO form has a four-digit year (to 9999-12-31). */
+const LATEST_DATE = Date.parse('9999-12-31T23:59:59.999Z');
+const EARLIEST_DATE = Date.parse('0000-01-01T00:00:00.000Z');
+
+/**
+ * Parses an ISO date or a relative duration (30d, 12h, 2w) into an ISO string. A date past
+ * 9999-12-31 (`99999999999d`) is E_INVALID_ARG naming the range, as an unreadable one is.
+ */
 export function parseDateInput(input: string, now = new Date()): string {
   const rel = /^(\d+)\s*([smhdwy])$/.exec(input.trim());
+  let t: number;
   if (rel) {
     const n = Number(rel[1]);
     const unit = { s: 1e3, m: 6e4, h: 36e5, d: 864e5, w: 6048e5, y: 31536e6 }[rel[2] as 's'];
-    return new Date(now.getTime() + n * unit).toISOString();
+    t = now.getTime() + n * unit;
+  } else {
+    t = Date.parse(input);
+    if (Number.isNaN(t)) {
+      throw err(
+        'E_INVALID_ARG',
+        `invalid date "${input}"`,
+        'use an ISO date (2026-12-31) or a duration (30d, 12h, 2w)',
+      );
+    }
   }
-  const t = Date.parse(input);
-  if (Number.isNaN(t)) {
+  if (!(t >= EARLIEST_DATE && t <= LATEST_DATE))
     throw err(
       'E_INVALID_ARG',
-      `invalid date "${input}"`,
-      'use an ISO date (2026-12-31) or a duration (30d, 12h, 2w)',
+      `date out of range: "${input}"`,
+      'use a date from 0000-01-01 to 9999-12-31, or a shorter duration',
     );
-  }
   return new Date(t).toISOString();
 }
 

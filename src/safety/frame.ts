@@ -7,10 +7,11 @@
  * wraps it in exactly one opening and one closing `<memory>` tag.
  *
  * Neutralising defuses anything a model could read as a tag: `<`, its
- * look-alikes (fullwidth ＜, small ﹤, ˂, ᐸ, 〈, ⟨, ❮…), and its escaped
+ * look-alikes (fullwidth ＜, small ﹤, ˂, ᐸ, 〈, ⟨, ❮, ≮…), and its escaped
  * spellings (`&lt;`, `&#60;`, `&#x3c;`, `\u003c`, `%3C`) when what follows
- * looks like a tag (`/`, `!`, `?` or a letter, possibly behind whitespace,
- * backslashes or escaped invisibles). Each becomes `‹`, which no parser reads
+ * looks like a tag (`/`, `!`, `?`, a letter or `_`, possibly behind whitespace,
+ * combining marks (`<` + U+0338 is `≮` to a reader that composes it), backslashes
+ * or escaped invisibles). Each becomes `‹`, which no parser reads
  * as markup. Invisible characters (zero-width spaces and joiners, word joiner,
  * BOM, bidi controls, tag characters, variation selectors) and control
  * characters other than newline and tab are dropped first, so they cannot
@@ -38,16 +39,16 @@ const AMP = '&(?:amp;)*';
 /** A run of backslashes, taken whole (never split between repetitions: no backtracking blow-up). */
 const BACKSLASHES = '\\\\+(?!\\\\)';
 /** `<` and its look-alikes. */
-const LT_CHARS = '<\\uFE64\\uFF1C\\u02C2\\u1438\\u2329\\u3008\\u27E8\\u276C\\u276E\\u29FC';
+const LT_CHARS = '<\\uFE64\\uFF1C\\u02C2\\u1438\\u2329\\u3008\\u27E8\\u276C\\u276E\\u29FC\\u226E';
 /** A `<`, a look-alike, or an escaped spelling (an escape's backslashes matched from the first one). */
 const LT =
   `(?:[${LT_CHARS}]` +
   `|${AMP}(?:lt;?|#0*60;?|#x0*3c;?)` +
   `|(?<!\\\\)${BACKSLASHES}(?:u003c|u\\{0*3c\\}|x3c)` +
   '|%(?:25)*3c)';
-/** What may sit between `<` and the rest of a tag: whitespace, backslashes, escaped blanks and invisibles. */
+/** What may sit between `<` and the rest of a tag: whitespace, combining marks, backslashes, escaped blanks and invisibles. */
 const GAP =
-  `(?:\\s|${BACKSLASHES}(?:u(?:0020|00a0|200b|200c|200d|2060|feff)|x20|xa0)?` +
+  `(?:\\s|\\p{M}|${BACKSLASHES}(?:u(?:0020|00a0|200b|200c|200d|2060|feff)|x20|xa0)?` +
   `|${AMP}(?:nbsp;?|zwn?j;?|#0*(?:9|10|13|32|160|8203|8204|8205|8288|65279);?|#x0*(?:9|a|d|20|a0|200b|200c|200d|2060|feff);?)` +
   '|%(?:25)*20)*';
 /** A `/` (and `!`, `?`: comments, declarations, processing instructions; `|`: chat-template tokens), look-alikes and escapes. */
@@ -55,8 +56,11 @@ const SLASH =
   '(?:[/!?|\\uFF0F\\u2044\\u2215\\u29F8\\uFF01\\uFF1F\\uFF5C]' +
   `|${AMP}(?:sol;?|excl;?|quest;?|#0*(?:47|33|63);?|#x0*(?:2f|21|3f);?)` +
   '|(?:u002f|x2f)|%(?:25)*2f)';
-/** The first letter of a tag name, or a character reference standing for one (`\u006d` is a backslash and a letter). */
-const LETTER = `(?:\\p{L}|${AMP}#0*\\d{2,7};?|${AMP}#x0*[0-9a-f]{2,6};?)`;
+/**
+ * The first letter of a tag name (`_` too: `<_system>`), or a character reference standing for one
+ * (`\u006d` is a backslash and a letter).
+ */
+const LETTER = `(?:[\\p{L}_]|${AMP}#0*\\d{2,7};?|${AMP}#x0*[0-9a-f]{2,6};?)`;
 /** A `>`, its look-alikes and escapes. */
 const GT =
   '(?:[>\\uFE65\\uFF1E\\u02C3\\u1433\\u232A\\u3009\\u27E9\\u276D\\u276F\\u29FD]' +
@@ -65,7 +69,7 @@ const GT =
 const TAG_LIKE = new RegExp(
   // `</`, `<!`, `<?` (whatever sits between); `<x` with at most backslashes between; `< x … >` closed
   // before the next `<` and within 256 characters
-  `${LT}(?=${GAP}${SLASH}|(?:${BACKSLASHES})?${LETTER}|${GAP}${LETTER}[^${LT_CHARS}]{0,256}?${GT})`,
+  `${LT}(?=${GAP}${SLASH}|\\p{M}*(?:${BACKSLASHES})?\\p{M}*${LETTER}|${GAP}${LETTER}[^${LT_CHARS}]{0,256}?${GT})`,
   'giu',
 );
 

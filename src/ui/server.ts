@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { err, type GitMemError, isGitMemError } from '../errors.js';
+import { asGitMemError, err, type GitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { type ApiRequest, type Json, route } from './api.js';
 import type { UiEnv } from './env.js';
@@ -282,7 +282,8 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
         if (url.pathname === '/api/memories') warmSoon(WARM_IDLE_MS);
         return;
       } catch (e) {
-        if (isGitMemError(e)) return sendJson(res, statusOf(e), e.toJSON());
+        const ge = asGitMemError(e);
+        if (ge) return sendJson(res, statusOf(ge), ge.toJSON());
         log(`git-mem ui: internal error on ${method} ${url.pathname}: ${(e as Error)?.stack ?? e}`);
         return sendJson(res, 500, {
           error: { code: 'E_INTERNAL', message: `internal error: ${(e as Error)?.message ?? String(e)}` },
