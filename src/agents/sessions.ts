@@ -25,7 +25,15 @@ import {
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-/** A record id for a session: the time part from its start, the rest from a hash of the session id. */
+/** The random part of a session's record id: a hash of the agent's session id (16 characters). */
+function sessionIdSuffix(sessionId: string): string {
+  const h = createHash('sha256').update(`git-mem session ${sessionId}`).digest();
+  let rand = '';
+  for (let i = 0; i < 16; i++) rand += ALPHABET[h[i] % 32];
+  return rand;
+}
+
+/** A new record id for a session: the time part from its start, the rest from a hash of the session id. */
 function sessionRecordId(sessionId: string, startedMs: number): string {
   let t = Math.max(0, Math.floor(startedMs));
   let time = '';
@@ -33,10 +41,56 @@ function sessionRecordId(sessionId: string, startedMs: number): string {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const h = createHash('sha256').update(`git-mem session ${sessionId}`).digest();
-  let rand = '';
-  for (let i = 0; i < 16; i++) rand += ALPHABET[h[i] % 32];
-  return time + rand;
+  return time + sessionIdSuffix(sessionId);
+}
+
+/**
+ * The record of a session already in the store: a session record whose id ends with the hash of
+ * the session id. A session that resumes after its end (a new event buffer, a later start) finds
+ * the record its first part made, so one agent session keeps one record.
+ */
+function existingSessionRecord(entries: Iterable<CatalogEntry>, sessionId: string): string | undefined {
+  const suffix = sessionIdSuffix(sessionId);
+  let found: string | undefined;
+  for (const e of entries)
+    if (e.type === 'session' && e.id.endsWith(suffix) && (!found || e.id < found)) found = e.id;
+  return found;
+}
+
+/** The heading a resumed part of a session starts under in its record's body. */
+function resumedHeading(started: string): string {
+  return `## Resumed ${started}`;
+}
+
+/**
+ * A session record's body with one part of the session (the events of one buffer, from
+ * `started`) put in: the whole body when it is the session's first part, else the part's own
+ * section, replaced when the record has it already and appended when not (each part once).
+ */
+export function mergeSessionBody(old: string, started: string, part: string): string {
+  if ((old.split('\n', 1)[0] ?? '').includes(` · ${started} · `)) return part;
+  const heading = resumedHeading(started);
+  const section = `${heading}\n${part.replace(/^## /gm, '### ').trimEnd()}\n`;
+  const at = old.indexOf(`\n${heading}\n`);
+  if (at >= 0) return `${old.slice(0, at + 1)}${section}`;
+  return `${old.trimEnd()}\n\n${section}`;
+}
+
+type Counts = Record<'duration_s' | 'files' | 'commands' | 'errors' | 'errors_fixed' | 'commits', number>;
+const COUNT_KEYS: Array<keyof Counts> = [
+  'duration_s',
+  'files',
+  'commands',
+  'errors',
+  'errors_fixed',
+  'commits',
+];
+
+function countsOf(o: unknown): Counts {
+  const r = (o && typeof o === 'object' ? o : {}) as Record<string, unknown>;
+  const out = {} as Counts;
+  for (const k of COUNT_KEYS) out[k] = Number.isFinite(Number(r[k])) ? Number(r[k]) : 0;
+  return out;
 }
 
 export const DEFAULT_KEEP_FULL = 5;
@@ -72,7 +126,13 @@ export interface SessionWrite {
   summary: SessionSummary;
 }
 
-/** Writes (or rewrites) the summary record of one session and compresses summaries beyond the last N. */
+/**
+ * Writes (or rewrites) the summary record of one session and compresses summaries beyond the last
+ * N. One record per agent session id, whatever the order and repetition of its events: every Stop,
+ * SessionEnd and resume updates the same record (found again inside the write, so two writers at
+ * once still make one), a resumed part adds its own section once. A session, or a resumed part,
+ * with no prompt and no tool call commits nothing.
+ */
 export async function writeSessionSummary(
   store: Store,
   events: AgentEvent[],
@@ -80,39 +140,61 @@ export async function writeSessionSummary(
 ): Promise<SessionWrite | undefined> {
   if (!events.length) return undefined;
   const summary = summarizeSession(events, opts);
-  const id = sessionRecordId(summary.session, Date.parse(summary.started));
-  const body = redactSecrets(renderSummary(summary));
-  const title = redactSecrets(summaryTitle(summary)).replace(/\n/g, ' ');
+  if (!summary.prompts && !summary.toolCalls) return undefined;
+  const part = redactSecrets(renderSummary(summary));
+  const partTitle = redactSecrets(summaryTitle(summary)).replace(/\n/g, ' ');
   const ident = await store.ident();
   const keepFull = opts.keepFull ?? DEFAULT_KEEP_FULL;
-  const extra = {
-    session: {
-      id: summary.session,
-      agent: summary.agent,
-      started: summary.started,
-      ended: summary.ended,
-      duration_s: summary.durationS,
-      outcome: summary.outcome,
-      files: summary.files.length,
-      commands: summary.commands.length,
-      errors: summary.errors.length,
-      errors_fixed: summary.errors.filter((e) => e.fixed).length,
-      commits: summary.commits.length,
-    },
+  const counts: Counts = {
+    duration_s: summary.durationS,
+    files: summary.files.length,
+    commands: summary.commands.length,
+    errors: summary.errors.length,
+    errors_fixed: summary.errors.filter((e) => e.fixed).length,
+    commits: summary.commits.length,
   };
+  const session = {
+    id: summary.session,
+    agent: summary.agent,
+    started: summary.started,
+    ended: summary.ended,
+    outcome: summary.outcome,
+    ...counts,
+  };
+  let id = sessionRecordId(summary.session, Date.parse(summary.started));
   const res = await store.write(async (tx) => {
     await ensureFormat(tx);
     const cat = await tx.catalog();
     const now = new Date().toISOString();
     let record: MemoryRecord;
     let created = false;
+    // read again on every attempt: a writer that won the race may have made the record meanwhile
+    id = existingSessionRecord(cat.entries.values(), summary.session) ?? id;
     if (cat.entries.has(id)) {
       record = await tx.get(id);
+      const body = mergeSessionBody(record.body, summary.started, part);
+      const first = body === part;
+      const title = first ? partTitle : record.title;
       if (record.body === body && record.title === title) return null;
+      const prev = (record.extra.session ?? {}) as Record<string, unknown>;
+      // the counts are the whole session's: those of the parts before this one, plus this one
+      const replacing = record.body.includes(`\n${resumedHeading(summary.started)}\n`);
+      const before = first ? undefined : countsOf(replacing ? prev.before : prev);
+      const total = { ...counts };
+      if (before) for (const k of COUNT_KEYS) total[k] += before[k];
       record.body = body;
       record.title = title;
-      record.extra = { ...record.extra, ...extra };
+      record.extra = {
+        ...record.extra,
+        session: {
+          ...session,
+          started: first || typeof prev.started !== 'string' ? summary.started : prev.started,
+          ...total,
+          ...(before ? { before } : {}),
+        },
+      };
       record.tags = record.tags.filter((t) => t !== 'compressed');
+      if (record.extra.compressed !== undefined) delete record.extra.compressed;
       record.updated = now;
       record.clock += 1;
     } else {
@@ -120,15 +202,15 @@ export async function writeSessionSummary(
       record = newRecord({
         id,
         type: 'session',
-        title,
-        body,
+        title: partTitle,
+        body: part,
         now,
         author: `${ident.name} <${ident.email}>`,
         by: agentProvenance(summary.agent, summary.session, opts.model),
         tags: ['session', summary.agent],
         confidence: 1,
         source: `${summary.agent}:${summary.session}`,
-        extra,
+        extra: { session },
       });
     }
     // every field is agent text (the session id and agent name in source and extra too)
