@@ -11,7 +11,7 @@ import type { AgentEvent } from '../src/agents/events.js';
 import { writeSessionSummary } from '../src/agents/sessions.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
-import { type Json, makeRepo, ROOT, type TestRepo } from './helpers.js';
+import { type Json, makeRepo, ROOT, runBinAsync, type TestRepo } from './helpers.js';
 import { bareRemote, clone, tipOf } from './sync-helpers.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'claude-session', 'session.jsonl');
@@ -146,5 +146,42 @@ describe('one record per agent session', () => {
     expect(records).toHaveLength(1);
     expect(records[0].body).toContain('`make one`');
     expect(records[0].body).toContain('`make two`');
+  });
+
+  it('a Stop and a SessionEnd hook process at once, for a resumed session, leave one record', async () => {
+    const repo = makeRepo({ commit: true });
+    const s = base(repo, 'c41d2e7a-0f3b-4b8e-9d6a-1e2f3a4b5c6d');
+    const work = async (prompt: string, command: string) => {
+      await hook(repo, { ...s, hook_event_name: 'UserPromptSubmit', permission_mode: 'default', prompt });
+      await hook(repo, {
+        ...s,
+        hook_event_name: 'PostToolUse',
+        permission_mode: 'default',
+        tool_name: 'Bash',
+        tool_input: { command },
+        tool_response: { stdout: 'ok', stderr: '', interrupted: false, isImage: false },
+        tool_use_id: `toolu_${command.length}`,
+      });
+    };
+    await hook(repo, { ...s, hook_event_name: 'SessionStart', source: 'startup' });
+    await work('Build the docs', 'npm run docs');
+    await hook(repo, { ...s, hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' });
+    await hook(repo, { ...s, hook_event_name: 'SessionStart', source: 'resume' });
+    await work('Now the changelog', 'npm run changelog');
+    const env = { ...repo.env, GIT_MEM_HOOK_INLINE: '1' };
+    const results = await Promise.all(
+      ['Stop', 'SessionEnd'].map((ev) =>
+        runBinAsync(['hook', 'claude-code'], {
+          cwd: repo.dir,
+          env,
+          stdin: JSON.stringify({ ...s, hook_event_name: ev, stop_hook_active: false, reason: 'other' }),
+        }),
+      ),
+    );
+    for (const r of results) expect(r.code).toBe(0);
+    const records = await sessionRecords(repo);
+    expect(records).toHaveLength(1);
+    expect(records[0].body).toContain('`npm run docs`');
+    expect(records[0].body.match(/^- `npm run changelog` \(exit/gm)).toHaveLength(1);
   });
 });
