@@ -8,7 +8,8 @@ import { normalizeRepoPath } from './paths.js';
 
 export default defineCommand({
   command: 'list [category]',
-  describe: 'list memories (filters combine; a category is an alias prefix like standards/ts/)',
+  describe:
+    'list memories (filters combine; a category is an alias prefix like standards/ts/; proposals and sessions apart: --pending, --sessions)',
   aliases: ['ls'],
   builder: (y) =>
     y
@@ -22,11 +23,11 @@ export default defineCommand({
       })
       .option('sessions', {
         type: 'boolean',
-        describe: 'list the session summaries (without --json, list leaves them out and counts them)',
+        describe: 'only the session summaries',
       })
       .option('pending', {
         type: 'boolean',
-        describe: 'list the pending proposals (without --json, list leaves them out and counts them)',
+        describe: 'only the pending proposals (with --sessions: both)',
       })
       .option('include-expired', { type: 'boolean', describe: 'also list expired memories' })
       .option('at', { type: 'string', describe: 'as the store was at a revision or date' })

@@ -25,7 +25,7 @@ async function searchArgs(a: Record<string, unknown>, ctx: Ctx) {
 export default defineCommand({
   command: 'search [query..]',
   describe:
-    'find memories by text, the file being edited, type and tag (ranked; stale ones flagged; pending proposals and session summaries rank below curated memories and are shown after them)',
+    'find memories by text, the file being edited, type and tag (ranked; stale ones flagged; proposals and sessions after curated memories)',
   aliases: ['find'],
   builder: (y) =>
     y
