@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../src/agents/events.js';
-import { writeSessionSummary } from '../src/agents/sessions.js';
+import { mergeSessionBody, writeSessionSummary } from '../src/agents/sessions.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { type Json, makeRepo, ROOT, runBinAsync, type TestRepo } from './helpers.js';
@@ -183,5 +183,64 @@ describe('one record per agent session', () => {
     expect(records).toHaveLength(1);
     expect(records[0].body).toContain('`npm run docs`');
     expect(records[0].body.match(/^- `npm run changelog` \(exit/gm)).toHaveLength(1);
+  });
+
+  it('a part is put in once, in its place, the other parts kept (pure)', () => {
+    const p1 = (x: string) =>
+      `> claude-code session s · T1 · 1 min · 1 prompt · 1 tool call\n\n## Commands run\n- \`${x}\` (exit 0)\n`;
+    const p2 = (x: string) =>
+      `> claude-code session s · T2 · 1 min · 1 prompt · 1 tool call\n\n## Commands run\n- \`${x}\` (exit 0)\n`;
+    const p3 = `> claude-code session s · T3 · 1 min\n\n## Outcome\n- completed\n`;
+    let body = p1('a');
+    body = mergeSessionBody(body, 'T2', p2('b'));
+    body = mergeSessionBody(body, 'T3', p3);
+    expect(mergeSessionBody(body, 'T3', p3)).toBe(body);
+    body = mergeSessionBody(body, 'T2', p2('b2'));
+    body = mergeSessionBody(body, 'T1', p1('a2'));
+    expect(body.match(/^## Resumed T2$/gm)).toHaveLength(1);
+    expect(body.match(/^## Resumed T3$/gm)).toHaveLength(1);
+    expect(body).toContain('`a2`');
+    expect(body).toContain('`b2`');
+    expect(body).not.toMatch(/`a`|`b`/);
+    expect(body.indexOf('Resumed T2')).toBeLessThan(body.indexOf('Resumed T3'));
+    expect(body.startsWith('> claude-code session s · T1')).toBe(true);
+  });
+
+  it('two clones that ran the same session id: the next write after a sync folds their records into one', async () => {
+    const remote = bareRemote();
+    const a = clone(remote.url);
+    const b = clone(remote.url);
+    const session = '5e8f0a1b-2c3d-4e5f-8a9b-0c1d2e3f4a5b';
+    const run = async (repo: TestRepo, command: string) => {
+      const s = base(repo, session);
+      await hook(repo, { ...s, hook_event_name: 'SessionStart', source: 'startup' });
+      await hook(repo, {
+        ...s,
+        hook_event_name: 'UserPromptSubmit',
+        permission_mode: 'default',
+        prompt: `run ${command}`,
+      });
+      await hook(repo, {
+        ...s,
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_input: { command },
+        tool_response: { stdout: '', stderr: '', interrupted: false, isImage: false },
+        tool_use_id: `toolu_${command.length}`,
+      });
+      await hook(repo, { ...s, hook_event_name: 'SessionEnd', reason: 'other' });
+    };
+    await run(a, 'make alpha');
+    await run(b, 'make beta');
+    expect((await a.mem(['sync'])).code).toBe(0);
+    expect((await b.mem(['sync'])).code).toBe(0);
+    expect(await sessionRecords(b)).toHaveLength(2);
+    await run(b, 'make gamma');
+    const folded = await sessionRecords(b);
+    expect(folded).toHaveLength(1);
+    for (const c of ['alpha', 'beta', 'gamma']) expect(folded[0].body).toContain(`\`make ${c}\``);
+    expect((await b.mem(['sync'])).code).toBe(0);
+    expect((await a.mem(['sync'])).code).toBe(0);
+    expect((await sessionRecords(a)).map((r) => r.id)).toEqual([folded[0].id]);
   });
 });

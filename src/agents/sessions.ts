@@ -5,7 +5,7 @@
  * summaries stay in full, older ones are compressed in the same commit.
  */
 import { createHash } from 'node:crypto';
-import { ensureFormat } from '../commands/memory.js';
+import { ensureFormat, removeInTx } from '../commands/memory.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import { layer, readGlobalConfig, readLocalConfig, readSharedConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
@@ -45,16 +45,16 @@ function sessionRecordId(sessionId: string, startedMs: number): string {
 }
 
 /**
- * The record of a session already in the store: a session record whose id ends with the hash of
- * the session id. A session that resumes after its end (a new event buffer, a later start) finds
- * the record its first part made, so one agent session keeps one record.
+ * The records of a session already in the store, oldest first: session records whose id ends with
+ * the hash of the session id. A session that resumes after its end (a new event buffer, a later
+ * start) finds the record its first part made, so one agent session keeps one record; two clones
+ * that ran the same session id each made one, and the next write folds them into the oldest.
  */
-function existingSessionRecord(entries: Iterable<CatalogEntry>, sessionId: string): string | undefined {
+function existingSessionRecords(entries: Iterable<CatalogEntry>, sessionId: string): string[] {
   const suffix = sessionIdSuffix(sessionId);
-  let found: string | undefined;
-  for (const e of entries)
-    if (e.type === 'session' && e.id.endsWith(suffix) && (!found || e.id < found)) found = e.id;
-  return found;
+  const found: string[] = [];
+  for (const e of entries) if (e.type === 'session' && e.id.endsWith(suffix)) found.push(e.id);
+  return found.sort();
 }
 
 /** The heading a resumed part of a session starts under in its record's body. */
@@ -62,35 +62,33 @@ function resumedHeading(started: string): string {
   return `## Resumed ${started}`;
 }
 
+/** Whether `started` is the start of the part a session record's body begins with (its first part). */
+function isFirstPart(body: string, started: string): boolean {
+  return (body.split('\n', 1)[0] ?? '').includes(` · ${started} · `);
+}
+
 /**
  * A session record's body with one part of the session (the events of one buffer, from
- * `started`) put in: the whole body when it is the session's first part, else the part's own
- * section, replaced when the record has it already and appended when not (each part once).
+ * `started`) put in, each part once: the first part is the body's head, a resumed part has its own
+ * section; the part's text replaces what the body held of it, the other parts stay as they are.
  */
 export function mergeSessionBody(old: string, started: string, part: string): string {
-  if ((old.split('\n', 1)[0] ?? '').includes(` · ${started} · `)) return part;
+  const nextSection = (from: number) => {
+    const i = old.indexOf('\n## Resumed ', from);
+    return i < 0 ? old.length : i + 1;
+  };
+  if (isFirstPart(old, started)) {
+    const rest = old.slice(nextSection(0));
+    return rest ? `${part.trimEnd()}\n\n${rest}` : part;
+  }
   const heading = resumedHeading(started);
   const section = `${heading}\n${part.replace(/^## /gm, '### ').trimEnd()}\n`;
   const at = old.indexOf(`\n${heading}\n`);
-  if (at >= 0) return `${old.slice(0, at + 1)}${section}`;
+  if (at >= 0) {
+    const rest = old.slice(nextSection(at + 1));
+    return `${old.slice(0, at + 1)}${section}${rest ? `\n${rest}` : ''}`;
+  }
   return `${old.trimEnd()}\n\n${section}`;
-}
-
-type Counts = Record<'duration_s' | 'files' | 'commands' | 'errors' | 'errors_fixed' | 'commits', number>;
-const COUNT_KEYS: Array<keyof Counts> = [
-  'duration_s',
-  'files',
-  'commands',
-  'errors',
-  'errors_fixed',
-  'commits',
-];
-
-function countsOf(o: unknown): Counts {
-  const r = (o && typeof o === 'object' ? o : {}) as Record<string, unknown>;
-  const out = {} as Counts;
-  for (const k of COUNT_KEYS) out[k] = Number.isFinite(Number(r[k])) ? Number(r[k]) : 0;
-  return out;
 }
 
 export const DEFAULT_KEEP_FULL = 5;
@@ -145,7 +143,7 @@ export async function writeSessionSummary(
   const partTitle = redactSecrets(summaryTitle(summary)).replace(/\n/g, ' ');
   const ident = await store.ident();
   const keepFull = opts.keepFull ?? DEFAULT_KEEP_FULL;
-  const counts: Counts = {
+  const counts = {
     duration_s: summary.durationS,
     files: summary.files.length,
     commands: summary.commands.length,
@@ -169,28 +167,33 @@ export async function writeSessionSummary(
     let record: MemoryRecord;
     let created = false;
     // read again on every attempt: a writer that won the race may have made the record meanwhile
-    id = existingSessionRecord(cat.entries.values(), summary.session) ?? id;
+    const found = existingSessionRecords(cat.entries.values(), summary.session);
+    id = found[0] ?? id;
     if (cat.entries.has(id)) {
       record = await tx.get(id);
+      const was = record.body;
+      // another clone's record of the same session (after a sync): its parts join this one, it goes
+      for (const other of found.slice(1)) {
+        const o = await tx.get(other);
+        const started = (o.extra.session as { started?: unknown } | undefined)?.started;
+        if (typeof started === 'string' && !record.body.includes(started))
+          record.body = mergeSessionBody(record.body, started, o.body);
+        removeInTx(tx, o, `${ident.name} <${ident.email}>`, `same agent session as ${id}`);
+      }
       const body = mergeSessionBody(record.body, summary.started, part);
-      const first = body === part;
+      const first = isFirstPart(record.body, summary.started);
       const title = first ? partTitle : record.title;
-      if (record.body === body && record.title === title) return null;
+      if (was === body && record.title === title && found.length < 2) return null;
       const prev = (record.extra.session ?? {}) as Record<string, unknown>;
-      // the counts are the whole session's: those of the parts before this one, plus this one
-      const replacing = record.body.includes(`\n${resumedHeading(summary.started)}\n`);
-      const before = first ? undefined : countsOf(replacing ? prev.before : prev);
-      const total = { ...counts };
-      if (before) for (const k of COUNT_KEYS) total[k] += before[k];
       record.body = body;
       record.title = title;
+      // the counts are the part written last; `parts` says how many the body holds
       record.extra = {
         ...record.extra,
         session: {
           ...session,
           started: first || typeof prev.started !== 'string' ? summary.started : prev.started,
-          ...total,
-          ...(before ? { before } : {}),
+          parts: 1 + (body.match(/\n## Resumed /g)?.length ?? 0),
         },
       };
       record.tags = record.tags.filter((t) => t !== 'compressed');
@@ -218,7 +221,7 @@ export async function writeSessionSummary(
     tx.putRecord(record);
     // retention: newest first; beyond keepFull, compress the ones not compressed yet
     const sessions: CatalogEntry[] = [...cat.entries.values()].filter(
-      (e) => e.type === 'session' && e.id !== id,
+      (e) => e.type === 'session' && e.id !== id && !found.includes(e.id),
     );
     sessions.sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
     const old = sessions.slice(Math.max(0, keepFull - 1)).filter((e) => !e.tags.includes('compressed'));
