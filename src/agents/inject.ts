@@ -115,7 +115,11 @@ export async function sessionStartContext(
     const per = Math.floor(Math.min(3600, budget * 0.4) / Math.max(1, recs.length));
     const parts = recs.map((r) => {
       ids.push(r.id);
-      return clip(`### ${neutralize(r.title)}\n${neutralize(r.body).trim()}`.replace(/^## /gm, '#### '), per);
+      // the body's headings go below the title's (a resumed part's ### too)
+      const body = neutralize(r.body)
+        .trim()
+        .replace(/^(##+) /gm, '##$1 ');
+      return clip(`### ${neutralize(r.title)}\n${body}`, per);
     });
     if (parts.length)
       sessionsText = `## Recent sessions (summaries of earlier sessions; they may be outdated)\n${parts.join('\n\n')}`;

@@ -5,7 +5,7 @@
  * summaries stay in full, older ones are compressed in the same commit.
  */
 import { createHash } from 'node:crypto';
-import { ensureFormat } from '../commands/memory.js';
+import { ensureFormat, removeInTx } from '../commands/memory.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import { layer, readGlobalConfig, readLocalConfig, readSharedConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
@@ -25,7 +25,15 @@ import {
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-/** A record id for a session: the time part from its start, the rest from a hash of the session id. */
+/** The random part of a session's record id: a hash of the agent's session id (16 characters). */
+function sessionIdSuffix(sessionId: string): string {
+  const h = createHash('sha256').update(`git-mem session ${sessionId}`).digest();
+  let rand = '';
+  for (let i = 0; i < 16; i++) rand += ALPHABET[h[i] % 32];
+  return rand;
+}
+
+/** A new record id for a session: the time part from its start, the rest from a hash of the session id. */
 function sessionRecordId(sessionId: string, startedMs: number): string {
   let t = Math.max(0, Math.floor(startedMs));
   let time = '';
@@ -33,10 +41,54 @@ function sessionRecordId(sessionId: string, startedMs: number): string {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const h = createHash('sha256').update(`git-mem session ${sessionId}`).digest();
-  let rand = '';
-  for (let i = 0; i < 16; i++) rand += ALPHABET[h[i] % 32];
-  return time + rand;
+  return time + sessionIdSuffix(sessionId);
+}
+
+/**
+ * The records of a session already in the store, oldest first: session records whose id ends with
+ * the hash of the session id. A session that resumes after its end (a new event buffer, a later
+ * start) finds the record its first part made, so one agent session keeps one record; two clones
+ * that ran the same session id each made one, and the next write folds them into the oldest.
+ */
+function existingSessionRecords(entries: Iterable<CatalogEntry>, sessionId: string): string[] {
+  const suffix = sessionIdSuffix(sessionId);
+  const found: string[] = [];
+  for (const e of entries) if (e.type === 'session' && e.id.endsWith(suffix)) found.push(e.id);
+  return found.sort();
+}
+
+/** The heading a resumed part of a session starts under in its record's body. */
+function resumedHeading(started: string): string {
+  return `## Resumed ${started}`;
+}
+
+/** Whether `started` is the start of the part a session record's body begins with (its first part). */
+function isFirstPart(body: string, started: string): boolean {
+  return (body.split('\n', 1)[0] ?? '').includes(` · ${started} · `);
+}
+
+/**
+ * A session record's body with one part of the session (the events of one buffer, from
+ * `started`) put in, each part once: the first part is the body's head, a resumed part has its own
+ * section; the part's text replaces what the body held of it, the other parts stay as they are.
+ */
+export function mergeSessionBody(old: string, started: string, part: string): string {
+  const nextSection = (from: number) => {
+    const i = old.indexOf('\n## Resumed ', from);
+    return i < 0 ? old.length : i + 1;
+  };
+  if (isFirstPart(old, started)) {
+    const rest = old.slice(nextSection(0));
+    return rest ? `${part.trimEnd()}\n\n${rest}` : part;
+  }
+  const heading = resumedHeading(started);
+  const section = `${heading}\n${part.replace(/^## /gm, '### ').trimEnd()}\n`;
+  const at = old.indexOf(`\n${heading}\n`);
+  if (at >= 0) {
+    const rest = old.slice(nextSection(at + 1));
+    return `${old.slice(0, at + 1)}${section}${rest ? `\n${rest}` : ''}`;
+  }
+  return `${old.trimEnd()}\n\n${section}`;
 }
 
 export const DEFAULT_KEEP_FULL = 5;
@@ -72,7 +124,13 @@ export interface SessionWrite {
   summary: SessionSummary;
 }
 
-/** Writes (or rewrites) the summary record of one session and compresses summaries beyond the last N. */
+/**
+ * Writes (or rewrites) the summary record of one session and compresses summaries beyond the last
+ * N. One record per agent session id, whatever the order and repetition of its events: every Stop,
+ * SessionEnd and resume updates the same record (found again inside the write, so two writers at
+ * once still make one), a resumed part adds its own section once. A session, or a resumed part,
+ * with no prompt and no tool call commits nothing.
+ */
 export async function writeSessionSummary(
   store: Store,
   events: AgentEvent[],
@@ -80,39 +138,66 @@ export async function writeSessionSummary(
 ): Promise<SessionWrite | undefined> {
   if (!events.length) return undefined;
   const summary = summarizeSession(events, opts);
-  const id = sessionRecordId(summary.session, Date.parse(summary.started));
-  const body = redactSecrets(renderSummary(summary));
-  const title = redactSecrets(summaryTitle(summary)).replace(/\n/g, ' ');
+  if (!summary.prompts && !summary.toolCalls) return undefined;
+  const part = redactSecrets(renderSummary(summary));
+  const partTitle = redactSecrets(summaryTitle(summary)).replace(/\n/g, ' ');
   const ident = await store.ident();
   const keepFull = opts.keepFull ?? DEFAULT_KEEP_FULL;
-  const extra = {
-    session: {
-      id: summary.session,
-      agent: summary.agent,
-      started: summary.started,
-      ended: summary.ended,
-      duration_s: summary.durationS,
-      outcome: summary.outcome,
-      files: summary.files.length,
-      commands: summary.commands.length,
-      errors: summary.errors.length,
-      errors_fixed: summary.errors.filter((e) => e.fixed).length,
-      commits: summary.commits.length,
-    },
+  const counts = {
+    duration_s: summary.durationS,
+    files: summary.files.length,
+    commands: summary.commands.length,
+    errors: summary.errors.length,
+    errors_fixed: summary.errors.filter((e) => e.fixed).length,
+    commits: summary.commits.length,
   };
+  const session = {
+    id: summary.session,
+    agent: summary.agent,
+    started: summary.started,
+    ended: summary.ended,
+    outcome: summary.outcome,
+    ...counts,
+  };
+  let id = sessionRecordId(summary.session, Date.parse(summary.started));
   const res = await store.write(async (tx) => {
     await ensureFormat(tx);
     const cat = await tx.catalog();
     const now = new Date().toISOString();
     let record: MemoryRecord;
     let created = false;
+    // read again on every attempt: a writer that won the race may have made the record meanwhile
+    const found = existingSessionRecords(cat.entries.values(), summary.session);
+    id = found[0] ?? id;
     if (cat.entries.has(id)) {
       record = await tx.get(id);
-      if (record.body === body && record.title === title) return null;
+      const was = record.body;
+      // another clone's record of the same session (after a sync): its parts join this one, it goes
+      for (const other of found.slice(1)) {
+        const o = await tx.get(other);
+        const started = (o.extra.session as { started?: unknown } | undefined)?.started;
+        if (typeof started === 'string' && !record.body.includes(started))
+          record.body = mergeSessionBody(record.body, started, o.body);
+        removeInTx(tx, o, `${ident.name} <${ident.email}>`, `same agent session as ${id}`);
+      }
+      const body = mergeSessionBody(record.body, summary.started, part);
+      const first = isFirstPart(record.body, summary.started);
+      const title = first ? partTitle : record.title;
+      if (was === body && record.title === title && found.length < 2) return null;
+      const prev = (record.extra.session ?? {}) as Record<string, unknown>;
       record.body = body;
       record.title = title;
-      record.extra = { ...record.extra, ...extra };
+      // the counts are the part written last; `parts` says how many the body holds
+      record.extra = {
+        ...record.extra,
+        session: {
+          ...session,
+          started: first || typeof prev.started !== 'string' ? summary.started : prev.started,
+          parts: 1 + (body.match(/\n## Resumed /g)?.length ?? 0),
+        },
+      };
       record.tags = record.tags.filter((t) => t !== 'compressed');
+      if (record.extra.compressed !== undefined) delete record.extra.compressed;
       record.updated = now;
       record.clock += 1;
     } else {
@@ -120,15 +205,15 @@ export async function writeSessionSummary(
       record = newRecord({
         id,
         type: 'session',
-        title,
-        body,
+        title: partTitle,
+        body: part,
         now,
         author: `${ident.name} <${ident.email}>`,
         by: agentProvenance(summary.agent, summary.session, opts.model),
         tags: ['session', summary.agent],
         confidence: 1,
         source: `${summary.agent}:${summary.session}`,
-        extra,
+        extra: { session },
       });
     }
     // every field is agent text (the session id and agent name in source and extra too)
@@ -136,7 +221,7 @@ export async function writeSessionSummary(
     tx.putRecord(record);
     // retention: newest first; beyond keepFull, compress the ones not compressed yet
     const sessions: CatalogEntry[] = [...cat.entries.values()].filter(
-      (e) => e.type === 'session' && e.id !== id,
+      (e) => e.type === 'session' && e.id !== id && !found.includes(e.id),
     );
     sessions.sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
     const old = sessions.slice(Math.max(0, keepFull - 1)).filter((e) => !e.tags.includes('compressed'));

@@ -326,10 +326,13 @@ export function renderSummary(s: SessionSummary): string {
 
 /** Older summaries keep what matters (errors, decisions, commits, outcome) and drop the lists (seed 001). */
 export function compressSummaryBody(body: string): string {
-  const sections = body.split(/\n(?=## )/);
+  // a resumed part's lists are one level down (### under its ## Resumed heading)
+  const sections = body.split(/\n(?=#{2,3} )/);
   const out: string[] = [];
   for (const sec of sections) {
-    const head = sec.split('\n')[0];
+    const first = sec.split('\n')[0];
+    const level = first.startsWith('### ') ? '###' : '##';
+    const head = first.replace(/^###? /, '## ');
     const items = sec.split('\n').filter((l) => l.startsWith('- '));
     if (head === '## Files modified') {
       let a = 0;
@@ -341,9 +344,11 @@ export function compressSummaryBody(body: string): string {
           r += Number(m[2]);
         }
       }
-      out.push(`## Files modified\n- ${items.length} file${items.length === 1 ? '' : 's'} (+${a} −${r})\n`);
+      out.push(
+        `${level} Files modified\n- ${items.length} file${items.length === 1 ? '' : 's'} (+${a} −${r})\n`,
+      );
     } else if (head === '## Commands run') {
-      out.push(`## Commands run\n- ${items.length} distinct command${items.length === 1 ? '' : 's'}\n`);
+      out.push(`${level} Commands run\n- ${items.length} distinct command${items.length === 1 ? '' : 's'}\n`);
     } else out.push(sec.endsWith('\n') ? sec : `${sec}\n`);
   }
   return out.join('\n').replace(/\n{3,}/g, '\n\n');

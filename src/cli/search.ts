@@ -24,7 +24,8 @@ async function searchArgs(a: Record<string, unknown>, ctx: Ctx) {
 
 export default defineCommand({
   command: 'search [query..]',
-  describe: 'find memories by text, the file being edited, type and tag (ranked; stale ones flagged)',
+  describe:
+    'find memories by text, the file being edited, type and tag (ranked; stale ones flagged; proposals and sessions after curated memories)',
   aliases: ['find'],
   builder: (y) =>
     y

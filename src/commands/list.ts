@@ -7,8 +7,21 @@ import type { CatalogEntry } from '../gitstore/catalog.js';
 import micromatch from '../model/glob.js';
 import { expiredAt, isStatus, isType } from '../model/record.js';
 
+/**
+ * What a record is to a reader: a curated memory, a pending proposal (waiting for review) or a
+ * session summary. `list`, `search` and the UI show the last two apart from the first.
+ */
+export type ListKind = 'memories' | 'pending' | 'sessions';
+
+export function kindOf(e: { type: string; status: string }): ListKind {
+  if (e.type === 'session') return 'sessions';
+  return e.status === 'pending' ? 'pending' : 'memories';
+}
+
 export interface ListFilter {
   category?: string;
+  /** only records of these kinds (curated memories, pending proposals, session summaries) */
+  kinds?: ListKind[];
   type?: string[];
   tag?: string[];
   status?: string[];
@@ -33,11 +46,13 @@ export function makeFilter(f: ListFilter, now = Date.now()): (e: Filterable) => 
   const statuses = f.status?.length ? new Set(f.status) : undefined;
   const tags = f.tag?.length ? f.tag.map((t) => t.toLowerCase()) : undefined;
   const category = f.category?.replace(/\/$/, '');
+  const kinds = f.kinds?.length ? new Set(f.kinds) : undefined;
   const expired = expiredAt(now);
   return (e) => {
     if (!f.includeExpired && expired(e)) return false;
     if (types && !types.has(e.type)) return false;
     if (statuses && !statuses.has(e.status)) return false;
+    if (kinds && !kinds.has(kindOf(e))) return false;
     if (tags && !tags.every((t) => e.tags.includes(t))) return false;
     if (category !== undefined && !(e.alias === category || e.alias?.startsWith(`${category}/`)))
       return false;

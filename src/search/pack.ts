@@ -87,6 +87,13 @@ function shorten(body: string, max: number): string {
 }
 
 /**
+ * The share of the budget the session summaries' section may take at most: episodic memory is a
+ * small section of its own, never what crowds out knowledge (a summary over it goes in shortened,
+ * or as its title).
+ */
+export const SESSIONS_SHARE = 0.25;
+
+/**
  * Fills the budget in the order given (callers order by section, then rank).
  * Greedy: an item that does not fit whole is tried shortened, then skipped;
  * later (smaller) items may still fit.
@@ -132,7 +139,11 @@ export function assemblePack(cands: PackCandidate[], budget: number): Pack {
       list.push(text);
       parts.set(c.section, list);
       const total = size();
-      if (total <= budget) {
+      const sessionsFit =
+        c.section !== 'sessions' ||
+        Math.ceil(`## ${SECTION_TITLES.sessions}\n\n${list.join('\n')}`.trimEnd().length / 4) <=
+          budget * SESSIONS_SHARE;
+      if (total <= budget && sessionsFit) {
         items.push({
           id: c.id,
           type: c.type,

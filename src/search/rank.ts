@@ -33,9 +33,14 @@ export interface RankParams {
   wConf: number;
   wRecent: number;
   wUsage: number;
-  /** multiplier for stale / pending memories */
+  /**
+   * multipliers for stale memories, pending proposals and session summaries: a curated memory
+   * (active, not a session) ranks above a summary or a proposal of equal relevance, and above
+   * one that only repeats the query's words more often (a summary's prompts and commands do)
+   */
   stale: number;
   pending: number;
+  session: number;
   /** candidates fully scored at most (the rest are cut by text score first) */
   preK: number;
   /** pseudo-relevance feedback: expand the query with the top terms of the best documents (0 = off) */
@@ -58,7 +63,8 @@ export const DEFAULT_PARAMS: RankParams = {
   wRecent: 0.02,
   wUsage: 0.03,
   stale: 0.6,
-  pending: 0.85,
+  pending: 0.7,
+  session: 0.4,
   preK: 300,
   prfDocs: 3,
   prfTerms: 8,
@@ -314,6 +320,10 @@ export function rank(
     if (uses > 0) {
       score += p.wUsage * Math.min(1, Math.log1p(uses) / Math.log(20));
       why.push(`used ${uses}×`);
+    }
+    if (d.type === 'session') {
+      score *= p.session;
+      why.push('session summary');
     }
     if (d.status === 'stale') {
       score *= p.stale;
