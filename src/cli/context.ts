@@ -9,6 +9,7 @@ import { err } from '../errors.js';
 import { type ResolvedConfig, readGlobalConfig, resolveConfig, type Settings } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import { stringify as yamlStringify } from '../model/yaml.js';
+import { terminalText } from '../safety/terminal.js';
 import type { CommandInfo } from './help.js';
 
 export type { IO } from '../commands/context.js';
@@ -191,7 +192,9 @@ export function emit(ctx: Ctx, value: unknown, human: () => string): void {
   if (ctx.json) printJSON(ctx, value);
   else if (ctx.yaml) ctx.io.out(yamlStringify(JSON.parse(JSON.stringify(value ?? null))));
   else {
-    const text = human();
+    // every human view prints record text (titles, tags, bodies a teammate wrote): a control
+    // character in it is shown, never obeyed by the terminal (src/safety/terminal.ts)
+    const text = terminalText(human(), !!ctx.color);
     if (text) ctx.io.out(text.endsWith('\n') ? text : `${text}\n`);
   }
 }
