@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isGitMemError } from '../src/errors.js';
+import { mergeEntry } from '../src/merge/engine.js';
 import { blobProblem } from '../src/merge/validate.js';
 import { newId } from '../src/model/id.js';
 import {
@@ -146,5 +147,19 @@ describe('one table of limits: a local write and the sync boundary agree', () =>
     change(r);
     expect(local(r)).toEqual([code, field]);
     expect(remote(r)).toEqual([code, field]);
+  });
+});
+
+describe('the clock stops at the largest safe integer', () => {
+  it('a both-sided merge of a record a remote set there writes what every clone accepts', () => {
+    const base = good();
+    base.clock = Number.MAX_SAFE_INTEGER;
+    const ours = { ...structuredClone(base), title: 'ours' };
+    const theirs = { ...structuredClone(base), body: 'theirs\n' };
+    const m = mergeEntry({ rec: base }, { rec: ours }, { rec: theirs });
+    const rec = m.state.rec!;
+    expect(rec.clock).toBe(Number.MAX_SAFE_INTEGER);
+    expect(local(rec)).toBeNull();
+    expect(remote(rec)).toBeNull();
   });
 });

@@ -4,6 +4,7 @@
  * second writer never makes a duplicate). Retention (seed 001): the last N
  * summaries stay in full, older ones are compressed in the same commit.
  */
+
 import { createHash } from 'node:crypto';
 import { ensureFormat } from '../commands/memory.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
@@ -12,6 +13,7 @@ import type { Store } from '../gitstore/store.js';
 import type { SessionRow } from '../model/json.js';
 import { agentProvenance } from '../model/provenance.js';
 import { type MemoryRecord, newRecord, parseRecord, recordPath } from '../model/record.js';
+import { nextClock } from '../model/schema.js';
 import { redactRecord } from '../safety/secrets.js';
 import type { AgentEvent } from './events.js';
 import {
@@ -114,7 +116,7 @@ export async function writeSessionSummary(
       record.extra = { ...record.extra, ...extra };
       record.tags = record.tags.filter((t) => t !== 'compressed');
       record.updated = now;
-      record.clock += 1;
+      record.clock = nextClock(record.clock);
     } else {
       created = true;
       record = newRecord({
@@ -147,7 +149,7 @@ export async function writeSessionSummary(
       r.tags = [...r.tags, 'compressed'];
       r.extra = { ...r.extra, compressed: true };
       r.updated = now;
-      r.clock += 1;
+      r.clock = nextClock(r.clock);
       tx.putRecord(r);
       compressed.push(e.id);
     }

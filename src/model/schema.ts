@@ -56,6 +56,15 @@ export const LIMITS = {
   yamlAliases: 16,
 };
 
+/**
+ * The clock after `c`: one more, up to LIMITS.clock (a record a remote set to the
+ * limit keeps it, and its merges are ordered by their text: never a clock past
+ * a safe integer, which every other clone would refuse).
+ */
+export function nextClock(c: number): number {
+  return c >= LIMITS.clock ? LIMITS.clock : c + 1;
+}
+
 export const ALIAS_RE = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/;
 
 /** C0 controls, DEL and C1 controls: refused in every one-line text field. */
