@@ -331,7 +331,8 @@ const cases: Case[] = [
     name: 'ESC (OSC 52, a clipboard write) in a title',
     spec: () => {
       const id = newId();
-      return inMemories(id, rec(id, '"copy \\u001b]52;c;SGVsbG8=\\u0007 me"'));
+      // ended by ST (ESC backslash), no BEL: ESC alone never made a text look binary
+      return inMemories(id, rec(id, '"copy \\u001b]52;c;SGVsbG8=\\u001b\\\\ me"'));
     },
     says: /title holds a control character \(U\+001B\)/,
   },

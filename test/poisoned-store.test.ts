@@ -142,7 +142,7 @@ describe('local writes refuse control characters', () => {
   it.each([
     [
       'a title holding ESC',
-      ['add', '--title', `copy ${ESC}]52;c;SGVsbG8=\u0007`, '--content', 'x'],
+      ['add', '--title', `copy ${ESC}]52;c;SGVsbG8=${ESC}\\`, '--content', 'x'],
       'E_INVALID_ARG',
     ],
     ['a body holding ESC', ['add', '--title', 'fine', '--content', `a${ESC}[2Kb`], 'E_INVALID_ARG'],
