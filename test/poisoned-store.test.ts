@@ -7,7 +7,11 @@
  * Local writes refuse control characters.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { writeProposals } from '../src/agents/proposal.js';
+import { openRepo } from '../src/gitstore/repo.js';
+import { Store } from '../src/gitstore/store.js';
 import { newId } from '../src/model/id.js';
+import { withoutControls } from '../src/model/schema.js';
 import { type Json, makeRepo, type TestRepo } from './helpers.js';
 import { plumber, recordText } from './hostile-helpers.js';
 
@@ -165,5 +169,34 @@ describe('local writes refuse control characters', () => {
     expect(res.code).toBe(2);
     expect(JSON.parse(res.stdout).error.code).toBe('E_INVALID_ARG');
     expect(r.git('rev-parse', 'refs/memory')).toBe(before);
+  });
+});
+
+describe("an agent's text is written without its control characters", () => {
+  it('withoutControls removes escape sequences whole and keeps line feeds and tabs', () => {
+    const s = `red \u001b[31merror\u001b[0m here\r\n\tnext ${ESC}]8;;https://evil\u0007link${ESC}]8;;${ESC}\\ \u009b2Jend\u0007`;
+    expect(withoutControls(s)).toBe('red error here\n\tnext link end');
+    expect(withoutControls('a\tb\nc\u001b[1A', false)).toBe('a b c');
+  });
+
+  it('a proposal whose title and body hold terminal colours is written, without them', async () => {
+    const repo = makeRepo();
+    await repo.memJson(['init']);
+    const store = new Store(await openRepo(repo.dir, repo.env));
+    try {
+      const [rec] = await writeProposals(store, [
+        {
+          type: 'known_fix',
+          title: `npm test \u001b[31mfails\u001b[0m on node 18`,
+          body: `\u001b[1m> vitest\u001b[22m\n\u001b[31mFAIL\u001b[39m test/a.test.ts\n`,
+          tags: [],
+          source: 'test',
+        },
+      ]);
+      expect(rec.title).toBe('npm test fails on node 18');
+      expect(rec.body).toBe('> vitest\nFAIL test/a.test.ts\n');
+    } finally {
+      store.close();
+    }
   });
 });

@@ -13,7 +13,7 @@ import type { Store } from '../gitstore/store.js';
 import type { SessionRow } from '../model/json.js';
 import { agentProvenance } from '../model/provenance.js';
 import { type MemoryRecord, newRecord, parseRecord, recordPath } from '../model/record.js';
-import { nextClock } from '../model/schema.js';
+import { nextClock, withoutControls } from '../model/schema.js';
 import { redactRecord } from '../safety/secrets.js';
 import type { AgentEvent } from './events.js';
 import {
@@ -83,8 +83,9 @@ export async function writeSessionSummary(
   if (!events.length) return undefined;
   const summary = summarizeSession(events, opts);
   const id = sessionRecordId(summary.session, Date.parse(summary.started));
-  const body = redactSecrets(renderSummary(summary));
-  const title = redactSecrets(summaryTitle(summary)).replace(/\n/g, ' ');
+  // a transcript's commands and errors hold what terminals printed: colours, cursor moves
+  const body = withoutControls(redactSecrets(renderSummary(summary)));
+  const title = withoutControls(redactSecrets(summaryTitle(summary)), false);
   const ident = await store.ident();
   const keepFull = opts.keepFull ?? DEFAULT_KEEP_FULL;
   const extra = {

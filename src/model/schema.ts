@@ -74,6 +74,23 @@ const BODY_CONTROL_RE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\
 /** An ISO 8601 date or date-time, as toISOString and date inputs write it. */
 const ISO_DATE_RE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** An escape sequence whole: CSI (ESC [ or U+009B), OSC, DCS, PM and APC strings (to BEL or ST), or ESC and one character. */
+const ESCAPE_SEQUENCE_RE =
+  /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[\s\S]?/g;
+
+/**
+ * Text an agent wrote (a session's transcript, a proposal, an LLM's reply) made fit for a record:
+ * escape sequences removed whole (terminal colours in a captured command's output), other control
+ * characters dropped; a `multiline` text keeps its line feeds and tabs (CR LF becomes LF), a
+ * one-line text gets a space for each. A person's input is refused instead (recordFieldProblems).
+ */
+export function withoutControls(s: string, multiline = true): string {
+  const t = s.replace(ESCAPE_SEQUENCE_RE, '');
+  return multiline
+    ? t.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
+    : t.replace(/[\t\n\r]/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+}
+
 /** One field of a record that breaks its limit. */
 export interface FieldProblem {
   /** the frontmatter key (anchors: `anchors[2].current.path`), or `body` */
