@@ -70,7 +70,15 @@ beforeAll(async () => {
     spec[fo] ??= { tree: {} };
     spec[fo].tree[`${id}.md`] = { blob: text };
   }
-  const poisoned = p.commitOver(tip, { memories: { tree: spec } }, 'poisoned');
+  const poisoned = p.commitOver(
+    tip,
+    {
+      memories: { tree: spec },
+      // a shared setting that does not read: its warning quotes it
+      'config.yaml': { blob: 'output: "x\\u001b]52;c;SGVsbG8=\\u0007"\ncontext-budget: "y\\u001b[2K"\n' },
+    },
+    'poisoned',
+  );
   r.git('update-ref', 'refs/memory', poisoned);
   // the good anchor's code changes: check has something to say about it
   r.write('a.ts', 'export const a = 3;\nexport const b = 2;\n');
@@ -134,6 +142,10 @@ describe('a store already holding records past the limits', () => {
       expect(res.stdout + res.stderr, args[0]).not.toContain(ESC);
       expect(res.stdout, args[0]).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     }
+    // the shared config's warning quotes the value a teammate wrote, shown, not obeyed
+    const pack = await r.mem(['context', '--query', 'clipboard', '--no-daemon']);
+    expect(pack.stderr).toMatch(/warning: ignoring context-budget.*␛\[2K/);
+    expect(pack.stdout + pack.stderr).not.toContain(ESC);
     const show = await r.mem(['show', bad.esc]);
     expect(show.stdout).toContain('shown␛[1A␛[2Khidden');
     // --json stays exact: the same characters, escaped as JSON escapes them

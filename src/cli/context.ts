@@ -55,7 +55,8 @@ function configFor(ctx: Ctx, store?: Store): Promise<ResolvedConfig> {
 /** The layered settings for this command (memoised; needs the store for the shared and local layers). */
 function settingsFor(ctx: Ctx, store?: Store): Promise<Settings> {
   ctx.settings ??= configFor(ctx, store).then((r) => {
-    for (const w of r.warnings) ctx.io.err(`${w}\n`);
+    // a warning may quote the shared config.yaml, which a teammate wrote
+    for (const w of r.warnings) ctx.io.err(`${terminalText(w)}\n`);
     return r.values;
   });
   return ctx.settings;
