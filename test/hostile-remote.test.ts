@@ -282,6 +282,60 @@ const cases: Case[] = [
     },
     says: /points inside \.git/,
   },
+  // the limits of a local write (src/model/schema.ts), field by field
+  {
+    name: '20,000 tags',
+    spec: () => {
+      const id = newId();
+      const tags = Array.from({ length: 20_000 }, (_, i) => `t${i}`).join(', ');
+      return inMemories(id, { blob: recordText(id).replace('tags: []', `tags: [${tags}]`) });
+    },
+    says: /too many tags \(20000\)/,
+    pull: true,
+  },
+  {
+    name: 'clock: 1e308',
+    spec: () => {
+      const id = newId();
+      return inMemories(id, { blob: recordText(id).replace('clock: 1', 'clock: 1e308') });
+    },
+    says: /clock 1e\+308 is not a whole number/,
+  },
+  {
+    name: 'created as a map',
+    spec: () => {
+      const id = newId();
+      return inMemories(id, {
+        blob: recordText(id).replace(/created: .*/, 'created: {year: 2024, evil: true}'),
+      });
+    },
+    says: /invalid creation date/,
+  },
+  {
+    name: 'anchors[].current.path ../../../../etc/passwd',
+    spec: () => {
+      const id = newId();
+      return inMemories(
+        id,
+        rec(
+          id,
+          'anchored',
+          'b\n',
+          'anchors:\n  - path: src/a.ts\n    current:\n      path: ../../../../etc/passwd\n      blob: 0123456789abcdef0123456789abcdef01234567',
+        ),
+      );
+    },
+    says: /anchor path "\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd" is outside the repository/,
+  },
+  {
+    name: 'ESC (OSC 52, a clipboard write) in a title',
+    spec: () => {
+      const id = newId();
+      // ended by ST (ESC backslash), no BEL: ESC alone never made a text look binary
+      return inMemories(id, rec(id, '"copy \\u001b]52;c;SGVsbG8=\\u001b\\\\ me"'));
+    },
+    says: /title holds a control character \(U\+001B\)/,
+  },
   {
     name: 'a tombstone that is a list',
     spec: () => {

@@ -20,6 +20,7 @@
  * evidence, so a re-run finds it and never proposes it twice, and a rejected
  * one (its key in .git/mem/review-rejected.txt) is never proposed again here.
  */
+
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyPatch, ensureFormat, markSuperseded, removeInTx } from '../commands/memory.js';
@@ -35,6 +36,7 @@ import {
   newRecord,
   validateRecord,
 } from '../model/record.js';
+import { withoutControls } from '../model/schema.js';
 import { frame } from '../safety/frame.js';
 import { redactRecord } from '../safety/secrets.js';
 import type { Duplicate } from '../search/dedup.js';
@@ -672,9 +674,10 @@ function reviewItem(
     return newRecord({
       ...base,
       type: m.type,
-      title: m.title,
-      body: m.body,
-      tags: m.tags,
+      // the model's text: escape sequences and control characters dropped, not refused
+      title: withoutControls(m.title, false),
+      body: withoutControls(m.body),
+      tags: m.tags?.map((t) => withoutControls(t, false)),
       anchors: m.anchors,
       scope: m.scope,
       confidence: m.confidence,
@@ -704,8 +707,8 @@ function reviewItem(
   return newRecord({
     ...base,
     type: target.type,
-    title,
-    body,
+    title: withoutControls(title, false),
+    body: withoutControls(body),
     tags: ['consolidate'],
     scope: target.scope,
     confidence: 0.5,

@@ -6,6 +6,7 @@
  * succeeded") and never text git-mem itself injected into the agent. Likely
  * secrets in a proposal (agent text) are redacted, in every field.
  */
+
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureFormat } from '../commands/memory.js';
@@ -14,6 +15,7 @@ import type { Store } from '../gitstore/store.js';
 import { newId } from '../model/id.js';
 import { agentProvenance } from '../model/provenance.js';
 import { isType, LIMITS, type MemoryRecord, type MemoryType, newRecord } from '../model/record.js';
+import { withoutControls } from '../model/schema.js';
 import { redactRecord } from '../safety/secrets.js';
 import { overlap, tokens } from '../search/tokens.js';
 
@@ -215,12 +217,13 @@ export async function writeProposals(
     newRecord({
       id: newId(now.getTime()),
       type: p.type,
-      title: p.title,
-      body: p.body.endsWith('\n') ? p.body : `${p.body}\n`,
+      // an agent's or a model's text: escape sequences and control characters dropped, not refused
+      title: withoutControls(p.title, false),
+      body: withoutControls(p.body.endsWith('\n') ? p.body : `${p.body}\n`),
       now: now.toISOString(),
       author: `${ident.name} <${ident.email}>`,
       by: agentProvenance(meta.agent ?? 'agent', meta.session, meta.model),
-      tags: p.tags,
+      tags: p.tags?.map((t) => withoutControls(t, false)),
       status: 'pending',
       confidence: p.confidence ?? 0.6,
       source: `${meta.agent ?? 'agent'}${meta.session ? `:${meta.session}` : ''}`,

@@ -12,6 +12,7 @@ import type { Store } from '../gitstore/store.js';
 import type { SessionRow } from '../model/json.js';
 import { agentProvenance } from '../model/provenance.js';
 import { type MemoryRecord, newRecord, parseRecord, recordPath } from '../model/record.js';
+import { nextClock, withoutControls } from '../model/schema.js';
 import { redactRecord } from '../safety/secrets.js';
 import type { AgentEvent } from './events.js';
 import {
@@ -139,8 +140,9 @@ export async function writeSessionSummary(
   if (!events.length) return undefined;
   const summary = summarizeSession(events, opts);
   if (!summary.prompts && !summary.toolCalls) return undefined;
-  const part = redactSecrets(renderSummary(summary));
-  const partTitle = redactSecrets(summaryTitle(summary)).replace(/\n/g, ' ');
+  // a transcript's commands and errors hold what terminals printed: colours, cursor moves
+  const part = withoutControls(redactSecrets(renderSummary(summary)));
+  const partTitle = withoutControls(redactSecrets(summaryTitle(summary)), false).replace(/\n/g, ' ');
   const ident = await store.ident();
   const keepFull = opts.keepFull ?? DEFAULT_KEEP_FULL;
   const counts = {
@@ -199,7 +201,7 @@ export async function writeSessionSummary(
       record.tags = record.tags.filter((t) => t !== 'compressed');
       if (record.extra.compressed !== undefined) delete record.extra.compressed;
       record.updated = now;
-      record.clock += 1;
+      record.clock = nextClock(record.clock);
     } else {
       created = true;
       record = newRecord({
@@ -232,7 +234,7 @@ export async function writeSessionSummary(
       r.tags = [...r.tags, 'compressed'];
       r.extra = { ...r.extra, compressed: true };
       r.updated = now;
-      r.clock += 1;
+      r.clock = nextClock(r.clock);
       tx.putRecord(r);
       compressed.push(e.id);
     }

@@ -16,7 +16,14 @@ import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { NoteAdd, Store } from '../gitstore/store.js';
 import { isRepoPath } from '../model/paths.js';
-import { type Anchor, type MemoryRecord, recordPath, serializeRecord } from '../model/record.js';
+import {
+  type Anchor,
+  anchorPathNow,
+  type MemoryRecord,
+  recordPath,
+  serializeRecord,
+} from '../model/record.js';
+import { anchorPathProblem, anchorProblem } from '../model/schema.js';
 import { mark } from '../trace.js';
 import { sharedTarget } from './branch.js';
 import { diffLines } from './diff.js';
@@ -130,6 +137,18 @@ export interface AnchorResult {
   newer?: boolean;
 }
 
+/**
+ * An anchor a check left alone: a path that leaves the repository, lines that are not a range
+ * (a record written by hand or by another tool, taken in before the sync boundary refused such
+ * records). Reported with its record; every other anchor is checked.
+ */
+export interface InvalidAnchor {
+  id: string;
+  index: number;
+  path: string;
+  problem: string;
+}
+
 export interface StatusChange {
   id: string;
   title: string;
@@ -155,6 +174,8 @@ export interface CheckReport {
   branch?: { name: string; shared: boolean };
   /** Anchors whose verdicts were not recorded because the record is newer than the target (AnchorResult.newer). */
   newer?: number;
+  /** Anchors not checked: their path or lines break the record limits (git mem doctor names them). */
+  invalid: InvalidAnchor[];
 }
 
 const CROSS_FILE_CAP = 300;
@@ -226,9 +247,16 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     a: IndexedAnchor;
   }> = [];
   const oids = new Map<string, string>();
+  const invalid: InvalidAnchor[] = [];
   for (const a of idx.entries) {
     if (idFilter && !idFilter.has(a.id)) continue;
     if (pathFilter && !pathFilter.has(a.p)) continue;
+    // a path outside the repository is never handed to git or the file system: reported, not checked
+    const bad = anchorPathProblem(a.p);
+    if (bad) {
+      invalid.push({ id: a.id, index: a.n, path: a.p, problem: bad });
+      continue;
+    }
     oids.set(a.id, a.oid);
     selected.push({ id: a.id, index: a.n, p: a.p, b: a.b, stale: !!a.s, incomplete: !!a.i || !a.b, a });
   }
@@ -241,6 +269,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
       results: [],
       changes: [],
       written: 0,
+      invalid,
     };
   }
   // the shared record holds the anchors as last confirmed on the default branch: a check of
@@ -321,6 +350,16 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   );
 
   mark('check: records read');
+  // the whole anchor as the record holds it (where it was made, where a check last saw it, its lines)
+  for (let i = work.length - 1; i >= 0; i--) {
+    const w = work[i];
+    const a = records.get(w.id)?.anchors[w.index];
+    const bad = a ? anchorProblem(a) : null;
+    if (!bad || !a) continue;
+    invalid.push({ id: w.id, index: w.index, path: String(anchorPathNow(a)), problem: bad });
+    work.splice(i, 1);
+  }
+  invalid.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : x.index - y.index));
   const ctx = new CheckContext(store, target, opts.worktree ? repo.workTree! : null, tblobs);
   // the blobs the verdicts compare (anchored and current), read in one pipelined batch
   const wanted: string[] = [];
@@ -485,6 +524,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     written: recorded ? updated.size : 0,
     ...(branch ? { branch } : {}),
     ...(newer.size ? { newer: newer.size } : {}),
+    invalid,
   };
 }
 

@@ -25,6 +25,8 @@ export interface CiReport {
   items: CiItem[];
   failOn: 'stale' | 'changed' | 'never';
   failed: boolean;
+  /** Anchors not checked: their path or lines break the record limits (a record git mem doctor names). */
+  invalid?: Array<{ id: string; anchor: number; path: string; problem: string }>;
 }
 
 export const FORMATS = ['github', 'markdown', 'sarif', 'junit', 'json'] as const;
@@ -75,6 +77,10 @@ export function formatGithub(r: CiReport): string {
       `::${level} ${props.join(',')}::${escData(`${message(i)} Update it (git mem update ${short(i.id)}), confirm it (git mem reanchor ${short(i.id)}) or retire it.`)}`,
     );
   }
+  for (const x of r.invalid ?? [])
+    out.push(
+      `::warning title=${escProp('git-mem: anchor not checked')}::${escData(`Memory ${short(x.id)} anchor ${x.anchor}: ${x.problem}. Run git mem doctor.`)}`,
+    );
   const stale = r.items.filter((i) => i.stale).length;
   out.push(
     `git-mem: ${r.items.length} anchor${r.items.length === 1 ? '' : 's'} touched by ${short(r.base)}..${short(r.head)}; ${stale} stale`,
@@ -240,7 +246,7 @@ function formatJunit(r: CiReport): string {
 // ------------------------------------------------------------------ json
 
 function formatJson(r: CiReport): string {
-  return `${JSON.stringify({ base: r.base, head: r.head, failOn: r.failOn, failed: r.failed, items: r.items }, null, 2)}\n`;
+  return `${JSON.stringify({ base: r.base, head: r.head, failOn: r.failOn, failed: r.failed, items: r.items, invalid: r.invalid ?? [] }, null, 2)}\n`;
 }
 
 export function formatCi(r: CiReport, f: CiFormat): string {

@@ -106,5 +106,11 @@ export async function runCi(store: Store, opts: CiOptions): Promise<CiReport> {
     to: v.to,
     stale: STALE_VERDICTS.has(v.status),
   }));
-  return { base, head, items, failOn, failed: shouldFail(items, failOn) };
+  const invalid = atBase.invalid.map((x) => ({
+    id: x.id,
+    anchor: x.index,
+    path: x.path,
+    problem: x.problem,
+  }));
+  return { base, head, items, failOn, failed: shouldFail(items, failOn), invalid };
 }

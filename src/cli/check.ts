@@ -53,6 +53,8 @@ function reportJSON(rep: CheckReport, all = false) {
     branch: rep.branch ?? null,
     // anchors whose verdicts were not recorded: the record confirmed them at a commit the target does not contain
     newer: rep.newer ?? 0,
+    // anchors not checked: a path outside the repository or lines that are not a range (git mem doctor names them)
+    invalid: rep.invalid.map((x) => ({ id: x.id, anchor: x.index, path: x.path, problem: x.problem })),
   };
 }
 
@@ -119,6 +121,10 @@ export default defineCommand({
           `${n} anchor${n === 1 ? ' was' : 's were'} confirmed at a commit ${rep.target.slice(0, 12)} does not contain (the record is newer than this checkout): not recorded; git pull, then check again`,
         );
       }
+      for (const x of rep.invalid)
+        lines.push(
+          `  ${'not checked'.padEnd(14)} ${x.id.slice(0, 12)} anchor ${x.index}: ${x.problem} (git mem doctor)`,
+        );
       if (rep.recorded) lines.push(`Recorded in ${rep.memoryCommit!.slice(0, 12)}`);
       else if (a['dry-run'] || a.worktree) lines.push('Nothing recorded (dry run)');
       else if (rep.branch && !rep.branch.shared)

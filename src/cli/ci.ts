@@ -1,4 +1,5 @@
 import { err } from '../errors.js';
+import { terminalText } from '../safety/terminal.js';
 import { defineCommand } from './command.js';
 import { openStore } from './context.js';
 
@@ -67,7 +68,7 @@ export default defineCommand({
       const { writeFileSync } = await import('node:fs');
       const { resolve } = await import('node:path');
       writeFileSync(resolve(ctx.cwd, String(a.out)), text);
-    } else ctx.io.out(text);
+    } else ctx.io.out(format === 'json' || format === 'sarif' ? text : terminalText(text));
     if (post && target) {
       // after the report is out: a comment that cannot be posted still leaves the annotations
       const r = await post.upsertComment(target, format === 'comment' ? text : await body());

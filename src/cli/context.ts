@@ -15,6 +15,7 @@ import { type ResolvedConfig, readGlobalConfig, resolveConfig, type Settings } f
 import type { Store } from '../gitstore/store.js';
 import { LIMITS } from '../model/record.js';
 import { stringify as yamlStringify } from '../model/yaml.js';
+import { terminalText } from '../safety/terminal.js';
 import type { CommandInfo } from './help.js';
 
 export type { IO } from '../commands/context.js';
@@ -60,7 +61,8 @@ function configFor(ctx: Ctx, store?: Store): Promise<ResolvedConfig> {
 /** The layered settings for this command (memoised; needs the store for the shared and local layers). */
 function settingsFor(ctx: Ctx, store?: Store): Promise<Settings> {
   ctx.settings ??= configFor(ctx, store).then((r) => {
-    for (const w of r.warnings) ctx.io.err(`${w}\n`);
+    // a warning may quote the shared config.yaml, which a teammate wrote
+    for (const w of r.warnings) ctx.io.err(`${terminalText(w)}\n`);
     return r.values;
   });
   return ctx.settings;
@@ -197,7 +199,9 @@ export function emit(ctx: Ctx, value: unknown, human: () => string): void {
   if (ctx.json) printJSON(ctx, value);
   else if (ctx.yaml) ctx.io.out(yamlStringify(JSON.parse(JSON.stringify(value ?? null))));
   else {
-    const text = human();
+    // every human view prints record text (titles, tags, bodies a teammate wrote): a control
+    // character in it is shown, never obeyed by the terminal (src/safety/terminal.ts)
+    const text = terminalText(human(), !!ctx.color);
     if (text) ctx.io.out(text.endsWith('\n') ? text : `${text}\n`);
   }
 }

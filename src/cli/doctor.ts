@@ -12,6 +12,9 @@ interface Finding {
   check: string;
   message: string;
   fix?: string;
+  /** check 'limits': the record and its field that break a limit of a write */
+  id?: string;
+  field?: string;
 }
 
 export default defineCommand({
@@ -119,11 +122,31 @@ export default defineCommand({
           message: `${expired} expired record(s)`,
           fix: 'run git mem prune',
         });
-      // the boundary validator's tree checks: names, modes, layout, depth (junk anywhere included)
+      // the boundary validator: names, modes, layout, depth (junk anywhere included), sizes, and
+      // every record against the limits a local write and a sync hold it to (src/model/schema.ts):
+      // a record taken in before those limits applied is named here, with its field
       const { commitOfPath, showPath, validateTree } = await import('../merge/validate.js');
-      const problems = await validateTree(store, tip, { content: false, limit: 20 });
+      const bad = new Set(cat.bad.map((b) => b.path));
+      const problems = (await validateTree(store, tip, { limit: 100 + bad.size })).filter(
+        (p) => !bad.has(p.path),
+      );
+      let limits = 0;
       for (const p of problems) {
         const commit = await commitOfPath(store, tip, p.path);
+        const id = idFromPath(p.path);
+        if (p.kind === 'record' && id) {
+          limits++;
+          for (const x of p.fields ?? [{ field: '', message: p.message }])
+            f.push({
+              level: 'error',
+              check: 'limits',
+              message: `${id}${x.field ? ` ${x.field}` : ''}: ${x.message}`,
+              id,
+              ...(x.field ? { field: x.field } : {}),
+              fix: `written by commit ${commit.slice(0, 12)}; other clones refuse to sync while it is there: correct it (git mem update ${id}) or remove it (git mem rm ${id})`,
+            });
+          continue;
+        }
         f.push({
           level: 'error',
           check: 'tree',
@@ -131,8 +154,10 @@ export default defineCommand({
           fix: `added by commit ${commit.slice(0, 12)}; remove it from ${store.ref} (other clones refuse to sync a store holding it)`,
         });
       }
-      if (!problems.length)
+      if (problems.length === limits)
         f.push({ level: 'ok', check: 'tree', message: 'every path fits the store layout' });
+      if (!limits)
+        f.push({ level: 'ok', check: 'limits', message: 'every record keeps within the limits of a write' });
     }
     const tmp = await git(['for-each-ref', '--format=%(refname)', 'refs/mem-tmp/'], {
       cwd: store.repo.cwd,

@@ -5,6 +5,7 @@
 import { asGitMemError, err } from '../errors.js';
 import type { Repo } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
+import { terminalText } from '../safety/terminal.js';
 import { commandInfo, GLOBAL_OPTIONS, nearest, parse } from './args.js';
 import { commandAliases, commandLoaders, loadCommand } from './commands.js';
 import { type Ctx, type IO, outputFormat, processIO } from './context.js';
@@ -118,6 +119,6 @@ function report(ctx: Ctx, e: unknown): number {
     return 70;
   }
   if (ctx.json) ctx.io.out(`${JSON.stringify(ge.toJSON())}\n`);
-  ctx.io.err(`git-mem: error: ${ge.toLine()}\n`);
+  ctx.io.err(`git-mem: error: ${terminalText(ge.toLine())}\n`);
   return ge.exitCode;
 }

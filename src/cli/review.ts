@@ -5,6 +5,7 @@
  */
 import { err } from '../errors.js';
 import type { MemoryRecord } from '../model/record.js';
+import { terminalText } from '../safety/terminal.js';
 import { defineCommand } from './command.js';
 import type { Ctx } from './context.js';
 import { emit, list, openStore } from './context.js';
@@ -41,7 +42,7 @@ async function interactive(
   };
   try {
     for (const r of items) {
-      ctx.io.out(`\n${pendingText(r)}\n`);
+      ctx.io.out(`\n${terminalText(pendingText(r))}\n`);
       const a = await ask('[a]pprove, [e]dit title and approve, [r]eject, [s]kip, [q]uit? ');
       if (a === null) break;
       const ans = a.toLowerCase();

@@ -2,6 +2,7 @@
  * Bulk import/export as JSON lines. An import is validated whole before
  * anything is written, then lands as one commit.
  */
+
 import { err } from '../errors.js';
 import { writeBlobs } from '../gitstore/fast-import.js';
 import type { Store } from '../gitstore/store.js';
@@ -18,6 +19,7 @@ import {
   serializeRecord,
   validateAlias,
 } from '../model/record.js';
+import { nextClock } from '../model/schema.js';
 import { assertRecordClean } from '../safety/secrets.js';
 import { ensureFormat } from './memory.js';
 
@@ -223,7 +225,7 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
       if (!same && stored && f && (!f.updated || !f.clock)) {
         // a change: dated now and counted on the stored clock, where the line gave neither
         if (!f.updated) r.updated = nowIso;
-        if (!f.clock) r.clock = stored.clock + 1;
+        if (!f.clock) r.clock = nextClock(stored.clock);
         text = serializeRecord(r);
       }
       if (same) unchanged++;

@@ -24,6 +24,7 @@ import {
   validateAlias,
   validateRecord,
 } from '../model/record.js';
+import { nextClock } from '../model/schema.js';
 import { parse as parseYaml } from '../model/yaml.js';
 import { assertRecordClean } from '../safety/secrets.js';
 
@@ -218,7 +219,7 @@ export function applyPatch(r: MemoryRecord, p: UpdatePatch, now: string): string
   }
   if (changed.length) {
     r.updated = now;
-    r.clock += 1;
+    r.clock = nextClock(r.clock);
   }
   return changed;
 }
@@ -261,7 +262,7 @@ export function removeInTx(tx: Tx, record: MemoryRecord, by: string, reason?: st
     by,
     title: record.title,
     alias: record.alias,
-    clock: record.clock + 1,
+    clock: nextClock(record.clock),
     ...(reason ? { reason } : {}),
   });
 }
@@ -284,7 +285,7 @@ export async function removeMemory(
     if (broken) {
       const id = ref.toUpperCase();
       const raw = (await tx.store.catFile.read(broken.oid))?.content.toString('utf8') ?? '';
-      const clock = Number(/^clock: *(\d+)\s*$/m.exec(raw)?.[1] ?? 0) + 1;
+      const clock = nextClock(Number(/^clock: *(\d+)\s*$/m.exec(raw)?.[1] ?? 0));
       tx.removeRecord(id, {
         id,
         deleted: new Date().toISOString(),
@@ -315,12 +316,12 @@ export function markSuperseded(o: MemoryRecord, n: MemoryRecord, now: string): v
   if (!o.links.superseded_by.includes(n.id)) {
     o.links.superseded_by = [...o.links.superseded_by, n.id];
     o.updated = now;
-    o.clock++;
+    o.clock = nextClock(o.clock);
   }
   if (!n.links.supersedes.includes(o.id)) {
     n.links.supersedes = [...n.links.supersedes, o.id];
     n.updated = now;
-    n.clock++;
+    n.clock = nextClock(n.clock);
   }
 }
 

@@ -4,11 +4,13 @@
  * alias?}` in its frontmatter; the versions it did not keep are whole record
  * files under attic/<xx>/<id>/<hash>.md.
  */
+
 import { diffComm } from 'node-diff3';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
 import { type MemoryRecord, parseRecord, validateRecord } from '../model/record.js';
+import { nextClock } from '../model/schema.js';
 import { assertNoSecrets } from '../safety/secrets.js';
 import { CONFLICT_KEY, type ConflictFlag, conflictOf, DELETION_KEY } from './engine.js';
 
@@ -206,7 +208,7 @@ export async function resolveConflict(
       delete extra[CONFLICT_KEY];
       delete extra[DELETION_KEY];
       delete extra.attic;
-      return { ...r, extra, clock: Math.max(r.clock, rec.clock) + 1, updated: now };
+      return { ...r, extra, clock: nextClock(Math.max(r.clock, rec.clock)), updated: now };
     };
     let action: ResolveResult['action'] = 'kept';
     let next: MemoryRecord | undefined = clear(rec);
@@ -267,7 +269,7 @@ export async function resolveConflict(
         by: `${ident.name} <${ident.email}>`,
         title: rec.title,
         ...(rec.alias ? { alias: rec.alias } : {}),
-        clock: rec.clock + 1,
+        clock: nextClock(rec.clock),
         reason: typeof del.reason === 'string' ? del.reason : 'deletion taken on resolve',
       });
     }

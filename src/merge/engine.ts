@@ -10,10 +10,12 @@
  * (winner, base, loser)), so merging A into B and B into A give the same
  * records byte for byte.
  */
+
 import { createHash } from 'node:crypto';
 import { diff3Merge } from 'node-diff3';
 import { fanout } from '../model/id.js';
 import { type Anchor, type Links, type MemoryRecord, serializeRecord } from '../model/record.js';
+import { nextClock } from '../model/schema.js';
 import { stringify } from '../model/yaml.js';
 
 export const ATTIC_DIR = 'attic';
@@ -338,7 +340,7 @@ function mergeRecords(
   out.body = body.value;
   if (body.clash) clashes.push('body');
   out.updated = maxString(w.updated, l.updated);
-  out.clock = Math.max(ours.clock, theirs.clock) + 1;
+  out.clock = nextClock(Math.max(ours.clock, theirs.clock));
   const attic: AtticEntry[] = [];
   let conflict: ConflictReason[] | undefined;
   if (clashes.length) {
@@ -399,7 +401,7 @@ export function mergeEntry(
     const attempt: Record<string, unknown> = tomb ? { ...tomb } : { reason: 'removed without a tombstone' };
     delete attempt.id;
     out.extra[DELETION_KEY] = attempt;
-    out.clock = Math.max(rec.clock, tomb?.clock ?? 0) + 1;
+    out.clock = nextClock(Math.max(rec.clock, tomb?.clock ?? 0));
     flagRecord(out, ['delete'], []);
     return { state: { rec: out }, attic: [], conflict: ['delete'], outcome: 'kept' };
   }
@@ -494,7 +496,7 @@ export function resolveAliasClashes(
     ids.sort();
     for (const id of ids.slice(1)) {
       const r = records.get(id)!;
-      const out: MemoryRecord = { ...r, alias: undefined, extra: { ...r.extra }, clock: r.clock + 1 };
+      const out: MemoryRecord = { ...r, alias: undefined, extra: { ...r.extra }, clock: nextClock(r.clock) };
       flagRecord(out, ['alias'], [], alias);
       records.set(id, out);
       outcomes?.set(id, 'merged');

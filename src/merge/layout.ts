@@ -5,6 +5,7 @@
  * directory again, in one commit. Teams that keep their memory in a branch
  * merge those files with `git mem merge-driver`.
  */
+
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { ensureFormat } from '../commands/memory.js';
@@ -19,6 +20,7 @@ import {
   TOMBSTONES_DIR,
   tombstonePath,
 } from '../model/record.js';
+import { nextClock } from '../model/schema.js';
 import { stringify } from '../model/yaml.js';
 import { assertNoSecrets, assertRecordClean } from '../safety/secrets.js';
 import { confinedPath, removeConfined, writeConfined } from './confine.js';
@@ -233,7 +235,8 @@ export async function importDir(
         let out = text;
         if (curByPath.has(p)) {
           const old = parseRecord(curText.get(p)!, p);
-          if (r.clock <= old.clock) out = serializeRecord({ ...r, clock: old.clock + 1, updated: now });
+          if (r.clock <= old.clock)
+            out = serializeRecord({ ...r, clock: nextClock(old.clock), updated: now });
           stats.updated++;
         } else stats.added++;
         assertRecordClean(r, { allow: opts.allowSecret });
@@ -257,7 +260,7 @@ export async function importDir(
           let title = '';
           try {
             const old = parseRecord(curText.get(p)!, p);
-            clock = old.clock + 1;
+            clock = nextClock(old.clock);
             title = old.title;
           } catch {}
           tx.put(

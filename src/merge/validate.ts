@@ -33,12 +33,18 @@
  * as in the commits it is compared against (the local tip, the merge base),
  * so a sync reads only what the remote changed.
  */
-import { err, isGitMemError } from '../errors.js';
+import { type ErrorCode, err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import { FORMAT_PATH, FORMAT_VERSION, SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';
 import { fanout, isId } from '../model/id.js';
-import { anchorPathProblem } from '../model/paths.js';
-import { LIMITS, type MemoryRecord, parseRecord, validateRecord } from '../model/record.js';
+import {
+  LIMITS,
+  type MemoryRecord,
+  readRecordParts,
+  recordFromParts,
+  recordProblems,
+} from '../model/record.js';
+import { anchorPathProblem, type FieldProblem, recordFieldProblems } from '../model/schema.js';
 import { parse as parseYaml } from '../model/yaml.js';
 import { parseTombstone } from './merge-commits.js';
 
@@ -61,6 +67,11 @@ export interface Problem {
   kind: 'entry' | 'record';
   /** The commit whose tree it was found in (validateTree over several commits). */
   commit?: string;
+  /** A record's field that breaks its limit (src/model/schema.ts), and the code a local write gets for it. */
+  field?: string;
+  code?: ErrorCode;
+  /** Every field of that record that breaks its limit (the first is `field`). */
+  fields?: FieldProblem[];
 }
 
 const TREE_MODES = new Set(['40000', '040000']);
@@ -230,22 +241,15 @@ export function pathProblem(path: string): string | null {
 
 // ------------------------------------------------------------------ content
 
-/** Where an anchor path fails to stay inside the repository, or null (the one rule: src/model/paths.ts). */
+/** Where an anchor path fails to stay inside the repository, or null (the one rule: src/model/schema.ts). */
 export { anchorPathProblem };
 
-/** What local writes refuse in a record (limits, types, binary text) plus its anchors' paths. */
+/**
+ * What local writes refuse in a record: the one table of limits (src/model/schema.ts), anchors'
+ * paths included. Null when it may be written.
+ */
 export function recordProblem(r: MemoryRecord): string | null {
-  try {
-    validateRecord(r);
-  } catch (e) {
-    if (isGitMemError(e)) return e.message;
-    throw e;
-  }
-  for (const a of r.anchors) {
-    const p = anchorPathProblem(a.path);
-    if (p) return p;
-  }
-  return null;
+  return recordProblems(r)[0]?.message ?? null;
 }
 
 /** The size limit of a layout path (null: no limit, an anchored code blob). */
@@ -323,15 +327,29 @@ export function blobProblem(path: string, content: Buffer): Problem | null {
   }
   if (segs[0] === 'memories' || segs[0] === 'attic') {
     const id = segs[0] === 'memories' ? segs[2].replace(/\.md$/, '') : segs[2];
+    const unparsed = (e: unknown): Problem => ({
+      path,
+      message: `does not parse: ${(e as Error).message}`,
+      kind: 'record',
+    });
+    let parts: ReturnType<typeof readRecordParts>;
+    try {
+      parts = readRecordParts(text, path);
+    } catch (e) {
+      return unparsed(e);
+    }
+    // the frontmatter as read, before the reader's defaults: what a local write would have had to hold
+    const fields = recordFieldProblems(parts.frontmatter, parts.body);
+    const p = fields[0];
+    if (p) return { path, message: p.message, kind: 'record', field: p.field, code: p.code, fields };
     let r: MemoryRecord;
     try {
-      r = parseRecord(text, path);
+      r = recordFromParts(parts.frontmatter, parts.body, path);
     } catch (e) {
-      return { path, message: `does not parse: ${(e as Error).message}`, kind: 'record' };
+      return unparsed(e);
     }
     if (r.id !== id) return { path, message: `its id ${r.id} does not match its path`, kind: 'record' };
-    const p = recordProblem(r);
-    return p ? { path, message: p, kind: 'record' } : null;
+    return null;
   }
   return null;
 }
@@ -736,7 +754,7 @@ export async function assertIncoming(
     'E_MERGE',
     `${source} holds ${what} ${showPath(p.path) || '(root)'} (commit ${commit.slice(0, 12)}): ${p.message}`,
     'nothing was merged and the local memory is unchanged; fix or remove it where it was written, then sync again',
-    { path: p.path, commit },
+    { path: p.path, commit, ...(p.field ? { field: p.field, reason: p.code } : {}) },
   );
 }
 

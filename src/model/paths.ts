@@ -4,6 +4,7 @@
  * path, resolved, must stay inside the work tree. Pure path arithmetic; nothing is read.
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { anchorPathProblem } from './schema.js';
 
 /**
  * `p` (absolute, or relative to `base`) as a path relative to `root`, with forward slashes
@@ -15,23 +16,8 @@ export function insideRoot(root: string, base: string, p: string): string | unde
   return rel.split(sep).join('/');
 }
 
-/**
- * Where a repository-relative path a record names (an anchor's path, where a check last found it)
- * fails to stay inside the repository, or null: not absolute, no control characters, no `..`, `.`
- * or empty segments, not in `.git`. Such a path is only ever looked up in a commit's tree.
- */
-export function anchorPathProblem(p: unknown): string | null {
-  if (typeof p !== 'string' || p === '') return 'an anchor without a path';
-  const show = JSON.stringify(p);
-  if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.startsWith('\\'))
-    return `anchor path ${show} is absolute: anchors are relative to the repository`;
-  if (/[\u0000-\u001f\u007f]/.test(p)) return `anchor path ${show} holds control characters`;
-  const segs = p.split(/[\\/]/);
-  if (segs.some((s) => s === '..')) return `anchor path ${show} is outside the repository`;
-  if (segs.some((s) => s === '' || s === '.')) return `anchor path ${show} is not a normalised relative path`;
-  if (/^\.git$/i.test(segs[0])) return `anchor path ${show} points inside .git`;
-  return null;
-}
+/** The one rule for a path a record names lives with the record's limits (src/model/schema.ts). */
+export { anchorPathProblem };
 
 /** A path a record may name: repository-relative and normalised (anchorPathProblem finds nothing). */
 export function isRepoPath(p: unknown): p is string {

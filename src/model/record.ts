@@ -7,27 +7,21 @@
 import { err } from '../errors.js';
 import { fanout, isId } from './id.js';
 import { type Provenance, parseProvenance } from './provenance.js';
+import {
+  ALIAS_RE,
+  CONTROL_RE,
+  type FieldProblem,
+  LIMITS,
+  type MemoryType,
+  recordFieldProblems,
+  STATUSES,
+  type Status,
+  TYPES,
+} from './schema.js';
 import { parseDocument, stringify } from './yaml.js';
 
-export const TYPES = [
-  'decision',
-  'constraint',
-  'known_fix',
-  'failed_attempt',
-  'convention',
-  'preference',
-  'environment',
-  'architecture',
-  'dependency',
-  'security',
-  'rule',
-  'session',
-  'strategy',
-] as const;
-export type MemoryType = (typeof TYPES)[number];
-
-export const STATUSES = ['pending', 'active', 'stale', 'superseded', 'archived'] as const;
-export type Status = (typeof STATUSES)[number];
+export type { MemoryType, Status } from './schema.js';
+export { LIMITS, STATUSES, TYPES } from './schema.js';
 
 export interface Links {
   supersedes: string[];
@@ -89,16 +83,6 @@ export const KNOWN_KEYS = [
   'anchors',
 ] as const;
 
-export const LIMITS = {
-  bodyBytes: 64 * 1024,
-  titleChars: 300,
-  tags: 64,
-  tagChars: 64,
-  anchors: 256,
-  frontmatterBytes: 256 * 1024,
-  yamlAliases: 16,
-};
-
 export const RECORDS_DIR = 'memories';
 export const TOMBSTONES_DIR = 'tombstones';
 
@@ -138,10 +122,9 @@ export function isStatus(s: string): s is Status {
   return (STATUSES as readonly string[]).includes(s);
 }
 
-const ALIAS_RE = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/;
 export function validateAlias(alias: string): string {
   const a = alias.trim();
-  if (!ALIAS_RE.test(a) || a.length > 200) {
+  if (!ALIAS_RE.test(a) || a.length > LIMITS.aliasChars) {
     throw err(
       'E_INVALID_ARG',
       `invalid alias "${alias}"`,
@@ -160,7 +143,7 @@ export function normalizeTags(tags: readonly string[]): string[] {
     for (const part of String(t).split(',')) {
       const tag = part.trim().toLowerCase();
       if (!tag) continue;
-      if (tag.length > LIMITS.tagChars || /\s/.test(tag)) {
+      if (tag.length > LIMITS.tagChars || /\s/.test(tag) || CONTROL_RE.test(tag)) {
         throw err('E_INVALID_ARG', `invalid tag "${tag}"`, 'tags are single words of at most 64 characters');
       }
       if (!out.includes(tag)) out.push(tag);
@@ -273,53 +256,19 @@ export function newRecord(i: NewRecordInput): MemoryRecord {
   return r;
 }
 
-/** Throws E_INVALID_RECORD / E_TOO_LARGE / E_BINARY when a record must not be written. */
+/**
+ * Throws (E_INVALID_ARG, E_INVALID_RECORD, E_ANCHOR, E_TOO_LARGE, E_BINARY) when a record must not
+ * be written: its frontmatter as serializeRecord writes it, against the one table of limits
+ * (src/model/schema.ts) the sync boundary checks a remote's records against too.
+ */
 export function validateRecord(r: MemoryRecord): void {
-  if (!isId(r.id)) throw err('E_INVALID_RECORD', `invalid id "${r.id}"`);
-  if (!isType(r.type)) {
-    throw err('E_INVALID_ARG', `unknown type "${r.type}"`, `use one of: ${TYPES.join(', ')}`);
-  }
-  if (!isStatus(r.status)) {
-    throw err('E_INVALID_ARG', `unknown status "${r.status}"`, `use one of: ${STATUSES.join(', ')}`);
-  }
-  if (!r.title?.trim()) throw err('E_INVALID_ARG', 'a title is required', 'pass --title "…"');
-  if (r.title.length > LIMITS.titleChars || /[\r\n]/.test(r.title)) {
-    throw err('E_INVALID_ARG', `title must be one line of at most ${LIMITS.titleChars} characters`);
-  }
-  if (!(r.confidence >= 0 && r.confidence <= 1)) {
-    throw err('E_INVALID_ARG', `confidence ${r.confidence} is out of range`, 'use a number between 0 and 1');
-  }
-  const size = Buffer.byteLength(r.body, 'utf8');
-  if (size > LIMITS.bodyBytes) {
-    throw err(
-      'E_TOO_LARGE',
-      `body is ${size} bytes, over the ${LIMITS.bodyBytes}-byte limit`,
-      'split it into several memories or link to a file',
-    );
-  }
-  if (isBinaryText(r.body) || isBinaryText(r.title)) {
-    throw err(
-      'E_BINARY',
-      'content looks binary (NUL or control bytes)',
-      'store text only; reference binaries by path',
-    );
-  }
-  if (r.anchors.length > LIMITS.anchors) throw err('E_INVALID_ARG', `too many anchors (${r.anchors.length})`);
-  if (r.alias) validateAlias(r.alias);
-  if (r.expires && Number.isNaN(Date.parse(r.expires)))
-    throw err('E_INVALID_ARG', `invalid expiry "${r.expires}"`);
+  const p = recordProblems(r)[0];
+  if (p) throw err(p.code, p.message, p.hint, { field: p.field });
 }
 
-function isBinaryText(s: string): boolean {
-  // NUL, or a high share of C0 controls other than tab/newline/CR/formfeed
-  if (s.includes('\u0000')) return true;
-  if (s.includes('\uFFFD') && /\uFFFD{4,}/.test(s)) return true;
-  let ctl = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12 && c !== 27) ctl++;
-  }
-  return ctl > 0 && ctl / Math.max(1, s.length) > 0.01;
+/** Every field of a record that breaks its limit (what validateRecord refuses), [] when none. */
+export function recordProblems(r: MemoryRecord): FieldProblem[] {
+  return recordFieldProblems(frontmatterOf(r), r.body);
 }
 
 // ---------------------------------------------------------------- serialise
@@ -379,8 +328,8 @@ function strArray(v: unknown): string[] {
   return [String(v)];
 }
 
-/** Serialises deterministically: known keys in a fixed order, unknown keys after, in their order. */
-export function serializeRecord(r: MemoryRecord): string {
+/** The frontmatter of a record as serializeRecord writes it: known keys in a fixed order, unknown keys after. */
+export function frontmatterOf(r: MemoryRecord): Record<string, unknown> {
   const fm: Record<string, unknown> = {};
   fm.id = r.id;
   fm.type = r.type;
@@ -408,6 +357,12 @@ export function serializeRecord(r: MemoryRecord): string {
   for (const [k, v] of Object.entries(r.extra)) {
     if (!(KNOWN_KEYS as readonly string[]).includes(k) && v !== undefined) fm[k] = v;
   }
+  return fm;
+}
+
+/** Serialises deterministically: known keys in a fixed order, unknown keys after, in their order. */
+export function serializeRecord(r: MemoryRecord): string {
+  const fm = frontmatterOf(r);
   // one-line values first, in order; the rest (anchors, nested maps) through the yaml library
   const lines: string[] = [];
   let rest: Record<string, unknown> | undefined;
@@ -937,56 +892,94 @@ export function readFrontmatter(yaml: string): unknown {
 
 /** Parses a record file. Throws RecordParseError naming the problem. */
 export function parseRecord(text: string, path?: string): MemoryRecord {
+  return parseRecordFile(text, path).record;
+}
+
+/**
+ * Parses a record file into the record and its frontmatter as read (before any
+ * value is coerced: what the limits are checked on). Throws RecordParseError.
+ */
+export function parseRecordFile(
+  text: string,
+  path?: string,
+): { record: MemoryRecord; frontmatter: Record<string, unknown> } {
+  const { frontmatter, body } = readRecordParts(text, path);
+  return { record: recordFromParts(frontmatter, body, path), frontmatter };
+}
+
+/** A record file's frontmatter, as read (no value coerced), and its body. Throws RecordParseError. */
+export function readRecordParts(
+  text: string,
+  path?: string,
+): { frontmatter: Record<string, unknown>; body: string } {
   try {
     const { yaml, body } = splitFrontmatter(text);
     const fm = readFrontmatter(yaml);
     if (!fm || typeof fm !== 'object' || Array.isArray(fm))
       throw new RecordParseError('frontmatter is not a mapping');
-    const o = fm as Record<string, unknown>;
-    const id = String(o.id ?? '');
-    if (!isId(id)) throw new RecordParseError(`invalid or missing id "${id}"`);
-    const type = String(o.type ?? '');
-    if (!isType(type)) throw new RecordParseError(`unknown type "${type}"`);
-    const status = String(o.status ?? 'active');
-    if (!isStatus(status)) throw new RecordParseError(`unknown status "${status}"`);
-    const linksIn = (o.links && typeof o.links === 'object' ? o.links : {}) as Record<string, unknown>;
-    const links: Links = { ...emptyLinks() };
-    for (const [k, v] of Object.entries(linksIn)) links[k] = Array.isArray(v) ? strArray(v) : v;
-    const by = parseProvenance(o.by);
-    const extra: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(o)) if (!(KNOWN_KEYS as readonly string[]).includes(k)) extra[k] = v;
-    if (o.by != null && !by) extra.by = o.by;
-    const anchors = Array.isArray(o.anchors)
-      ? (o.anchors.filter(
-          (a) => a && typeof a === 'object' && typeof (a as Anchor).path === 'string',
-        ) as Anchor[])
-      : [];
-    const conf = o.confidence == null ? 0.8 : Number(o.confidence);
-    return {
-      id,
-      type,
-      title: String(o.title ?? ''),
-      alias: o.alias == null ? undefined : String(o.alias),
-      status,
-      tags: strArray(o.tags),
-      scope: strArray(o.scope),
-      confidence: Number.isFinite(conf) ? conf : 0.8,
-      source: o.source == null ? undefined : String(o.source),
-      author: o.author == null ? undefined : String(o.author),
-      by,
-      created: String(o.created ?? ''),
-      updated: String(o.updated ?? o.created ?? ''),
-      expires: o.expires == null ? undefined : String(o.expires),
-      clock: Number.isFinite(Number(o.clock)) ? Number(o.clock) : 0,
-      links,
-      anchors,
-      body,
-      extra,
-    };
+    return { frontmatter: fm as Record<string, unknown>, body };
   } catch (e) {
     if (e instanceof RecordParseError) throw new RecordParseError(e.message, path);
     throw new RecordParseError(String((e as Error).message ?? e), path);
   }
+}
+
+/** The record of readRecordParts' answer. Throws RecordParseError (no id, an unknown type or status). */
+export function recordFromParts(
+  frontmatter: Record<string, unknown>,
+  body: string,
+  path?: string,
+): MemoryRecord {
+  try {
+    return recordOf(frontmatter, body);
+  } catch (e) {
+    if (e instanceof RecordParseError) throw new RecordParseError(e.message, path);
+    throw new RecordParseError(String((e as Error).message ?? e), path);
+  }
+}
+
+/** The record a frontmatter and body say (tolerant: missing values get their defaults). */
+function recordOf(o: Record<string, unknown>, body: string): MemoryRecord {
+  const id = String(o.id ?? '');
+  if (!isId(id)) throw new RecordParseError(`invalid or missing id "${id}"`);
+  const type = String(o.type ?? '');
+  if (!isType(type)) throw new RecordParseError(`unknown type "${type}"`);
+  const status = String(o.status ?? 'active');
+  if (!isStatus(status)) throw new RecordParseError(`unknown status "${status}"`);
+  const linksIn = (o.links && typeof o.links === 'object' ? o.links : {}) as Record<string, unknown>;
+  const links: Links = { ...emptyLinks() };
+  for (const [k, v] of Object.entries(linksIn)) links[k] = Array.isArray(v) ? strArray(v) : v;
+  const by = parseProvenance(o.by);
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (!(KNOWN_KEYS as readonly string[]).includes(k)) extra[k] = v;
+  if (o.by != null && !by) extra.by = o.by;
+  const anchors = Array.isArray(o.anchors)
+    ? (o.anchors.filter(
+        (a) => a && typeof a === 'object' && typeof (a as Anchor).path === 'string',
+      ) as Anchor[])
+    : [];
+  const conf = o.confidence == null ? 0.8 : Number(o.confidence);
+  return {
+    id,
+    type,
+    title: String(o.title ?? ''),
+    alias: o.alias == null ? undefined : String(o.alias),
+    status,
+    tags: strArray(o.tags),
+    scope: strArray(o.scope),
+    confidence: Number.isFinite(conf) ? conf : 0.8,
+    source: o.source == null ? undefined : String(o.source),
+    author: o.author == null ? undefined : String(o.author),
+    by,
+    created: String(o.created ?? ''),
+    updated: String(o.updated ?? o.created ?? ''),
+    expires: o.expires == null ? undefined : String(o.expires),
+    clock: Number.isFinite(Number(o.clock)) ? Number(o.clock) : 0,
+    links,
+    anchors,
+    body,
+    extra,
+  };
 }
 
 /** A compact view for listings and caches (no body). */
