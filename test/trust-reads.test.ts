@@ -40,6 +40,8 @@ interface Scene {
   v: TestRepo;
   remote: Remote;
   id: string;
+  /** the victim's sync refused the record at the boundary (it was planted in its ref instead) */
+  refused: boolean;
 }
 
 /** The blob id git gives `content` (what an honest anchor names). */
@@ -79,8 +81,15 @@ async function scene(anchors: (v: TestRepo) => string): Promise<Scene> {
     memories: { tree: { [id.slice(-2)]: { tree: { [`${id}.md`]: { blob: text } } } } },
   });
   remote.git('update-ref', 'refs/mem/memory', hostile);
-  await v.mem(['sync']);
-  return { v, remote, id };
+  const synced = await v.mem(['sync', '--json']);
+  // a path outside the repository is refused at the sync boundary (src/model/schema.ts); the
+  // readers must still never follow it, so such a record is planted in the victim's ref directly
+  const refused = synced.code !== 0;
+  if (refused) {
+    v.git('fetch', '-q', remote.dir, `+refs/mem/memory:refs/hostile`);
+    v.git('update-ref', 'refs/memory', v.git('rev-parse', 'refs/hostile').trim());
+  }
+  return { v, remote, id, refused };
 }
 
 /** Runs what a victim runs every day, then asserts nothing secret was written, printed or pushed. */
@@ -224,8 +233,14 @@ describe('reanchor follows a remote location only into HEAD’s committed tree',
 
   it('verdict.to.path and current.path outside the repository', async () => {
     const outside = (v: TestRepo) => `../${basename(v.dir)}-outside.txt`;
-    await judge(await scene((v) => verdictTo(outside(v))(v)), ['reanchor', 'check']);
-    await judge(await scene((v) => currentAt(outside(v))(v)), ['check', 'reanchor']);
-    await judge(await scene(currentAt('../../etc/passwd')), ['check', 'reanchor']);
+    for (const [make, steps] of [
+      [(v: TestRepo) => verdictTo(outside(v))(v), ['reanchor', 'check']],
+      [(v: TestRepo) => currentAt(outside(v))(v), ['check', 'reanchor']],
+      [currentAt('../../etc/passwd'), ['check', 'reanchor']],
+    ] as const) {
+      const s = await scene(make);
+      expect(s.refused, 'the sync boundary refuses a path outside the repository').toBe(true);
+      await judge(s, [...steps]);
+    }
   });
 });
