@@ -510,7 +510,7 @@ describe('the memory commit and its note', () => {
     const other = r.commitAll('other');
     const before = r.git('rev-parse', 'refs/memory').trim();
     const paused = join(r.dir, '.git', 'mem', 'test-paused');
-    const store = new Store(await openRepo(r.dir, { ...r.env, GIT_MEM_TEST_PAUSE_BEFORE_CAS: '400' }));
+    const store = new Store(await openRepo(r.dir, { ...r.env, GIT_MEM_TEST_PAUSE_BEFORE_CAS: '30000' }));
     try {
       const writing = store.write(
         async (tx) => {
@@ -524,6 +524,7 @@ describe('the memory commit and its note', () => {
       r.git('notes', '--ref=memory', 'add', '-m', 'theirs', other);
       const theirs = r.git('rev-parse', 'refs/notes/memory').trim();
       expect(r.git('rev-parse', 'refs/memory').trim()).toBe(before);
+      writeFileSync(join(r.dir, '.git', 'mem', 'test-release'), '');
       const res = await writing;
       expect(res.attempts).toBe(2);
       expect(r.git('rev-parse', 'refs/memory').trim()).toBe(res.commit);

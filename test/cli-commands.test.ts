@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importJsonl } from '../src/commands/bulk.js';
@@ -391,13 +391,14 @@ describe('commands', () => {
     const line = `${JSON.stringify({ type: 'decision', title: 'Twin', body: 'Same text.' })}\n`;
     const twin = (await r.memJson(['import', '--jsonl', '-'], { stdin: line })).ids[0];
     const paused = join(r.dir, '.git', 'mem', 'test-paused');
-    const store = new Store(await openRepo(r.dir, { ...r.env, GIT_MEM_TEST_PAUSE_BEFORE_CAS: '400' }));
+    const store = new Store(await openRepo(r.dir, { ...r.env, GIT_MEM_TEST_PAUSE_BEFORE_CAS: '30000' }));
     try {
       // the same memory with a tag: it replaces the twin, whose change is written when it is removed
       const tagged = `${JSON.stringify({ type: 'decision', title: 'Twin', body: 'Same text.', tags: ['new'] })}\n`;
       const importing = importJsonl(store, tagged);
       await until(() => existsSync(paused) || undefined, 20_000);
       expect((await r.mem(['rm', twin])).code).toBe(0);
+      writeFileSync(join(r.dir, '.git', 'mem', 'test-release'), '');
       const res = await importing;
       expect(res).toMatchObject({ added: 1, replaced: 0 });
       expect(res.records[0].id).not.toBe(twin);

@@ -7,7 +7,8 @@
  * user's HEAD, index and working tree are never read or written.
  */
 
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { err } from '../errors.js';
 import { normalizeIdInput } from '../model/id.js';
 import { actorFromEnv, memTrailers, type Provenance, withTrailers } from '../model/provenance.js';
@@ -29,7 +30,7 @@ import { mark } from '../trace.js';
 import { type BadRecord, Catalog, type CatalogEntry, type CatalogRow, rowOf } from './catalog.js';
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
 import { CatFile, git, gitText } from './git.js';
-import { type Repo, writeTestMarker } from './repo.js';
+import { memDir, type Repo, writeTestMarker } from './repo.js';
 import { diffTrees, parseTree } from './tree.js';
 import {
   applyToTree,
@@ -856,7 +857,11 @@ export class Store {
     const pause = Number(this.repo.env.GIT_MEM_TEST_PAUSE_BEFORE_CAS ?? 0);
     if (pause > 0) {
       writeTestMarker(this.repo, 'test-paused', newOid);
-      await new Promise((r) => setTimeout(r, pause));
+      // until the time is up, or a test that did its part meanwhile says so (a fixed window alone
+      // is outrun by a loaded machine)
+      const release = join(memDir(this.repo), 'test-release');
+      const end = Date.now() + pause;
+      while (Date.now() < end && !existsSync(release)) await new Promise((r) => setTimeout(r, 20));
     }
     const updates = [{ ref: this.ref, next: newOid, expected }, ...also];
     const r = await this.writer.updateRefs(updates, reason);
