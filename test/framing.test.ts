@@ -161,7 +161,8 @@ const items: Item[] = [
   ...PAYLOADS.map(([name, p], i) => ({
     name,
     marker: marker(i),
-    title: `${marker(i)} ${p.includes('\n') ? 'look below' : p}`,
+    // a title holds no control character (a local write refuses one); the body holds the payload whole
+    title: `${marker(i)} ${/[\u0000-\u001f\u007f-\u009f]/.test(p) ? 'look below' : p}`,
     body: `${marker(i)} explained.\n${p}\nThe end.`,
   })),
   ...SPLITS.map(([name, t, b], j) => ({

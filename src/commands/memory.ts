@@ -136,14 +136,15 @@ export async function addMemory(
     confidence: input.confidence,
     source: input.source,
     expires: input.expires,
-    anchors: input.anchors,
+    // specs still to complete (a symbol without its path) are checked once complete, below
+    anchors: hooks.prepareAnchors ? [] : input.anchors,
     links: input.links,
     extra: input.extra,
   });
   const res = await store.write(
     async (tx) => {
       await ensureFormat(tx);
-      const record: MemoryRecord = { ...draft, anchors: [...draft.anchors] };
+      const record: MemoryRecord = { ...draft, anchors: [...(input.anchors ?? [])] };
       if (alias) {
         const cat = await tx.catalog();
         const owner = cat.aliases.get(alias);
@@ -157,6 +158,7 @@ export async function addMemory(
       }
       if (record.anchors.length && hooks.prepareAnchors) {
         record.anchors = await hooks.prepareAnchors(tx, record.anchors);
+        validateRecord(record);
         assertRecordClean(record, { allow: input.allowSecret, only: ['anchors'] });
       }
       tx.putRecord(record);

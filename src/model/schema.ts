@@ -70,6 +70,7 @@ export const ALIAS_RE = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/;
 /** C0 controls, DEL and C1 controls: refused in every one-line text field. */
 export const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/;
 /** What a body may not hold: controls but tab and line feed, and a CR not ending a line. */
+const PATH_CONTROL_RE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
 const BODY_CONTROL_RE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/;
 /** An ISO 8601 date or date-time, as toISOString and date inputs write it. */
 const ISO_DATE_RE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -114,7 +115,8 @@ export function anchorPathProblem(p: unknown): string | null {
   const show = JSON.stringify(p);
   if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.startsWith('\\'))
     return `anchor path ${show} is absolute: anchors are relative to the repository`;
-  if (CONTROL_RE.test(p)) return `anchor path ${show} holds control characters`;
+  // a tab is a file name's own (git allows it; a terminal shows it as space): every other control is refused
+  if (PATH_CONTROL_RE.test(p)) return `anchor path ${show} holds control characters`;
   const segs = p.split(/[\\/]/);
   if (segs.some((s) => s === '..')) return `anchor path ${show} is outside the repository`;
   if (segs.some((s) => s === '' || s === '.')) return `anchor path ${show} is not a normalised relative path`;
