@@ -32,4 +32,31 @@ describe('the secret scanner on its labelled corpus', () => {
     // the bound is loose (a loaded runner); what it catches is a pattern that backtracks
     expect(timeScan(scanSecrets, 5).cpuMs).toBeLessThan(60);
   });
+
+  it('stays linear on hostile text: 100 KB of one repeated shape in well under 100 ms of CPU', () => {
+    // text from a remote can be made to hurt a scanner: names with values without end, keys
+    // without their end line, unclosed quotes, command lines that never reach their flag
+    const shapes = [
+      'password=',
+      'password="',
+      'token: ',
+      'DB_PASSWORD=Xy9!kQ2#vB7m ',
+      '- name: DB_PASSWORD\n',
+      'mysql ',
+      `-----BEGIN ${'PRIVATE'} KEY-----`,
+      `MIIEowIBAAKCAQEA${'Ab+/'.repeat(12)}\n`,
+      '://a:b@',
+      '"auth": "',
+      '<password>',
+      'pass',
+    ];
+    for (const shape of shapes) {
+      const text = shape.repeat(Math.ceil(100_000 / shape.length)).slice(0, 100_000);
+      scanSecrets(text);
+      const cpu = process.cpuUsage();
+      scanSecrets(text);
+      const used = process.cpuUsage(cpu);
+      expect((used.user + used.system) / 1000, JSON.stringify(shape)).toBeLessThan(100);
+    }
+  });
 });

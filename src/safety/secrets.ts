@@ -480,7 +480,7 @@ const RULES: Rule[] = [
   {
     kind: 'password on a command line',
     // mysql -pPASS, mysqldump -p'PASS', sshpass -p PASS, docker login -p PASS, redis-cli -a PASS
-    re: /\b(?:(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p|sshpass\s+-p\s*|(?:docker|podman|helm|buildah)\s+(?:registry\s+)?login\b[^\n|;&]*?\s-p\s+|redis-cli\b[^\n|;&]*?\s-a\s+)(["']?)([^\s"']+)\1/g,
+    re: /\b(?:(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?\s-p|sshpass\s+-p\s*|(?:docker|podman|helm|buildah)\s+(?:registry\s+)?login\b[^\n|;&]{0,200}?\s-p\s+|redis-cli\b[^\n|;&]{0,200}?\s-a\s+)(["']?)([^\s"']+)\1/g,
     group: 2,
     check: passwordLooksReal,
     hint: /mysql|mariadb|sshpass|login|redis-cli/,
@@ -584,8 +584,9 @@ function valueAt(text: string, at: number, from: number, depth = 0): Assigned | 
   }
   if (q) {
     const from = i + q.length;
+    const stop = Math.min(text.length, from + 400); // a value is not longer: keeps hostile text linear
     let j = from;
-    for (; j < text.length && text[j] !== '\n'; j++) {
+    for (; j < stop && text[j] !== '\n'; j++) {
       if (text.startsWith(q, j)) break;
       if (q.length === 1 && text[j] === '\\') j++;
     }
@@ -615,9 +616,10 @@ function scanAssignments(
   for (let m = NAME_HINT.exec(text); m; m = NAME_HINT.exec(text)) {
     let s = m.index;
     let e = m.index + m[0].length;
-    while (s > 0 && isNameChar(text.charCodeAt(s - 1))) s--;
+    while (s > 0 && m.index - s < 100 && isNameChar(text.charCodeAt(s - 1))) s--;
     while (e < text.length && isNameChar(text.charCodeAt(e))) e++;
     NAME_HINT.lastIndex = e;
+    if (e - s > 120) continue; // not a name: a run of letters (base64, a minified line)
     while (e > s && (text[e - 1] === '.' || text[e - 1] === '-')) e--; // `password.` ends a sentence
     const kind = secretName(text.slice(s, e));
     if (!kind) continue;
@@ -625,17 +627,27 @@ function scanAssignments(
     if (!v || !valueLooksSecret(v.value, kind)) continue;
     const value = v.quoted ? v.value : v.value.replace(/[)\]}>.!?:,;]+$/, '') || v.value;
     found.push({ kind: 'password or token assignment', at: s, start: v.start, end: v.start + value.length });
+    NAME_HINT.lastIndex = Math.max(e, v.start + value.length); // a value holds no further assignment
   }
 }
 
-function position(text: string, index: number): { line: number; column: number } {
-  let line = 1;
-  let last = -1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < index; i = text.indexOf('\n', i + 1)) {
-    line++;
-    last = i;
-  }
-  return { line, column: index - last };
+/** Line and column of offsets in one text: the line starts found once, then a binary search each. */
+function positions(text: string): (index: number) => { line: number; column: number } {
+  let starts: number[] | undefined;
+  return (index) => {
+    if (!starts) {
+      starts = [0];
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+    }
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: index - starts[lo] + 1 };
+  };
 }
 
 function mask(s: string): string {
@@ -686,11 +698,12 @@ export function scanSecrets(text: string): SecretFinding[] {
   scanAssignments(text, found);
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   const out: SecretFinding[] = [];
+  const position = positions(text);
   let covered = -1;
   for (const f of found) {
     if (f.end <= covered) continue; // the same secret, seen by another rule
     covered = Math.max(covered, f.end);
-    const { line, column } = position(text, f.at);
+    const { line, column } = position(f.at);
     out.push({
       kind: f.kind,
       line,
