@@ -225,6 +225,16 @@ export function positives() {
   token('vercel-figma-notion', 'INTEGRATION_TOKEN', 6, (i) => [cat('vc', 'p_', an(40)), cat('fi', 'gd_', chars(URLSAFE, 40)), cat('nt', 'n_', digits(11), an(35))][i % 3]);
   token('cloudflare-origin-ca-key', 'CF_ORIGIN_CA_KEY', 2, () => cat('v1', '.0-', hex(24), '-', hex(146)));
   token('planetscale-password', 'DATABASE_PASSWORD', 4, () => cat('psc', 'ale_pw_', chars(URLSAFE, 43)));
+  token('facebook-access-token', 'FB_PAGE_TOKEN', 4, () => cat('EA', 'AM', an(140)));
+  token('sonarqube-token', 'SONAR_TOKEN', 4, () => cat('sq', pick(['p', 'a', 'u']), '_', hex(40)));
+  token('slack-workflow-webhook', 'SLACK_WORKFLOW_URL', 2, () => cat('https://hooks.', 'slack', '.com/workflows/T', chars(`${UP}${DIG}`, 10), '/A', chars(`${UP}${DIG}`, 10), '/', digits(18), '/', an(24)));
+  // a provider's key under its name only: HEROKU_KEY, mapsKey (no prefix tells what it is)
+  add('provider-named-key', 6, () => (rand() < 0.5 ? uuid() : an(24)), [
+    (s) => `HEROKU_KEY = "${s}"`,
+    (s) => `const mapsKey = '${s}';`,
+    (s) => `ALGOLIA_ADMIN_KEY=${s}`,
+    (s) => `  mixpanelKey: "${s}"`,
+  ]);
   token('jwt', 'SESSION_JWT', 8, () => {
     const head = b64url(JSON.stringify({ alg: pick(['HS256', 'RS256']), typ: 'JWT' }));
     const body = b64url(JSON.stringify({ sub: digits(8), name: pick(WORDS), iat: 1760000000 + Math.floor(rand() * 1e7) }));

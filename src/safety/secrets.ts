@@ -161,13 +161,28 @@ const NOT_SECRET_BEFORE = new Set(
   ),
 );
 
+/** `X key` pairs that name no secret: a sort key, a cache key, a primary key, a public key. */
+const NOT_KEY_OWNERS = new Set(
+  (
+    'sort cache primary foreign partition map object s3 idempotency lookup hash row dedupe dedup i18n ' +
+    'translation locale hot short shortcut keyboard react list unique composite index dict field column table ' +
+    'json yaml config settings env public pub host gpg ssh group label meta metadata message storage_ range ' +
+    'bucket file path name type id kid query state store redis memcache session_ item entry node'
+  ).split(' '),
+);
+
+type SecretKind = 'password' | 'secret' | 'key';
+
 /** Does this name (DB_PASSWORD, dbPassword, aws_secret_access_key, X-Api-Key) say its value is a secret? */
-function secretName(name: string): 'password' | 'secret' | null {
+function secretName(name: string): SecretKind | null {
   const words = wordsOf(name);
   for (let i = 0; i < words.length; i++) {
     const w = words[i];
     let hit = SECRET_WORD.test(w) || (w.length > 6 && GLUED_SECRET.test(w));
     if (!hit && w === 'key' && i > 0 && KEY_OWNERS.test(words[i - 1])) hit = true;
+    // HEROKU_KEY, mapsKey: a provider's key, where the value looks random enough (valueLooksSecret)
+    if (!hit && w === 'key' && i === words.length - 1 && i > 0 && !NOT_KEY_OWNERS.has(words[i - 1]))
+      return NOT_SECRET_BEFORE.has(words[i - 1]) ? null : 'key';
     if (!hit) continue;
     if (i > 0 && NOT_SECRET_BEFORE.has(words[i - 1])) return null;
     // the last word decides: password_file is a path, token_type a word, secret_key_base still a secret
@@ -222,7 +237,7 @@ function isCode(raw: string): boolean {
  * The value of a secret-named assignment looks like a real secret: not a placeholder, a reference,
  * a path, a URL, a number or a label made of words.
  */
-function valueLooksSecret(raw: string, kind: 'password' | 'secret'): boolean {
+function valueLooksSecret(raw: string, kind: SecretKind): boolean {
   // the sentence's closing bracket or full stop is not part of the value: `(id-token: write)`
   const v = raw.replace(/[)\]}>.!?:,;]+$/, '');
   if (v.length < 6 || isPlaceholder(v) || /\s/.test(v)) return false;
@@ -241,9 +256,11 @@ function valueLooksSecret(raw: string, kind: 'password' | 'secret'): boolean {
   if (wordy(v) && !/\d/.test(v)) {
     // letters only: a passphrase of words (correcthorsebatterystaple, 3.4 bits a letter) is a secret
     // where the name says so; a repeated word (passwordpassword, 2.8) or a label of words is not
-    return /^[a-z]+$|^[A-Z]+$/.test(v) && v.length >= 16 && entropy(v) >= 3;
+    return kind !== 'key' && /^[a-z]+$|^[A-Z]+$/.test(v) && v.length >= 16 && entropy(v) >= 3;
   }
-  if (/^[A-Za-z]+$/.test(v)) return v.length >= 10 && entropy(v) >= 3;
+  if (/^[A-Za-z]+$/.test(v)) return kind !== 'key' && v.length >= 10 && entropy(v) >= 3;
+  // a key of some provider: long, letters and digits, random
+  if (kind === 'key') return v.length >= 16 && /\d/.test(v) && entropy(v) >= 3;
   return entropy(v) >= 2.5;
 }
 
@@ -281,9 +298,9 @@ const tok = (kind: string, body: string, hint: Rule['hint'], before = /[A-Za-z0-
   check: tokenShape,
 });
 
-/** A token's random part is random: no long run of one character (sk_live_AAAA…), no FakeFakeFake. */
+/** A token's random part is random: no long run of one character (sk_live_AAAA…, xxxxxx), no FakeFake. */
 function tokenShape(v: string): boolean {
-  return !/(.)\1{11}|fake|dummy|xxxxxx/i.test(v);
+  return !/(.)\1{11}|FakeFake|xxxxxx/i.test(v);
 }
 
 const RULES: Rule[] = [
@@ -365,7 +382,7 @@ const RULES: Rule[] = [
   tok('Slack token', '(?:xox[abposre]|xoxe\\.xox[bp]|xapp)-[A-Za-z0-9-]{10,}', ['xox', 'xapp-']),
   {
     kind: 'Slack webhook',
-    re: /https:\/\/hooks\.slack\.com\/services\/T[A-Za-z0-9_]+\/B[A-Za-z0-9_]+\/[A-Za-z0-9_]+/g,
+    re: /https?:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/T[A-Za-z0-9_]+\/[AB][A-Za-z0-9_]+\/[A-Za-z0-9_/]+/g,
     hint: 'hooks.slack.com',
   },
   {
@@ -397,6 +414,8 @@ const RULES: Rule[] = [
     check: base64Pair,
     hint: 'auth',
   },
+  tok('Facebook access token', 'EAA[A-Za-z0-9]{100,}', 'EAA'),
+  tok('SonarQube token', 'sq[pau]_[A-Za-z0-9]{40}', 'sq'),
   tok('SendGrid API key', 'SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}', 'SG.'),
   tok('Brevo API key', 'x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}', 'sib-'),
   tok('Twilio API key', 'SK[0-9a-fA-F]{32}', 'SK'),
