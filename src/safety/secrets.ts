@@ -151,7 +151,8 @@ const NOT_SECRET_AFTER = new Set(
     'cert certificate index idx status state valid validity usage used user username users login issuer ' +
     'audience claims page limit limits budget budgets cost costs estimate counter rate bucket parser lexer ' +
     'entropy info metadata schema spec json yaml annotation annotations selector selectors mount mounts volume ' +
-    'volumes keyref lookup getter setter strategy generator generate rules rule check checks regexp'
+    'volumes keyref lookup getter setter strategy generator generate rules rule check checks regexp scan ' +
+    'scanner scanning detection detector leak leaks'
   ).split(' '),
 );
 /** Words before the secret word that make the name about something else: page_token, max_tokens, public_key. */
@@ -238,8 +239,9 @@ function isCode(raw: string): boolean {
  * a path, a URL, a number or a label made of words.
  */
 function valueLooksSecret(raw: string, kind: SecretKind): boolean {
-  // the sentence's closing bracket or full stop is not part of the value: `(id-token: write)`
-  const v = raw.replace(/[)\]}>.!?:,;]+$/, '');
+  // the sentence's closing bracket or full stop is not part of the value: `(id-token: write)`; a
+  // value in a string of source code ends at its escaped newline ('secret-scan: block\n')
+  const v = raw.replace(/\\[nrt][\s\S]*$/, '').replace(/[)\]}>.!?:,;]+$/, '');
   if (v.length < 6 || isPlaceholder(v) || /\s/.test(v)) return false;
   if (/^(?:\/|\.\.?\/|~\/|[A-Za-z]:\\)|:\/\//.test(v)) return false; // a path, or a URL (credentials in URLs have their rule)
   // a reference to where the secret is: vault:secret/data/db#password, arn:aws:…, env:DB_PASS, sm://…
@@ -266,7 +268,7 @@ function valueLooksSecret(raw: string, kind: SecretKind): boolean {
 
 /** A password in a URL or after -u: anything that is not a placeholder or a plain number (uid:gid). */
 function passwordLooksReal(v: string): boolean {
-  return !isPlaceholder(v) && !/^\d+$/.test(v);
+  return v.length >= 3 && /[A-Za-z0-9]/.test(v) && !isPlaceholder(v) && !/^\d+$/.test(v);
 }
 
 function tokenLooksReal(v: string): boolean {
@@ -312,7 +314,8 @@ const RULES: Rule[] = [
   },
   {
     kind: 'private key block',
-    re: /---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----[\s\S]*?(?:---- END SSH2 ENCRYPTED PRIVATE KEY ----|$)/g,
+    // (-{4} rather than the dashes: this file, scanned as an anchor's text, must not match itself)
+    re: /-{4} BEGIN SSH2 ENCRYPTED PRIVATE KEY -{4}[\s\S]*?(?:-{4} END SSH2 ENCRYPTED PRIVATE KEY -{4}|$)/g,
     hint: 'SSH2 ENCRYPTED',
   },
   {
@@ -482,7 +485,7 @@ const RULES: Rule[] = [
   {
     kind: 'credentials on a command line',
     // curl -u user:password, --user=user:password, --proxy-user …
-    re: /(?:-u|--user|--proxy-user)(?:\s+|=)["']?[^\s:"']+:([^\s"']+)/g,
+    re: /(?:-u|--user|--proxy-user)(?:\s+|=)["']?[^\s:"']+:([^\s"'`,;]+)/g,
     lead: /[\s;|&(]/,
     group: 1,
     check: passwordLooksReal,
@@ -490,7 +493,7 @@ const RULES: Rule[] = [
   },
   {
     kind: 'password on a command line',
-    re: /--(?:password|pass|passwd|token|api-key|apikey|account-key|access-key|secret-key|secret|client-secret|auth-token)(?:\s+|=)["']?([^\s"']+)/gi,
+    re: /--(?:password|pass|passwd|token|api-key|apikey|account-key|access-key|secret-key|secret|client-secret|auth-token)(?:\s+|=)["']?([^\s"'`,;]+)/gi,
     lead: /[\s;|&("']/,
     group: 1,
     check: passwordLooksReal,
@@ -499,7 +502,7 @@ const RULES: Rule[] = [
   {
     kind: 'password on a command line',
     // mysql -pPASS, mysqldump -p'PASS', sshpass -p PASS, docker login -p PASS, redis-cli -a PASS
-    re: /\b(?:(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?\s-p|sshpass\s+-p\s*|(?:docker|podman|helm|buildah)\s+(?:registry\s+)?login\b[^\n|;&]{0,200}?\s-p\s+|redis-cli\b[^\n|;&]{0,200}?\s-a\s+)(["']?)([^\s"']+)\1/g,
+    re: /\b(?:(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?\s-p|sshpass\s+-p\s*|(?:docker|podman|helm|buildah)\s+(?:registry\s+)?login\b[^\n|;&]{0,200}?\s-p\s+|redis-cli\b[^\n|;&]{0,200}?\s-a\s+)(["']?)([^\s"'`,;]+)\1/g,
     group: 2,
     check: passwordLooksReal,
     hint: /mysql|mariadb|sshpass|login|redis-cli/,
@@ -507,7 +510,7 @@ const RULES: Rule[] = [
   {
     kind: 'password on a command line',
     // htpasswd -b [-c] FILE USER PASSWORD
-    re: /\bhtpasswd\s+-[a-zA-Z]*b[a-zA-Z]*(?:\s+-[a-zA-Z]+)*\s+\S+\s+\S+\s+["']?([^\s"']+)/g,
+    re: /\bhtpasswd\s+-[a-zA-Z]*b[a-zA-Z]*(?:\s+-[a-zA-Z]+)*\s+\S+\s+\S+\s+["']?([^\s"'`,;]+)/g,
     group: 1,
     check: passwordLooksReal,
     hint: 'htpasswd',
@@ -590,7 +593,9 @@ function valueAt(text: string, at: number, from: number, depth = 0): Assigned | 
     op = /^[ \t]*\r?\n[ \t]*value:[ \t]*/.exec(rest);
   if (!op && /-Name\s+["']?$/i.test(text.slice(Math.max(0, from - 8), from)))
     op = /^\s+-Value\s+/i.exec(rest);
-  if (!op && quotedName) op = /^[ \t]*,[ \t]*(?=@?\\?["'])/.exec(rest); // define('DB_PASSWORD', '…'), setdefault("KEY", "…")
+  // define('DB_PASSWORD', '…'), setdefault("KEY", "…"): a call's first two arguments, not a list's items
+  if (!op && quotedName && /\(\s*$/.test(text.slice(Math.max(0, from - 12), from - 1)))
+    op = /^[ \t]*,[ \t]*(?=@?\\?["'])/.exec(rest);
   if (!op) return null;
   i += op[0].length;
   let q = '';
