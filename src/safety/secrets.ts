@@ -275,6 +275,15 @@ function tokenLooksReal(v: string): boolean {
   return !isPlaceholder(v) && entropy(v) >= 3 && (/\d/.test(v) || v.length >= 20);
 }
 
+/** A URL's query value decoded (%2B is +), or as it is where it is not valid percent-encoding. */
+function urlDecoded(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v; // %FF, a lone % : hostile or sloppy text must not stop the scan
+  }
+}
+
 /** A base64 `user:password` pair (Docker's "auth", npm's _auth, HTTP Basic). */
 function base64Pair(v: string): boolean {
   try {
@@ -373,7 +382,7 @@ const RULES: Rule[] = [
     re: /(?:sig|signature|access_token|accesstoken|api_key|apikey|api-key|token|auth_token|client_secret|password|passwd|secret|private_token)=([A-Za-z0-9%+/=._~-]{16,})/g,
     lead: /[?&;]/,
     group: 1,
-    check: (v) => tokenLooksReal(decodeURIComponent(v.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'))),
+    check: (v) => tokenLooksReal(urlDecoded(v)),
     hint: '=',
   },
   tok(
