@@ -180,6 +180,7 @@ describe('issue 28: the shapes the scanner missed', () => {
       btoa(`ci:${pw}`),
     ],
     ['DB_PW=', `DB_PW=${pw}`, pw],
+    ['a note in prose', `Staging: the admin password is ${pw} until Friday.`, pw],
     ['passcode:', `passcode: ${pw}`, pw],
     [
       'private key split across lines',
@@ -241,6 +242,9 @@ describe('issue 28: code that holds no secret is not refused', () => {
     for (const t of [
       "await ok(project, ['config', 'unset', 'secret-scan', '--global']);",
       "plant(r, 'config.yaml', 'context-budget: banana\\nsecret-scan: block\\n');",
+      'Every request without the token is refused** (`403`)',
+      'anchor path "/etc/passwd" is absolute',
+      'if the password is None: the token is valid for reset/changed users',
     ])
       expect(scanSecrets(t), t).toEqual([]);
   });

@@ -392,6 +392,12 @@ export function positives() {
     (s) => `:${pick(['password', 'secret'])} => '${s}',`,
     (s) => `Set-Variable -Name ${pick(['password', 'apiKey'])} -Value "${s}"`,
   ]);
+  add('prose-note', 8, () => password(), [
+    (s) => `Staging DB: the admin password is ${s} until Friday.`,
+    (s) => `Rotated the API token, it was ${s}`,
+    (s) => `- changed the deploy password to ${s} (see runbook)`,
+    (s) => `Note: SMTP passphrase is now ${s}`,
+  ]);
   add('k8s-secret-data', 4, () => b64enc(password()), [
     (s) => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: ${s}`,
     (s) => `kind: Secret\ndata:\n  DB_PASSWORD: ${s}\n  DB_USER: YWRtaW4=`,

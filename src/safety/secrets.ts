@@ -255,6 +255,7 @@ function valueLooksSecret(raw: string, kind: SecretKind): boolean {
   // digits: a passcode where the name says password, a number (a port, a count, an id) elsewhere
   if (/^\d+$/.test(v)) return kind === 'password' && v.length >= 6 && !/^(\d)\1+$|^123456/.test(v);
   if (!/[A-Za-z]/.test(v)) return false;
+  if (/^[A-Za-z]+(?:[/.-][A-Za-z]+)+$/.test(v)) return false; // words: read/write, reset/changed, a.b
   if (wordy(v) && !/\d/.test(v)) {
     // letters only: a passphrase of words (correcthorsebatterystaple, 3.4 bits a letter) is a secret
     // where the name says so; a repeated word (passwordpassword, 2.8) or a label of words is not
@@ -574,13 +575,19 @@ function isNameChar(c: number): boolean {
   );
 }
 
-/** The operator after a name: = := => : ?= ||= +=, or a `, ` between a quoted name and a quoted value. */
-const OPERATOR = /^[ \t]*(?:::?=|=>|\?\?=|\|\|=|\?=|\+=|=(?![=~])|:(?![:/\\]))[ \t]*/;
+/**
+ * The operator after a name: = := => : ?= ||= +=, or in a note's prose `is`, `was`, `to` (the
+ * staging password is …, changed the token to …); a `, ` between a quoted name and a quoted value.
+ */
+const OPERATOR =
+  /^[ \t]*(?:::?=|=>|\?\?=|\|\|=|\?=|\+=|=(?![=~])|:(?![:/\\]))[ \t]*|^[ \t]+(?:is|was|to)(?:[ \t]+now)?[ \t]+(?=\S)/;
 
 interface Assigned {
   value: string;
   start: number;
   quoted: boolean;
+  /** Said in prose (`the password is …`): the value must hold a digit as well as a letter. */
+  prose?: boolean;
 }
 
 /** The literal value assigned at `at` (just past a name that starts at `from`), or null (code, nothing). */
@@ -637,7 +644,7 @@ function valueAt(text: string, at: number, from: number, depth = 0): Assigned | 
         : null;
     return typed ? valueAt(text, i + typed[0].length, i, 1) : null;
   }
-  return { value, start: i, quoted: false };
+  return { value, start: i, quoted: false, prose: /^[ \t]+[a-z]/.test(op[0]) };
 }
 
 /** Secret-named assignments: KEY=value, export KEY="value", key: value, "key": "value", dbPassword := "…". */
@@ -658,6 +665,7 @@ function scanAssignments(
     if (!kind) continue;
     const v = valueAt(text, e, s);
     if (!v || !valueLooksSecret(v.value, kind)) continue;
+    if (v.prose && !(/\d/.test(v.value) && /[A-Za-z]/.test(v.value))) continue;
     const value = v.quoted ? v.value : v.value.replace(/[)\]}>.!?:,;]+$/, '') || v.value;
     found.push({ kind: 'password or token assignment', at: s, start: v.start, end: v.start + value.length });
     NAME_HINT.lastIndex = Math.max(e, v.start + value.length); // a value holds no further assignment
