@@ -185,7 +185,7 @@ export class AnchorPreparer {
     const out: FullAnchor[] = [];
     for (const spec of specs) {
       const a = await this.complete(spec);
-      if (tx) tx.putOid(anchorBlobPath(a.blob!), a.blob!);
+      if (tx) tx.putOid(anchorBlobPath(a.blob!), a.blob!, { label: a.path });
       out.push(a);
     }
     return out;

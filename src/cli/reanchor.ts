@@ -24,6 +24,10 @@ export default defineCommand({
         type: 'boolean',
         describe:
           'move the shared record from a branch other than the default one (it follows the default branch)',
+      })
+      .option('allow-secret', {
+        type: 'boolean',
+        describe: 'write the anchored file even if it holds text that looks like a secret',
       }),
   async run(a, ctx) {
     const store = await openStore(ctx);
@@ -36,6 +40,7 @@ export default defineCommand({
       ctx.cwd,
       specs.length ? specs : undefined,
       !!a['any-branch'],
+      !!a['allow-secret'],
     );
     emit(
       ctx,
