@@ -6,6 +6,7 @@ import {
   readGlobalConfig,
   readLayer,
   readSharedConfig,
+  refuseSharedPersonal,
   resolveConfig,
   validateKey,
   writeGlobalConfig,
@@ -73,26 +74,60 @@ export default defineCommand({
     }
     if (action === 'list' || action === 'get') {
       const res = await resolveConfig(ctx.env, store);
+      // what the shared config says and is not applied, so the value in force is not a surprise
+      const ignoredLine = (i: (typeof res.ignored)[number]) =>
+        `${i.key}=${i.value}  (shared, ignored: ${i.reason})`;
       if (action === 'list') {
         emit(
           ctx,
-          Object.entries(res.values).map(([key, value]) => ({ key, value, origin: res.origin[key] })),
+          [
+            ...Object.entries(res.values).map(([key, value]) => ({ key, value, origin: res.origin[key] })),
+            ...res.ignored.map((i) => ({
+              key: i.key,
+              value: i.value,
+              origin: 'shared',
+              ignored: i.reason,
+            })),
+          ],
           () =>
-            Object.entries(res.values)
-              .map(([k, v]) => `${k}=${v}  (${res.origin[k]})`)
-              .join('\n'),
+            [
+              ...Object.entries(res.values).map(([k, v]) => `${k}=${v}  (${res.origin[k]})`),
+              ...res.ignored.map(ignoredLine),
+            ].join('\n'),
         );
         return;
       }
       if (!a.key) throw err('E_INVALID_ARG', 'config get needs a key', 'git mem config list shows them');
-      const v = res.values[String(a.key)];
-      if (v === undefined) throw err('E_NOT_FOUND', `no setting ${a.key}`);
-      emit(ctx, { key: a.key, value: v, origin: res.origin[String(a.key)] }, () => String(v));
+      const key = String(a.key);
+      const v = res.values[key];
+      const ignored = res.ignored.find((i) => i.key === key);
+      if (v === undefined) {
+        if (ignored)
+          throw err(
+            'E_NOT_FOUND',
+            `no setting ${key} in force: the shared config's ${key}=${ignored.value} is ignored (${ignored.reason})`,
+            `set it yourself if you want it: git mem config set ${key} VALUE --global`,
+            { key, ignored: { value: ignored.value, reason: ignored.reason } },
+          );
+        throw err('E_NOT_FOUND', `no setting ${a.key}`);
+      }
+      if (ignored) ctx.io.err(`git-mem: note: ${ignoredLine(ignored)}\n`);
+      emit(
+        ctx,
+        {
+          key,
+          value: v,
+          origin: res.origin[key],
+          ...(ignored ? { ignored: { value: ignored.value, reason: ignored.reason } } : {}),
+        },
+        () => String(v),
+      );
       return;
     }
     const key = String(a.key ?? '');
     validateKey(key);
     if (action === 'set') knownKey(key);
+    if (action === 'set' && a.shared) refuseSharedPersonal(key);
     if (action === 'set' && a.value === undefined) throw err('E_INVALID_ARG', 'config set needs a value');
     const value = action === 'set' ? coerce(key, a.value) : undefined;
     if (a.global) {
