@@ -147,6 +147,20 @@ describe('what git-mem writes into refs/memory is scanned whole', () => {
     expect((await r.memJson(['show', id])).anchors[0].current).toMatchObject({ lines: [12, 14] });
   });
 
+  it("this person's secret-scan warn or off lets every write through, as it does for add", async () => {
+    const r = await setup();
+    const { id } = await r.memJson(['add', '--title', 't', '--content', 'c', '--anchor', 'src/app.ts:10-12']);
+    expect((await r.mem(['config', 'set', 'secret-scan', 'warn'])).code).toBe(0);
+    const shared = await r.mem(['config', 'set', 'default-branch', TOKEN, '--shared']);
+    expect(shared.code).toBe(0);
+    expect(shared.stderr).toMatch(/likely secret \(GitHub token\)/);
+    r.write('src/app.ts', `// one\n// two\n${source(300, 200)}`);
+    r.commitAll('moved, with a key');
+    expect((await r.memJson(['check'])).recorded).toBe(true);
+    r.write('src/app.ts', `// three\n${source(300, 201)}`);
+    expect((await r.mem(['reanchor', id])).code).toBe(0);
+  });
+
   it('a record holding a secret stored with --allow-secret can still be updated and removed', async () => {
     const r = await setup();
     const { id } = await r.memJson(['add', '--title', 't', '--content', `key ${TOKEN}`, '--allow-secret']);

@@ -107,6 +107,11 @@ export interface CheckOptions {
    * hook's time budget).
    */
   budget?: (done: number, total: number) => void;
+  /**
+   * Record code that looks like it holds a secret anyway (secret-scan warn or off). Otherwise a
+   * likely secret new to the ref in what the check would record refuses the write (E_SECRET).
+   */
+  allowSecret?: boolean;
 }
 
 export interface AnchorResult {
@@ -461,7 +466,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
           value: n,
         };
       },
-      opts.note ? { note: () => opts.note!(results) } : {},
+      { allowSecret: opts.allowSecret, ...(opts.note ? { note: () => opts.note!(results) } : {}) },
     );
     mark('check: recorded');
     memoryCommit = res.commit;

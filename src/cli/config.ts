@@ -15,7 +15,7 @@ import { git } from '../gitstore/git.js';
 import { SHARED_CONFIG_PATH } from '../gitstore/store.js';
 import { stringify } from '../model/yaml.js';
 import { defineCommand } from './command.js';
-import { emit, openStore } from './context.js';
+import { emit, openStore, secretPolicy } from './context.js';
 
 export default defineCommand({
   command: 'config <action> [key] [value]',
@@ -136,7 +136,12 @@ export default defineCommand({
       else g[key] = value;
       writeGlobalConfig(ctx.env, g);
     } else if (a.shared) {
+      // secret-scan warn or off lets a value that looks like a secret through, as it does for add
+      const allowSecret = await secretPolicy(ctx, store!, undefined, {
+        [key]: value === undefined ? undefined : String(value),
+      });
       await store!.write(async (tx) => {
+        tx.allowSecret = allowSecret;
         await ensureFormat(tx);
         const cur = await readSharedConfig(store!, tx.base);
         // already so: no commit (sync would hand the team an empty one)

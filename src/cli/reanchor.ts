@@ -1,7 +1,7 @@
 import { parseAnchorSpecs } from '../anchors/types.js';
 import { err } from '../errors.js';
 import { defineCommand } from './command.js';
-import { emit, openStore } from './context.js';
+import { emit, openStore, secretPolicy } from './context.js';
 
 export default defineCommand({
   command: 'reanchor <id>',
@@ -40,7 +40,7 @@ export default defineCommand({
       ctx.cwd,
       specs.length ? specs : undefined,
       !!a['any-branch'],
-      !!a['allow-secret'],
+      await secretPolicy(ctx, store, a['allow-secret'], {}),
     );
     emit(
       ctx,
