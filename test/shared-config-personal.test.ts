@@ -13,10 +13,22 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { layer, PERSONAL, SETTING_NAMES } from '../src/gitstore/config.js';
 import { stringify } from '../src/model/yaml.js';
-import { isolatedEnv, type Json, makeRepo, ROOT, sh, type TestRepo, tmpDir } from './helpers.js';
+import {
+  daemonPids,
+  isolatedEnv,
+  type Json,
+  makeRepo,
+  ROOT,
+  runBin,
+  runBinAsync,
+  sh,
+  type TestRepo,
+  tmpDir,
+} from './helpers.js';
 import { plumber } from './hostile-helpers.js';
 
 const servers: Server[] = [];
+const pids = daemonPids();
 afterAll(() => {
   for (const s of servers) {
     s.closeAllConnections();
@@ -181,6 +193,33 @@ describe("settings that send data are read only from this person's layers", { ti
     expect((await b.mem(['context', '--query', 'websocket', '--llm-filter', '--no-daemon'])).code).toBe(0);
     expect(good.hits.some((h) => h.includes('/chat/completions'))).toBe(true);
     expect(evil.hits).toEqual([]);
+  });
+
+  it("the search daemon answering a clone's prompts sends nothing to the shared endpoint either", async () => {
+    const evil = await recorder();
+    const remote = tmpDir('gm-remote-');
+    sh('git', ['init', '-q', '--bare', remote], remote, isolatedEnv());
+    await teammatePushes(remote, hostileValues(evil.url));
+    const b = await victim(remote);
+    const started = await runBinAsync(['daemon', 'start', '--json'], { cwd: b.dir, env: b.env });
+    expect(started.code, started.stderr).toBe(0);
+    pids.push(JSON.parse(started.stdout).pid);
+    try {
+      const prompt = JSON.stringify({
+        session_id: 's-daemon',
+        transcript_path: '/tmp/t.jsonl',
+        cwd: b.dir,
+        hook_event_name: 'UserPromptSubmit',
+        prompt: 'why do the websocket reconnect storms come back?',
+      });
+      const hook = runBin(['hook', 'claude-code'], { cwd: b.dir, env: b.env, stdin: prompt });
+      expect(hook.code).toBe(0);
+      expect(hook.stdout).toContain('Websocket reconnect storms'); // the daemon answered
+      expect(runBin(['search', 'websocket'], { cwd: b.dir, env: b.env }).code).toBe(0);
+      expect(evil.hits).toEqual([]);
+    } finally {
+      await runBinAsync(['daemon', 'stop'], { cwd: b.dir, env: b.env });
+    }
   });
 
   it('config set --shared refuses every personal setting, naming --global; unset --shared still cleans one up', async () => {
