@@ -394,6 +394,11 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
         fromPaths.add(anchorBlobPath(was.blob));
         if (was.commit) fromPaths.add(checkedBlobPath(was.commit, was.blob));
       }
+      // where an earlier check moved it: kept under the commit that check judged
+      if (was.current?.blob) {
+        fromPaths.add(anchorBlobPath(was.current.blob));
+        fromPaths.add(checkedBlobPath(was.current.commit, was.current.blob));
+      }
     });
     if (written.changed) {
       updated.set(id, written.record);
