@@ -710,8 +710,12 @@ export class Store {
       if (res) this.writer.warm(res.message.split('\n')[0]);
       if (!res || tx.changes.size === 0) return { commit: base, value: res?.value, attempts: attempt };
       const allow = opts.allowSecret || tx.allowSecret;
-      if (!allow) await this.assertNoNewSecrets(tx);
-      mark('write: scanned');
+      // the scan runs while git writes the objects; only the ref waits for it (like the gate): a
+      // refused change leaves at most unreferenced objects, git's usual garbage
+      const scan = allow
+        ? undefined
+        : this.assertNoNewSecrets(tx).then(() => mark('write: scan done'));
+      scan?.catch(() => {});
       const note = opts.note ? await this.noteCommit(await opts.note()) : null;
       if (note && !allow) assertNoteClean(note);
       const [commit, noteCommit] = await this.commitChanges(
@@ -723,6 +727,8 @@ export class Store {
         note,
       );
       mark('write: objects written');
+      await scan;
+      mark('write: scanned');
       if (opts.gate) await opts.gate;
       const also: RefUpdate[] =
         note && noteCommit ? [{ ref: note.ref, next: noteCommit, expected: note.expected }] : [];
