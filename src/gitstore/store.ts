@@ -712,9 +712,7 @@ export class Store {
       const allow = opts.allowSecret || tx.allowSecret;
       // the scan runs while git writes the objects; only the ref waits for it (like the gate): a
       // refused change leaves at most unreferenced objects, git's usual garbage
-      const scan = allow
-        ? undefined
-        : this.assertNoNewSecrets(tx).then(() => mark('write: scan done'));
+      const scan = allow ? undefined : this.assertNoNewSecrets(tx).then(() => mark('write: scan done'));
       scan?.catch(() => {});
       const note = opts.note ? await this.noteCommit(await opts.note()) : null;
       if (note && !allow) assertNoteClean(note);
