@@ -273,7 +273,7 @@ describeUi('git mem ui in a browser', () => {
     // the printed link: the page it opens holds the key, which the page keeps in its own
     // storage, and the spent code leaves the address bar
     await page.goto(server.url);
-    await page.locator('table.list').waitFor();
+    await page.locator('table.list.main').waitFor();
     expect(page.url()).toBe(`${base}/#/memories`);
     server.token = (await page.evaluate(() => localStorage.getItem('git-mem-ui-key'))) ?? '';
     expect(server.token).toMatch(/^[\w-]{43}$/);
@@ -425,6 +425,52 @@ describeUi('git mem ui in a browser', () => {
     await page.press('input.path', 'Enter');
     await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThanOrEqual(8);
     await shot('memories');
+  });
+
+  it('lists the curated memories on the landing page, pending proposals and session summaries apart with their counts, and groups search hits as git mem search does', async () => {
+    const sessionTitle = 'Session: fixed the flaky upload test';
+    const main = page.locator('table.mem-list.main tbody td.title a');
+    const apart = page.locator('section.apart table tbody td.title a');
+    const n = (kind: string) => page.locator(`nav.kinds [data-kind="${kind}"] .n`).innerText();
+    await open('#/memories', 'table.mem-list.main');
+    await page.locator('section.apart').waitFor();
+    // the curated memories, as git mem list shows them; the proposals and the session in their section
+    const listed = (await memJson(b, ['list'])) as Array<{
+      id: string;
+      title: string;
+      type: string;
+      status: string;
+    }>;
+    const curated = listed.filter((m) => m.type !== 'session' && m.status !== 'pending');
+    expect((await main.allInnerTexts()).sort()).toEqual(curated.map((m) => m.title).sort());
+    expect(await main.allInnerTexts()).toContain('Pool size is 10');
+    expect(await main.allInnerTexts()).not.toContain(sessionTitle);
+    expect(await main.allInnerTexts()).not.toContain('Use pnpm');
+    expect((await apart.allInnerTexts()).sort()).toEqual([sessionTitle, 'Use pnpm', 'Use pnpm'].sort());
+    expect([await n('memories'), await n('pending'), await n('sessions')]).toEqual([
+      String(curated.length),
+      '2',
+      '1',
+    ]);
+    // a kind of its own: the session summaries alone, in the address
+    await page.click('nav.kinds [data-kind="sessions"]');
+    await expect.poll(() => main.allInnerTexts()).toEqual([sessionTitle]);
+    expect(page.url()).toMatch(/kind=sessions/);
+    expect(await page.locator('section.apart').count()).toBe(0);
+    await page.click('nav.kinds [data-kind="memories"]');
+    await expect.poll(() => main.count()).toBe(curated.length);
+    // search: the curated hits, then the proposals and summaries that match under their own heading
+    await page.locator('input.search').fill('flaky upload');
+    await expect.poll(() => main.allInnerTexts()).toContain('Flaky upload test');
+    await expect.poll(() => apart.allInnerTexts()).toEqual([sessionTitle]);
+    expect(await main.allInnerTexts()).not.toContain(sessionTitle);
+    const hits = (await memJson(b, ['search', 'flaky upload'])) as Array<{ title: string; type: string }>;
+    expect(hits.map((h) => h.title)).toContain(sessionTitle); // the CLI finds it too, and puts it apart
+    expect((await b.mem(['search', 'flaky upload'])).stdout).toMatch(
+      /Pending proposals and session summaries:\n.*Session: fixed the flaky upload test/,
+    );
+    await page.locator('input.search').fill('');
+    await expect.poll(() => main.count()).toBe(curated.length);
   });
 
   it('shows a stale memory with its code and the change that made it stale, and re-anchors it as the CLI does', async () => {
@@ -677,7 +723,7 @@ describeUi('git mem ui in a browser', () => {
     // Chromium, given the file, lands on the page with the key; its link is then spent
     const tab = await ctx.newPage();
     await tab.goto(pathToFileURL(argv).href);
-    await tab.locator('table.list').waitFor();
+    await tab.locator('table.list.main').waitFor();
     expect(tab.url()).toBe(`http://127.0.0.1:${s.port}/#/memories`);
     const key = (await tab.evaluate(() => localStorage.getItem('git-mem-ui-key'))) ?? '';
     expect(key).toMatch(/^[\w-]{43}$/);

@@ -182,6 +182,7 @@ const ROUTES: Route[] = [
         type: list(q, 'type'),
         status: list(q, 'status'),
         tag: list(q, 'tag'),
+        kind: list(q, 'kind'),
         store: opt(q, 'store'),
         path: opt(q, 'path'),
         sort: opt(q, 'sort'),

@@ -163,8 +163,21 @@ export interface MemoryItem extends MemorySummary {
   why?: string;
 }
 
+/** What a record is to a reader (src/commands/list.ts kindOf): a curated memory, a pending proposal, a session summary. */
+export type RecordKind = 'memories' | 'pending' | 'sessions';
+
 export interface MemoryList {
+  /** how many the main list holds (over all its pages) */
   total: number;
+  /** the kinds the main list holds; null: every kind (a type or status was asked for, as `git mem list` does) */
+  kinds: RecordKind[] | null;
+  /** how many of each kind match the query and the other filters */
+  counts: Record<RecordKind, number>;
+  /**
+   * when no kind, type or status was asked for: the first pending proposals and session summaries
+   * that match, in the list's order, shown apart from the curated memories (empty otherwise)
+   */
+  apart: MemoryItem[];
   /** the search stopped at its cap: there may be more */
   capped: boolean;
   page: number;
