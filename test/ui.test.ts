@@ -24,7 +24,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRecord } from '../src/model/record.js';
+import { parseRecord, recordPath } from '../src/model/record.js';
 import { BIN, ROOT, type TestRepo, tmpDir, until } from './helpers.js';
 import { bareRemote, clone } from './sync-helpers.js';
 
@@ -97,6 +97,9 @@ function raw(
   });
 }
 
+/** A line too long for its pane, with a token no space breaks: a pane wraps it (test 'wraps a long line'). */
+const LONG = `once the release train has left and the on-call engineer has confirmed that the canary is healthy in every region, see https://runbooks.example/deploy/${'a'.repeat(160)}`;
+
 const CODE = `export function connect() {
   const pool = createPool({ max: 10 });
   return pool;
@@ -162,6 +165,14 @@ describeUi('git mem ui in a browser', () => {
     const remote = bareRemote();
     a = clone(remote.url);
     b = clone(remote.url);
+    // two people: the conflict view names who wrote each side
+    for (const [r, name] of [
+      [a, 'Alice Ahn'],
+      [b, 'Bob Berg'],
+    ] as const) {
+      r.git('config', 'user.name', name);
+      r.git('config', 'user.email', `${name.split(' ')[0].toLowerCase()}@example.com`);
+    }
     b.write('src/db/pool.ts', CODE);
     b.write('src/api/handler.ts', 'export const handler = () => 200;\n');
     b.write('docs/guide.md', '# Guide\n');
@@ -244,11 +255,12 @@ describeUi('git mem ui in a browser', () => {
     });
     // a has b's memory; both change the same line of two memories; b pulls a's: a true conflict each
     a.git('fetch', '-q', b.dir, '+refs/memory:refs/memory');
-    const edit = async (r: TestRepo, day: string) => {
+    // (a's line is long, b's short: side by side, the short one takes the long one's height)
+    const edit = async (r: TestRepo, line: string) => {
       for (const k of ['deploy', 'deployTwin'])
-        await memJson(r, ['update', ids[k], '--content', `deploy on ${day}\nrollback by script\n`]);
+        await memJson(r, ['update', ids[k], '--content', `${line}\nrollback by script\n`]);
     };
-    await Promise.all([edit(a, 'monday'), edit(b, 'tuesday')]);
+    await Promise.all([edit(a, `deploy on monday ${LONG}`), edit(b, 'deploy on tuesday')]);
     a.git('push', '-q', 'origin', 'refs/memory:refs/mem/memory');
     expect((await b.mem(['pull'])).code).toBe(0);
     // the anchored code changes: both pool memories go stale
@@ -556,6 +568,56 @@ describeUi('git mem ui in a browser', () => {
     expect(pageSubject.replace(ids.proposal.slice(0, 12), 'ID')).toBe(
       subject().replace(ids.proposalTwin.slice(0, 12), 'ID'),
     );
+  });
+
+  it('wraps a long line in the conflict panes, the two columns aligned', async () => {
+    await open('#/conflicts', '.conflict');
+    const card = page.locator(`li.conflict[data-id="${ids.deploy}"]`);
+    const pane = card.locator('.sbs');
+    await pane.waitFor();
+    // nothing is cut: neither the pane nor any line is wider than it shows
+    const widths = await pane.evaluate((el) => ({
+      pane: [el.scrollWidth, el.clientWidth],
+      lines: [...el.querySelectorAll('.line .tx')].map((t) => [t.scrollWidth, t.clientWidth]),
+    }));
+    expect(widths.pane[0]).toBeLessThanOrEqual(widths.pane[1]);
+    for (const [scroll, client] of widths.lines) expect(scroll).toBeLessThanOrEqual(client);
+    // the long line (on one side; the other side's is short) takes several rows, within the pane
+    const paneBox = (await pane.boundingBox())!;
+    const [left, right] = [
+      (await card.locator('.sbs .line.opd').boundingBox())!,
+      (await card.locator('.sbs .line.opa').boundingBox())!,
+    ];
+    const box = left.height > right.height ? left : right;
+    const rowHeight = (await card.locator('.sbs .line.opk').first().boundingBox())!.height;
+    expect(box.height).toBeGreaterThan(2 * rowHeight);
+    expect(box.x + box.width).toBeLessThanOrEqual(paneBox.x + paneBox.width + 0.5);
+    // the short line beside it starts and ends with it, and so does the next row
+    expect(left.y).toBeCloseTo(right.y, 0);
+    expect(left.height).toBeCloseTo(right.height, 0);
+    const next = card.locator('.sbs .line.opk', { hasText: 'rollback by script' });
+    const [l, r] = [(await next.nth(0).boundingBox())!, (await next.nth(1).boundingBox())!];
+    expect(l.y).toBeCloseTo(r.y, 0);
+  });
+
+  it('names who wrote each side of a conflict, beside the commit', async () => {
+    await open('#/conflicts', '.conflict');
+    const card = page.locator(`li.conflict[data-id="${ids.deploy}"]`);
+    const names = {
+      ours: await card.locator('.by[data-side="ours"] .author').innerText(),
+      other: await card.locator('.by[data-side="other"] .author').innerText(),
+    };
+    expect([names.ours, names.other].sort()).toEqual(['Alice Ahn', 'Bob Berg']);
+    // each the author of the last commit of that side that changed the record (the other: in the commit the merge named)
+    const listed = await memJson(b, ['conflicts']);
+    const from = listed.find((x: { id: string }) => x.id === ids.deploy).attic[0].from as string;
+    const path = recordPath(ids.deploy);
+    const [oCommit, oName] = b
+      .git('log', '-1', '--no-merges', '--format=%H%x1f%an', from, '--', path)
+      .trim()
+      .split('\x1f');
+    expect(names.other).toBe(oName);
+    expect(await card.locator('.by[data-side="other"] code').innerText()).toBe(oCommit.slice(0, 12));
   });
 
   it('settles a conflict side by side as git mem resolve --take does', async () => {

@@ -337,10 +337,22 @@ export interface RejectAnswer {
 // ------------------------------------------------------------------ conflicts
 
 /** Another version of a flagged memory, kept in the attic. */
+/** Who wrote one side of a conflict: the author of the last commit that changed the record on that side. */
+export interface ConflictAuthor {
+  name: string;
+  email: string;
+  /** the commit's author date, ISO 8601 */
+  date: string;
+  commit: string;
+}
+
 export interface ConflictOther {
   hash: string;
   reason: string | null;
+  /** the commit of the side this version came from, as the merge named it */
   from: string | null;
+  /** who wrote this version (null: git cannot tell) */
+  author: ConflictAuthor | null;
   /** the fields in which it differs from the kept version */
   fields: string[];
   /** null when it cannot be read */
@@ -358,6 +370,8 @@ export interface Conflict {
   /** the deletion that lost against a change */
   deletion: Record<string, unknown> | null;
   ours: RecordJson;
+  /** who wrote the kept version (null: git cannot tell) */
+  oursAuthor: ConflictAuthor | null;
   others: ConflictOther[];
 }
 
