@@ -664,6 +664,22 @@ describeUi('git mem ui in a browser', () => {
     await shot('code');
   });
 
+  it('opens the file the address names when it changes within the code page (#/code to #/code?path=…)', async () => {
+    await open('#/code', 'ul.tree');
+    await page.locator('.panel-pane .empty').waitFor();
+    await page.evaluate("location.hash = '#/code?path=src/api/handler.ts'");
+    const panel = page.locator('.file-panel[data-file="src/api/handler.ts"]');
+    await panel.waitFor();
+    expect(await panel.innerText()).toMatch(/export const handler/);
+    // the tree opens on the way to it and marks it
+    await page.locator('li.file.on a[data-path="src/api/handler.ts"]').waitFor();
+    // and another file named by the address, then none
+    await page.evaluate("location.hash = '#/code?path=src/db/pool.ts'");
+    await page.locator('.file-panel[data-file="src/db/pool.ts"]').waitFor();
+    await page.evaluate("location.hash = '#/code'");
+    await page.locator('.panel-pane .empty').waitFor();
+  });
+
   it('lists session summaries and looks back at what we knew at an earlier commit', async () => {
     await open('#/sessions', 'table.list');
     expect(await page.locator('tbody').innerText()).toMatch(/fixed the flaky upload test/);
