@@ -464,6 +464,10 @@ describeUi('git mem ui in a browser', () => {
       '2',
       '1',
     ]);
+    // the navigation counts what the list holds: the curated memories
+    expect(await page.locator('nav.side a[data-nav="memories"] .count').innerText()).toBe(
+      String(curated.length),
+    );
     // a kind of its own: the session summaries alone, in the address
     await page.click('nav.kinds [data-kind="sessions"]');
     await expect.poll(() => main.allInnerTexts()).toEqual([sessionTitle]);

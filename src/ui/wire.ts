@@ -136,6 +136,7 @@ export interface Info {
   tip: string | null;
   workTree: boolean;
   global: boolean;
+  /** memories: the curated ones (not pending proposals, not session summaries), as the Memories page lists them */
   counts: { memories: number; pending: number; stale: number };
   types: readonly string[];
   statuses: readonly string[];
