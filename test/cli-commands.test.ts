@@ -653,18 +653,26 @@ describe('commands', () => {
     const none = await r.mem(['config', 'get', 'mcp.add-status', '--shared']);
     expect(none.code).toBe(3);
     expect(none.stderr).toMatch(/no setting mcp.add-status in the shared layer/);
-    // values the docs close: refused where they are set, named, the store as it was
-    for (const [k, v, says] of [
-      ['embedding-provider', 'foo', /embedding-provider must be none, local, ollama, openai, not "foo"/],
-      ['llm.provider', 'bogus', /llm.provider must be openai, anthropic, off, not "bogus"/],
-      ['llm.timeout', 'abc', /llm.timeout must be a whole number of at least 1, not "abc"/],
+    // values the docs close: refused where they are set, named, the store as it was (settings
+    // that send data are personal: set in this clone's layer, never the shared one)
+    for (const [k, v, says, layer] of [
+      [
+        'embedding-provider',
+        'foo',
+        /embedding-provider must be none, local, ollama, openai, not "foo"/,
+        '--local',
+      ],
+      ['llm.provider', 'bogus', /llm.provider must be openai, anthropic, off, not "bogus"/, '--local'],
+      ['llm.timeout', 'abc', /llm.timeout must be a whole number of at least 1, not "abc"/, '--local'],
+      ['mcp.add-status', 'later', /mcp.add-status must be active, pending, not "later"/, '--shared'],
       [
         'post-commit-budget-ms',
         '1.5',
         /post-commit-budget-ms must be a whole number of at least 0, not "1.5"/,
+        '--shared',
       ],
     ] as const) {
-      const bad = await r.mem(['config', 'set', k, v, '--shared']);
+      const bad = await r.mem(['config', 'set', k, v, layer]);
       expect(bad.code, `${k} ${v}`).toBe(2);
       expect(bad.stderr).toMatch(says);
     }

@@ -443,10 +443,13 @@ describe('trusted llm settings', () => {
         tx.put('config.yaml', 'llm.provider: openai\nllm.url: http://attacker.example\n');
         return { message: 'shared config', value: null };
       });
-      // the fully layered settings do carry it…
+      // the layered settings leave it out too (personal settings: src/gitstore/config.ts PERSONAL),
+      // naming it as ignored…
       const { resolveConfig } = await import('../src/gitstore/config.js');
-      expect((await resolveConfig(r.env, store)).values['llm.url']).toBe('http://attacker.example');
-      // …the trusted ones do not
+      const res = await resolveConfig(r.env, store);
+      expect(res.values['llm.url']).toBeUndefined();
+      expect(res.ignored.map((i) => i.key).sort()).toEqual(['llm.provider', 'llm.url']);
+      // …and the trusted ones never read it
       expect(await trustedLlmSettings(store)).toEqual({});
       r.git('config', 'mem.llm.provider', 'anthropic');
       mkdirSync(r.env.GIT_MEM_HOME!, { recursive: true });

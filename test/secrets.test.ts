@@ -21,7 +21,7 @@ import {
   scanRecord,
   scanSecrets,
 } from '../src/safety/secrets.js';
-import { BIN, makeRepo, sh, type TestRepo } from './helpers.js';
+import { BIN, makeRepo, ROOT, sh, type TestRepo } from './helpers.js';
 import { HARMLESS, secretsCorpus } from './secrets-corpus.js';
 import { bareRemote, clone } from './sync-helpers.js';
 
@@ -119,6 +119,152 @@ describe('the scanner', () => {
       expect(scanRecord(red), field).toEqual([]);
     }
     expect(() => assertRecordClean({ ...base, tags: [s] }, { allow: true })).not.toThrow();
+  });
+});
+
+/** Deterministic characters for the cases below (built at run time: no literal secret in this file). */
+function fake(alphabet: string, n: number, seed: number): string {
+  let x = seed;
+  let out = '';
+  for (let i = 0; i < n; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    out += alphabet[(x >>> 8) % alphabet.length];
+  }
+  return out;
+}
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const B64 = `${ALNUM}+/`;
+const PW = () => `Qz${fake(ALNUM, 10, 7)}!9`;
+
+describe('issue 28: the shapes the scanner missed', () => {
+  const pw = PW();
+  const b64 = (n: number, seed: number) => fake(B64, n, seed);
+  const keyLines = (magic: string) => [magic + b64(64 - magic.length, 11), b64(64, 12), b64(64, 13)];
+  const cases: Array<[string, string, string]> = [
+    ['PGPASSWORD=', `PGPASSWORD=${pw} psql -h db.internal -U app`, pw],
+    ['dbPassword = "…"', `const dbPassword = "${pw}";`, pw],
+    ['refreshToken', `  refreshToken: '${pw}',`, pw],
+    ['secretAccessKey:', `  secretAccessKey: ${b64(40, 2)}`, b64(40, 2)],
+    [
+      'Azure SharedAccessKey=',
+      `Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=send;Shared${'Access'}Key=${b64(43, 3)}=`,
+      b64(43, 3),
+    ],
+    [
+      'Azure SAS sig=',
+      `https://acme.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&se=2027-01-01&s${'ig'}=${fake(ALNUM, 43, 4)}%3D`,
+      fake(ALNUM, 43, 4),
+    ],
+    ['mysql -pPASS', `mysql -u root -p${pw.replace('!', 'x')} -h db app`, pw.replace('!', 'x')],
+    ['sshpass -p', `sshpass -p '${pw}' ssh deploy@10.0.0.7`, pw],
+    [
+      'Authorization: Token',
+      `Authorization: Token ${fake('0123456789abcdef', 40, 5)}`,
+      fake('0123456789abcdef', 40, 5),
+    ],
+    ['Slack xoxe-', `xo${'xe'}-1-${fake('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 140, 6)}`, ''],
+    [
+      'Stripe whsec_',
+      `the endpoint signs with wh${'sec'}_${fake(ALNUM, 32, 8)} now`,
+      `wh${'sec'}_${fake(ALNUM, 32, 8)}`,
+    ],
+    ['Stripe sk_test_', `Stripe("s${'k_te'}st_${fake(ALNUM, 24, 9)}")`, `s${'k_te'}st_${fake(ALNUM, 24, 9)}`],
+    [
+      'Google ya29.',
+      `curl -H "X-Goog: ya${'29'}.${fake(`${ALNUM}_-`, 120, 10)}"`,
+      `ya${'29'}.${fake(`${ALNUM}_-`, 120, 10)}`,
+    ],
+    [
+      'Docker "auth": base64 pair',
+      `{"auths": {"ghcr.io": {"auth": "${btoa(`ci:${pw}`)}"}}}`,
+      btoa(`ci:${pw}`),
+    ],
+    ['DB_PW=', `DB_PW=${pw}`, pw],
+    ['a note in prose', `Staging: the admin password is ${pw} until Friday.`, pw],
+    ['passcode:', `passcode: ${pw}`, pw],
+    [
+      'private key split across lines',
+      // the body of a key in a string built over several lines, without its header
+      `const key =\n  '${keyLines('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC')[0]}\\n' +\n  '${b64(64, 14)}\\n' +\n  '${b64(40, 21)}';`,
+      [keyLines('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC')[0], b64(64, 14), b64(40, 21)].join('\n'),
+    ],
+    [
+      'private key without its header',
+      keyLines('MIIEowIBAAKCAQEA').join('\n'),
+      keyLines('MIIEowIBAAKCAQEA').join('\n'),
+    ],
+    [
+      'SSH2 private key',
+      `---- BEGIN SSH2 ENCRYPTED ${'PRIVATE'} KEY ----\nComment: "rsa-key"\nP2/56wAAA${b64(55, 15)}\n${b64(64, 16)}\n---- END SSH2 ENCRYPTED PRIVATE KEY ----`,
+      `P2/56wAAA${b64(55, 15)}`,
+    ],
+    [
+      'PuTTY private key',
+      `PuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nComment: k\nPublic-Lines: 1\nAAAAB3NzaC1yc2E${b64(40, 17)}\nPrivate-Lines: 2\nAAABAQ${b64(58, 18)}\n${b64(40, 19)}\nPrivate-MAC: ${fake('0123456789abcdef', 40, 20)}`,
+      `AAABAQ${b64(58, 18)}`,
+    ],
+  ];
+  for (const [name, text, secret] of cases) {
+    it(`finds and redacts ${name}`, () => {
+      expect(scanSecrets(text).length, text).toBeGreaterThan(0);
+      const red = redactText(text);
+      for (const piece of (secret || text).split('\n')) expect(red, name).not.toContain(piece);
+      expect(scanSecrets(red), name).toEqual([]);
+    });
+  }
+});
+
+describe('issue 28: code that holds no secret is not refused', () => {
+  it("SECRET_KEY = os.environ['…'] and api_key = config['api_key'] are lookups, not values", () => {
+    for (const t of [
+      "SECRET_KEY = os.environ['DJANGO_SECRET_KEY']",
+      'SECRET_KEY = env("DJANGO_SECRET_KEY", default="")',
+      "api_key = config['api_key']",
+      'api_key = config.get("api_key")',
+      '  password = var.db_password',
+      'secret_key_base = Rails.application.credentials.secret_key_base',
+      '          valueFrom:\n            secretKeyRef:\n              name: db\n              key: password',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression, as CI files hold it
+      '  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}',
+    ])
+      expect(scanSecrets(t), t).toEqual([]);
+  });
+
+  it("this project's own code and docs about secrets pass: the scanner's source, the threat model", () => {
+    // an anchor into either file, or a note quoting a line of them, must not be refused
+    for (const file of ['src/safety/secrets.ts', 'docs/security.md']) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      expect(
+        scanSecrets(text).map((f) => `${file}:${f.line} ${f.kind}`),
+        file,
+      ).toEqual([]);
+    }
+    for (const t of [
+      "await ok(project, ['config', 'unset', 'secret-scan', '--global']);",
+      "plant(r, 'config.yaml', 'context-budget: banana\\nsecret-scan: block\\n');",
+      'Every request without the token is refused** (`403`)',
+      'anchor path "/etc/passwd" is absolute',
+      'if the password is None: the token is valid for reset/changed users',
+    ])
+      expect(scanSecrets(t), t).toEqual([]);
+  });
+
+  it('an anchor into a real Go file with tokens in its context lines is stored', () => {
+    // golang/oauth2's internal/token.go and jwt/jwt.go, as an anchor keeps them
+    const anchor = {
+      path: 'internal/token.go',
+      lines: [291, 296],
+      text: '\t\ttoken = &Token{\n\t\t\tAccessToken: vals.Get("access_token"),\n\t\t\tTokenType:   vals.Get("token_type"),\n\t\t\tRefreshToken: vals.Get("refresh_token"),\n\t\t\tRaw:          vals,\n\t\t}',
+      before: ['\tvar token *Token', '\tcontent, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))'],
+      after: ['\t\te := vals.Get("expires_in")', '\ttok := &oauth2.Token{RefreshToken: f.RefreshToken}'],
+    };
+    const record = {
+      title: 'Token parsing',
+      body: 'Where the token endpoint reply is read.',
+      anchors: [anchor],
+    };
+    expect(scanRecord(record)).toEqual([]);
+    expect(() => assertRecordClean(record)).not.toThrow();
   });
 });
 

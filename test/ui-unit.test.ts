@@ -284,3 +284,54 @@ describe('the code panel', () => {
     }
   });
 });
+
+describe('the kinds of records on the Memories page', () => {
+  it('lists the curated memories, pending proposals and session summaries apart with counts, as git mem list does', async () => {
+    const r = makeRepo({ commit: true });
+    const records = [
+      { type: 'decision', title: 'Deploy on tuesdays', body: 'deploy on tuesdays\n' },
+      { type: 'convention', title: 'Use pnpm', body: 'deploy tooling\n' },
+      { type: 'convention', status: 'pending', title: 'Proposed: deploy freeze', body: 'deploy freeze\n' },
+      { type: 'session', title: 'Session: deployed the fix', body: 'deploy done\n' },
+    ];
+    const ids = (
+      await r.memJson(['import', '-'], { stdin: records.map((x) => JSON.stringify(x)).join('\n') })
+    ).ids as string[];
+    const ctx = { io: bufferIO(), cwd: r.dir, env: r.env, stores: [] as never[] };
+    const store = await openStore(ctx);
+    try {
+      const { listMemories } = await import('../src/ui/memories.js');
+      const env = { store, cwd: r.dir, env: { ...r.env, GIT_MEM_DAEMON: 'off' } };
+      const titles = (l: { items: Array<{ title: string }> }) => l.items.map((m) => m.title).sort();
+      const cliIds = async (args: string[]) =>
+        ((await r.memJson(['list', ...args])) as Array<{ id: string }>).map((m) => m.id).sort();
+      // by default: the curated memories; the others apart, counted
+      const first = await listMemories(env, {});
+      expect(titles(first)).toEqual(['Deploy on tuesdays', 'Use pnpm']);
+      expect(first).toMatchObject({
+        total: 2,
+        kinds: ['memories'],
+        counts: { memories: 2, pending: 1, sessions: 1 },
+      });
+      expect(first.apart.map((m) => m.id).sort()).toEqual([ids[2], ids[3]].sort());
+      // a kind asked for: those alone, as git mem list --pending / --sessions
+      const sessions = await listMemories(env, { kind: ['sessions'] });
+      expect(sessions.items.map((m) => m.id)).toEqual(await cliIds(['--sessions']));
+      expect(sessions.apart).toEqual([]);
+      const pending = await listMemories(env, { kind: ['pending'] });
+      expect(pending.items.map((m) => m.id)).toEqual(await cliIds(['--pending']));
+      // a type or status asked for: every kind that matches, none apart (as git mem list --type)
+      const byType = await listMemories(env, { type: ['convention'] });
+      expect(byType).toMatchObject({ kinds: null, apart: [] });
+      expect(byType.items.map((m) => m.id).sort()).toEqual(await cliIds(['--type', 'convention']));
+      // search: the curated hits in rank order, the proposal and the summary that match after them, apart
+      const hits = await listMemories(env, { q: 'deploy' });
+      expect(hits.items.map((m) => m.id).sort()).toEqual([ids[0], ids[1]].sort());
+      expect(hits.apart.map((m) => m.id).sort()).toEqual([ids[2], ids[3]].sort());
+      expect(hits.counts).toEqual({ memories: 2, pending: 1, sessions: 1 });
+      await expect(listMemories(env, { kind: ['nope'] })).rejects.toMatchObject({ code: 'E_INVALID_ARG' });
+    } finally {
+      for (const s of ctx.stores as unknown as Array<{ close(): void }>) s.close();
+    }
+  });
+});

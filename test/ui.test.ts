@@ -24,7 +24,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRecord } from '../src/model/record.js';
+import { parseRecord, recordPath } from '../src/model/record.js';
 import { BIN, ROOT, type TestRepo, tmpDir, until } from './helpers.js';
 import { bareRemote, clone } from './sync-helpers.js';
 
@@ -97,6 +97,9 @@ function raw(
   });
 }
 
+/** A line too long for its pane, with a token no space breaks: a pane wraps it (test 'wraps a long line'). */
+const LONG = `once the release train has left and the on-call engineer has confirmed that the canary is healthy in every region, see https://runbooks.example/deploy/${'a'.repeat(160)}`;
+
 const CODE = `export function connect() {
   const pool = createPool({ max: 10 });
   return pool;
@@ -162,6 +165,14 @@ describeUi('git mem ui in a browser', () => {
     const remote = bareRemote();
     a = clone(remote.url);
     b = clone(remote.url);
+    // two people: the conflict view names who wrote each side
+    for (const [r, name] of [
+      [a, 'Alice Ahn'],
+      [b, 'Bob Berg'],
+    ] as const) {
+      r.git('config', 'user.name', name);
+      r.git('config', 'user.email', `${name.split(' ')[0].toLowerCase()}@example.com`);
+    }
     b.write('src/db/pool.ts', CODE);
     b.write('src/api/handler.ts', 'export const handler = () => 200;\n');
     b.write('docs/guide.md', '# Guide\n');
@@ -244,11 +255,12 @@ describeUi('git mem ui in a browser', () => {
     });
     // a has b's memory; both change the same line of two memories; b pulls a's: a true conflict each
     a.git('fetch', '-q', b.dir, '+refs/memory:refs/memory');
-    const edit = async (r: TestRepo, day: string) => {
+    // (a's line is long, b's short: side by side, the short one takes the long one's height)
+    const edit = async (r: TestRepo, line: string) => {
       for (const k of ['deploy', 'deployTwin'])
-        await memJson(r, ['update', ids[k], '--content', `deploy on ${day}\nrollback by script\n`]);
+        await memJson(r, ['update', ids[k], '--content', `${line}\nrollback by script\n`]);
     };
-    await Promise.all([edit(a, 'monday'), edit(b, 'tuesday')]);
+    await Promise.all([edit(a, `deploy on monday ${LONG}`), edit(b, 'deploy on tuesday')]);
     a.git('push', '-q', 'origin', 'refs/memory:refs/mem/memory');
     expect((await b.mem(['pull'])).code).toBe(0);
     // the anchored code changes: both pool memories go stale
@@ -273,7 +285,7 @@ describeUi('git mem ui in a browser', () => {
     // the printed link: the page it opens holds the key, which the page keeps in its own
     // storage, and the spent code leaves the address bar
     await page.goto(server.url);
-    await page.locator('table.list').waitFor();
+    await page.locator('table.list.main').waitFor();
     expect(page.url()).toBe(`${base}/#/memories`);
     server.token = (await page.evaluate(() => localStorage.getItem('git-mem-ui-key'))) ?? '';
     expect(server.token).toMatch(/^[\w-]{43}$/);
@@ -427,6 +439,56 @@ describeUi('git mem ui in a browser', () => {
     await shot('memories');
   });
 
+  it('lists the curated memories on the landing page, pending proposals and session summaries apart with their counts, and groups search hits as git mem search does', async () => {
+    const sessionTitle = 'Session: fixed the flaky upload test';
+    const main = page.locator('table.mem-list.main tbody td.title a');
+    const apart = page.locator('section.apart table tbody td.title a');
+    const n = (kind: string) => page.locator(`nav.kinds [data-kind="${kind}"] .n`).innerText();
+    await open('#/memories', 'table.mem-list.main');
+    await page.locator('section.apart').waitFor();
+    // the curated memories, as git mem list shows them; the proposals and the session in their section
+    const listed = (await memJson(b, ['list'])) as Array<{
+      id: string;
+      title: string;
+      type: string;
+      status: string;
+    }>;
+    const curated = listed.filter((m) => m.type !== 'session' && m.status !== 'pending');
+    expect((await main.allInnerTexts()).sort()).toEqual(curated.map((m) => m.title).sort());
+    expect(await main.allInnerTexts()).toContain('Pool size is 10');
+    expect(await main.allInnerTexts()).not.toContain(sessionTitle);
+    expect(await main.allInnerTexts()).not.toContain('Use pnpm');
+    expect((await apart.allInnerTexts()).sort()).toEqual([sessionTitle, 'Use pnpm', 'Use pnpm'].sort());
+    expect([await n('memories'), await n('pending'), await n('sessions')]).toEqual([
+      String(curated.length),
+      '2',
+      '1',
+    ]);
+    // the navigation counts what the list holds: the curated memories
+    expect(await page.locator('nav.side a[data-nav="memories"] .count').innerText()).toBe(
+      String(curated.length),
+    );
+    // a kind of its own: the session summaries alone, in the address
+    await page.click('nav.kinds [data-kind="sessions"]');
+    await expect.poll(() => main.allInnerTexts()).toEqual([sessionTitle]);
+    expect(page.url()).toMatch(/kind=sessions/);
+    expect(await page.locator('section.apart').count()).toBe(0);
+    await page.click('nav.kinds [data-kind="memories"]');
+    await expect.poll(() => main.count()).toBe(curated.length);
+    // search: the curated hits, then the proposals and summaries that match under their own heading
+    await page.locator('input.search').fill('flaky upload');
+    await expect.poll(() => main.allInnerTexts()).toContain('Flaky upload test');
+    await expect.poll(() => apart.allInnerTexts()).toEqual([sessionTitle]);
+    expect(await main.allInnerTexts()).not.toContain(sessionTitle);
+    const hits = (await memJson(b, ['search', 'flaky upload'])) as Array<{ title: string; type: string }>;
+    expect(hits.map((h) => h.title)).toContain(sessionTitle); // the CLI finds it too, and puts it apart
+    expect((await b.mem(['search', 'flaky upload'])).stdout).toMatch(
+      /Pending proposals and session summaries:\n.*Session: fixed the flaky upload test/,
+    );
+    await page.locator('input.search').fill('');
+    await expect.poll(() => main.count()).toBe(curated.length);
+  });
+
   it('shows a stale memory with its code and the change that made it stale, and re-anchors it as the CLI does', async () => {
     await open(`#/m/${ids.pool}`, `article.memory[data-id="${ids.pool}"]`);
     await expect
@@ -512,6 +574,56 @@ describeUi('git mem ui in a browser', () => {
     );
   });
 
+  it('wraps a long line in the conflict panes, the two columns aligned', async () => {
+    await open('#/conflicts', '.conflict');
+    const card = page.locator(`li.conflict[data-id="${ids.deploy}"]`);
+    const pane = card.locator('.sbs');
+    await pane.waitFor();
+    // nothing is cut: neither the pane nor any line is wider than it shows
+    const widths = await pane.evaluate((el) => ({
+      pane: [el.scrollWidth, el.clientWidth],
+      lines: [...el.querySelectorAll('.line .tx')].map((t) => [t.scrollWidth, t.clientWidth]),
+    }));
+    expect(widths.pane[0]).toBeLessThanOrEqual(widths.pane[1]);
+    for (const [scroll, client] of widths.lines) expect(scroll).toBeLessThanOrEqual(client);
+    // the long line (on one side; the other side's is short) takes several rows, within the pane
+    const paneBox = (await pane.boundingBox())!;
+    const [left, right] = [
+      (await card.locator('.sbs .line.opd').boundingBox())!,
+      (await card.locator('.sbs .line.opa').boundingBox())!,
+    ];
+    const box = left.height > right.height ? left : right;
+    const rowHeight = (await card.locator('.sbs .line.opk').first().boundingBox())!.height;
+    expect(box.height).toBeGreaterThan(2 * rowHeight);
+    expect(box.x + box.width).toBeLessThanOrEqual(paneBox.x + paneBox.width + 0.5);
+    // the short line beside it starts and ends with it, and so does the next row
+    expect(left.y).toBeCloseTo(right.y, 0);
+    expect(left.height).toBeCloseTo(right.height, 0);
+    const next = card.locator('.sbs .line.opk', { hasText: 'rollback by script' });
+    const [l, r] = [(await next.nth(0).boundingBox())!, (await next.nth(1).boundingBox())!];
+    expect(l.y).toBeCloseTo(r.y, 0);
+  });
+
+  it('names who wrote each side of a conflict, beside the commit', async () => {
+    await open('#/conflicts', '.conflict');
+    const card = page.locator(`li.conflict[data-id="${ids.deploy}"]`);
+    const names = {
+      ours: await card.locator('.by[data-side="ours"] .author').innerText(),
+      other: await card.locator('.by[data-side="other"] .author').innerText(),
+    };
+    expect([names.ours, names.other].sort()).toEqual(['Alice Ahn', 'Bob Berg']);
+    // each the author of the last commit of that side that changed the record (the other: in the commit the merge named)
+    const listed = await memJson(b, ['conflicts']);
+    const from = listed.find((x: { id: string }) => x.id === ids.deploy).attic[0].from as string;
+    const path = recordPath(ids.deploy);
+    const [oCommit, oName] = b
+      .git('log', '-1', '--no-merges', '--format=%H%x1f%an', from, '--', path)
+      .trim()
+      .split('\x1f');
+    expect(names.other).toBe(oName);
+    expect(await card.locator('.by[data-side="other"] code').innerText()).toBe(oCommit.slice(0, 12));
+  });
+
   it('settles a conflict side by side as git mem resolve --take does', async () => {
     await open('#/conflicts', '.conflict');
     expect(await page.locator('.conflict').count()).toBe(2);
@@ -554,6 +666,22 @@ describeUi('git mem ui in a browser', () => {
     expect(await panel.innerText()).toMatch(/No console\.log in src/);
     expect(await panel.locator('.line.marked').count()).toBe(4);
     await shot('code');
+  });
+
+  it('opens the file the address names when it changes within the code page (#/code to #/code?path=…)', async () => {
+    await open('#/code', 'ul.tree');
+    await page.locator('.panel-pane .empty').waitFor();
+    await page.evaluate("location.hash = '#/code?path=src/api/handler.ts'");
+    const panel = page.locator('.file-panel[data-file="src/api/handler.ts"]');
+    await panel.waitFor();
+    expect(await panel.innerText()).toMatch(/export const handler/);
+    // the tree opens on the way to it and marks it
+    await page.locator('li.file.on a[data-path="src/api/handler.ts"]').waitFor();
+    // and another file named by the address, then none
+    await page.evaluate("location.hash = '#/code?path=src/db/pool.ts'");
+    await page.locator('.file-panel[data-file="src/db/pool.ts"]').waitFor();
+    await page.evaluate("location.hash = '#/code'");
+    await page.locator('.panel-pane .empty').waitFor();
   });
 
   it('lists session summaries and looks back at what we knew at an earlier commit', async () => {
@@ -677,7 +805,7 @@ describeUi('git mem ui in a browser', () => {
     // Chromium, given the file, lands on the page with the key; its link is then spent
     const tab = await ctx.newPage();
     await tab.goto(pathToFileURL(argv).href);
-    await tab.locator('table.list').waitFor();
+    await tab.locator('table.list.main').waitFor();
     expect(tab.url()).toBe(`http://127.0.0.1:${s.port}/#/memories`);
     const key = (await tab.evaluate(() => localStorage.getItem('git-mem-ui-key'))) ?? '';
     expect(key).toMatch(/^[\w-]{43}$/);

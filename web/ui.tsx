@@ -269,7 +269,11 @@ export function Diff({ rows, label }: { rows: DiffRow[]; label?: ComponentChildr
   );
 }
 
-/** A diff as two columns: the old text on the left, the new on the right, changes side by side. */
+/**
+ * A diff as two columns: the old text on the left, the new on the right, changes side by side.
+ * One grid of rows, each row a line of each side: a long line wraps, and the line beside it
+ * grows with it, so the two columns stay aligned.
+ */
 export function SideBySide({
   rows,
   left,
@@ -293,29 +297,29 @@ export function SideBySide({
     while (i < rows.length && rows[i].op === '+') add.push(rows[i++]);
     for (let k = 0; k < Math.max(del.length, add.length); k++) pairs.push([del[k] ?? null, add[k] ?? null]);
   }
-  const cell = (r: DiffRow | null, side: 'old' | 'new') =>
+  const cell = (r: DiffRow | null, side: 'old' | 'new', key: string) =>
     r ? (
-      <div class={`line op${r.op === ' ' ? 'k' : r.op === '-' ? 'd' : r.op === '+' ? 'a' : 'f'}`}>
+      <div
+        key={key}
+        class={`line ${side} op${r.op === ' ' ? 'k' : r.op === '-' ? 'd' : r.op === '+' ? 'a' : 'f'}`}
+      >
         <span class="ln">{(side === 'old' ? r.old : r.new) ?? ''}</span>
         <span class="tx">{r.text || ' '}</span>
       </div>
     ) : (
-      <div class="line blank">
+      <div key={key} class={`line ${side} blank`}>
         <span class="ln" />
         <span class="tx"> </span>
       </div>
     );
   return (
-    <div class="sbs">
-      <figure class="code">
-        <figcaption>{left}</figcaption>
-        <pre>{pairs.map(([l]) => cell(l, 'old'))}</pre>
-      </figure>
-      <figure class="code">
-        <figcaption>{right}</figcaption>
-        <pre>{pairs.map(([, r]) => cell(r, 'new'))}</pre>
-      </figure>
-    </div>
+    <figure class="code sbs">
+      <div class="sbs-rows">
+        <figcaption class="old">{left}</figcaption>
+        <figcaption class="new">{right}</figcaption>
+        {pairs.flatMap(([l, r], i) => [cell(l, 'old', `o${i}`), cell(r, 'new', `n${i}`)])}
+      </div>
+    </figure>
   );
 }
 

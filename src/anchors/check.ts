@@ -116,6 +116,11 @@ export interface CheckOptions {
    * hook's time budget).
    */
   budget?: (done: number, total: number) => void;
+  /**
+   * Record code that looks like it holds a secret anyway (secret-scan warn or off). Otherwise a
+   * likely secret new to the ref in what the check would record refuses the write (E_SECRET).
+   */
+  allowSecret?: boolean;
 }
 
 export interface AnchorResult {
@@ -402,6 +407,9 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   const updated = new Map<string, MemoryRecord>();
   const changes: StatusChange[] = [];
   const newBlobs = new Set<string>();
+  // where the moved anchors' code was kept in the ref: text already there is no new exposure to
+  // the secret scan of the write (Store.assertNoNewSecrets)
+  const fromPaths = new Set<string>();
   for (const [id, byIndex] of outcomes) {
     const rec = records.get(id)!;
     const next = applyOutcomes(rec, byIndex, targetName, now, !opts.worktree);
@@ -423,6 +431,16 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
       });
       if (o.completed?.blob) newBlobs.add(o.completed.blob);
       if (o.current?.blob && !opts.worktree) newBlobs.add(o.current.blob);
+      const was = rec.anchors[i] as FullAnchor;
+      if (was.blob) {
+        fromPaths.add(anchorBlobPath(was.blob));
+        if (was.commit) fromPaths.add(checkedBlobPath(was.commit, was.blob));
+      }
+      // where an earlier check moved it: kept under the commit that check judged
+      if (was.current?.blob) {
+        fromPaths.add(anchorBlobPath(was.current.blob));
+        fromPaths.add(checkedBlobPath(was.current.commit, was.current.blob));
+      }
     });
     if (written.changed) {
       updated.set(id, written.record);
@@ -488,13 +506,14 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
           n++;
         }
         for (const b of newBlobs) tx.putOid(target ? checkedBlobPath(target, b) : anchorBlobPath(b), b);
+        for (const p of fromPaths) tx.seen.add(p);
         if (!n) return null;
         return {
           message: `${label} ${targetName.slice(0, 12)}: ${n} record${n === 1 ? '' : 's'} updated (${staleN} went stale, ${movedN} moved)`,
           value: n,
         };
       },
-      opts.note ? { note: () => opts.note!(results) } : {},
+      { allowSecret: opts.allowSecret, ...(opts.note ? { note: () => opts.note!(results) } : {}) },
     );
     mark('check: recorded');
     memoryCommit = res.commit;

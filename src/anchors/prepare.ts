@@ -108,6 +108,8 @@ export class AnchorPreparer {
   readonly notes: string[] = [];
   private head?: Promise<string | null>;
   private readonly parsed = new Map<string, Promise<SymbolDef[]>>();
+  /** The content of each blob anchored, by id: the write's secret scan reads it from here, not from git. */
+  private readonly contents = new Map<string, Buffer>();
   constructor(
     readonly store: Store,
     readonly opts: PrepareOptions,
@@ -248,7 +250,8 @@ export class AnchorPreparer {
     const out: FullAnchor[] = [];
     for (const spec of specs) {
       const a = await this.complete(spec);
-      if (tx) tx.putOid(anchorBlobPath(a.blob!), a.blob!);
+      if (tx)
+        tx.putOid(anchorBlobPath(a.blob!), a.blob!, { label: a.path, content: this.contents.get(a.blob!) });
       out.push(a);
     }
     return out;
@@ -289,6 +292,7 @@ export class AnchorPreparer {
             commit: spec.commit as string | undefined,
             blob: spec.blob as string | undefined,
           });
+    this.contents.set(src.blob, src.content);
     if (src.content.includes(0))
       throw err('E_ANCHOR', `cannot anchor "${path}": it is a binary file`, 'anchor text files only');
     const text = src.content.toString('utf8');

@@ -45,6 +45,8 @@ export async function reanchor(
   specs?: Anchor[],
   /** move the shared record from a commit that is not the default branch's tip */
   anyBranch = false,
+  /** write anchored content that looks like a secret anyway (a person's --allow-secret) */
+  allowSecret = false,
 ): Promise<ReanchorResult> {
   const head = await store.catFile.read('HEAD^{commit}');
   if (!anyBranch) {
@@ -64,6 +66,7 @@ export async function reanchor(
   let dropped: string[] = [];
   let unchanged: MemoryRecord | undefined;
   const res = await store.write(async (tx) => {
+    tx.allowSecret = allowSecret;
     if (!tx.base) throw err('E_NOT_FOUND', `no memory matches "${ref}"`, 'the store is empty');
     const cat = await tx.catalog();
     const id = cat.resolve(ref);

@@ -2,7 +2,7 @@ import type { AnchorResult, CheckReport } from '../anchors/check.js';
 import { locString } from '../anchors/types.js';
 import { err } from '../errors.js';
 import { defineCommand } from './command.js';
-import { emit, openStore } from './context.js';
+import { emit, openStore, secretPolicy } from './context.js';
 
 function resultJSON(r: AnchorResult) {
   return {
@@ -98,6 +98,7 @@ export default defineCommand({
       ids,
       dryRun: !!a['dry-run'],
       titles: !!a.verbose,
+      allowSecret: await secretPolicy(ctx, store, undefined, {}),
     });
     emit(ctx, reportJSON(rep, !!a.verbose), () => {
       const counts = countVerdicts(rep.results);

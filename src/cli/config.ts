@@ -6,6 +6,7 @@ import {
   readGlobalConfig,
   readLayer,
   readSharedConfig,
+  refuseSharedPersonal,
   resolveConfig,
   validateKey,
   writeGlobalConfig,
@@ -14,7 +15,7 @@ import { git } from '../gitstore/git.js';
 import { SHARED_CONFIG_PATH } from '../gitstore/store.js';
 import { stringify } from '../model/yaml.js';
 import { defineCommand } from './command.js';
-import { emit, openStore } from './context.js';
+import { emit, openStore, secretPolicy } from './context.js';
 
 export default defineCommand({
   command: 'config <action> [key] [value]',
@@ -73,26 +74,60 @@ export default defineCommand({
     }
     if (action === 'list' || action === 'get') {
       const res = await resolveConfig(ctx.env, store);
+      // what the shared config says and is not applied, so the value in force is not a surprise
+      const ignoredLine = (i: (typeof res.ignored)[number]) =>
+        `${i.key}=${i.value}  (shared, ignored: ${i.reason})`;
       if (action === 'list') {
         emit(
           ctx,
-          Object.entries(res.values).map(([key, value]) => ({ key, value, origin: res.origin[key] })),
+          [
+            ...Object.entries(res.values).map(([key, value]) => ({ key, value, origin: res.origin[key] })),
+            ...res.ignored.map((i) => ({
+              key: i.key,
+              value: i.value,
+              origin: 'shared',
+              ignored: i.reason,
+            })),
+          ],
           () =>
-            Object.entries(res.values)
-              .map(([k, v]) => `${k}=${v}  (${res.origin[k]})`)
-              .join('\n'),
+            [
+              ...Object.entries(res.values).map(([k, v]) => `${k}=${v}  (${res.origin[k]})`),
+              ...res.ignored.map(ignoredLine),
+            ].join('\n'),
         );
         return;
       }
       if (!a.key) throw err('E_INVALID_ARG', 'config get needs a key', 'git mem config list shows them');
-      const v = res.values[String(a.key)];
-      if (v === undefined) throw err('E_NOT_FOUND', `no setting ${a.key}`);
-      emit(ctx, { key: a.key, value: v, origin: res.origin[String(a.key)] }, () => String(v));
+      const key = String(a.key);
+      const v = res.values[key];
+      const ignored = res.ignored.find((i) => i.key === key);
+      if (v === undefined) {
+        if (ignored)
+          throw err(
+            'E_NOT_FOUND',
+            `no setting ${key} in force: the shared config's ${key}=${ignored.value} is ignored (${ignored.reason})`,
+            `set it yourself if you want it: git mem config set ${key} VALUE --global`,
+            { key, ignored: { value: ignored.value, reason: ignored.reason } },
+          );
+        throw err('E_NOT_FOUND', `no setting ${a.key}`);
+      }
+      if (ignored) ctx.io.err(`git-mem: note: ${ignoredLine(ignored)}\n`);
+      emit(
+        ctx,
+        {
+          key,
+          value: v,
+          origin: res.origin[key],
+          ...(ignored ? { ignored: { value: ignored.value, reason: ignored.reason } } : {}),
+        },
+        () => String(v),
+      );
       return;
     }
     const key = String(a.key ?? '');
     validateKey(key);
     if (action === 'set') knownKey(key);
+    if (action === 'set' && a.shared) refuseSharedPersonal(key);
     if (action === 'set' && a.value === undefined) throw err('E_INVALID_ARG', 'config set needs a value');
     const value = action === 'set' ? coerce(key, a.value) : undefined;
     if (a.global) {
@@ -101,7 +136,12 @@ export default defineCommand({
       else g[key] = value;
       writeGlobalConfig(ctx.env, g);
     } else if (a.shared) {
+      // secret-scan warn or off lets a value that looks like a secret through, as it does for add
+      const allowSecret = await secretPolicy(ctx, store!, undefined, {
+        [key]: value === undefined ? undefined : String(value),
+      });
       await store!.write(async (tx) => {
+        tx.allowSecret = allowSecret;
         await ensureFormat(tx);
         const cur = await readSharedConfig(store!, tx.base);
         // already so: no commit (sync would hand the team an empty one)

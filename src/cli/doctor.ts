@@ -92,10 +92,20 @@ export default defineCommand({
           fix: 'rewrite it: git mem config set KEY VALUE --shared',
         });
       else {
-        const { warnings } = layer([['shared', shared.values]]);
+        const { warnings, ignored } = layer([['shared', shared.values]]);
         for (const w of warnings)
           f.push({ level: 'warn', check: 'config', message: w.replace(/^git-mem: warning: /, '') });
-        if (!warnings.length) f.push({ level: 'ok', check: 'config', message: 'the shared settings read' });
+        // a personal setting in the team file: never applied (src/gitstore/config.ts PERSONAL)
+        const personal = ignored.filter((i) => i.personal);
+        for (const i of personal)
+          f.push({
+            level: 'warn',
+            check: 'config',
+            message: `config.yaml sets ${i.key}, which is not applied: ${i.reason}`,
+            fix: `remove it for the team: git mem config unset ${i.key} --shared`,
+          });
+        if (!warnings.length && !personal.length)
+          f.push({ level: 'ok', check: 'config', message: 'the shared settings read' });
       }
       const cat = await store.catalog();
       for (const b of cat.bad) {

@@ -1,4 +1,4 @@
-import { filterEntries, kindOf, type ListKind, makeFilter } from '../commands/list.js';
+import { filterEntries, kindOf, type ListKind, listsApart, makeFilter } from '../commands/list.js';
 import { listJsonFromCache } from '../gitstore/catalog-cache.js';
 import { defineCommand } from './command.js';
 import { emit, filterList, openStore } from './context.js';
@@ -89,7 +89,7 @@ export default defineCommand({
     const all = filterEntries(cat.entries.values(), filter);
     // read by a person, with no kind, type or status asked for: the curated memories, and the
     // pending proposals and session summaries counted apart (--json and yaml list every record, as they did)
-    const apart = !ctx.json && !ctx.yaml && !kinds.length && !filter.type.length && !filter.status.length;
+    const apart = !ctx.json && !ctx.yaml && listsApart(filter);
     const rows = apart ? all.filter((r) => kindOf(r) === 'memories') : all;
     const count = (k: ListKind) => (apart ? all.filter((r) => kindOf(r) === k).length : 0);
     const nPending = count('pending');

@@ -1,7 +1,7 @@
 import { parseAnchorSpecs } from '../anchors/types.js';
 import { err } from '../errors.js';
 import { defineCommand } from './command.js';
-import { emit, openStore } from './context.js';
+import { emit, openStore, secretPolicy } from './context.js';
 
 export default defineCommand({
   command: 'reanchor <id>',
@@ -24,6 +24,10 @@ export default defineCommand({
         type: 'boolean',
         describe:
           'move the shared record from a branch other than the default one (it follows the default branch)',
+      })
+      .option('allow-secret', {
+        type: 'boolean',
+        describe: 'write the anchored file even if it holds text that looks like a secret',
       }),
   async run(a, ctx) {
     const store = await openStore(ctx);
@@ -36,6 +40,7 @@ export default defineCommand({
       ctx.cwd,
       specs.length ? specs : undefined,
       !!a['any-branch'],
+      await secretPolicy(ctx, store, a['allow-secret'], {}),
     );
     emit(
       ctx,

@@ -156,6 +156,7 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
   // the ids made for lines with none of ours: a write that lost a race matches them again
   const made = records.map((r) => r.id);
   const res = await store.write(async (tx) => {
+    tx.allowSecret = !!opts.allowSecret;
     base = tx.base;
     records.forEach((r, i) => {
       if (facts[i]?.minted) r.id = made[i];
@@ -241,7 +242,8 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
       tx.store.repo,
       writes.map((w) => w.content),
     );
-    for (let i = 0; i < writes.length; i++) tx.putOid(writes[i].path, oids[i]);
+    for (let i = 0; i < writes.length; i++)
+      tx.putOid(writes[i].path, oids[i], { content: writes[i].content });
     if (!records.length) return null;
     return {
       message: `mem: import ${records.length} record${records.length === 1 ? '' : 's'} (${added} new, ${replaced} replaced${unchanged ? `, ${unchanged} unchanged` : ''})`,

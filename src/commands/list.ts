@@ -18,6 +18,29 @@ export function kindOf(e: { type: string; status: string }): ListKind {
   return e.status === 'pending' ? 'pending' : 'memories';
 }
 
+/** The kinds, in the order `list`, `search` and the UI show them. */
+export const LIST_KINDS: readonly ListKind[] = ['memories', 'pending', 'sessions'];
+
+/**
+ * Whether a list shows the curated memories alone, with the pending proposals and session
+ * summaries apart (counted by `git mem list`, a section of their own in the UI): when no kind,
+ * type or status was asked for. Asked for one, it lists every record that matches.
+ */
+export function listsApart(f: Pick<ListFilter, 'kinds' | 'type' | 'status'>): boolean {
+  return !f.kinds?.length && !f.type?.length && !f.status?.length;
+}
+
+/** The kinds named in a list (`memories,pending`), checked. */
+export function parseKinds(list: readonly string[] | undefined): ListKind[] {
+  const out: ListKind[] = [];
+  for (const k of list ?? []) {
+    if (!(LIST_KINDS as readonly string[]).includes(k))
+      throw err('E_INVALID_ARG', `unknown kind "${k}"`, `use ${LIST_KINDS.join(', ')}`);
+    if (!out.includes(k as ListKind)) out.push(k as ListKind);
+  }
+  return out;
+}
+
 export interface ListFilter {
   category?: string;
   /** only records of these kinds (curated memories, pending proposals, session summaries) */

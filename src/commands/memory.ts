@@ -143,6 +143,7 @@ export async function addMemory(
   });
   const res = await store.write(
     async (tx) => {
+      tx.allowSecret = !!input.allowSecret;
       await ensureFormat(tx);
       const record: MemoryRecord = { ...draft, anchors: [...(input.anchors ?? [])] };
       if (alias) {
@@ -234,6 +235,7 @@ export async function updateMemory(
   // the new text only: a secret stored earlier with --allow-secret does not block a later update
   assertRecordClean({ ...patch, removeTags: undefined }, { allow: patch.allowSecret });
   const res = await store.write(async (tx) => {
+    tx.allowSecret = !!patch.allowSecret;
     const cat = await tx.catalog();
     if (!tx.base)
       throw err('E_NOT_FOUND', `no memory matches "${ref}"`, 'the store is empty; add one with git mem add');

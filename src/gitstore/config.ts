@@ -92,6 +92,47 @@ export const SETTING_NAMES: readonly string[] = [
   ...EMBEDDING_KEYS,
 ];
 
+/**
+ * Settings that send this clone's data to a network address or choose what it downloads, loads
+ * or runs, with what each does. They are read only from this person's layers (the global file,
+ * this clone's git config, the environment, flags), never from config.yaml in refs/memory: anyone
+ * who can push memory writes that file, and after one sync every clone would post its memories,
+ * queries and agent prompts wherever it said. `config set --shared` refuses them; a value the
+ * shared file holds anyway is ignored, and `config get`/`list` and `doctor` say so.
+ * (The API keys themselves are read from the environment only, never from any config file.)
+ */
+export const PERSONAL: Readonly<Record<string, string>> = {
+  'embedding-provider': 'turns on sending memory text, queries and prompts to an embedding endpoint',
+  'embedding-url': 'is where memory text, queries and prompts are sent',
+  'embedding-model': 'names the model sent to, or the local model loaded and run',
+  'embedding-model-path': 'names a model folder this clone loads and runs',
+  'embedding-model-host': 'is where git mem models pull downloads a model from',
+  'llm.provider': 'turns on sending session events and memories to a model',
+  'llm.url': 'is where session events and memories are sent',
+  'llm.model': 'names the model sent to',
+  'llm.api-key-env': 'names the environment variable whose key is sent',
+  'llm.timeout': 'tunes the requests to a model this person chose',
+  'llm.max-tokens': 'tunes the requests to a model this person chose',
+  'context-llm-filter': 'sends the candidates of every context pack to the configured model',
+};
+
+/** Whether a key is read only from this person's layers (PERSONAL), and why. */
+export function personalReason(key: string): string | undefined {
+  return Object.hasOwn(PERSONAL, key) ? PERSONAL[key] : undefined;
+}
+
+/** `config set --shared` of a personal key: the one-line refusal naming where it can be set. */
+export function refuseSharedPersonal(key: string): void {
+  const why = personalReason(key);
+  if (!why) return;
+  throw err(
+    'E_INVALID_ARG',
+    `${key} cannot be shared: it ${why}, so each person sets it for themselves`,
+    `git mem config set ${key} VALUE --global (every repository) or without --shared (this clone)`,
+    { key },
+  );
+}
+
 /** Refuses a key git-mem does not read (set only: unset and get still reach an old or mistyped key). */
 export function knownKey(key: string): void {
   if (SETTING_NAMES.includes(key)) return;
@@ -317,6 +358,11 @@ export interface ResolvedConfig {
   origin: Record<string, ConfigLayer>;
   /** One line per shared setting that was ignored because it would weaken security. */
   warnings: string[];
+  /**
+   * Values the shared config holds that were not applied: a personal setting (PERSONAL), or one
+   * that would weaken security. `config get`/`list` and `doctor` show them.
+   */
+  ignored: Array<{ key: string; value: unknown; reason: string; personal: boolean }>;
 }
 
 /**
@@ -327,6 +373,8 @@ export interface ResolvedConfig {
 const SECURITY: Record<string, string[]> = {
   'secret-scan': ['off', 'warn', 'block'],
   'sync.require-signed': ['false', 'true'],
+  // pending: what agents add waits for a person's review
+  'mcp.add-status': ['active', 'pending'],
 };
 
 function strength(key: string, v: unknown): number {
@@ -354,11 +402,22 @@ export function layer(layers: Array<[ConfigLayer, Record<string, unknown>]>): Re
   const origin: Record<string, ConfigLayer> = {};
   const ignored = new Map<string, unknown>();
   const warnings: string[] = [];
-  for (const [name, vals] of layers) {
+  const notApplied: ResolvedConfig['ignored'] = [];
+  for (const [name, raw] of layers) {
+    const vals = name === 'shared' ? withoutPersonal(raw, notApplied) : raw;
     for (const [key, v] of Object.entries(vals)) {
       if (v === undefined) continue;
       // git lowercases variable names: `git config mem.autoFetch` reads back as autofetch
       const k = ALIASES[key] ?? key;
+      if (name === 'shared' && personalReason(k)) {
+        notApplied.push({
+          key: k,
+          value: v,
+          reason: `it ${personalReason(k)}: read only from your own settings`,
+          personal: true,
+        });
+        continue;
+      }
       let value: unknown;
       try {
         value = coerce(k, v);
@@ -385,11 +444,42 @@ export function layer(layers: Array<[ConfigLayer, Record<string, unknown>]>): Re
     // a later layer (this clone's git config, a flag) set it anyway: nothing was ignored in effect
     if (origin[k] === 'local' || origin[k] === 'flag') continue;
     const kept = values[k] ?? DEFAULTS[k];
+    notApplied.push({
+      key: k,
+      value,
+      reason: 'a shared setting may tighten security, never loosen it',
+      personal: false,
+    });
     warnings.push(
       `git-mem: warning: ignoring ${k}: ${value} from the shared config in refs/memory (a shared setting may tighten security, never loosen it); ${k} stays ${kept} (for this clone only: git mem config set ${k} ${value} --local)`,
     );
   }
-  return { values: values as Settings, origin, warnings };
+  return { values: values as Settings, origin, warnings, ignored: notApplied };
+}
+
+/**
+ * The shared layer without the personal keys of a nested `llm:` map (the llm module reads
+ * `llm: {url: …}` as well as `llm.url`): those go to `out` as the flat keys they stand for.
+ */
+function withoutPersonal(
+  vals: Record<string, unknown>,
+  out: ResolvedConfig['ignored'],
+): Record<string, unknown> {
+  const nested = vals.llm;
+  if (!nested || typeof nested !== 'object' || Array.isArray(nested)) return vals;
+  const kept: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(nested as Record<string, unknown>)) {
+    const why = personalReason(`llm.${k}`);
+    if (why)
+      out.push({
+        key: `llm.${k}`,
+        value: v,
+        reason: `it ${why}: read only from your own settings`,
+        personal: true,
+      });
+    else kept[k] = v;
+  }
+  return { ...vals, llm: kept };
 }
 
 /**

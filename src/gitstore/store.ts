@@ -26,6 +26,7 @@ import {
 } from '../model/record.js';
 import { SharedMap } from '../model/shared-map.js';
 import { stringify } from '../model/yaml.js';
+import { type SecretFinding, scanSecrets } from '../safety/secrets.js';
 import { mark } from '../trace.js';
 import { type BadRecord, Catalog, type CatalogEntry, type CatalogRow, rowOf } from './catalog.js';
 import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
@@ -68,6 +69,21 @@ type PendingNote = NoteAdd & { expected: string | null; path: string; text: stri
 /** A change being built against one base tip. Re-run from scratch if the ref moved meanwhile. */
 export class Tx {
   readonly changes = new Map<string, Change>();
+  /** What a path written by putOid holds, for the secret scan's message (an anchored file's name). */
+  readonly labels = new Map<string, string>();
+  /** The content of blobs put by id, when the caller has it (the secret scan then reads nothing back). */
+  readonly contents = new Map<string, Buffer>();
+  /**
+   * Write what looks like a secret anyway (a person's --allow-secret, or secret-scan off or warn,
+   * decided while the change is built). Store.write's `allowSecret` does the same from outside.
+   */
+  allowSecret = false;
+  /**
+   * Paths of the base tree whose text counts as already in the ref for the secret scan, beside
+   * the paths the change touches (a check: the blob an anchor moves from). Read from the base
+   * tree itself, so naming a path that is not there adds nothing.
+   */
+  readonly seen = new Set<string>();
   private catalogP?: Promise<Catalog>;
   constructor(
     readonly store: Store,
@@ -89,9 +105,15 @@ export class Tx {
       content: typeof content === 'string' ? Buffer.from(content, 'utf8') : content,
     });
   }
-  /** Adds an existing object (for example an anchored code blob) to the tree. */
-  putOid(path: string, oid: string): void {
+  /**
+   * Adds an existing object (for example an anchored code blob) to the tree. `label` names what it
+   * is in a refusal (the anchored file); `content`, when the caller holds it, spares the secret
+   * scan reading the blob back.
+   */
+  putOid(path: string, oid: string, opts: { label?: string; content?: Buffer } = {}): void {
     this.changes.set(path, { path, oid });
+    if (opts.label) this.labels.set(path, opts.label);
+    if (opts.content) this.contents.set(oid, opts.content);
   }
   remove(path: string): void {
     this.changes.set(path, { path, remove: true });
@@ -671,7 +693,12 @@ export class Store {
    */
   async write<T>(
     build: (tx: Tx) => Promise<{ message: string; value: T } | null>,
-    opts: { gate?: Promise<unknown>; note?: () => Promise<NoteAdd | null> } = {},
+    opts: {
+      gate?: Promise<unknown>;
+      note?: () => Promise<NoteAdd | null>;
+      /** write what looks like a secret anyway (a person's --allow-secret; see assertNoNewSecrets) */
+      allowSecret?: boolean;
+    } = {},
   ): Promise<WriteResult<T | undefined>> {
     if (this.readOnly) throw this.readOnly();
     this.prepareWrite();
@@ -685,7 +712,13 @@ export class Store {
       mark('write: change built');
       if (res) this.writer.warm(res.message.split('\n')[0]);
       if (!res || tx.changes.size === 0) return { commit: base, value: res?.value, attempts: attempt };
+      const allow = opts.allowSecret || tx.allowSecret;
+      // the scan runs while git writes the objects; only the ref waits for it (like the gate): a
+      // refused change leaves at most unreferenced objects, git's usual garbage
+      const scan = allow ? undefined : this.assertNoNewSecrets(tx).then(() => mark('write: scan done'));
+      scan?.catch(() => {});
       const note = opts.note ? await this.noteCommit(await opts.note()) : null;
+      if (note && !allow) assertNoteClean(note);
       const [commit, noteCommit] = await this.commitChanges(
         base,
         tx.changes.values(),
@@ -695,6 +728,8 @@ export class Store {
         note,
       );
       mark('write: objects written');
+      await scan;
+      mark('write: scanned');
       if (opts.gate) await opts.gate;
       const also: RefUpdate[] =
         note && noteCommit ? [{ ref: note.ref, next: noteCommit, expected: note.expected }] : [];
@@ -709,6 +744,66 @@ export class Store {
       `${this.ref} kept moving; gave up after ${MAX_ATTEMPTS} attempts`,
       'try again',
     );
+  }
+
+  /** Blob ids the secret scan found clean (a blob never changes): a retry or a long-lived process does not scan them again. */
+  private cleanBlobs = new Set<string>();
+
+  /**
+   * The one check every change git-mem itself makes to the ref passes (records, tombstones,
+   * anchored file content under anchors/, config.yaml): each blob it puts is scanned whole, and a
+   * likely secret that is not already in the ref at a path this change touches (the record an
+   * update rewrites, the record a removal leaves a tombstone for) refuses the change with
+   * E_SECRET before any object is written. What a merge carries in from a remote is not written
+   * through here (commitChanges), so a sync never re-judges a teammate's text.
+   */
+  async assertNoNewSecrets(tx: Tx): Promise<void> {
+    const puts: Array<{ path: string; oid?: string; content?: Buffer }> = [];
+    for (const c of tx.changes.values()) {
+      if ('content' in c) puts.push({ path: c.path, content: c.content });
+      else if ('oid' in c && !this.cleanBlobs.has(c.oid))
+        puts.push({ path: c.path, oid: c.oid, content: tx.contents.get(c.oid) });
+    }
+    const unread = puts.filter((p) => !p.content);
+    if (unread.length) {
+      const got = await this.catFile.readMany(unread.map((p) => p.oid!));
+      unread.forEach((p, i) => {
+        const o = got[i];
+        if (o?.type !== 'blob')
+          throw err('E_GIT', `cannot read ${p.oid} to write it at ${p.path}`, 'run git fsck');
+        p.content = o.content;
+      });
+    }
+    const found: Array<{ path: string; text: string; findings: SecretFinding[] }> = [];
+    for (const p of puts) {
+      const text = p.content!.toString('utf8');
+      const findings = scanSecrets(text);
+      if (findings.length) found.push({ path: p.path, text, findings });
+      else if (p.oid) {
+        if (this.cleanBlobs.size >= 65536) this.cleanBlobs.clear();
+        this.cleanBlobs.add(p.oid);
+      }
+    }
+    if (!found.length) return;
+    // what the ref holds already at the paths this change replaces or removes is no new exposure
+    const touched = tx.base ? [...new Set([...tx.changes.keys(), ...tx.seen])] : [];
+    const old = touched.length
+      ? (await this.catFile.readMany(touched.map((p) => `${tx.base}:${p}`)))
+          .filter((o) => o?.type === 'blob')
+          .map((o) => o!.content.toString('utf8'))
+      : [];
+    for (const { path, text, findings } of found) {
+      const f = findings.find((x) => !old.some((o) => o.includes(text.slice(x.start, x.end))));
+      if (!f) continue;
+      const label = tx.labels.get(path);
+      const where = label ? `${label} (written whole to ${path})` : path;
+      throw err(
+        'E_SECRET',
+        `refusing to write a likely secret into ${this.ref}: ${f.kind} in ${where} at line ${f.line}, column ${f.column} (${f.preview})`,
+        'remove it, or pass --allow-secret if it is not a secret',
+        { kind: f.kind, path, ...(label ? { file: label } : {}), line: f.line, column: f.column },
+      );
+    }
   }
 
   /**
@@ -812,6 +907,7 @@ export class Store {
    */
   async addNote(add: NoteAdd): Promise<string | null> {
     if (!add.lines.length) return null;
+    assertNoteClean(add);
     // the note's blob, tree and commit, then the ref: the git processes start side by side now
     // instead of one after another as each object is asked for
     this.prepareWrite(add.message);
@@ -959,6 +1055,18 @@ export class Store {
       );
     return oid;
   }
+}
+
+/** The lines a note adds pass the secret scan (E_SECRET); notes are pushed beside the memory ref. */
+function assertNoteClean(add: NoteAdd): void {
+  const f = scanSecrets(add.lines.join('\n'))[0];
+  if (!f) return;
+  throw err(
+    'E_SECRET',
+    `refusing to write a likely secret into ${add.ref}: ${f.kind} in the note of ${add.object.slice(0, 12)} at line ${f.line}, column ${f.column} (${f.preview})`,
+    'remove it from what the note records',
+    { kind: f.kind, ref: add.ref, line: f.line, column: f.column },
+  );
 }
 
 /** Waits a little longer after each failed attempt (with jitter, so racing writers spread out). */

@@ -94,17 +94,19 @@ export async function runPostCommitHook(ctx: RunContext, _args: string[]): Promi
  * it, the default; GIT_MEM_TEST_POST_COMMIT_BUDGET_MS replaces the default
  * for the test suite only (its hooks run on a loaded machine).
  */
-async function budgetMs(store: Store): Promise<number> {
+async function budgetMs(store: Store): Promise<{ ms: number; allowSecret: boolean }> {
   const t = store.repo.env.GIT_MEM_TEST_POST_COMMIT_BUDGET_MS;
   const test = t ? Number(t) : Number.NaN;
   const fallback = Number.isFinite(test) && test >= 0 ? test : DEFAULT_BUDGET_MS;
   try {
     const res = await resolveConfig(store.repo.env, store);
-    if (res.origin['post-commit-budget-ms'] === 'default') return fallback;
+    // secret-scan warn or off: the check's write keeps what it finds, as add does under that policy
+    const allowSecret = String(res.values['secret-scan'] ?? 'block') !== 'block';
+    if (res.origin['post-commit-budget-ms'] === 'default') return { ms: fallback, allowSecret };
     const v = Number(res.values['post-commit-budget-ms']);
-    return Number.isFinite(v) && v >= 0 ? v : fallback;
+    return { ms: Number.isFinite(v) && v >= 0 ? v : fallback, allowSecret };
   } catch {
-    return fallback;
+    return { ms: fallback, allowSecret: false };
   }
 }
 
@@ -190,8 +192,9 @@ async function postCommit(store: Store, start: number): Promise<string | undefin
       message: "Notes added by 'git mem hook post-commit'",
     };
   };
-  const ms = await budget;
+  const { ms, allowSecret } = await budget;
   const rep = await runCheck(store, {
+    allowSecret,
     target: head,
     paths: [...diff.keys()],
     targetBlobs,

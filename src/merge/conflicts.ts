@@ -184,6 +184,7 @@ export async function resolveConflict(
   if (opts.content !== undefined) assertNoSecrets({ body: opts.content }, opts.allowSecret);
   const ident = await store.ident();
   const res = await store.write(async (tx) => {
+    tx.allowSecret = !!opts.allowSecret;
     if (!tx.base) throw err('E_NOT_FOUND', `no memory matches "${ref}"`, 'the store is empty');
     const cat = await tx.catalog();
     const id = cat.resolve(ref);

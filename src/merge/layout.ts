@@ -219,6 +219,7 @@ export async function importDir(
   }
   const ident = await store.ident();
   const res = await store.write(async (tx) => {
+    tx.allowSecret = !!opts.allowSecret;
     await ensureFormat(tx);
     const now = (opts.now ?? new Date()).toISOString();
     const stats = { added: 0, updated: 0, removed: 0 };

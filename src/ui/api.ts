@@ -7,6 +7,7 @@
 import { approveProposal, listPending, proposalJSON, rejectProposal } from '../agents/review.js';
 import { sessionRows } from '../agents/sessions.js';
 import { type Annotated, storeLog } from '../commands/history.js';
+import { kindOf } from '../commands/list.js';
 import { type UpdatePatch, updateMemory } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { Catalog } from '../gitstore/catalog.js';
@@ -131,21 +132,23 @@ function patchOf(b: Json): UpdatePatch {
   return patch;
 }
 
-const statusMemo = new WeakMap<Catalog, { pending: number; stale: number }>();
+const statusMemo = new WeakMap<Catalog, { memories: number; pending: number; stale: number }>();
 
 async function info(env: UiEnv): Promise<Info> {
   const tip = await env.store.tip();
   const cat = await env.store.catalog();
   let counted = statusMemo.get(cat);
   if (!counted) {
-    counted = { pending: 0, stale: 0 };
+    counted = { memories: 0, pending: 0, stale: 0 };
     for (const r of cat.rows.values()) {
+      // the curated memories, as the Memories page lists them (not proposals, not session summaries)
+      if (kindOf(r) === 'memories') counted.memories++;
       if (r.status === 'pending') counted.pending++;
       else if (r.status === 'stale') counted.stale++;
     }
     statusMemo.set(cat, counted);
   }
-  const { pending, stale } = counted;
+  const { memories, pending, stale } = counted;
   const root = env.store.repo.workTree ?? env.store.repo.cwd;
   return {
     repo: root.split(/[\\/]/).filter(Boolean).pop() ?? root,
@@ -154,7 +157,7 @@ async function info(env: UiEnv): Promise<Info> {
     tip,
     workTree: !!env.store.repo.workTree,
     global: !!env.global,
-    counts: { memories: cat.size, pending, stale },
+    counts: { memories, pending, stale },
     types: TYPES,
     statuses: STATUSES,
     sorts: SORTS,
@@ -182,6 +185,7 @@ const ROUTES: Route[] = [
         type: list(q, 'type'),
         status: list(q, 'status'),
         tag: list(q, 'tag'),
+        kind: list(q, 'kind'),
         store: opt(q, 'store'),
         path: opt(q, 'path'),
         sort: opt(q, 'sort'),

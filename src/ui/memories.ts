@@ -14,7 +14,7 @@ import {
   staleReasonText,
 } from '../anchors/types.js';
 import { type MemoryVersion, memoryHistory, resolveWithTombstones } from '../commands/history.js';
-import { makeFilter } from '../commands/list.js';
+import { kindOf, type ListKind, listsApart, makeFilter, parseKinds } from '../commands/list.js';
 import { err } from '../errors.js';
 import type { Catalog, CatalogEntry } from '../gitstore/catalog.js';
 import type { Store } from '../gitstore/store.js';
@@ -39,6 +39,7 @@ import type {
   MemorySummary,
   MemoryView,
   RecordJson,
+  RecordKind,
   StoreName,
   TagCount,
   Version,
@@ -53,6 +54,8 @@ export interface MemoriesQuery {
   type?: string[];
   status?: string[];
   tag?: string[];
+  /** only these kinds (memories, pending, sessions); none: the curated memories, the others apart (as `git mem list`) */
+  kind?: string[];
   /** project, global or all */
   store?: string;
   /** only memories anchored to this file or under this folder */
@@ -74,11 +77,16 @@ type _RecordChecks = [
   Is<Conforms<ReturnType<typeof recordToJSON>, RecordJson>>,
   // the summary of the list (summaryToJSON, spread into MemoryItem)
   Is<Conforms<ReturnType<typeof summaryToJSON>, MemorySummary>>,
+  // the kinds of `git mem list` (src/commands/list.ts), both ways
+  Is<Conforms<ListKind, RecordKind>>,
+  Is<Conforms<RecordKind, ListKind>>,
 ];
 
 /** How many search hits a list considers at most (then filtered and paged). */
 const SEARCH_CAP = 500;
 const MAX_PAGE = 200;
+/** How many pending proposals and session summaries a list shows apart from its curated memories. */
+const APART = 20;
 
 function normPath(p: string): string {
   return p.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
@@ -142,6 +150,11 @@ export async function listMemories(env: UiEnv, q: MemoriesQuery): Promise<Memory
   );
   // the filters of `git mem list`, checked once (an unknown type or status is refused)
   const keep = makeFilter({ type: q.type, status: q.status, tag: q.tag });
+  // the kinds of `git mem list`: asked for, else the curated memories with the others apart, as
+  // `git mem list` does (a type or status asked for lists every kind)
+  const kinds = parseKinds(q.kind);
+  const apart = listsApart({ kinds, type: q.type, status: q.status });
+  const main: ListKind[] | null = kinds.length ? kinds : apart ? ['memories'] : null;
   const path = q.path ? normPath(q.path) : undefined;
   let at: { commit: string; ref: string } | undefined;
   if (q.at) {
@@ -196,22 +209,33 @@ export async function listMemories(env: UiEnv, q: MemoriesQuery): Promise<Memory
     keyed.sort((a, b) => (desc ? -cmp(a.e, b.e) : cmp(a.e, b.e)));
     found.splice(0, found.length, ...keyed.map((k) => k.c));
   }
-  const items = found.slice((page - 1) * size, page * size).map(
-    (c): MemoryItem => ({
-      ...summaryToJSON(c.cat.entry(c.id)!),
-      store: c.name,
-      ...(c.score !== undefined ? { score: c.score, why: c.why } : {}),
-    }),
-  );
+  // each kind counted; the main list holds its kinds, the others (when apart) follow it in a section
+  const counts: Record<ListKind, number> = { memories: 0, pending: 0, sessions: 0 };
+  const shown: Candidate[] = [];
+  const rest: Candidate[] = [];
+  for (const c of found) {
+    const k = kindOf(c.cat.rows.get(c.id)!);
+    counts[k]++;
+    if (!main || main.includes(k)) shown.push(c);
+    else if (apart && rest.length < APART) rest.push(c);
+  }
+  const item = (c: Candidate): MemoryItem => ({
+    ...summaryToJSON(c.cat.entry(c.id)!),
+    store: c.name,
+    ...(c.score !== undefined ? { score: c.score, why: c.why } : {}),
+  });
   return {
-    total: found.length,
+    total: shown.length,
+    kinds: main,
+    counts,
+    apart: rest.map(item),
     capped: searching && found.length >= SEARCH_CAP,
     page,
     size,
     sort,
     order: desc ? 'desc' : 'asc',
     at: at ?? null,
-    items,
+    items: shown.slice((page - 1) * size, page * size).map(item),
   };
 }
 

@@ -136,6 +136,7 @@ export interface Info {
   tip: string | null;
   workTree: boolean;
   global: boolean;
+  /** memories: the curated ones (not pending proposals, not session summaries), as the Memories page lists them */
   counts: { memories: number; pending: number; stale: number };
   types: readonly string[];
   statuses: readonly string[];
@@ -163,8 +164,21 @@ export interface MemoryItem extends MemorySummary {
   why?: string;
 }
 
+/** What a record is to a reader (src/commands/list.ts kindOf): a curated memory, a pending proposal, a session summary. */
+export type RecordKind = 'memories' | 'pending' | 'sessions';
+
 export interface MemoryList {
+  /** how many the main list holds (over all its pages) */
   total: number;
+  /** the kinds the main list holds; null: every kind (a type or status was asked for, as `git mem list` does) */
+  kinds: RecordKind[] | null;
+  /** how many of each kind match the query and the other filters */
+  counts: Record<RecordKind, number>;
+  /**
+   * when no kind, type or status was asked for: the first pending proposals and session summaries
+   * that match, in the list's order, shown apart from the curated memories (empty otherwise)
+   */
+  apart: MemoryItem[];
   /** the search stopped at its cap: there may be more */
   capped: boolean;
   page: number;
@@ -324,10 +338,22 @@ export interface RejectAnswer {
 // ------------------------------------------------------------------ conflicts
 
 /** Another version of a flagged memory, kept in the attic. */
+/** Who wrote one side of a conflict: the author of the last commit that changed the record on that side. */
+export interface ConflictAuthor {
+  name: string;
+  email: string;
+  /** the commit's author date, ISO 8601 */
+  date: string;
+  commit: string;
+}
+
 export interface ConflictOther {
   hash: string;
   reason: string | null;
+  /** the commit of the side this version came from, as the merge named it */
   from: string | null;
+  /** who wrote this version (null: git cannot tell) */
+  author: ConflictAuthor | null;
   /** the fields in which it differs from the kept version */
   fields: string[];
   /** null when it cannot be read */
@@ -345,6 +371,8 @@ export interface Conflict {
   /** the deletion that lost against a change */
   deletion: Record<string, unknown> | null;
   ours: RecordJson;
+  /** who wrote the kept version (null: git cannot tell) */
+  oursAuthor: ConflictAuthor | null;
   others: ConflictOther[];
 }
 

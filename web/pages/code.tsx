@@ -1,5 +1,5 @@
 /** Code: the files at HEAD with the memories and rules that apply to each, and one file's panel. */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { CodeTree, FilePanel } from '../../src/ui/wire';
 import { get } from '../api';
 import {
@@ -15,6 +15,14 @@ import {
   useLoad,
 } from '../ui';
 
+/** The folders on the way to a file, open. */
+function onTheWay(path: string): Record<string, boolean> {
+  const o: Record<string, boolean> = {};
+  const parts = path.split('/');
+  for (let i = 1; i < parts.length; i++) o[parts.slice(0, i).join('/')] = true;
+  return o;
+}
+
 function Dir({
   path,
   open: initiallyOpen,
@@ -27,13 +35,9 @@ function Dir({
   onPick: (p: string) => void;
 }) {
   const tree = useLoad((s) => get<CodeTree>('code/tree', { dir: path }, s), [path]);
-  const [open, setOpen] = useState<Record<string, boolean>>(() => {
-    // folders on the way to the selected file start open
-    const o: Record<string, boolean> = {};
-    const parts = selected.split('/');
-    for (let i = 1; i < parts.length; i++) o[parts.slice(0, i).join('/')] = true;
-    return o;
-  });
+  const [open, setOpen] = useState<Record<string, boolean>>(() => onTheWay(selected));
+  // folders on the way to a file picked by the address (a link, back, a typed hash) open too
+  useEffect(() => setOpen((o) => ({ ...o, ...onTheWay(selected) })), [selected]);
   if (!initiallyOpen) return null;
   if (tree.error) return <ErrorBox error={tree.error} />;
   if (!tree.data) return <Loading />;
@@ -195,6 +199,9 @@ function Panel({ path }: { path: string }) {
 
 export function CodePage({ route }: { route: Route }) {
   const [path, setPath] = useState(route.params.get('path') ?? '');
+  // the address names the file: one changed within this page (#/code to #/code?path=…, a link,
+  // back) opens the file it names
+  useEffect(() => setPath(route.params.get('path') ?? ''), [route]);
   const pick = (p: string) => {
     setPath(p);
     replaceHash(href('code', { path: p }));

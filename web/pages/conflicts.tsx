@@ -1,13 +1,44 @@
 /** Conflicts: what a merge could not settle, both versions side by side; keep one, the other, or an edit. */
 import { useState } from 'preact/hooks';
-import type { Conflict, ResolveAnswer } from '../../src/ui/wire';
+import type { Conflict, ConflictAuthor, ResolveAnswer } from '../../src/ui/wire';
 import { post } from '../api';
-import { ErrorBox, memoryHref, SideBySide, short, useAction } from '../ui';
+import { ErrorBox, memoryHref, SideBySide, short, Time, useAction } from '../ui';
 import { QueuePage } from './queue';
 
 const FIELDS = ['title', 'type', 'status', 'alias', 'tags', 'scope', 'confidence', 'expires'] as const;
 const show = (v: unknown) =>
   Array.isArray(v) ? v.join(', ') || '—' : v === null || v === undefined || v === '' ? '—' : String(v);
+
+/** Who wrote a side, and in which commit. */
+function Author({
+  a,
+  side,
+  from,
+}: {
+  a: ConflictAuthor | null;
+  side: 'ours' | 'other';
+  from?: string | null;
+}) {
+  if (!a)
+    return from ? (
+      <span class="muted by" data-side={side}>
+        {' '}
+        from {/^[0-9a-f]{40,64}$/.test(from) ? short(from) : from}
+      </span>
+    ) : null;
+  return (
+    <span class="by" data-side={side}>
+      <span class="muted"> by </span>
+      <span class="author" title={a.email}>
+        {a.name || a.email}
+      </span>
+      <span class="muted">
+        {' '}
+        in <code>{short(a.commit)}</code>, <Time iso={a.date} />
+      </span>
+    </span>
+  );
+}
 
 function ConflictCard({ c, onDone }: { c: Conflict; onDone: (what: string) => void }) {
   const [editing, setEditing] = useState(false);
@@ -40,15 +71,13 @@ function ConflictCard({ c, onDone }: { c: Conflict; onDone: (what: string) => vo
             <thead>
               <tr>
                 <th />
-                <th>This version (kept)</th>
+                <th>
+                  This version (kept)
+                  <Author a={c.oursAuthor} side="ours" />
+                </th>
                 <th>
                   Other version <code>{o.hash}</code>
-                  {o.from ? (
-                    <span class="muted">
-                      {' '}
-                      from {/^[0-9a-f]{40,64}$/.test(o.from) ? short(o.from) : o.from}
-                    </span>
-                  ) : null}
+                  <Author a={o.author} side="other" from={o.from} />
                 </th>
               </tr>
             </thead>
@@ -66,7 +95,11 @@ function ConflictCard({ c, onDone }: { c: Conflict; onDone: (what: string) => vo
             </tbody>
           </table>
           {o.record ? (
-            <SideBySide rows={o.body} left="This version’s text" right="The other version’s text" />
+            <SideBySide
+              rows={o.body}
+              left={`This version’s text${c.oursAuthor ? ` (${c.oursAuthor.name || c.oursAuthor.email})` : ''}`}
+              right={`The other version’s text${o.author ? ` (${o.author.name || o.author.email})` : ''}`}
+            />
           ) : (
             <p class="muted">The other version cannot be read.</p>
           )}

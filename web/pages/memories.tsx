@@ -1,6 +1,6 @@
 /** Memories: search as you type, filters, sorting, pages. Everything the list shows is in the address. */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { MemoryList, TagCount } from '../../src/ui/wire';
+import type { MemoryItem, MemoryList, RecordKind, TagCount } from '../../src/ui/wire';
 import { firstAnswer, get } from '../api';
 import { useInfo } from '../info';
 import {
@@ -21,6 +21,8 @@ interface Filters {
   type: string;
   status: string;
   tag: string;
+  /** memories, pending, sessions or all; none: the curated memories, the others apart */
+  kind: string;
   store: string;
   path: string;
   sort: string;
@@ -35,6 +37,7 @@ function filtersOf(p: URLSearchParams): Filters {
     type: p.get('type') ?? '',
     status: p.get('status') ?? '',
     tag: p.get('tag') ?? '',
+    kind: p.get('kind') ?? '',
     store: p.get('store') ?? '',
     path: p.get('path') ?? '',
     sort: p.get('sort') ?? '',
@@ -54,6 +57,14 @@ if (!holder.__gmPerf) holder.__gmPerf = { ready: null, keystrokes: [] };
 const perf: Perf = holder.__gmPerf;
 
 const SIZE = 50;
+
+/** The kinds a reader tells apart (src/commands/list.ts kindOf), as the tabs name them. */
+const KINDS: Array<[RecordKind, string]> = [
+  ['memories', 'Memories'],
+  ['pending', 'Pending proposals'],
+  ['sessions', 'Session summaries'],
+];
+const ALL = 'memories,pending,sessions';
 
 export function MemoriesPage({ route }: { route: Route }) {
   const info = useInfo();
@@ -75,6 +86,7 @@ export function MemoriesPage({ route }: { route: Route }) {
     type: f.type,
     status: f.status,
     tag: f.tag,
+    kind: f.kind === 'all' ? ALL : f.kind,
     store: f.store,
     path: f.path,
     sort: f.sort,
@@ -85,7 +97,7 @@ export function MemoriesPage({ route }: { route: Route }) {
   };
   const list = useLoad(
     (signal) => get<MemoryList>('memories', query, signal),
-    [f.q, f.type, f.status, f.tag, f.store, f.path, f.sort, f.order, f.page, f.at],
+    [f.q, f.type, f.status, f.tag, f.kind, f.store, f.path, f.sort, f.order, f.page, f.at],
     true,
     () => firstAnswer<MemoryList>('memories', query),
   );
@@ -112,52 +124,65 @@ export function MemoriesPage({ route }: { route: Route }) {
   const d = list.data;
   const pages = d ? Math.max(1, Math.ceil(d.total / d.size)) : 1;
   // the rows change only with the answer (not when the tags or the counts come in)
-  const rows = useMemo(
-    () =>
-      d?.items.map((m) => (
-        <tr key={`${m.store}:${m.id}`} data-id={m.id}>
-          <td class="title">
-            <a href={memoryHref(m.id, m.store, d.at?.commit)}>{m.title}</a>
-            {m.alias ? <span class="alias">{m.alias}</span> : null}
-            {m.store === 'global' ? <Badge kind="store" value="personal" /> : null}
-            {m.why ? <span class="why" title={m.why} /> : null}
-          </td>
-          <td>
-            <Badge kind="type" value={m.type} />
-          </td>
-          <td>
-            <Badge kind="status" value={m.status} />
-          </td>
-          <td class="tags">
-            {m.tags.slice(0, 4).map((t) => (
-              <a
-                key={t}
-                class="tag"
-                href={href('memories', { tag: t })}
-                onClick={(e) => {
-                  e.preventDefault();
-                  set({ tag: t });
-                }}
-              >
-                {t}
-              </a>
-            ))}
-          </td>
-          <td class="anchors">
-            {m.anchors.length ? (
-              <span title={m.anchors.join('\n')}>
-                {m.anchors.length === 1 ? m.anchors[0] : `${m.anchors.length} files`}
-              </span>
-            ) : (
-              ''
-            )}
-          </td>
-          <td>
-            <Time iso={m.updated} />
-          </td>
-        </tr>
-      )),
-    [d],
+  const rowsOf = (list: MemoryItem[] | undefined) =>
+    list?.map((m) => (
+      <tr key={`${m.store}:${m.id}`} data-id={m.id}>
+        <td class="title">
+          <a href={memoryHref(m.id, m.store, d?.at?.commit)}>{m.title}</a>
+          {m.alias ? <span class="alias">{m.alias}</span> : null}
+          {m.store === 'global' ? <Badge kind="store" value="personal" /> : null}
+          {m.why ? <span class="why" title={m.why} /> : null}
+        </td>
+        <td>
+          <Badge kind="type" value={m.type} />
+        </td>
+        <td>
+          <Badge kind="status" value={m.status} />
+        </td>
+        <td class="tags">
+          {m.tags.slice(0, 4).map((t) => (
+            <a
+              key={t}
+              class="tag"
+              href={href('memories', { tag: t })}
+              onClick={(e) => {
+                e.preventDefault();
+                set({ tag: t });
+              }}
+            >
+              {t}
+            </a>
+          ))}
+        </td>
+        <td class="anchors">
+          {m.anchors.length ? (
+            <span title={m.anchors.join('\n')}>
+              {m.anchors.length === 1 ? m.anchors[0] : `${m.anchors.length} files`}
+            </span>
+          ) : (
+            ''
+          )}
+        </td>
+        <td>
+          <Time iso={m.updated} />
+        </td>
+      </tr>
+    ));
+  const rows = useMemo(() => rowsOf(d?.items), [d]);
+  const apartRows = useMemo(() => rowsOf(d?.apart), [d]);
+  // the tab the answer is: one kind, or every kind (a type or status asked for lists them all, as git mem list does)
+  const tab = d ? (d.kinds?.length === 1 ? d.kinds[0] : d.kinds ? 'some' : 'all') : f.kind || 'memories';
+  const head = (
+    <thead>
+      <tr>
+        <th>Title</th>
+        <th>Type</th>
+        <th>Status</th>
+        <th>Tags</th>
+        <th>Anchors</th>
+        <th>Updated</th>
+      </tr>
+    </thead>
   );
   const types = info.data?.types ?? [];
   const statuses = info.data?.statuses ?? [];
@@ -268,24 +293,39 @@ export function MemoriesPage({ route }: { route: Route }) {
       <ErrorBox error={list.error} />
       {d ? (
         <>
+          <nav class="kinds" aria-label="Kinds">
+            {KINDS.map(([k, label]) => (
+              <button
+                type="button"
+                key={k}
+                class={tab === k ? 'ghost on' : 'ghost'}
+                aria-pressed={tab === k}
+                data-kind={k}
+                // the curated memories are the list's own default; with a type or status asked for, they are asked by name
+                onClick={() => set({ kind: k === 'memories' && !f.type && !f.status ? '' : k })}
+              >
+                {label} <span class="n">{d.counts[k]}</span>
+              </button>
+            ))}
+            <button
+              type="button"
+              class={tab === 'all' ? 'ghost on' : 'ghost'}
+              aria-pressed={tab === 'all'}
+              data-kind="all"
+              onClick={() => set({ kind: 'all' })}
+            >
+              All <span class="n">{d.counts.memories + d.counts.pending + d.counts.sessions}</span>
+            </button>
+          </nav>
           <p class="muted count-line" data-total={d.total}>
             {d.total}
-            {d.capped ? '+' : ''} {d.total === 1 ? 'memory' : 'memories'}
+            {d.capped ? '+' : ''} {countNoun(tab, d.total)}
             {f.q ? ` match “${f.q}”` : ''}
             {list.loading ? ' …' : ''}
           </p>
           {d.items.length ? (
-            <table class="list mem-list">
-              <thead>
-                <tr>
-                  <th>Title</th>
-                  <th>Type</th>
-                  <th>Status</th>
-                  <th>Tags</th>
-                  <th>Anchors</th>
-                  <th>Updated</th>
-                </tr>
-              </thead>
+            <table class="list mem-list main">
+              {head}
               <tbody>{rows}</tbody>
             </table>
           ) : (
@@ -294,6 +334,8 @@ export function MemoriesPage({ route }: { route: Route }) {
                 <>
                   No memories yet. Add one with <code>git mem add --title "…" --content "…"</code>.
                 </>
+              ) : d.apart.length && d.page === 1 ? (
+                'No curated memory matches; the pending proposals and session summaries that do are below.'
               ) : (
                 'Nothing matches.'
               )}
@@ -320,10 +362,55 @@ export function MemoriesPage({ route }: { route: Route }) {
               </button>
             </nav>
           ) : null}
+          {d.apart.length && d.page === 1 ? (
+            <section class="apart" aria-label="Pending proposals and session summaries">
+              <h2>Pending proposals and session summaries</h2>
+              <p class="muted">
+                Apart from the curated memories, as <code>git mem list</code> and <code>git mem search</code>{' '}
+                show them:{' '}
+                {(['pending', 'sessions'] as const)
+                  .filter((k) => d.counts[k])
+                  .map((k, i) => (
+                    <span key={k}>
+                      {i ? ' · ' : ''}
+                      <a
+                        href={href('memories', { ...f, page: undefined, kind: k })}
+                        onClick={(e) => {
+                          e.preventDefault();
+                          set({ kind: k });
+                        }}
+                      >
+                        {d.counts[k]} {countNoun(k, d.counts[k])}
+                      </a>
+                    </span>
+                  ))}
+                {d.apart.length < d.counts.pending + d.counts.sessions
+                  ? ` (the first ${d.apart.length} below)`
+                  : ''}
+                {d.counts.pending ? (
+                  <>
+                    ; approve or reject proposals on <a href="#/review">Review</a>
+                  </>
+                ) : null}
+                .
+              </p>
+              <table class="list mem-list apart">
+                {head}
+                <tbody>{apartRows}</tbody>
+              </table>
+            </section>
+          ) : null}
         </>
       ) : list.loading ? (
         <p class="loading">Loading…</p>
       ) : null}
     </section>
   );
+}
+
+function countNoun(kind: string, n: number): string {
+  if (kind === 'pending') return n === 1 ? 'pending proposal' : 'pending proposals';
+  if (kind === 'sessions') return n === 1 ? 'session summary' : 'session summaries';
+  if (kind === 'memories') return n === 1 ? 'memory' : 'memories';
+  return n === 1 ? 'record' : 'records';
 }

@@ -1,0 +1,1 @@
+export function positives(): Array<{ format: string; text: string; secret: string }>;
