@@ -213,7 +213,8 @@ export async function serve(
         }
         case 'prompt': {
           // the agent's UserPromptSubmit hook (dist/claude-fast.js): the whole injection, decided here
-          // where the index and a git reader are warm, so the hook process loads nothing of the store
+          // where the catalog and a git reader are warm, so the hook process loads nothing of the store;
+          // the same function as the hook's own, so the answer is the one it would give alone
           const q = (req.q ?? {}) as {
             prompt?: unknown;
             exclude?: unknown;
@@ -230,17 +231,6 @@ export async function serve(
           const inj = await promptContext(store, q.prompt, {
             exclude: new Set(Array.isArray(q.exclude) ? q.exclude.map(String) : []),
             maxChars: typeof q.maxChars === 'number' ? q.maxChars : undefined,
-            candidates: async (p) =>
-              (
-                await searchMemories(
-                  store,
-                  { query: p.slice(0, 2000), limit: 20 },
-                  { provider, recordUsage: false },
-                )
-              ).map((h) => ({
-                id: h.id,
-                title: h.title,
-              })),
           });
           if (q.countUse === true && inj.ids.length) {
             const { recordUse } = await import('./usage.js');

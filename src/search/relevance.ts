@@ -57,21 +57,17 @@ export interface Scored {
 }
 
 /**
- * Memories relevant to a prompt. Candidates come from the search daemon when
- * one is running (warm BM25 + vectors over bodies), else from a lexical pass
- * over the catalog (idf weights from titles, tags, aliases and anchors).
- * Then the bar (clearsBar), on title + body.
+ * Memories relevant to a prompt: a lexical pass over the catalog (idf weights from the
+ * summaries: titles, tags, aliases, anchor paths), then the bar (clearsBar) on title + body.
+ * One computation from the store's catalog and records, whichever process runs it: the
+ * search daemon (op `prompt`, its catalog warm) answers exactly what the hook answers alone
+ * (test/daemon-agreement.test.ts).
  */
-/** Ranked candidates for a prompt from a warm index (id and title), or undefined to fall back to the catalog. */
-export type CandidateSource = (prompt: string) => Promise<Array<{ id: string; title: string }> | undefined>;
-
 export interface RelevanceOptions {
   exclude?: Set<string>;
   limit?: number;
   now?: number;
   tip?: string;
-  /** where candidates come from; default: a search daemon already running for the store */
-  candidates?: CandidateSource;
 }
 
 export async function relevantMemories(
@@ -84,88 +80,70 @@ export async function relevantMemories(
   if (!q.length) return [];
   const tip = opts.tip ?? (await store.tip());
   if (!tip) return [];
-  // start git cat-file now (a small read), so its process start overlaps the daemon's answer
+  // start git cat-file now (a small read), so its process start overlaps loading the catalog
   void store.catFile.read(tip).catch(() => null);
-  const viaDaemon = await (opts.candidates ?? ((p: string) => daemonCandidates(store, p)))(prompt);
-  let cands: Array<{ id: string; oid?: string; anchors: string[]; titleText: string; fileHit: boolean }>;
-  let idf: (t: string) => number;
-  if (viaDaemon) {
-    // the daemon ranked bodies already: weigh the prompt's words alike
-    idf = () => 1;
-    cands = viaDaemon
-      .filter((h) => !opts.exclude?.has(h.id))
-      .map((h) => ({ id: h.id, anchors: [], titleText: h.title.toLowerCase(), fileHit: false }));
-  } else {
-    const cat = await store.catalog();
-    // rows filter cheaply; the summaries stay unparsed JSON text, searched as one lower-case string
-    const ids: string[] = [];
-    const oids: string[] = [];
-    const starts: number[] = [];
-    const parts: string[] = [];
-    let at = 0;
-    for (const row of cat.rows.values()) {
-      if (
-        row.status !== 'active' ||
-        row.type === 'session' ||
-        row.type === 'rule' ||
-        opts.exclude?.has(row.id)
-      )
-        continue;
-      if (row.expires && Date.parse(row.expires) <= now) continue;
-      const line = cat.lines.get(row.id) ?? '';
-      ids.push(row.id);
-      oids.push(row.oid);
-      starts.push(at);
-      parts.push(line);
-      at += line.length + 1;
-    }
-    const N = ids.length;
-    if (!N) return [];
-    const big = parts.join('\n').toLowerCase();
-    const entryAt = (pos: number) => {
-      let lo = 0;
-      let hi = N - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (starts[mid] <= pos) lo = mid;
-        else hi = mid - 1;
-      }
-      return lo;
-    };
-    // which summaries hold each prompt word (substring: word matches are checked on the few candidates)
-    const hits = new Map<string, Set<number>>();
-    for (const t of q) {
-      const set = new Set<number>();
-      for (let pos = big.indexOf(t); pos >= 0; pos = big.indexOf(t, pos + t.length)) {
-        const e = entryAt(pos);
-        set.add(e);
-        if (e + 1 < N) pos = Math.max(pos, starts[e + 1] - t.length);
-      }
-      hits.set(t, set);
-    }
-    // words in more than a fifth of the summaries say nothing
-    if (N >= 10) q = q.filter((t) => hits.get(t)!.size / N <= 0.2);
-    idf = (t: string) => Math.log(1 + (N + 1) / ((hits.get(t)?.size ?? 0) + 0.5));
-    const score = new Map<number, number>();
-    for (const t of q) for (const e of hits.get(t)!) score.set(e, (score.get(e) ?? 0) + idf(t));
-    const paths = q.filter((t) => t.includes('/') || /\.[a-z]{1,5}$/.test(t));
-    cands = [...score]
-      .sort((x, y) => y[1] - x[1])
-      .slice(0, 30)
-      .map(([e]) => {
-        let anchors: string[] = [];
-        try {
-          anchors = (JSON.parse(cat.lines.get(ids[e]) ?? '{}').anchors ?? []).map(String);
-        } catch {}
-        const fileHit = paths.some((p) =>
-          anchors.some((a) => a === p || a.endsWith(`/${p}`) || p.endsWith(a)),
-        );
-        return { id: ids[e], oid: oids[e], anchors, titleText: '', fileHit };
-      });
+  const cat = await store.catalog();
+  // rows filter cheaply; the summaries stay unparsed JSON text, searched as one lower-case string
+  const ids: string[] = [];
+  const oids: string[] = [];
+  const starts: number[] = [];
+  const parts: string[] = [];
+  let at = 0;
+  for (const row of cat.rows.values()) {
+    if (row.status !== 'active' || row.type === 'session' || row.type === 'rule' || opts.exclude?.has(row.id))
+      continue;
+    if (row.expires && Date.parse(row.expires) <= now) continue;
+    const line = cat.lines.get(row.id) ?? '';
+    ids.push(row.id);
+    oids.push(row.oid);
+    starts.push(at);
+    parts.push(line);
+    at += line.length + 1;
   }
+  const N = ids.length;
+  if (!N) return [];
+  const big = parts.join('\n').toLowerCase();
+  const entryAt = (pos: number) => {
+    let lo = 0;
+    let hi = N - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  // which summaries hold each prompt word (substring: word matches are checked on the few candidates)
+  const hits = new Map<string, Set<number>>();
+  for (const t of q) {
+    const set = new Set<number>();
+    for (let pos = big.indexOf(t); pos >= 0; pos = big.indexOf(t, pos + t.length)) {
+      const e = entryAt(pos);
+      set.add(e);
+      if (e + 1 < N) pos = Math.max(pos, starts[e + 1] - t.length);
+    }
+    hits.set(t, set);
+  }
+  // words in more than a fifth of the summaries say nothing
+  if (N >= 10) q = q.filter((t) => hits.get(t)!.size / N <= 0.2);
+  const idf = (t: string) => Math.log(1 + (N + 1) / ((hits.get(t)?.size ?? 0) + 0.5));
+  const score = new Map<number, number>();
+  for (const t of q) for (const e of hits.get(t)!) score.set(e, (score.get(e) ?? 0) + idf(t));
+  const paths = q.filter((t) => t.includes('/') || /\.[a-z]{1,5}$/.test(t));
+  const cands = [...score]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 30)
+    .map(([e]) => {
+      let anchors: string[] = [];
+      try {
+        anchors = (JSON.parse(cat.lines.get(ids[e]) ?? '{}').anchors ?? []).map(String);
+      } catch {}
+      const fileHit = paths.some((p) => anchors.some((a) => a === p || a.endsWith(`/${p}`) || p.endsWith(a)));
+      return { id: ids[e], oid: oids[e], fileHit };
+    });
   if (!cands.length || !q.length) return [];
   const totalW = q.reduce((s, t) => s + idf(t), 0);
-  const blobs = await store.catFile.readMany(cands.map((c) => c.oid ?? `${tip}:${recordPath(c.id)}`));
+  const blobs = await store.catFile.readMany(cands.map((c) => c.oid));
   const out: Array<Scored & { record: MemoryRecord }> = [];
   cands.forEach((c, i) => {
     const b = blobs[i];
@@ -194,28 +172,6 @@ export async function relevantMemories(
     });
   });
   return out.sort((a, b) => b.score - a.score).slice(0, opts.limit ?? 5);
-}
-
-/** Hits from a search daemon that is already running (never starts one: a hook must not wait for it). */
-async function daemonCandidates(
-  store: Store,
-  prompt: string,
-): Promise<Array<{ id: string; title: string }> | undefined> {
-  const { ask, daemonMode } = await import('./daemon-wire.js');
-  if (daemonMode(store.repo.env) === 'off') return undefined;
-  try {
-    const { socketPath } = await import('./daemon-client.js');
-    const { existsSync } = await import('node:fs');
-    const path = socketPath(store);
-    if (!existsSync(path)) return undefined;
-    const reply = await ask(path, { op: 'search', q: { query: prompt.slice(0, 2000), limit: 20 } }, 1500);
-    if (!reply.ok || !Array.isArray(reply.result)) return undefined;
-    return (reply.result as Array<{ id?: unknown; title?: unknown }>)
-      .filter((h) => typeof h.id === 'string')
-      .map((h) => ({ id: String(h.id), title: String(h.title ?? '') }));
-  } catch {
-    return undefined;
-  }
 }
 
 /** The UserPromptSubmit injection: empty when nothing clears the bar. */
