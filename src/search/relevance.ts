@@ -6,20 +6,58 @@
 import type { Store } from '../gitstore/store.js';
 import { anchorPathNow, isExpired, type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
 import { clip, frame, type Injection, neutralize, oneLine, PRIORITY } from '../safety/frame.js';
-import { tokens } from './tokens.js';
+import { fileMentions, stem, terms, words } from './text.js';
 
 // ------------------------------------------------------------------ per-prompt relevance
 
-/** Words too common in requests to a coding agent to say what a prompt is about. */
+/**
+ * Words too common in requests to a coding agent to say what a prompt is about (and the filler
+ * of a prompt with no content: "ok continue"), as terms (text.ts: stemmed like every word).
+ */
 const WEAK = new Set(
-  'use using used add adding make fix fixing get set want need like change try run don doesn isn won ll ve re thing something way work works correctly properly code file files can could would please help thanks great'.split(
-    ' ',
-  ),
+  'use using used add adding make fix fixing get set want need like change try run don doesn isn won ll ve re thing something way work works correctly properly code file files can could would please help thanks great ok okay yes yeah now let go continue proceed next sure'
+    .split(' ')
+    .map(stem),
 );
 
-/** A request word that says what it is about (not a stop word, nor one every request to an agent uses). */
-export function distinctive(word: string): boolean {
-  return !WEAK.has(word);
+/** A request term (text.ts terms) that says what it is about: not one every request to an agent uses. */
+export function distinctive(term: string): boolean {
+  return !WEAK.has(term);
+}
+
+/** Whether a file a request names is the anchored path (or its tail: `pool.ts` names `src/db/pool.ts`). */
+function namesFile(mention: string, anchor: string): boolean {
+  const a = anchor.toLowerCase();
+  return a === mention || a.endsWith(`/${mention}`) || mention.endsWith(a);
+}
+
+/**
+ * A request's words as relevance weighs them: its distinctive terms, each with the part of the
+ * word as typed that its other forms share (found in the catalog's text as a substring:
+ * `deploying` → term `deploi`, sought as `deplo`), and the files it names, each one word.
+ */
+export function requestWords(prompt: string): {
+  terms: string[];
+  needles: Map<string, string>;
+  files: string[];
+} {
+  const files = fileMentions(prompt);
+  const needles = new Map<string, string>();
+  // a path is one word: its parts are not the request's words
+  const rest = files.length
+    ? prompt.toLowerCase().replace(/\S+/g, (w) => (fileMentions(w).length ? ' ' : w))
+    : prompt;
+  for (const w of words(rest)) {
+    const [t] = terms(w, false);
+    if (t === undefined || !distinctive(t) || needles.has(t)) continue;
+    let n = 0;
+    while (n < t.length && n < w.length && t[n] === w[n]) n++;
+    let needle = n === t.length ? t : t.slice(0, n);
+    if (needle.endsWith('i') && needle.length > 3) needle = needle.slice(0, -1); // retries, retry: retr
+    needles.set(t, needle.length >= 2 ? needle : t);
+  }
+  for (const f of files) needles.set(f, f);
+  return { terms: [...needles.keys()].filter((t) => !files.includes(t)), needles, files };
 }
 
 /** How a memory met a request's distinctive words. */
@@ -76,7 +114,8 @@ export async function relevantMemories(
   opts: RelevanceOptions = {},
 ): Promise<Array<Scored & { record: MemoryRecord }>> {
   const now = opts.now ?? Date.now();
-  let q = [...new Set(tokens(prompt))].filter(distinctive).slice(0, 48);
+  const req = requestWords(prompt);
+  let q = [...req.terms.slice(0, 48), ...req.files.slice(0, 8)];
   if (!q.length) return [];
   const tip = opts.tip ?? (await store.tip());
   if (!tip) return [];
@@ -117,10 +156,11 @@ export async function relevantMemories(
   const hits = new Map<string, Set<number>>();
   for (const t of q) {
     const set = new Set<number>();
-    for (let pos = big.indexOf(t); pos >= 0; pos = big.indexOf(t, pos + t.length)) {
+    const n = req.needles.get(t) ?? t;
+    for (let pos = big.indexOf(n); pos >= 0; pos = big.indexOf(n, pos + n.length)) {
       const e = entryAt(pos);
       set.add(e);
-      if (e + 1 < N) pos = Math.max(pos, starts[e + 1] - t.length);
+      if (e + 1 < N) pos = Math.max(pos, starts[e + 1] - n.length);
     }
     hits.set(t, set);
   }
@@ -129,7 +169,7 @@ export async function relevantMemories(
   const idf = (t: string) => Math.log(1 + (N + 1) / ((hits.get(t)?.size ?? 0) + 0.5));
   const score = new Map<number, number>();
   for (const t of q) for (const e of hits.get(t)!) score.set(e, (score.get(e) ?? 0) + idf(t));
-  const paths = q.filter((t) => t.includes('/') || /\.[a-z]{1,5}$/.test(t));
+  const paths = q.filter((t) => req.files.includes(t));
   const cands = [...score]
     .sort((x, y) => y[1] - x[1])
     .slice(0, 30)
@@ -138,7 +178,7 @@ export async function relevantMemories(
       try {
         anchors = (JSON.parse(cat.lines.get(ids[e]) ?? '{}').anchors ?? []).map(String);
       } catch {}
-      const fileHit = paths.some((p) => anchors.some((a) => a === p || a.endsWith(`/${p}`) || p.endsWith(a)));
+      const fileHit = paths.some((p) => anchors.some((a) => namesFile(p, a)));
       return { id: ids[e], oid: oids[e], fileHit };
     });
   if (!cands.length || !q.length) return [];
@@ -155,10 +195,12 @@ export async function relevantMemories(
       return;
     }
     if (r.status !== 'active' || r.type === 'session' || r.type === 'rule' || isExpired(r, now)) return;
-    const T = new Set(
-      tokens(`${r.title} ${r.tags.join(' ')} ${r.alias ?? ''} ${r.anchors.map(anchorPathNow).join(' ')}`),
-    );
-    const D = new Set(tokens(r.body));
+    const anchored = r.anchors.map(anchorPathNow);
+    const T = new Set(terms(`${r.title} ${r.tags.join(' ')} ${r.alias ?? ''} ${anchored.join(' ')}`));
+    for (const a of anchored) T.add(a.toLowerCase());
+    const D = new Set(terms(r.body));
+    for (const f of fileMentions(r.body)) D.add(f);
+    for (const f of req.files) if (anchored.some((a) => namesFile(f, a))) T.add(f);
     const matched = q.filter((t) => D.has(t) || T.has(t));
     const coverage = matched.reduce((s, t) => s + idf(t), 0) / totalW;
     const inTitle = matched.filter((t) => T.has(t)).length;
