@@ -94,6 +94,8 @@ export async function serve(
       { query: 'git-mem daemon warm-up', limit: 5 },
       { provider, recordUsage: false },
     );
+    const { relevantMemories } = await import('./relevance.js');
+    await relevantMemories(store, 'git-mem daemon warm-up: the prompt relevance pass');
   } catch {}
   // test hook: a daemon slow to load (the on-demand start must not wait for it)
   const delay = Number(store.repo.env.GIT_MEM_TEST_DAEMON_LOAD_MS ?? 0);
