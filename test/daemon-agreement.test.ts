@@ -127,6 +127,17 @@ describe('the daemon answers as the process would alone', { timeout: 60_000 }, (
     const served = await viaDaemon<{ ids: string[] }>('prompt', { prompt: PROMPTS[1], exclude });
     expect(served.ids).toEqual(again.ids);
     expect(again.ids).not.toContain(exclude[0]);
+    // a process asking once (its catalog's text built for this prompt) answers as one asking often
+    const fresh = new Store(await openRepo(r.dir, { ...r.env, GIT_MEM_DAEMON: 'off' }));
+    try {
+      for (const prompt of PROMPTS) {
+        const once = await promptContext(fresh, prompt, { exclude: new Set(exclude) });
+        const often = await promptContext(local, prompt, { exclude: new Set(exclude) });
+        expect(once, prompt).toEqual(often);
+      }
+    } finally {
+      fresh.close();
+    }
   });
 
   it('searches: the same hits in the same order', async () => {

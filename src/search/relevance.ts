@@ -101,6 +101,43 @@ export interface Scored {
  * search daemon (op `prompt`, its catalog warm) answers exactly what the hook answers alone
  * (test/daemon-agreement.test.ts).
  */
+/** The catalog's memories a prompt may be given, as one lower-case text (its summaries' JSON), per catalog. */
+interface CatalogText {
+  ids: string[];
+  oids: string[];
+  /** where each summary starts in `big` */
+  starts: number[];
+  big: string;
+  /** id → its index */
+  at: Map<string, number>;
+  /** index → expiry (ms) of the memories that have one */
+  expires: Map<number, number>;
+}
+const textOf = new WeakMap<object, CatalogText>();
+
+/** Built once per catalog: a long-lived process (the daemon) answers prompt after prompt from it. */
+function catalogText(cat: Awaited<ReturnType<Store['catalog']>>): CatalogText {
+  const had = textOf.get(cat);
+  if (had) return had;
+  const t: CatalogText = { ids: [], oids: [], starts: [], big: '', at: new Map(), expires: new Map() };
+  const parts: string[] = [];
+  let at = 0;
+  for (const row of cat.rows.values()) {
+    if (row.status !== 'active' || row.type === 'session' || row.type === 'rule') continue;
+    const line = cat.lines.get(row.id) ?? '';
+    if (row.expires) t.expires.set(t.ids.length, Date.parse(row.expires));
+    t.at.set(row.id, t.ids.length);
+    t.ids.push(row.id);
+    t.oids.push(row.oid);
+    t.starts.push(at);
+    parts.push(line);
+    at += line.length + 1;
+  }
+  t.big = parts.join('\n').toLowerCase();
+  textOf.set(cat, t);
+  return t;
+}
+
 export interface RelevanceOptions {
   exclude?: Set<string>;
   limit?: number;
@@ -122,29 +159,18 @@ export async function relevantMemories(
   // start git cat-file now (a small read), so its process start overlaps loading the catalog
   void store.catFile.read(tip).catch(() => null);
   const cat = await store.catalog();
-  // rows filter cheaply; the summaries stay unparsed JSON text, searched as one lower-case string
-  const ids: string[] = [];
-  const oids: string[] = [];
-  const starts: number[] = [];
-  const parts: string[] = [];
-  let at = 0;
-  for (const row of cat.rows.values()) {
-    if (row.status !== 'active' || row.type === 'session' || row.type === 'rule' || opts.exclude?.has(row.id))
-      continue;
-    if (row.expires && Date.parse(row.expires) <= now) continue;
-    const line = cat.lines.get(row.id) ?? '';
-    ids.push(row.id);
-    oids.push(row.oid);
-    starts.push(at);
-    parts.push(line);
-    at += line.length + 1;
-  }
-  const N = ids.length;
+  const text = catalogText(cat);
+  const { ids, oids, starts, big } = text;
+  // what this prompt may not be given: expired memories, and those the session was given already
+  // (kept in the text, left out of every count: the same numbers as a text without them)
+  const skip = new Set<number>();
+  for (const [e, exp] of text.expires) if (exp <= now) skip.add(e);
+  if (opts.exclude?.size) for (const id of opts.exclude) if (text.at.has(id)) skip.add(text.at.get(id)!);
+  const N = ids.length - skip.size;
   if (!N) return [];
-  const big = parts.join('\n').toLowerCase();
   const entryAt = (pos: number) => {
     let lo = 0;
-    let hi = N - 1;
+    let hi = ids.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
       if (starts[mid] <= pos) lo = mid;
@@ -159,8 +185,8 @@ export async function relevantMemories(
     const n = req.needles.get(t) ?? t;
     for (let pos = big.indexOf(n); pos >= 0; pos = big.indexOf(n, pos + n.length)) {
       const e = entryAt(pos);
-      set.add(e);
-      if (e + 1 < N) pos = Math.max(pos, starts[e + 1] - n.length);
+      if (!skip.has(e)) set.add(e);
+      if (e + 1 < ids.length) pos = Math.max(pos, starts[e + 1] - n.length);
     }
     hits.set(t, set);
   }
