@@ -197,7 +197,8 @@ export async function relevantMemories(
   for (const t of q) for (const e of hits.get(t)!) score.set(e, (score.get(e) ?? 0) + idf(t));
   const paths = q.filter((t) => req.files.includes(t));
   const cands = [...score]
-    .sort((x, y) => y[1] - x[1])
+    // ties in id order: the same candidates whatever order the catalog holds its rows in
+    .sort((x, y) => y[1] - x[1] || (ids[x[0]] < ids[y[0]] ? -1 : 1))
     .slice(0, 30)
     .map(([e]) => {
       let anchors: string[] = [];
@@ -239,8 +240,18 @@ export async function relevantMemories(
       record: r,
     });
   });
-  return out.sort((a, b) => b.score - a.score).slice(0, opts.limit ?? 5);
+  out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  // what clears the bar far below the best answer is noise beside it (eval/prompt-hook: precision)
+  const floor = (out[0]?.score ?? 0) * CLOSE_TO_BEST;
+  return out.filter((h) => h.score >= floor).slice(0, opts.limit ?? 5);
 }
+
+/**
+ * A prompt is given the memories scoring at least this share of its best one's score: on the
+ * shared dev set this keeps every prompt's relevant memory and lifts the precision of what is
+ * injected from 0.61 to 0.83 (docs/agents.md, eval/prompt-hook/run.mjs).
+ */
+export const CLOSE_TO_BEST = 0.7;
 
 /** The UserPromptSubmit injection: empty when nothing clears the bar. */
 export async function promptContext(
