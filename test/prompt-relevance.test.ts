@@ -41,4 +41,24 @@ describe('prompt relevance beside a better answer', () => {
       store.close();
     }
   });
+
+  it('gives a memory met only by words of its body, as a pasted error message meets the fix that quotes it', async () => {
+    const r = makeRepo({ commit: true });
+    const add = async (title: string, content: string) =>
+      (await r.memJson(['add', '--type', 'known_fix', '--title', title, '--content', content])).id as string;
+    const fix = await add(
+      'Release images are built for one platform',
+      "Images built on laptops were arm64, so the cluster failed with 'exec /usr/local/bin/node: exec format error'. CI builds with --platform linux/amd64.",
+    );
+    await add('Tabs in Makefiles', 'Recipes need tabs.');
+    await add('Dates are stored in UTC', 'Format them in the viewer timezone only when rendering.');
+    const store = new Store(await openRepo(r.dir, { ...r.env, GIT_MEM_DAEMON: 'off' }));
+    try {
+      const hits = await relevantMemories(store, 'exec format error in the new pods');
+      expect(hits.map((h) => h.id)).toEqual([fix]);
+      expect(hits[0].matched).toEqual(expect.arrayContaining(['exec', 'format', 'error']));
+    } finally {
+      store.close();
+    }
+  });
 });

@@ -96,7 +96,9 @@ export interface Scored {
 
 /**
  * Memories relevant to a prompt: a lexical pass over the catalog (idf weights from the
- * summaries: titles, tags, aliases, anchor paths), then the bar (clearsBar) on title + body.
+ * summaries: titles, tags, aliases, anchor paths) and, up to RECORD_PASS_MAX memories, over
+ * the records' text, then the bar (clearsBar) on title + body and the cut to the ones close
+ * to the best (CLOSE_TO_BEST).
  * One computation from the store's catalog and records, whichever process runs it: the
  * search daemon (op `prompt`, its catalog warm) answers exactly what the hook answers alone
  * (test/daemon-agreement.test.ts).
@@ -138,6 +140,52 @@ function catalogText(cat: Awaited<ReturnType<Store['catalog']>>): CatalogText {
   return t;
 }
 
+/** The entry of a joined text a position falls in, from where each entry starts. */
+function entryIn(starts: number[], pos: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= pos) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * Catalogs up to this many memories have their records' text read for the relevance pass (one
+ * batched read of every record: once per catalog in a daemon, once per prompt in the hook, about
+ * 40 ms at 400 memories on a loaded machine), so a prompt meets a memory by words of its body;
+ * a bigger store's hook would exceed its time goal (bench/RESULTS-agents.md: ≤ +200 ms cold).
+ */
+export const RECORD_PASS_MAX = 1000;
+
+/** Every record of a catalog as one lower-case text, entry by entry as in CatalogText; per catalog. */
+const recordsOf = new WeakMap<CatalogText, Promise<{ big: string; starts: number[] } | undefined>>();
+function recordText(store: Store, t: CatalogText): Promise<{ big: string; starts: number[] } | undefined> {
+  let p = recordsOf.get(t);
+  if (!p) {
+    p =
+      t.ids.length > RECORD_PASS_MAX
+        ? Promise.resolve(undefined)
+        : store.catFile.readMany(t.oids).then((blobs) => {
+            const starts: number[] = [];
+            const parts: string[] = [];
+            let at = 0;
+            for (const b of blobs) {
+              const s = b ? b.content.toString('utf8') : '';
+              starts.push(at);
+              parts.push(s);
+              at += s.length + 1;
+            }
+            return { big: parts.join('\n').toLowerCase(), starts };
+          });
+    recordsOf.set(t, p);
+    p.catch(() => recordsOf.delete(t));
+  }
+  return p;
+}
+
 export interface RelevanceOptions {
   exclude?: Set<string>;
   limit?: number;
@@ -168,16 +216,7 @@ export async function relevantMemories(
   if (opts.exclude?.size) for (const id of opts.exclude) if (text.at.has(id)) skip.add(text.at.get(id)!);
   const N = ids.length - skip.size;
   if (!N) return [];
-  const entryAt = (pos: number) => {
-    let lo = 0;
-    let hi = ids.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= pos) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
+  const entryAt = (pos: number) => entryIn(starts, pos);
   // which summaries hold each prompt word (substring: word matches are checked on the few candidates)
   const hits = new Map<string, Set<number>>();
   for (const t of q) {
@@ -195,6 +234,21 @@ export async function relevantMemories(
   const idf = (t: string) => Math.log(1 + (N + 1) / ((hits.get(t)?.size ?? 0) + 0.5));
   const score = new Map<number, number>();
   for (const t of q) for (const e of hits.get(t)!) score.set(e, (score.get(e) ?? 0) + idf(t));
+  // a word met only in a memory's record (its body) counts too, when the catalog is small enough
+  // to hold every record's text: a pasted error message is in the body of the fix, not its title
+  const records = await recordText(store, text);
+  if (records)
+    for (const t of q) {
+      const n = req.needles.get(t) ?? t;
+      const inSummary = hits.get(t)!;
+      let last = -1;
+      for (let pos = records.big.indexOf(n); pos >= 0; pos = records.big.indexOf(n, pos + n.length)) {
+        const e = entryIn(records.starts, pos);
+        if (e !== last && !skip.has(e) && !inSummary.has(e)) score.set(e, (score.get(e) ?? 0) + idf(t));
+        last = e;
+        if (e + 1 < ids.length) pos = Math.max(pos, records.starts[e + 1] - n.length);
+      }
+    }
   const paths = q.filter((t) => req.files.includes(t));
   const cands = [...score]
     // ties in id order: the same candidates whatever order the catalog holds its rows in
