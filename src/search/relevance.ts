@@ -154,9 +154,10 @@ function entryIn(starts: number[], pos: number): number {
 
 /**
  * Catalogs up to this many memories have their records' text read for the relevance pass (one
- * batched read of every record: once per catalog in a daemon, once per prompt in the hook, about
- * 40 ms at 400 memories on a loaded machine), so a prompt meets a memory by words of its body;
- * a bigger store's hook would exceed its time goal (bench/RESULTS-agents.md: ≤ +200 ms cold).
+ * batched read of every record: once per catalog in a daemon, once per prompt in the hook, +78 ms
+ * cold at 1,000 memories on a machine three times slower than the reference), so a prompt meets
+ * a memory by words of its body; a bigger store's hook would exceed its time goal
+ * (bench/RESULTS-agents.md: ≤ +200 ms cold).
  */
 export const RECORD_PASS_MAX = 1000;
 
