@@ -130,7 +130,7 @@ if (promptRows.length) {
   if (warmRows.length) out.push(`| UserPromptSubmit at ${N / 1000}k memories, warm search daemon | ${fmt(median(warmRows))} ms | ${fmt(pct(warmRows, 90))} ms | +${fmt(paired(warmRows, warmFloor))} ms | +${fmt(minOver(warmRows, warmFloor))} ms | ≤ +30 ms |`);
   out.push('');
   out.push(
-    `Relevance on gen.mjs queries (two rare body words each, phrased as a question): ${hits} of ${queriesRun} injected cold (the lexical fallback sees the catalog summaries: titles, tags, aliases, scopes, anchors), ${warmHits} of ${warmRows.length} with the daemon (bodies indexed).`,
+    `Relevance on gen.mjs queries (two rare body words each, phrased as a question): ${hits} of ${queriesRun} injected cold, ${warmHits} of ${warmRows.length} with the daemon (one pass over the catalog summaries either way: titles, tags, aliases, scopes, anchors; a memory met only by words of its body is not injected).`,
   );
   if (daemonNote) out.push(daemonNote);
 } else {

@@ -40,6 +40,17 @@ describe('UserPromptSubmit through the search daemon', { timeout: 60_000 }, () =
       '--content',
       'Recipes need tabs.',
     ]);
+    const { id: anchored } = await repo.memJson([
+      'add',
+      '--type',
+      'convention',
+      '--title',
+      'Release notes go first',
+      '--content',
+      'The top section lists what changed for users.',
+      '--anchor',
+      'README.md:1',
+    ]);
     const prompt = 'Why do the websocket reconnect storms come back after a deploy?';
     const payload = (session: string) =>
       JSON.stringify({
@@ -78,6 +89,27 @@ describe('UserPromptSubmit through the search daemon', { timeout: 60_000 }, () =
     const noGit = { ...repo.env, PATH: bin };
     expect(runBin(['list'], { cwd: repo.dir, env: noGit }).code).not.toBe(0); // the wrapper really refuses reads
     expect(hook('s-daemon', noGit)).toBe(inProcess);
+    // a prompt naming a file a memory is anchored to: that memory, with the daemon as without it
+    const filePrompt = (session: string) =>
+      JSON.stringify({
+        session_id: session,
+        transcript_path: '/tmp/t.jsonl',
+        cwd: repo.dir,
+        hook_event_name: 'UserPromptSubmit',
+        prompt: 'look over README.md please',
+      });
+    const alone = runBin(['hook', 'claude-code'], {
+      cwd: repo.dir,
+      env: { ...repo.env, GIT_MEM_DAEMON: 'off' },
+      stdin: filePrompt('s-file-off'),
+    });
+    expect(injected(alone.stdout)).toContain(`[${anchored.slice(0, 12)}]`);
+    const served = runBin(['hook', 'claude-code'], {
+      cwd: repo.dir,
+      env: noGit,
+      stdin: filePrompt('s-file-on'),
+    });
+    expect(injected(served.stdout)).toBe(injected(alone.stdout));
     const events = join(repo.dir, '.git', 'mem', 'events');
     expect(readFileSync(join(events, 's-daemon.injected'), 'utf8')).toBe(`${id}\n`);
     const logged = readFileSync(join(events, 's-daemon.jsonl'), 'utf8').trim().split('\n');

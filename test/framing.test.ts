@@ -272,7 +272,7 @@ describe('every surface that hands memory to a model', () => {
 
   it('UserPromptSubmit, in the hook and through the daemon', async () => {
     for (const it of items) {
-      const inj = await promptContext(store, it.marker, { candidates: async () => undefined });
+      const inj = await promptContext(store, it.marker);
       expect(inj.ids, it.name).toContain(it.id);
       assertFramed(inj.text, `UserPromptSubmit ${it.name}`);
     }

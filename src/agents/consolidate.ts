@@ -41,7 +41,7 @@ import { frame } from '../safety/frame.js';
 import { redactRecord } from '../safety/secrets.js';
 import type { Duplicate } from '../search/dedup.js';
 import type { EmbeddingProvider } from '../search/embeddings.js';
-import { overlap, tokens } from '../search/tokens.js';
+import { overlap, terms } from '../search/text.js';
 import { askModel, jsonObjectIn, type LlmDiagnostics, llmConfig } from './llm.js';
 import { readRejectedKeys } from './proposal.js';
 
@@ -147,8 +147,8 @@ function mem(r: MemoryRecord): Mem {
   return {
     r,
     time: Date.parse(r.created) || 0,
-    title: tokens(r.title),
-    words: new Set(tokens(text)),
+    title: terms(r.title),
+    words: new Set(terms(text)),
     text,
     anchors: new Set(r.anchors.map((a) => a.path)),
     cues: reversals(text).length > 0,
@@ -190,7 +190,7 @@ function reversals(text: string): Array<{ phrase: string; object: string[] }> {
       for (const re of res) {
         for (const m of sentence.matchAll(re)) {
           const side = after ? sentence.slice(m.index + m[0].length) : sentence.slice(0, m.index ?? 0);
-          const words = tokens(side);
+          const words = terms(side);
           out.push({
             phrase: sentence.trim().slice(0, 160),
             object: after ? words.slice(0, 4) : words.slice(-4),
@@ -202,7 +202,7 @@ function reversals(text: string): Array<{ phrase: string; object: string[] }> {
   return out;
 }
 
-/** Numbers and versions in a text, single digits included (the word tokens drop one-character words). */
+/** Numbers and versions in a text, single digits included (the word terms split `1.2.3` into its numbers). */
 function values(text: string): Set<string> {
   return new Set(text.toLowerCase().match(/\d+(?:[.,]\d+)*/g) ?? []);
 }
@@ -383,13 +383,13 @@ export function mergeText(members: MemoryRecord[]): MergedText {
   );
   const head = newestFirst[0];
   let body = head.body.trimEnd();
-  const have = new Set(tokens(`${head.title}\n${body}`));
+  const have = new Set(terms(`${head.title}\n${body}`));
   for (const m of newestFirst.slice(1)) {
     const extra: string[] = [];
     for (const line of m.body.split('\n')) {
       // sentence by sentence: what the newer text already says is left out
       const keep = line.split(/(?<=[.!?])\s+/).filter((sentence) => {
-        const w = tokens(sentence);
+        const w = terms(sentence);
         if (!w.length || coverage(new Set(w), have) >= 0.8) return false;
         for (const x of w) have.add(x);
         return true;
@@ -759,7 +759,7 @@ function subjectPairs(records: MemoryRecord[]): Array<[string, string]> {
     } else postings.set(k, [id]);
   };
   for (const r of records) {
-    for (const w of new Set(tokens(r.title))) add(`w:${w}`, r.id);
+    for (const w of new Set(terms(r.title))) add(`w:${w}`, r.id);
     for (const a of new Set(r.anchors.map((x) => x.path))) add(`a:${a}`, r.id);
   }
   const seen = new Set<string>();

@@ -8,8 +8,8 @@
  *
  * The session-start pack is composed here from the catalog (its sections are
  * specific to a session start: stale flags, recent sessions, core types); the
- * per-prompt part lives in relevance.ts (search daemon when one runs, a
- * lexical pass over the catalog otherwise). Loading the search index in a
+ * per-prompt part lives in relevance.ts (a lexical pass over the catalog, the
+ * same whether the hook or a search daemon runs it). Loading the search index in a
  * one-shot hook costs seconds at 10k memories, so hooks never do.
  */
 import { staleReasons, staleReasonText } from '../anchors/types.js';

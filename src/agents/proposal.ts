@@ -17,7 +17,7 @@ import { agentProvenance } from '../model/provenance.js';
 import { isType, LIMITS, type MemoryRecord, type MemoryType, newRecord } from '../model/record.js';
 import { withoutControls } from '../model/schema.js';
 import { redactRecord } from '../safety/secrets.js';
-import { overlap, tokens } from '../search/tokens.js';
+import { overlap, terms } from '../search/text.js';
 
 export interface Proposal {
   type: MemoryType;
@@ -66,7 +66,7 @@ export interface GateVerdict {
 
 /** A stable key for a proposal: its normalised title tokens. */
 export function proposalKey(p: Pick<Proposal, 'title'>): string {
-  return [...new Set(tokens(p.title))].sort().join(' ');
+  return [...new Set(terms(p.title))].sort().join(' ');
 }
 
 const TRANSIENT = [
@@ -80,7 +80,7 @@ const TRANSIENT = [
 /** True for text that only reports a passing moment, not something worth remembering. */
 export function isTransient(p: Pick<Proposal, 'title' | 'body'>): boolean {
   const t = p.title.trim();
-  if (t.length < 12 || tokens(t).length < 2) return true;
+  if (t.length < 12 || terms(t).length < 2) return true;
   return (
     TRANSIENT.some((re) => re.test(t)) ||
     (p.body.trim().length < 200 && TRANSIENT.some((re) => re.test(p.body.trim())))
@@ -93,8 +93,8 @@ const INJECTION_MARKERS = ['<memory', '</memory>', 'git-mem context', 'Reference
 function looksInjected(p: Pick<Proposal, 'title' | 'body'>, injected: string[] = []): boolean {
   const text = `${p.title}\n${p.body}`;
   if (INJECTION_MARKERS.some((m) => text.includes(m))) return true;
-  const pt = tokens(p.title);
-  const pb = tokens(`${p.title} ${p.body}`);
+  const pt = terms(p.title);
+  const pb = terms(`${p.title} ${p.body}`);
   for (const inj of injected) {
     if (!inj) continue;
     if (overlap(pt, inj) > 0.85 || overlap(pb, inj) > 0.7) return true;
@@ -103,8 +103,8 @@ function looksInjected(p: Pick<Proposal, 'title' | 'body'>, injected: string[] =
 }
 
 function isDuplicate(p: Proposal, title: string): boolean {
-  const a = tokens(p.title);
-  const b = tokens(title);
+  const a = terms(p.title);
+  const b = terms(title);
   if (a.join(' ') === b.join(' ')) return true;
   return overlap(a, b) > 0.7;
 }
@@ -119,8 +119,11 @@ export async function gateProposalsDetailed(
   let used = opts.alreadyProposed ?? 0;
   const cat = await store.catalog();
   const existing = [...cat.entries.values()].filter((e) => e.type !== 'session');
-  const rejected = new Set(opts.rejectedKeys ?? []);
-  const seen = new Set(opts.seenKeys ?? []);
+  // keys are compared re-cut by today's tokenizer: a key written by an earlier build (another
+  // stemmer, other stop words) still names the proposal it rejected
+  const rekey = (k: string) => proposalKey({ title: k });
+  const rejected = new Set((opts.rejectedKeys ?? []).map(rekey));
+  const seen = new Set((opts.seenKeys ?? []).map(rekey));
   const accepted: Proposal[] = [];
   const out: GateVerdict[] = [];
   for (const raw of proposals) {
@@ -131,7 +134,7 @@ export async function gateProposalsDetailed(
       out.push({ proposal: raw, accepted: false, reason: 'invalid' });
       continue;
     }
-    const key = proposalKey(p);
+    const key = rekey(proposalKey(p));
     const v: GateVerdict = { proposal: p, accepted: false };
     if (rejected.has(key)) v.reason = 'rejected-before';
     else if (isTransient(p)) v.reason = 'transient';

@@ -212,7 +212,8 @@ export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<n
 /**
  * Starts the search daemon in the background (never waiting for it) when the
  * store is big enough that search keeps an index snapshot worth serving warm,
- * so the session's prompts get body-aware relevance without a cold index load.
+ * so the session's prompts are answered by a process whose catalog and git reader
+ * are warm (the same answer as the hook's own, sooner).
  */
 async function warmSearchDaemon(ctx: RunContext, store: Store): Promise<void> {
   const d = await import('../search/daemon-client.js');

@@ -94,6 +94,8 @@ export async function serve(
       { query: 'git-mem daemon warm-up', limit: 5 },
       { provider, recordUsage: false },
     );
+    const { relevantMemories } = await import('./relevance.js');
+    await relevantMemories(store, 'git-mem daemon warm-up: the prompt relevance pass');
   } catch {}
   // test hook: a daemon slow to load (the on-demand start must not wait for it)
   const delay = Number(store.repo.env.GIT_MEM_TEST_DAEMON_LOAD_MS ?? 0);
@@ -213,7 +215,8 @@ export async function serve(
         }
         case 'prompt': {
           // the agent's UserPromptSubmit hook (dist/claude-fast.js): the whole injection, decided here
-          // where the index and a git reader are warm, so the hook process loads nothing of the store
+          // where the catalog and a git reader are warm, so the hook process loads nothing of the store;
+          // the same function as the hook's own, so the answer is the one it would give alone
           const q = (req.q ?? {}) as {
             prompt?: unknown;
             exclude?: unknown;
@@ -230,17 +233,6 @@ export async function serve(
           const inj = await promptContext(store, q.prompt, {
             exclude: new Set(Array.isArray(q.exclude) ? q.exclude.map(String) : []),
             maxChars: typeof q.maxChars === 'number' ? q.maxChars : undefined,
-            candidates: async (p) =>
-              (
-                await searchMemories(
-                  store,
-                  { query: p.slice(0, 2000), limit: 20 },
-                  { provider, recordUsage: false },
-                )
-              ).map((h) => ({
-                id: h.id,
-                title: h.title,
-              })),
           });
           if (q.countUse === true && inj.ids.length) {
             const { recordUse } = await import('./usage.js');

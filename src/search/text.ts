@@ -1,8 +1,9 @@
 /**
- * Text analysis shared by the index, the ranker and duplicate detection:
- * one tokenizer (lowercase, split on non-word characters and camelCase,
- * English stop words, Porter stemming), so a query and a record are always
- * cut the same way. Pure.
+ * What a word is, for every part of git-mem that compares texts: the search index
+ * and ranker, the duplicate check, prompt relevance and context packs, the proposal
+ * gate and consolidation. One tokenizer (lowercase, split on non-word characters and
+ * camelCase, English stop words, Porter stemming), so a query, a record, a proposal
+ * and a prompt are always cut the same way. Pure.
  */
 import { INVISIBLE } from '../safety/frame.js';
 
@@ -185,6 +186,26 @@ export function terms(text: string, cut = true): string[] {
     out.push(stem(w));
   }
   return out;
+}
+
+/** Dice coefficient of two texts' (or term lists') distinct terms, 0..1. */
+export function overlap(a: string | readonly string[], b: string | readonly string[]): number {
+  const A = new Set(typeof a === 'string' ? terms(a) : a);
+  const B = new Set(typeof b === 'string' ? terms(b) : b);
+  if (!A.size || !B.size) return 0;
+  let n = 0;
+  for (const t of A) if (B.has(t)) n++;
+  return (2 * n) / (A.size + B.size);
+}
+
+/** File paths a text names (`src/db/pool.ts`, `pool.ts`, `.github/ci.yml`), lower-cased, each once. */
+export function fileMentions(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.toLowerCase().matchAll(/[a-z0-9._][a-z0-9_.\-/]*[a-z0-9]/g)) {
+    const t = m[0];
+    if (t.includes('/') || /[a-z0-9_]\.[a-z]{1,5}$/.test(t)) out.add(t);
+  }
+  return [...out];
 }
 
 export function normalizePath(p: string): string {
