@@ -108,11 +108,13 @@ describe('what git-mem writes into refs/memory is scanned whole', () => {
     expect((await r.mem(['config', 'set', 'default-branch', 'main', '--shared'])).code).toBe(0);
   });
 
-  it('reanchor onto a working tree whose file now holds a key is refused; --allow-secret writes it', async () => {
+  it('reanchor onto a committed file that now holds a key is refused; --allow-secret writes it', async () => {
     const r = await setup();
     const { id } = await r.memJson(['add', '--title', 't', '--content', 'c', '--anchor', 'src/app.ts:10-12']);
     const before = tip(r);
+    // reanchor without specs reads HEAD's committed tree only (docs/security.md, "Reading")
     r.write('src/app.ts', `// moved\n${source(300, 200)}`);
+    r.commitAll('moved, with a key');
     const e = refused(await r.mem(['reanchor', id, '--json']));
     expect(e.code).toBe('E_SECRET');
     expect(tip(r)).toBe(before);
