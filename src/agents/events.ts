@@ -259,6 +259,7 @@ const FAILURE_RES: RegExp[] = [
   /\btest result: FAILED\b/,
   /\b[1-9]\d* (?:failed|failing)\b/,
   /\bFailures: [1-9]/,
+  /^(?:ℹ|#) fail [1-9]/m, // node --test, TAP
 ];
 
 /**
