@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { METHODS, score } from './score.mjs';
+import { loadCases, METHODS, score } from './score.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -32,18 +32,26 @@ try {
     define: { __GIT_MEM_BUILD__: '"eval"', __GIT_MEM_VENDOR__: '{}' },
   });
   const fns = await import(pathToFileURL(out).href);
-  const r = score(fns);
-  console.log(`tier-0 extraction on ${r.cases} cases (eval/extraction/cases.jsonl)`);
-  console.log('method       precision  recall  tp  fp  fn  type-agrees');
-  for (const k of METHODS) {
-    const x = r.methods[k];
-    console.log(
-      `${k.padEnd(12)} ${x.precision.toFixed(3).padStart(9)}  ${x.recall.toFixed(3).padStart(6)}  ${String(x.tp).padStart(2)}  ${String(x.fp).padStart(2)}  ${String(x.fn).padStart(2)}  ${x.typeOk}/${x.tp}`,
-    );
-  }
-  if (process.argv.includes('--verbose'))
-    for (const mi of r.misses)
-      console.log(`${mi.kind} ${mi.method}: ${JSON.stringify(mi.case.input).slice(0, 160)}`);
+  const all = loadCases();
+  const table = (label, cases) => {
+    const r = score(fns, cases);
+    console.log(`\n${label}: ${r.cases} cases`);
+    console.log('method       precision  recall  tp  fp  fn  type-agrees');
+    for (const k of METHODS) {
+      const x = r.methods[k];
+      console.log(
+        `${k.padEnd(12)} ${x.precision.toFixed(3).padStart(9)}  ${x.recall.toFixed(3).padStart(6)}  ${String(x.tp).padStart(2)}  ${String(x.fp).padStart(2)}  ${String(x.fn).padStart(2)}  ${x.typeOk}/${x.tp}`,
+      );
+    }
+    if (process.argv.includes('--verbose'))
+      for (const mi of r.misses)
+        console.log(`  ${mi.kind} ${mi.method}: ${JSON.stringify(mi.case.input).slice(0, 160)}`);
+    return r;
+  };
+  console.log('tier-0 extraction (src/agents/extract.ts) on eval/extraction/cases.jsonl');
+  table('all', all);
+  table('tuning split (the rules were changed looking at these)', all.filter((c) => c.split !== 'heldout'));
+  table('held-out split (written after the rules, not tuned on)', all.filter((c) => c.split === 'heldout'));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
