@@ -312,3 +312,68 @@ describe('replaying a recorded Claude Code session', () => {
     );
   });
 });
+
+describe('a session whose failing command sent no exit code (#30 item 3)', () => {
+  const S = 'c0ffee00-1111-4222-8333-444455556666';
+  it('lists the piped `npm test` that failed as failing, learns its fix, and takes no bug report for a correction', async () => {
+    const repo = makeRepo();
+    repo.write('src/sum.js', SUM_BUGGY);
+    repo.commitAll('initial');
+    const base = { session_id: S, transcript_path: `${repo.env.HOME}/t.jsonl`, cwd: repo.dir };
+    const bash = (id: string, stdout: string) => ({
+      ...base,
+      hook_event_name: 'PostToolUse',
+      permission_mode: 'default',
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test 2>&1 | tail -5', description: 'Run the tests' },
+      // Claude Code's Bash tool_response: no exit code; the pipe's exit status is tail's
+      tool_response: { stdout, stderr: '', interrupted: false, isImage: false },
+      tool_use_id: id,
+    });
+    const payloads = [
+      { ...base, hook_event_name: 'SessionStart', source: 'startup' },
+      {
+        ...base,
+        hook_event_name: 'UserPromptSubmit',
+        permission_mode: 'default',
+        prompt:
+          'Accessing /users/%zz gives a 500 instead of 400 in lib/router/layer.js — can you fix decode_param?',
+      },
+      bash('toolu_a', '✖ sums negative numbers (1.1ms)\nℹ tests 2\nℹ pass 1\nℹ fail 1\n'),
+      {
+        ...base,
+        hook_event_name: 'PostToolUse',
+        permission_mode: 'default',
+        tool_name: 'Edit',
+        tool_input: {
+          file_path: `${repo.dir}/src/sum.js`,
+          old_string: 'total = total - v',
+          new_string: 'total = total + v',
+        },
+        tool_response: {
+          filePath: `${repo.dir}/src/sum.js`,
+          oldString: 'total = total - v',
+          newString: 'total = total + v',
+        },
+        tool_use_id: 'toolu_b',
+      },
+      bash('toolu_c', 'ℹ tests 2\nℹ pass 2\nℹ fail 0\n'),
+      { ...base, hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' },
+    ];
+    for (const p of payloads) {
+      const r = await repo.mem(['hook', 'claude-code'], {
+        stdin: JSON.stringify(p),
+        env: { ...repo.env, GIT_MEM_HOOK_INLINE: '1' },
+      });
+      expect(r.code).toBe(0);
+    }
+    const body: string = (await repo.memJson(['sessions', 'show', S])).body;
+    expect(body).toContain(
+      '- `npm test 2>&1 | tail -5` (exit 1 → 0) ×2 (no exit code sent; a failure was read from the output)',
+    );
+    expect(body).toMatch(/## Errors\n- `npm test 2>&1 \| tail -5`: [^\n]*fixed by changing src\/sum\.js/);
+    expect(body).not.toContain('User correction');
+    const pending = await repo.memJson(['review']);
+    expect(pending.map((p: Json) => p.method)).toEqual(['tier0:error_fix']);
+  });
+});

@@ -28,6 +28,8 @@ export interface AgentEvent {
   error?: string;
   /** Exit code of a shell command (0 on a successful PostToolUse without one). */
   exit?: number;
+  /** The agent sent no exit code and `exit` is 1 because the output shows a failure (outputShowsFailure). */
+  failedOutput?: true;
   /** Files a tool changed, with line counts. */
   files?: Array<{ path: string; added: number; removed: number; created?: boolean }>;
   prompt?: string;
@@ -244,6 +246,39 @@ function exitCodeOf(
   return 0;
 }
 
+// commands whose output quotes text (search, listing, history): "error:" in it is data, not a failure
+const QUOTING_CMD =
+  /^(?:grep|egrep|rg|ag|ack|cat|bat|head|tail|less|more|sed|awk|echo|printf|ls|find|fd|tree|wc|jq|yq|diff|git\s+(?:log|show|diff|blame|grep|status|reflog))\b/;
+const FAILURE_RES: RegExp[] = [
+  /^npm ERR! /m,
+  /^Traceback \(most recent call last\):/m,
+  /^fatal: /m,
+  /^(?:error|ERROR)(?:\[[A-Z]?\d+\])?: /m,
+  /\berror TS\d+: /,
+  /^\s*(?:FAIL|FAILED)\b/m,
+  /\btest result: FAILED\b/,
+  /\b[1-9]\d* (?:failed|failing)\b/,
+  /\bFailures: [1-9]/,
+  /^(?:ℹ|#) fail [1-9]/m, // node --test, TAP
+];
+
+/**
+ * Whether a shell command's output says it failed when the agent sent no exit code: Claude Code's
+ * PostToolUse for Bash carries stdout/stderr/interrupted only, and `npm test | tail` exits 0 whatever
+ * the tests did. Output of commands that print other text (grep, cat, git log…) is never read so.
+ */
+export function outputShowsFailure(command: string, stdout: string, stderr: string): boolean {
+  if (QUOTING_CMD.test(command.trim().replace(/^(?:\w+=\S*\s+)+/, ''))) return false;
+  const text = `${stdout}\n${stderr}`;
+  return FAILURE_RES.some((re) => re.test(text));
+}
+
+function hasExitField(response: Json): boolean {
+  return ['exit_code', 'exitCode', 'returnCode', 'return_code', 'status'].some(
+    (k) => typeof (response as Record<string, Json> | undefined)?.[k] === 'number',
+  );
+}
+
 /** Turns a hook payload into the compact event we buffer. Throws on a payload that is not an object. */
 export function compactEvent(p: Record<string, Json>, now = new Date()): AgentEvent {
   const event = String(p.hook_event_name);
@@ -256,6 +291,17 @@ export function compactEvent(p: Record<string, Json>, now = new Date()): AgentEv
   if (p.error !== undefined) ev.error = clipText(String(p.error));
   const exit = exitCodeOf(event, ev.tool, p.tool_response, p.error);
   if (exit !== undefined) ev.exit = exit;
+  if (exit === 0 && event === 'PostToolUse' && !hasExitField(p.tool_response)) {
+    const r = p.tool_response as Record<string, Json> | undefined;
+    const cmd = (p.tool_input as Record<string, Json> | undefined)?.command;
+    if (
+      typeof cmd === 'string' &&
+      outputShowsFailure(cmd, String(r?.stdout ?? (typeof r === 'string' ? r : '')), String(r?.stderr ?? ''))
+    ) {
+      ev.exit = 1;
+      ev.failedOutput = true;
+    }
+  }
   if (event === 'PostToolUse') {
     const files = editedFiles(ev.tool, p.tool_input, p.tool_response);
     if (files) ev.files = files;

@@ -17,6 +17,8 @@ export interface CommandRun {
   command: string;
   /** Exit codes in order of the runs. */
   exits: number[];
+  /** Some run's failure was read from its output: the agent sent no exit code (events.ts outputShowsFailure). */
+  failedOutput?: true;
 }
 export interface ErrorMet {
   command: string;
@@ -70,30 +72,76 @@ export function errorTextOf(ev: AgentEvent): string {
 
 // ------------------------------------------------------------------ corrections and markers (shared with extraction)
 
+// A correction is a directive about how to work, said at the start of a sentence: "No, don't X",
+// "Don't/Never X", "Use X instead (of Y)", "Instead of X, use Y", "Actually, …", "That's wrong…",
+// "Stop doing X". A bug report ("gives a 500 instead of 400"), a question, a quoted rule ("the docs
+// say 'don't use v1'") or a one-off ("don't commit yet") is not: eval/extraction measures these.
+const LEAD = String.raw`^(?:(?:please|also|and|so|but|ok(?:ay)?|no|nope|wait|actually|hmm)\b[\s,.!:;-]*)*`;
 const CORRECTION_PATTERNS: RegExp[] = [
-  /\b(?:no|nope)\s*[,.!;:-]?\s+(?:don'?t|do not|never|stop|not|that'?s not|it'?s not|we don'?t)\b/i,
-  /\b(?:don'?t|do not|never)\s+(?:ever\s+)?(?:use|call|add|run|edit|touch|commit|modify|change|put|write|import|mock|push|delete|remove|install)\b/i,
-  /\buse\s+[^?!\n]{1,60}?\s+instead\b/i,
-  /\binstead of\s+[^?!\n]{1,60}/i,
-  /^\s*(?:actually|wait)\s*[,:]\s/i,
-  /\bthat'?s (?:wrong|not right|incorrect)\b/i,
-  /\bstop\s+(?:using|doing|adding|calling)\b/i,
+  // "No, don't…", "No, it's not in utils", "No no, we don't squash", "Nope, use the Makefile instead"
+  /^(?:no|nope)(?:\s+no)?\s*[,.!;:\u2013\u2014-]+\s*.*\b(?:not|don'?t|do not|never|stop|instead|rather than|isn'?t|aren'?t|wrong)\b/i,
+  // "Don't edit the generated files", "Never commit to main", "Wait, don't run…" (not "don't worry")
+  new RegExp(
+    `${LEAD}(?:don'?t|do not|never)\\s+(?:ever\\s+)?(?!worry|bother|forget|know|think|mind|care|understand|panic|see\\b|get\\b)[a-z]+`,
+    'i',
+  ),
+  // "Use pnpm instead of npm", "Prefer composition instead of inheritance", "Actually, use make rather than cargo"
+  new RegExp(
+    `${LEAD}(?:use|prefer|go with|switch to|stick (?:to|with)|call)\\s+[^?!\\n]{1,80}?\\b(?:instead|rather than)\\b`,
+    'i',
+  ),
+  // "Instead of raw SQL strings, use the query builder."
+  /^instead of\s+[^,?!\n]{1,60},\s*(?:use|prefer|call|go with)\b/i,
+  // "Actually, the API lives in services/api", "Wait, we don't use Redux anymore"
+  /^(?:actually|wait)\s*[,:\u2013\u2014-]\s/i,
+  /^(?:no[,.]?\s+)?that'?s\s+(?:wrong|not right|incorrect|not how)\b/i,
+  /^(?:please\s+)?stop\s+[a-z]+ing\b/i,
 ];
 
-const MARKER_RE = /\bremember(?:\s+that)?\s*[:\-–]\s*(.+)|\bremember\s+that\s+(.+)/i;
+// a directive for this moment only: "don't commit yet", "don't push this time"
+const ONE_OFF_RE =
+  /\b(?:yet|for now|this time|right now|just now|at the moment|for the moment|until I|till I|before I|in this (?:commit|PR))\b/i;
 
-/** The sentences of a prompt that carry a correction ("No, don't X. Use Y instead."), or undefined. */
-export function correctionOf(prompt: string): string | undefined {
-  const sentences = prompt
+/** A sentence with its quoted parts ('…', "…", `…`, “…”) blanked: a quoted rule is not the user's own. */
+function unquoted(s: string): string {
+  return s
+    .replace(/`[^`]*`/g, ' `q` ')
+    .replace(/\u201c[^\u201d]*\u201d/g, ' q ')
+    .replace(/(^|[\s(:])"[^"]*"(?=[\s.,;:)!?\u2014-]|$)/g, '$1 q ')
+    .replace(/(^|[\s(:])'[^']*'(?=[\s.,;:)!?\u2014-]|$)/g, '$1 q ');
+}
+
+function isCorrection(sentence: string): boolean {
+  const x = unquoted(sentence).trim();
+  if (/\?\s*$/.test(x)) return false; // a question asks, it does not correct
+  if (!CORRECTION_PATTERNS.some((re) => re.test(x))) return false;
+  return !ONE_OFF_RE.test(x);
+}
+
+function sentencesOf(prompt: string): string[] {
+  return prompt
     .split(/(?<=[.!?])\s+|\n+/)
     .map((x) => x.trim())
     .filter(Boolean);
-  const hit = (x: string) => CORRECTION_PATTERNS.some((re) => re.test(x));
-  const i = sentences.findIndex(hit);
+}
+
+// "Remember: …", "Please remember that …", "For future reference, remember: …" at a sentence's start;
+// not "I don't remember that…", "Do you remember…?", "I can't remember: is it…?"
+const MARKER_RE =
+  /^(?:(?:please|also|and|so|ok(?:ay)?|btw|note|great|thanks|for future reference|going forward)\b[\s,.!:;-]*)*remember(?:\s+that)?\s*(?:[:\-\u2013]\s*(.+)|\s+that\s+(.+))|^(?:(?:please|also|and|so)\s+)*remember\s+that\s+(.+)/i;
+
+/** The sentences of a prompt that carry a correction ("No, don't X. Use Y instead."), or undefined. */
+export function correctionOf(prompt: string): string | undefined {
+  const sentences = sentencesOf(prompt);
+  const i = sentences.findIndex(isCorrection);
   if (i < 0) return undefined;
   let out = sentences[i];
   // a correction often continues in the next sentence ("No, not lodash. Use reduce instead.")
-  if (i + 1 < sentences.length && (hit(sentences[i + 1]) || out.length < 25))
+  if (
+    i + 1 < sentences.length &&
+    !/\?\s*$/.test(sentences[i + 1]) &&
+    (isCorrection(sentences[i + 1]) || out.length < 25)
+  )
     out = `${out} ${sentences[i + 1]}`;
   return out;
 }
@@ -110,12 +158,15 @@ export function promptNote(prompt: string): { kind: 'marker' | 'correction'; tex
 }
 
 export function markerOf(prompt: string): string | undefined {
-  const m = MARKER_RE.exec(prompt);
-  if (!m) return undefined;
-  const line = (m[1] ?? m[2] ?? '').split('\n')[0];
-  const end = line.search(/[.!?](\s|$)/);
-  const s = (end < 0 ? line : line.slice(0, end)).trim();
-  return s.length >= 8 ? s : undefined;
+  for (const sentence of sentencesOf(prompt)) {
+    const m = MARKER_RE.exec(sentence);
+    if (!m) continue;
+    const line = (m[1] ?? m[2] ?? m[3] ?? '').split('\n')[0];
+    if (/\?\s*$/.test(line)) continue; // "remember: is it nightly?" asks
+    const s = line.replace(/[.!]+\s*$/, '').trim();
+    if (s.length >= 8) return s;
+  }
+  return undefined;
 }
 
 // ------------------------------------------------------------------ the summary
@@ -187,6 +238,7 @@ export function summarizeSession(
     if (exit === 130) interrupted = true;
     const run = commands.get(cmd) ?? { command: cmd, exits: [] };
     run.exits.push(exit);
+    if (ev.failedOutput) run.failedOutput = true;
     commands.set(cmd, run);
     if (exit !== 0) {
       if (!open.has(cmd)) {
@@ -288,7 +340,7 @@ export function renderSummary(s: SessionSummary): string {
     for (const c of s.commands.slice(0, 30)) {
       const exits = c.exits.length > 4 ? [...c.exits.slice(0, 2), '…', ...c.exits.slice(-2)] : c.exits;
       out.push(
-        `- \`${clip(c.command, 120)}\` (exit ${exits.join(' → ')})${c.exits.length > 1 ? ` ×${c.exits.length}` : ''}`,
+        `- \`${clip(c.command, 120)}\` (exit ${exits.join(' → ')})${c.exits.length > 1 ? ` ×${c.exits.length}` : ''}${c.failedOutput ? ' (no exit code sent; a failure was read from the output)' : ''}`,
       );
     }
     if (s.commands.length > 30) out.push(`- … ${s.commands.length - 30} more`);
