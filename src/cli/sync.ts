@@ -40,6 +40,13 @@ export function describePull(r: PullResult | SyncResult): string {
       `${r.conflicts.length} record${r.conflicts.length === 1 ? '' : 's'} flagged for review: git mem conflicts`,
     );
   }
+  // this clone's own changes a merge did not keep, whoever built that merge
+  for (const f of r.flagged ?? []) {
+    const what =
+      f.reason === 'deletion' ? 'your deletion lost to an edit' : 'your edit was kept in the attic';
+    lines.push(`${f.id.slice(0, 12)}  ${f.title}: ${what}`);
+  }
+  if (r.flagged?.length) lines.push('Review: git mem conflicts, then git mem resolve ID');
   return lines.join('\n');
 }
 
