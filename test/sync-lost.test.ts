@@ -84,6 +84,39 @@ describe('a clone whose change a merge did not keep is told', () => {
     await markedUntilResolved(b, id);
   });
 
+  it('names the record whose title edit lost to a later one (kept in the attic, not flagged)', async () => {
+    const { a, b, id } = await shared();
+    await a.memJson(['update', id, '--title', 'Deploys on Monday']);
+    // B's title is the later edit (its clock is higher): A's goes to the attic
+    await b.memJson(['update', id, '--title', 'Deploys on Sunday']);
+    await b.memJson(['update', id, '--title', 'Deploys on Tuesday']);
+    await a.memJson(['sync']);
+    const sb = await b.memJson(['sync']);
+    expect(sb).toMatchObject({ action: 'merged', conflicts: [], flagged: [] });
+    const aBefore = tipOf(a)!;
+    const sa = await a.mem(['sync']);
+    expect(sa.stdout).toMatch(/^Fast-forwarded/);
+    expect(sa.stdout).toContain(
+      `${id.slice(0, 12)}  Deploys on Tuesday: your title edit lost to a later one`,
+    );
+    const path = sa.stdout.match(/refs\/memory:(attic\/\S+\.md)/)![1];
+    expect(a.git('show', `refs/memory:${path}`)).toContain('title: Deploys on Monday');
+    // not flagged (the later clock decided): nothing to resolve, no mark
+    expect(sa.stdout).not.toContain('git mem conflicts');
+    expect('conflict' in (await listed(a, id))).toBe(false);
+    a.git('update-ref', 'refs/memory', aBefore);
+    const json = await a.memJson(['pull']);
+    expect(json.flagged).toEqual([
+      {
+        id,
+        title: 'Deploys on Tuesday',
+        reason: 'fields',
+        fields: ['title'],
+        attic: [path.split('/')[3].slice(0, 16)],
+      },
+    ]);
+  });
+
   it('names the record whose deletion lost to an edit (it came back)', async () => {
     const { a, b, id } = await shared();
     await b.memJson(['rm', id, '--reason', 'obsolete']);

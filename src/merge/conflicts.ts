@@ -9,7 +9,13 @@ import { diffComm } from 'node-diff3';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
-import { type MemoryRecord, parseRecord, tombstonePath, validateRecord } from '../model/record.js';
+import {
+  type MemoryRecord,
+  parseRecord,
+  recordPath,
+  tombstonePath,
+  validateRecord,
+} from '../model/record.js';
 import { nextClock } from '../model/schema.js';
 import { assertNoSecrets } from '../safety/secrets.js';
 import { CONFLICT_KEY, type ConflictFlag, conflictOf, DELETION_KEY } from './engine.js';
@@ -159,10 +165,17 @@ export async function listConflicts(store: Store, commit?: string | null): Promi
 export interface LostChange {
   id: string;
   title: string;
-  /** `attic`: this clone's version is in the attic; `deletion`: this clone's deletion lost to an edit (the record came back). */
-  reason: 'attic' | 'deletion';
+  /**
+   * `attic`: this clone's version is in the attic and the record is flagged for review;
+   * `deletion`: this clone's deletion lost to an edit (the record came back, flagged);
+   * `fields`: a field both sides changed took the later edit, this clone's value is in the attic
+   * (not flagged: the later clock decided).
+   */
+  reason: 'attic' | 'deletion' | 'fields';
   /** The attic entries (their hashes) that hold this clone's version. */
   attic?: string[];
+  /** For `fields`: the fields whose value of this clone's lost. */
+  fields?: string[];
 }
 
 const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
@@ -235,6 +248,32 @@ export async function lostChanges(
     }
     if (ours.length) out.push({ id: rec.id, title: rec.title, reason: 'attic', attic: ours });
   }
+  // a field both sides changed goes to the later clock without a flag: its attic entry alone says so
+  const flaggedAttic = new Set(out.flatMap((o) => (o.attic ?? []).map((h) => `${o.id}/${h}`)));
+  const added = (await store.diffPaths(before, after, 'attic')).filter(
+    (c) => c.status === 'A' && /^attic\/[^/]+\/[^/]+\/[0-9a-f]{16}\.md$/.test(c.path),
+  );
+  const fields = new Map<string, LostChange>();
+  for (const a of await readAttic(store, added as Array<{ path: string; oid: string }>, false)) {
+    const id = a.path.split('/')[2];
+    if (flaggedAttic.has(`${id}/${a.hash}`) || !a.from || !COMMIT.test(a.from)) continue;
+    if (!(await store.isAncestor(a.from, before))) continue;
+    const now = await store.readPath(after, recordPath(id));
+    if (!now) continue;
+    let rec: MemoryRecord;
+    try {
+      rec = parseRecord(now.toString('utf8'), recordPath(id));
+    } catch {
+      continue;
+    }
+    // one whose flag lists it was reported above (or is not this clone's)
+    if (conflictOf(rec)?.attic.includes(a.path)) continue;
+    const f = fields.get(id) ?? { id, title: rec.title, reason: 'fields' as const, attic: [], fields: [] };
+    f.attic!.push(a.hash);
+    for (const x of a.fields ?? []) if (!f.fields!.includes(x)) f.fields!.push(x);
+    fields.set(id, f);
+  }
+  out.push(...fields.values());
   return out.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
