@@ -259,6 +259,29 @@ describe('the API, in process', () => {
     const bad = await api(`memory/${id}`, { method: 'POST', body: '[1]' });
     expect(bad.status).toBe(400);
   });
+
+  it('marks a record a merge flagged for review in the list and on its page, as git mem list and show do', async () => {
+    const id = (await api('memories?q=anchored')).body.items[0].id;
+    const store = stores[0];
+    await store.write(async (tx) => {
+      const rec = await tx.get(id);
+      tx.putRecord({ ...rec, extra: { ...rec.extra, conflict: { reasons: ['body'], attic: [] } } });
+      return { message: 'flag', value: null };
+    });
+    const items = (await api('memories?size=50')).body.items as Array<{ id: string; conflict?: boolean }>;
+    expect(items.filter((m) => m.conflict).map((m) => m.id)).toEqual([id]);
+    const page = (await api(`memory/${id}`)).body as unknown as {
+      record: { conflict?: boolean };
+      conflict: boolean;
+    };
+    expect(page.record.conflict).toBe(true);
+    expect(page.conflict).toBe(true);
+    expect((await repo.memJson(['list'])).filter((m: { conflict?: boolean }) => m.conflict)).toHaveLength(1);
+    await repo.memJson(['resolve', id]);
+    expect(
+      ((await api('memories?size=50')).body.items as Array<{ conflict?: boolean }>).some((m) => m.conflict),
+    ).toBe(false);
+  });
 });
 
 describe('the code panel', () => {

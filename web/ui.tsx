@@ -175,6 +175,20 @@ export function Badge({ kind, value, title }: { kind: string; value: string; tit
   );
 }
 
+/** The mark of a record a merge flagged for review (`conflict` in its JSON), as `git mem list` and `show` print it: a link to the conflicts page. */
+export function ConflictBadge({ conflict }: { conflict?: boolean }) {
+  if (!conflict) return null;
+  return (
+    <a
+      class="badge flag-conflict"
+      href="#/conflicts"
+      title="a merge flagged it for review: resolve it on the Conflicts page"
+    >
+      ⚑ conflict
+    </a>
+  );
+}
+
 export function short(id: string, n = 12): string {
   return id.slice(0, n);
 }

@@ -3,8 +3,11 @@
 import type { Catalog } from '../gitstore/catalog.js';
 import { provenanceText } from '../model/provenance.js';
 import type { MemoryRecord, RecordSummary } from '../model/record.js';
-import { recordTokens, summaryToJSON } from '../model/record.js';
+import { isFlagged, recordTokens, summaryToJSON } from '../model/record.js';
 import { type Colors, plain } from './output.js';
+
+/** How `list` and `show` mark a record a merge flagged for review, until `git mem resolve` clears it. */
+export const CONFLICT_MARK = '⚑ conflict';
 
 export function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
@@ -12,7 +15,9 @@ export function pad(s: string, n: number): string {
 
 export function summaryLine(s: RecordSummary, cat?: Catalog, c: Colors = plain): string {
   const id = cat ? cat.abbrev(s.id) : s.id.slice(0, 12);
-  const flags = s.status === 'active' ? '' : ` ${c.warn(`[${s.status}]`)}`;
+  const flags =
+    (s.status === 'active' ? '' : ` ${c.warn(`[${s.status}]`)}`) +
+    (s.conflict ? ` ${c.warn(CONFLICT_MARK)}` : '');
   const alias = s.alias ? `  (${s.alias})` : '';
   return `${c.id(id)}  ${pad(s.type, 14)} ${s.title}${alias}${flags}  ${c.dim(`~${s.tokens}t`)}`;
 }
@@ -23,6 +28,17 @@ export const summaryJSON = summaryToJSON;
 export function recordText(r: MemoryRecord, cat?: Catalog, c: Colors = plain): string {
   const lines = [`${c.id(cat ? cat.abbrev(r.id) : r.id)}  ${r.type}  ${r.title}`, `id:         ${r.id}`];
   if (r.alias) lines.push(`alias:      ${r.alias}`);
+  if (isFlagged(r)) {
+    const reasons = (r.extra.conflict as { reasons?: unknown }).reasons;
+    // the reasons a merge writes; anything else a remote put there is not echoed
+    const known = Array.isArray(reasons)
+      ? reasons.filter((x) => ['body', 'delete', 'alias'].includes(x))
+      : [];
+    const why = known.length ? ` (${known.join(', ')})` : '';
+    lines.push(
+      `conflict:   ${c.warn(`${CONFLICT_MARK}${why}`)}: git mem conflicts, then git mem resolve ${cat ? cat.abbrev(r.id) : r.id.slice(0, 12)}`,
+    );
+  }
   lines.push(
     `status:     ${r.status === 'active' ? r.status : c.warn(r.status)}    confidence: ${r.confidence}    tokens: ~${recordTokens(r)}`,
   );

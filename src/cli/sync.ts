@@ -40,6 +40,18 @@ export function describePull(r: PullResult | SyncResult): string {
       `${r.conflicts.length} record${r.conflicts.length === 1 ? '' : 's'} flagged for review: git mem conflicts`,
     );
   }
+  // this clone's own changes a merge did not keep, whoever built that merge
+  for (const f of r.flagged ?? []) {
+    let what = 'your edit was kept in the attic';
+    if (f.reason === 'deletion') what = 'your deletion lost to an edit';
+    else if (f.reason === 'fields') {
+      const at = (f.attic ?? []).map((h) => `git show refs/memory:attic/${f.id.slice(-2)}/${f.id}/${h}.md`);
+      what = `your ${f.fields?.join(', ') || 'field'} edit lost to a later one; yours is in the attic: ${at.join(', ')}`;
+    }
+    lines.push(`${f.id.slice(0, 12)}  ${f.title}: ${what}`);
+  }
+  if (r.flagged?.some((f) => f.reason !== 'fields'))
+    lines.push('Review: git mem conflicts, then git mem resolve ID');
   return lines.join('\n');
 }
 

@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { Catalog, type CatalogRow } from './catalog.js';
 import { memDir, type Repo } from './repo.js';
 
-const CACHE_VERSION = 5; // 5: a moved anchor's path is where it is now (anchorPathNow)
+const CACHE_VERSION = 6; // 5: a moved anchor's path is where it is now (anchorPathNow); 6: a flagged record's summary says so (conflict)
 
 interface Head {
   v?: number;

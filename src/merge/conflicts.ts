@@ -9,7 +9,13 @@ import { diffComm } from 'node-diff3';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
-import { type MemoryRecord, parseRecord, validateRecord } from '../model/record.js';
+import {
+  type MemoryRecord,
+  parseRecord,
+  recordPath,
+  tombstonePath,
+  validateRecord,
+} from '../model/record.js';
 import { nextClock } from '../model/schema.js';
 import { assertNoSecrets } from '../safety/secrets.js';
 import { CONFLICT_KEY, type ConflictFlag, conflictOf, DELETION_KEY } from './engine.js';
@@ -152,6 +158,122 @@ export async function listConflicts(store: Store, commit?: string | null): Promi
     }
     out.push(toInfo(rec, flag, attic));
   }
+  return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/** A change of this clone's that a merge did not keep: the record it is on, and what became of it. */
+export interface LostChange {
+  id: string;
+  title: string;
+  /**
+   * `attic`: this clone's version is in the attic and the record is flagged for review;
+   * `deletion`: this clone's deletion lost to an edit (the record came back, flagged);
+   * `fields`: a field both sides changed took the later edit, this clone's value is in the attic
+   * (not flagged: the later clock decided).
+   */
+  reason: 'attic' | 'deletion' | 'fields';
+  /** The attic entries (their hashes) that hold this clone's version. */
+  attic?: string[];
+  /** For `fields`: the fields whose value of this clone's lost. */
+  fields?: string[];
+}
+
+const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/**
+ * The records a pull or sync from `before` (this clone's tip) to `after` newly
+ * flagged where the losing side is this clone's own change: an attic entry
+ * whose `from` commit this clone already had, or a deletion of this clone's
+ * (the record was a tombstone at `before`) that lost against an edit. Whoever
+ * built the merge (this clone, or a teammate whose merge came in by a
+ * fast-forward), the answer is the same. Only merges flag records, so a range
+ * without one costs one `rev-list`.
+ */
+export async function lostChanges(
+  store: Store,
+  before: string | null,
+  after: string | null,
+): Promise<LostChange[]> {
+  if (!before || !after || before === after) return [];
+  const merges = await git(['rev-list', '--merges', '-n', '1', after, `^${before}`, '--'], {
+    cwd: store.repo.cwd,
+    env: store.repo.env,
+    allowFail: true,
+  });
+  if (merges.code !== 0 || !merges.stdout.toString('utf8').trim()) return [];
+  const changed = (await store.diffPaths(before, after, 'memories')).filter(
+    (c) => c.oid && c.path.endsWith('.md'),
+  );
+  const blobs = await store.catFile.readMany(changed.map((c) => c.oid!));
+  const out: LostChange[] = [];
+  for (const [i, c] of changed.entries()) {
+    const b = blobs[i];
+    if (!b) continue;
+    let rec: MemoryRecord;
+    try {
+      rec = parseRecord(b.content.toString('utf8'), c.path);
+    } catch {
+      continue;
+    }
+    const flag = conflictOf(rec);
+    if (!flag) continue;
+    // what was flagged already at `before` was reported then
+    let had: Set<string> = new Set();
+    const prev = c.status === 'M' ? await store.readPath(before, c.path) : null;
+    if (prev) {
+      try {
+        had = new Set(conflictOf(parseRecord(prev.toString('utf8'), c.path))?.attic ?? []);
+      } catch {}
+    }
+    if (
+      flag.reasons.includes('delete') &&
+      !prev &&
+      DELETION_KEY in rec.extra &&
+      (await store.readPath(before, tombstonePath(rec.id)))
+    ) {
+      out.push({ id: rec.id, title: rec.title, reason: 'deletion' });
+      continue;
+    }
+    const fresh = flag.attic.filter((p) => !had.has(p));
+    if (!fresh.length) continue;
+    const ours: string[] = [];
+    for (const a of await readAttic(
+      store,
+      fresh.map((path) => ({ path })),
+      false,
+      after,
+    )) {
+      // `from` comes from the record file: only a full commit id is asked about
+      if (a.from && COMMIT.test(a.from) && (await store.isAncestor(a.from, before))) ours.push(a.hash);
+    }
+    if (ours.length) out.push({ id: rec.id, title: rec.title, reason: 'attic', attic: ours });
+  }
+  // a field both sides changed goes to the later clock without a flag: its attic entry alone says so
+  const flaggedAttic = new Set(out.flatMap((o) => (o.attic ?? []).map((h) => `${o.id}/${h}`)));
+  const added = (await store.diffPaths(before, after, 'attic')).filter(
+    (c) => c.status === 'A' && /^attic\/[^/]+\/[^/]+\/[0-9a-f]{16}\.md$/.test(c.path),
+  );
+  const fields = new Map<string, LostChange>();
+  for (const a of await readAttic(store, added as Array<{ path: string; oid: string }>, false)) {
+    const id = a.path.split('/')[2];
+    if (flaggedAttic.has(`${id}/${a.hash}`) || !a.from || !COMMIT.test(a.from)) continue;
+    if (!(await store.isAncestor(a.from, before))) continue;
+    const now = await store.readPath(after, recordPath(id));
+    if (!now) continue;
+    let rec: MemoryRecord;
+    try {
+      rec = parseRecord(now.toString('utf8'), recordPath(id));
+    } catch {
+      continue;
+    }
+    // one whose flag lists it was reported above (or is not this clone's)
+    if (conflictOf(rec)?.attic.includes(a.path)) continue;
+    const f = fields.get(id) ?? { id, title: rec.title, reason: 'fields' as const, attic: [], fields: [] };
+    f.attic!.push(a.hash);
+    for (const x of a.fields ?? []) if (!f.fields!.includes(x)) f.fields!.push(x);
+    fields.set(id, f);
+  }
+  out.push(...fields.values());
   return out.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 

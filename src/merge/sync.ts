@@ -14,6 +14,7 @@
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
+import { type LostChange, lostChanges } from './conflicts.js';
 import { mergeCommits } from './merge-commits.js';
 import { mergeNotes, type NotesMergeResult, notesTip } from './notes.js';
 import {
@@ -92,6 +93,12 @@ export interface PullResult {
   /** `reset`: a read-only copy (`follow`) took the remote's tip, which did not descend from its own */
   action: 'up-to-date' | 'ahead' | 'fast-forward' | 'merged' | 'created' | 'empty' | 'reset';
   conflicts: string[];
+  /**
+   * This clone's own changes that a merge brought in by this pull did not keep
+   * (its version went to the attic, or its deletion lost to an edit), whoever
+   * built that merge: the records flagged for review on its account.
+   */
+  flagged: LostChange[];
   stats: object;
   notes: NotesMergeResult['action'];
 }
@@ -172,7 +179,7 @@ async function integrate(
   theirs: string | null,
   opts: SyncOptions,
   attempt: number,
-): Promise<Omit<PullResult, 'notes' | 'remote' | 'url' | 'remoteTip'>> {
+): Promise<Omit<PullResult, 'notes' | 'remote' | 'url' | 'remoteTip' | 'flagged'>> {
   const merge = opts.merge ?? (await defaultMerge());
   let checked: string | null = null;
   for (let local = 0; local < 30; local++) {
@@ -241,7 +248,15 @@ export async function pull(store: Store, opts: SyncOptions = {}): Promise<PullRe
     return integrate(store, remote, fetched.memory, opts, 1);
   });
   const notes = await mergeNotes(store, fetched.notes, await store.ident());
-  return { remote: remote.name, url: remote.url, remoteTip: fetched.memory, ...res, notes: notes.action };
+  const flagged = await lostChanges(store, res.before, res.after);
+  return {
+    remote: remote.name,
+    url: remote.url,
+    remoteTip: fetched.memory,
+    ...res,
+    flagged,
+    notes: notes.action,
+  };
 }
 
 function pushList(
@@ -319,17 +334,19 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
       url: remote.url,
       remoteTip: fetched.memory,
       ...res,
+      flagged: [],
       notes: notes.action,
     };
     if (!first) first = pr;
     const local = res.after;
     await opts.hooks?.beforePush?.({ attempt, local, remote: fetched.memory });
     const refs = pushList(store, remote, local, fetched.memory, notes.after, fetched.notes);
-    const summary = (pushed: boolean, pushedNotes: boolean): SyncResult => ({
+    const summary = async (pushed: boolean, pushedNotes: boolean): Promise<SyncResult> => ({
       ...pr,
       before: first!.before,
       action: mergedAction(first!, pr),
       conflicts: [...conflicts],
+      flagged: await lostChanges(store, first!.before, pr.after),
       pushed,
       pushedNotes,
       attempts: attempt,

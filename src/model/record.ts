@@ -997,6 +997,18 @@ export interface RecordSummary {
   expires?: string;
   tokens: number;
   anchors: string[];
+  /** A merge flagged it for review (`git mem conflicts`) and no `git mem resolve` has cleared it. */
+  conflict?: true;
+}
+
+/**
+ * Whether a merge flagged a record for review (its `conflict:` frontmatter key,
+ * src/merge/engine.ts) and no `git mem resolve` has cleared it. What `list`,
+ * `show` and the UI mark. Pure.
+ */
+export function isFlagged(r: Pick<MemoryRecord, 'extra'>): boolean {
+  const v = r.extra.conflict;
+  return !!v && typeof v === 'object' && !Array.isArray(v);
 }
 
 /**
@@ -1024,6 +1036,7 @@ export function summarize(r: MemoryRecord): RecordSummary {
   };
   if (r.alias) s.alias = r.alias;
   if (r.expires) s.expires = r.expires;
+  if (isFlagged(r)) s.conflict = true;
   return s;
 }
 
@@ -1043,6 +1056,8 @@ export function summaryToJSON(s: RecordSummary) {
     expires: s.expires ?? null,
     tokens: s.tokens,
     anchors: s.anchors,
+    // only on a flagged record: every other summary keeps its shape
+    ...(s.conflict ? { conflict: true as const } : {}),
   };
 }
 
@@ -1069,5 +1084,6 @@ export function recordToJSON(r: MemoryRecord) {
     tokens: recordTokens(r),
     body: r.body,
     extra: r.extra,
+    ...(isFlagged(r) ? { conflict: true as const } : {}),
   };
 }

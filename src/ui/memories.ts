@@ -18,9 +18,15 @@ import { kindOf, type ListKind, listsApart, makeFilter, parseKinds } from '../co
 import { err } from '../errors.js';
 import type { Catalog, CatalogEntry } from '../gitstore/catalog.js';
 import type { Store } from '../gitstore/store.js';
-import { CONFLICT_KEY } from '../merge/engine.js';
 import { isRepoPath } from '../model/paths.js';
-import { type MemoryRecord, recordPath, recordToJSON, STATUSES, summaryToJSON } from '../model/record.js';
+import {
+  isFlagged,
+  type MemoryRecord,
+  recordPath,
+  recordToJSON,
+  STATUSES,
+  summaryToJSON,
+} from '../model/record.js';
 import { diffRows, hunks, splitText } from './diff.js';
 import { storeNamed, type UiEnv } from './env.js';
 import { uiSearch } from './search.js';
@@ -308,7 +314,8 @@ export async function memoryView(
     staleReasons: staleReasons(record).map(staleReasonText),
     anchors: (record.anchors as FullAnchor[]).map(anchorView),
     links: await linkTitles(cat, record),
-    conflict: record.extra[CONFLICT_KEY] !== undefined,
+    // the same test as the mark of the list and of git mem list / show
+    conflict: isFlagged(record),
     /** re-anchoring needs a work tree (it reads where the code is now) */
     canReanchor: !at && store === env.store && !!store.repo.workTree && record.anchors.length > 0,
   };

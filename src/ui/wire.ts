@@ -84,6 +84,8 @@ export interface RecordHead {
   tags: string[];
   scope: string[];
   confidence: number;
+  /** a merge flagged it for review and no resolve has cleared it (src/model/record.ts isFlagged) */
+  conflict?: true;
 }
 
 /** One record in full, as `git mem show --json` gives it (recordToJSON). */

@@ -5,6 +5,7 @@ import { firstAnswer, get } from '../api';
 import { useInfo } from '../info';
 import {
   Badge,
+  ConflictBadge,
   Empty,
   ErrorBox,
   href,
@@ -138,6 +139,7 @@ export function MemoriesPage({ route }: { route: Route }) {
         </td>
         <td>
           <Badge kind="status" value={m.status} />
+          <ConflictBadge conflict={m.conflict} />
         </td>
         <td class="tags">
           {m.tags.slice(0, 4).map((t) => (

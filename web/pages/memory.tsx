@@ -13,6 +13,7 @@ import { useInfo } from '../info';
 import {
   Badge,
   Code,
+  ConflictBadge,
   Diff,
   ErrorBox,
   href,
@@ -302,6 +303,7 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
         <p class="badges">
           <Badge kind="type" value={r.type} />
           <Badge kind="status" value={r.status} />
+          <ConflictBadge conflict={r.conflict} />
           {d.store === 'global' ? <Badge kind="store" value="personal" /> : null}
           {r.tags.map((t) => (
             <a key={t} class="tag" href={href('memories', { tag: t })}>
