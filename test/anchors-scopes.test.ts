@@ -46,3 +46,70 @@ describe('a branch the record does not follow says so once (#30 item 7)', () => 
     expect(set.stdout).not.toContain('default-branch');
   });
 });
+
+const SRC = `${Array.from(
+  { length: 14 },
+  (_, i) => `export function fn${i + 1}(x) { return x * ${i + 1} + ${(i * 7) % 5}; }`,
+).join('\n')}\n`;
+
+describe('where the code is now, in words that match the verdict (#30 item 6)', () => {
+  it('show prints a moved anchor where its code is now and where it was', async () => {
+    const r = makeRepo();
+    r.git('checkout', '-q', '-b', 'main');
+    r.write('f.js', SRC);
+    r.commitAll('init');
+    await r.memJson(['init']);
+    const { id } = await r.memJson(['add', '--title', 'fn5', '--content', 'x', '--anchor', 'f.js:5-10']);
+    r.write('f.js', `// one\n// two\n// three\n${SRC}`);
+    r.commitAll('three lines on top');
+    await r.memJson(['check']);
+    const shown = await r.mem(['show', id]);
+    expect(shown.stdout).toMatch(/^anchor: +f\.js:8-13 +\[moved\] +was at f\.js:5-10$/m);
+  });
+
+  it('a changed anchor says how many of its lines differ, never "100% of the text left"', async () => {
+    const r = makeRepo();
+    r.git('checkout', '-q', '-b', 'main');
+    r.write('f.js', SRC);
+    r.commitAll('init');
+    await r.memJson(['init']);
+    const { id } = await r.memJson(['add', '--title', 'fn5', '--content', 'x', '--anchor', 'f.js:5-10']);
+    // the same words in another order: every token is left, the lines are not
+    r.write('f.js', SRC.replace('return x * 7 + 2', 'return 2 + 7 * x'));
+    r.commitAll('reorder');
+    const rep = await r.memJson(['check']);
+    const item = JSON.stringify(rep);
+    expect(item).toContain('"changed"');
+    expect(item).not.toContain('text left');
+    expect(item).toMatch(/17% of the lines differ/);
+    expect((await r.memJson(['show', id])).anchors[0].verdict.status).toBe('changed');
+  });
+
+  it('the CI annotation of a memory whose code only moved says so and asks nothing', async () => {
+    const { formatGithub } = await import('../src/anchors/ci-format.js');
+    const out = formatGithub({
+      base: 'a'.repeat(40),
+      head: 'b'.repeat(40),
+      failOn: 'stale',
+      failed: false,
+      items: [
+        {
+          id: 'c'.repeat(26),
+          title: 'moved one',
+          anchor: 0,
+          status: 'moved',
+          reason: 'found 3 lines lower',
+          confidence: 1,
+          from: { path: 'f.js', lines: [5, 10] },
+          to: { path: 'f.js', lines: [8, 13] },
+          stale: false,
+        },
+      ],
+    });
+    const line = out.split('\n')[0];
+    expect(line).toMatch(/^::notice file=f\.js,line=8,endLine=13/);
+    expect(line).toContain('now at f.js:8-13, was at f.js:5-10');
+    expect(line).not.toContain('git mem update');
+    expect(line).not.toContain('reanchor');
+  });
+});

@@ -1037,12 +1037,10 @@ class CheckContext {
       new Set([base.path, newPath]),
     );
     if (elsewhere) return { ...elsewhere, reason: renamedNote + elsewhere.reason };
-    const mappedText = range ? newLines.slice(range[0] - 1, range[1]).join('\n') : newLines.join('\n');
-    const { tokenOverlap } = await import('./text.js');
-    const sim = Math.round(tokenOverlap(oldLines.slice(start - 1, end).join('\n'), mappedText) * 100);
+    const mapped = range ? newLines.slice(range[0] - 1, range[1]) : newLines;
     const what = a.lines
-      ? `anchored lines edited (now ${locString(loc(newPath, range))}, ${sim}% of the text left)`
-      : `file content changed (${sim}% of the text left)`;
+      ? `anchored lines edited (now ${locString(loc(newPath, range))}, ${linesDiffer(oldLines.slice(start - 1, end), mapped)})`
+      : `file content changed (${linesDiffer(oldLines.slice(start - 1, end), mapped)})`;
     return {
       status: 'changed',
       reason: renamedNote + what,
@@ -1215,4 +1213,24 @@ function symbolInFile(
 function sameKind(a: string, b: string): boolean {
   const f = (k: string) => (k === 'method' ? 'function' : k);
   return f(a) === f(b);
+}
+
+/**
+ * How much of a changed anchor's text differs, in words a "changed" verdict can stand next
+ * to: the share of its old lines (spaces at either end aside) found nowhere in the new ones.
+ */
+export function linesDiffer(before: readonly string[], after: readonly string[]): string {
+  const pool = new Map<string, number>();
+  for (const l of after) pool.set(l.trim(), (pool.get(l.trim()) ?? 0) + 1);
+  let gone = 0;
+  for (const l of before) {
+    const n = pool.get(l.trim()) ?? 0;
+    if (n > 0) pool.set(l.trim(), n - 1);
+    else gone++;
+  }
+  const added = [...pool.values()].reduce((x, y) => x + y, 0);
+  if (!gone && !added) return 'the same lines, reordered or re-indented';
+  if (!gone) return `${added} line${added === 1 ? '' : 's'} added`;
+  const pct = Math.max(1, Math.round((gone / Math.max(1, before.length)) * 100));
+  return `${pct}% of the lines differ`;
 }
