@@ -113,3 +113,110 @@ describe('where the code is now, in words that match the verdict (#30 item 6)', 
     expect(line).not.toContain('reanchor');
   });
 });
+
+describe('literal scopes follow their file (#30 item 5)', () => {
+  async function ruleRepo(anchored = true) {
+    const r = makeRepo();
+    r.git('checkout', '-q', '-b', 'main');
+    r.write('lib/router/route.js', SRC);
+    r.write('lib/other.js', 'x\n');
+    r.commitAll('init');
+    await r.memJson(['init']);
+    const rule = await r.memJson([
+      'add',
+      '--type',
+      'convention',
+      '--title',
+      'routes are pure',
+      '--content',
+      'x',
+      '--scope',
+      'lib/router/route.js,lib/**/*.ts',
+    ]);
+    if (!anchored) return { r, rule: rule.id as string, both: '' };
+    const both = await r.memJson([
+      'add',
+      '--title',
+      'fn5',
+      '--content',
+      'x',
+      '--anchor',
+      'lib/router/route.js:5-10',
+      '--scope',
+      'lib/router/route.js',
+    ]);
+    return { r, rule: rule.id as string, both: both.id as string };
+  }
+  const scopeOf = async (r: ReturnType<typeof makeRepo>, id: string) =>
+    (await r.memJson(['show', id])).scope as string[];
+  const memCommits = (r: ReturnType<typeof makeRepo>) =>
+    Number(r.git('rev-list', '--count', 'refs/memory').trim());
+
+  it('the post-commit hook moves a renamed literal scope in the same write as the anchors', async () => {
+    const { r, rule, both } = await ruleRepo();
+    r.git('mv', 'lib/router/route.js', 'lib/router/Route.js');
+    r.commitAll('rename');
+    const before = memCommits(r);
+    const hook = await r.mem(['hook', 'post-commit']);
+    expect(hook.code).toBe(0);
+    expect(await scopeOf(r, rule)).toEqual(['lib/router/Route.js', 'lib/**/*.ts']);
+    expect(await scopeOf(r, both)).toEqual(['lib/router/Route.js']);
+    const shown = await r.memJson(['show', both]);
+    expect(shown.anchors[0].current.path).toBe('lib/router/Route.js');
+    expect(memCommits(r)).toBe(before + 1);
+    // nothing is lost now
+    const rep = await r.memJson(['check']);
+    expect(rep.scopes).toEqual({ moved: [], lost: [] });
+  });
+
+  it('the hook records a renamed scope of a rule no anchor names (no anchor judged)', async () => {
+    const { r, rule } = await ruleRepo(false);
+    r.git('mv', 'lib/router/route.js', 'lib/router/Route.js');
+    r.commitAll('rename');
+    expect((await r.mem(['hook', 'post-commit'])).code).toBe(0);
+    expect(await scopeOf(r, rule)).toEqual(['lib/router/Route.js', 'lib/**/*.ts']);
+  });
+
+  it('check --since follows a rename for a scope-only rule; a branch that is not the default records nothing', async () => {
+    const { r, rule } = await ruleRepo();
+    r.git('checkout', '-q', '-b', 'feature');
+    r.git('mv', 'lib/router/route.js', 'lib/router/Route.js');
+    r.commitAll('rename on feature');
+    const off = await r.memJson(['check', '--since', 'HEAD~1']);
+    expect(off.scopes.moved).toEqual(
+      expect.arrayContaining([{ id: rule, from: 'lib/router/route.js', to: 'lib/router/Route.js' }]),
+    );
+    expect(off.recorded).toBe(false);
+    expect(await scopeOf(r, rule)).toEqual(['lib/router/route.js', 'lib/**/*.ts']);
+    r.git('checkout', '-q', 'main');
+    r.git('merge', '-q', '--ff-only', 'feature');
+    const on = await r.memJson(['check', '--since', 'HEAD~1']);
+    expect(on.recorded).toBe(true);
+    expect(await scopeOf(r, rule)).toEqual(['lib/router/Route.js', 'lib/**/*.ts']);
+  });
+
+  it('a literal scope that matches no file is reported by check (and --json) and listed by doctor', async () => {
+    const { r, rule } = await ruleRepo();
+    r.git('rm', '-q', 'lib/router/route.js');
+    r.commitAll('gone');
+    const rep = await r.memJson(['check']);
+    expect(rep.scopes.lost).toEqual(
+      expect.arrayContaining([{ id: rule, title: 'routes are pure', path: 'lib/router/route.js' }]),
+    );
+    const text = await r.mem(['check']);
+    expect(text.stdout).toContain('scope lost');
+    const doc = await r.mem(['doctor', '--json']);
+    const findings = JSON.parse(doc.stdout).findings as Array<{ check: string; id?: string }>;
+    expect(findings.filter((f) => f.check === 'scope' && f.id === rule)).toHaveLength(1);
+  });
+});
+
+describe('isLiteralScope', () => {
+  it('a path is literal; a glob, a negation or a folder with a slash is not', async () => {
+    const { isLiteralScope } = await import('../src/model/glob.js');
+    expect(['lib/router/route.js', 'src', 'a b.txt'].map(isLiteralScope)).toEqual([true, true, true]);
+    expect(['src/**', '*.ts', 'src/[ab].ts', 'src/{a,b}.ts', '!x', 'src/'].map(isLiteralScope)).toEqual(
+      Array(6).fill(false),
+    );
+  });
+});

@@ -205,6 +205,8 @@ async function postCommit(store: Store, start: number): Promise<string | undefin
     label: 'mem: post-commit',
     note,
     budget: ms > 0 ? budgetGuard(ms, start) : undefined,
+    // a file this commit removed may have been renamed: literal scopes naming it follow it
+    scopeFrom: commit.parents[0] && [...diff.values()].some((oid) => !oid) ? commit.parents[0] : null,
   });
   mark('post-commit: checked');
   mark('post-commit: done');
