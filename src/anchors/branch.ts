@@ -10,10 +10,11 @@
  * config file), else what the remote's HEAD names (refs/remotes/origin/HEAD),
  * else init.defaultBranch, else main or master, whichever exists.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveConfig } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
+import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 
 export interface DefaultBranch {
@@ -103,4 +104,50 @@ export interface SharedTarget {
 export async function sharedTarget(store: Store, target: string): Promise<SharedTarget> {
   const branch = await defaultBranch(store);
   return { branch, shared: branch.tip === null || branch.tip === target };
+}
+
+/** The branch HEAD is on (null: detached, or unknown). */
+async function currentBranch(store: Store): Promise<string | null> {
+  const repo = store.repo;
+  try {
+    const m = /^ref: refs\/heads\/(.+)$/m.exec(readFileSync(join(repo.gitDir, 'HEAD'), 'utf8'));
+    if (m && m[1].trim() !== '.invalid') return m[1].trim();
+    if (!m) return null;
+  } catch {}
+  const r = await git(['symbolic-ref', '-q', '--short', 'HEAD'], {
+    cwd: repo.cwd,
+    env: repo.env,
+    allowFail: true,
+  });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
+}
+
+/** The file in .git/mem that says the hint of `recordedBranchHint` was given. */
+export const BRANCH_HINT_FILE = 'default-branch-hint';
+
+/**
+ * Once per clone: when HEAD is on a branch that is not the one the record
+ * follows, and nobody chose that branch (no `default-branch` setting), the
+ * line that says so and how to make this branch the recorded one. Remembered
+ * in .git/mem/default-branch-hint; undefined when there is nothing to say.
+ */
+export async function recordedBranchHint(store: Store): Promise<string | undefined> {
+  let file: string;
+  try {
+    file = join(memDir(store.repo), BRANCH_HINT_FILE);
+  } catch {
+    return undefined;
+  }
+  if (existsSync(file) || !(await store.tip())) return undefined;
+  const current = await currentBranch(store);
+  if (!current) return undefined;
+  const b = await defaultBranch(store);
+  // a setting is a choice; no default branch at all: the record follows what is checked
+  if (b.source === 'setting' || b.tip === null || b.name === current) return undefined;
+  try {
+    writeFileSync(file, `${current} ${b.name}\n`);
+  } catch {
+    return undefined; // not remembered: not said, rather than said at every commit
+  }
+  return `git-mem: the shared record follows ${b.name}; commits on ${current} record nothing until they reach it. To record on ${current}: git mem config set default-branch ${current} --shared (said once)`;
 }

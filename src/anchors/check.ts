@@ -46,6 +46,7 @@ import {
   findCandidates,
   relocate,
 } from './relocate.js';
+import { judgeScopes, moveScopes, putScopeMoves, type ScopeReport } from './scopes.js';
 import { extractSymbols, findSymbol, languageOf, type SymbolDef, sameLanguageFamily } from './symbols.js';
 import {
   blobId,
@@ -121,6 +122,12 @@ export interface CheckOptions {
    * likely secret new to the ref in what the check would record refuses the write (E_SECRET).
    */
   allowSecret?: boolean;
+  /**
+   * The commit from which the renames of literal scope entries are followed to the target
+   * (src/anchors/scopes.ts); default: the `since` commit. null or absent without `since`: none
+   * are followed (literal scopes that match no file are still reported, unless `paths` is given).
+   */
+  scopeFrom?: string | null;
 }
 
 export interface AnchorResult {
@@ -181,6 +188,8 @@ export interface CheckReport {
   newer?: number;
   /** Anchors not checked: their path or lines break the record limits (git mem doctor names them). */
   invalid: InvalidAnchor[];
+  /** Literal scope entries the judged commits renamed (moved; recorded with the verdicts), or that match no file (lost). */
+  scopes?: ScopeReport;
 }
 
 const CROSS_FILE_CAP = 300;
@@ -225,14 +234,31 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   }
   const targetName = target ?? 'worktree';
   let pathFilter: Set<string> | undefined = opts.paths ? new Set(opts.paths) : undefined;
+  let scopeFrom = opts.scopeFrom ?? null;
   if (opts.since) {
     const from = await revParseVia(store, opts.since);
     if (!from) throw err('E_REV', `cannot resolve --since "${opts.since}"`, 'pass a commit, branch or tag');
+    if (opts.scopeFrom === undefined) scopeFrom = from;
     const head = target ?? (await revParseVia(store, 'HEAD'));
     const touched = head ? await touchedPaths(repo, from, head) : [];
     if (opts.worktree) touched.push(...(await worktreeBlobs(repo)).keys());
     pathFilter = new Set([...(pathFilter ?? []), ...touched]);
   }
+  // literal scopes: followed through the renames since scopeFrom; those that match no file reported
+  let scopes: ScopeReport | undefined;
+  if (tip && target && (scopeFrom || !opts.paths)) {
+    scopes = await judgeScopes(store, tip, target, scopeFrom);
+    if (opts.ids) {
+      const want = new Set(opts.ids);
+      scopes = {
+        moved: scopes.moved.filter((m) => want.has(m.id)),
+        lost: scopes.lost.filter((m) => want.has(m.id)),
+      };
+    }
+    if (opts.paths) scopes.lost = [];
+    if (!scopes.moved.length && !scopes.lost.length) scopes = undefined;
+  }
+  const scopeMoves = scopes?.moved ?? [];
   // only the anchors of the paths asked for are parsed from the index
   const idx = await anchorIndex(store, tip, pathFilter);
   mark('check: index read');
@@ -266,15 +292,40 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     selected.push({ id: a.id, index: a.n, p: a.p, b: a.b, stale: !!a.s, incomplete: !!a.i || !a.b, a });
   }
   if (!selected.length) {
+    // no anchor to judge: renamed scopes are still recorded, on the default branch
+    let memoryCommit = tip;
+    let written = 0;
+    let branch: CheckReport['branch'];
+    if (scopeMoves.length && target && !opts.dryRun) {
+      const st = await sharedTarget(store, target);
+      branch = { name: st.branch.name, shared: st.shared };
+      if (st.shared) {
+        const res = await store.write(
+          async (tx) => {
+            const n = await putScopeMoves(tx, scopeMoves, new Map());
+            if (!n) return null;
+            return {
+              message: `${opts.label ?? 'mem: check'} ${targetName.slice(0, 12)}: ${n} record${n === 1 ? '' : 's'} updated (0 went stale, ${n} scope${n === 1 ? '' : 's'} followed a rename)`,
+              value: n,
+            };
+          },
+          { allowSecret: opts.allowSecret },
+        );
+        memoryCommit = res.commit;
+        written = res.value ?? 0;
+      }
+    }
     return {
       target: targetName,
-      memoryCommit: tip,
-      recorded: false,
+      memoryCommit,
+      recorded: memoryCommit !== tip,
       checked: 0,
       results: [],
       changes: [],
-      written: 0,
+      written,
       invalid,
+      ...(branch ? { branch } : {}),
+      ...(scopes ? { scopes } : {}),
     };
   }
   // the shared record holds the anchors as last confirmed on the default branch: a check of
@@ -456,6 +507,14 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     }
   }
   results.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : x.index - y.index));
+  // a record written for its anchors carries its renamed scopes in the same write
+  if (record)
+    for (const [id, rec] of updated) {
+      const moved = moveScopes(rec, scopeMoves);
+      if (moved) updated.set(id, moved);
+    }
+  // records changed for their scopes alone: the index cache is not told about them
+  let scopeOnly = 0;
 
   // 4. record
   let memoryCommit: string | null = tip;
@@ -467,7 +526,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     if (n) await store.addNote(n);
     mark('check: noted');
   }
-  if (updated.size && record) {
+  if ((updated.size || scopeMoves.length) && record) {
     opts.budget?.(work.length, work.length);
     const label = opts.label ?? 'mem: check';
     // records, counted as the post-commit hook and `check` count them: those that went stale with
@@ -505,6 +564,8 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
           tx.put(recordPath(id), text);
           n++;
         }
+        scopeOnly = await putScopeMoves(tx, scopeMoves, updated);
+        n += scopeOnly;
         for (const b of newBlobs) tx.putOid(target ? checkedBlobPath(target, b) : anchorBlobPath(b), b);
         for (const p of fromPaths) tx.seen.add(p);
         if (!n) return null;
@@ -518,7 +579,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     mark('check: recorded');
     memoryCommit = res.commit;
     recorded = res.commit !== tip;
-    if (recorded && res.attempts === 1 && res.commit) {
+    if (recorded && res.attempts === 1 && res.commit && !scopeOnly) {
       // keep the anchor index warm: we know exactly what changed
       const changed = new Map<
         string,
@@ -544,6 +605,7 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
     ...(branch ? { branch } : {}),
     ...(newer.size ? { newer: newer.size } : {}),
     invalid,
+    ...(scopes ? { scopes } : {}),
   };
 }
 
@@ -1037,12 +1099,10 @@ class CheckContext {
       new Set([base.path, newPath]),
     );
     if (elsewhere) return { ...elsewhere, reason: renamedNote + elsewhere.reason };
-    const mappedText = range ? newLines.slice(range[0] - 1, range[1]).join('\n') : newLines.join('\n');
-    const { tokenOverlap } = await import('./text.js');
-    const sim = Math.round(tokenOverlap(oldLines.slice(start - 1, end).join('\n'), mappedText) * 100);
+    const mapped = range ? newLines.slice(range[0] - 1, range[1]) : newLines;
     const what = a.lines
-      ? `anchored lines edited (now ${locString(loc(newPath, range))}, ${sim}% of the text left)`
-      : `file content changed (${sim}% of the text left)`;
+      ? `anchored lines edited (now ${locString(loc(newPath, range))}, ${linesDiffer(oldLines.slice(start - 1, end), mapped)})`
+      : `file content changed (${linesDiffer(oldLines.slice(start - 1, end), mapped)})`;
     return {
       status: 'changed',
       reason: renamedNote + what,
@@ -1215,4 +1275,24 @@ function symbolInFile(
 function sameKind(a: string, b: string): boolean {
   const f = (k: string) => (k === 'method' ? 'function' : k);
   return f(a) === f(b);
+}
+
+/**
+ * How much of a changed anchor's text differs, in words a "changed" verdict can stand next
+ * to: the share of its old lines (spaces at either end aside) found nowhere in the new ones.
+ */
+export function linesDiffer(before: readonly string[], after: readonly string[]): string {
+  const pool = new Map<string, number>();
+  for (const l of after) pool.set(l.trim(), (pool.get(l.trim()) ?? 0) + 1);
+  let gone = 0;
+  for (const l of before) {
+    const n = pool.get(l.trim()) ?? 0;
+    if (n > 0) pool.set(l.trim(), n - 1);
+    else gone++;
+  }
+  const added = [...pool.values()].reduce((x, y) => x + y, 0);
+  if (!gone && !added) return 'the same lines, reordered or re-indented';
+  if (!gone) return `${added} line${added === 1 ? '' : 's'} added`;
+  const pct = Math.max(1, Math.round((gone / Math.max(1, before.length)) * 100));
+  return `${pct}% of the lines differ`;
 }

@@ -46,7 +46,14 @@ export function where(i: CiItem): Loc {
 
 const short = (id: string) => id.slice(0, 12);
 
+/** Whether the memory's code only changed place (moved, or its file renamed): nothing to review. */
+function onlyMoved(i: CiItem): boolean {
+  return !i.stale && (i.status === 'moved' || i.status === 'renamed') && !!i.to;
+}
+
 function message(i: CiItem): string {
+  if (onlyMoved(i) && i.to)
+    return `Memory ${short(i.id)} "${i.title}" ${i.status === 'renamed' ? 'followed its file' : 'moved'}: now at ${locString(i.to)}, was at ${locString(i.from)} (${i.reason}).`;
   const moved =
     i.to && locString(i.to) !== locString(i.from) && !i.reason.includes(locString(i.to))
       ? ` (now ${locString(i.to)})`
@@ -63,6 +70,13 @@ function escProp(s: string): string {
   return escData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
+/** What to do about one annotated memory: nothing when its code only moved. */
+function advice(i: CiItem): string {
+  if (onlyMoved(i))
+    return 'The memory still holds: nothing to do (git mem check on the default branch records the new place).';
+  return `Update it (git mem update ${short(i.id)}), confirm it (git mem reanchor ${short(i.id)}) or retire it.`;
+}
+
 /** GitHub Actions workflow commands: an annotation on the changed lines of each affected anchor. */
 export function formatGithub(r: CiReport): string {
   const out: string[] = [];
@@ -73,9 +87,7 @@ export function formatGithub(r: CiReport): string {
     const props = [`file=${escProp(w.path)}`];
     if (w.lines) props.push(`line=${w.lines[0]}`, `endLine=${w.lines[1]}`);
     props.push(`title=${escProp(`git-mem: memory ${i.status}`)}`);
-    out.push(
-      `::${level} ${props.join(',')}::${escData(`${message(i)} Update it (git mem update ${short(i.id)}), confirm it (git mem reanchor ${short(i.id)}) or retire it.`)}`,
-    );
+    out.push(`::${level} ${props.join(',')}::${escData(`${message(i)} ${advice(i)}`)}`);
   }
   for (const x of r.invalid ?? [])
     out.push(

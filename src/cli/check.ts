@@ -55,6 +55,8 @@ function reportJSON(rep: CheckReport, all = false) {
     newer: rep.newer ?? 0,
     // anchors not checked: a path outside the repository or lines that are not a range (git mem doctor names them)
     invalid: rep.invalid.map((x) => ({ id: x.id, anchor: x.index, path: x.path, problem: x.problem })),
+    // literal scope entries: renamed with their file (recorded with the verdicts), or matching no file
+    scopes: rep.scopes ?? { moved: [], lost: [] },
   };
 }
 
@@ -125,6 +127,12 @@ export default defineCommand({
       for (const x of rep.invalid)
         lines.push(
           `  ${'not checked'.padEnd(14)} ${x.id.slice(0, 12)} anchor ${x.index}: ${x.problem} (git mem doctor)`,
+        );
+      for (const m of rep.scopes?.moved ?? [])
+        lines.push(`  ${'scope renamed'.padEnd(14)} ${m.id.slice(0, 12)} ${m.from} → ${m.to}`);
+      for (const x of rep.scopes?.lost ?? [])
+        lines.push(
+          `  ${'scope lost'.padEnd(14)} ${x.id.slice(0, 12)} ${x.path} matches no file (git mem update ${x.id.slice(0, 12)} --scope …)${x.title ? `  "${x.title}"` : ''}`,
         );
       if (rep.recorded) lines.push(`Recorded in ${rep.memoryCommit!.slice(0, 12)}`);
       else if (a['dry-run'] || a.worktree) lines.push('Nothing recorded (dry run)');

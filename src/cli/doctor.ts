@@ -168,6 +168,22 @@ export default defineCommand({
         f.push({ level: 'ok', check: 'tree', message: 'every path fits the store layout' });
       if (!limits)
         f.push({ level: 'ok', check: 'limits', message: 'every record keeps within the limits of a write' });
+      // literal scope entries that name no file of HEAD: a rule that applies nowhere
+      const head = a.global ? null : await (await import('../anchors/gitio.js')).revParseVia(store, 'HEAD');
+      if (head) {
+        const { judgeScopes } = await import('../anchors/scopes.js');
+        const { lost } = await judgeScopes(store, tip, head, null);
+        for (const x of lost)
+          f.push({
+            level: 'warn',
+            check: 'scope',
+            message: `${x.id} scope ${x.path} matches no file at HEAD: the memory applies nowhere`,
+            id: x.id,
+            fix: `point it at the file now (git mem update ${x.id} --scope …), or run git mem check --since REV from before the rename`,
+          });
+        if (!lost.length)
+          f.push({ level: 'ok', check: 'scope', message: 'every literal scope names a file' });
+      }
     }
     const tmp = await git(['for-each-ref', '--format=%(refname)', 'refs/mem-tmp/'], {
       cwd: store.repo.cwd,

@@ -9,6 +9,9 @@ import { type Colors, plain } from './output.js';
 /** How `list` and `show` mark a record a merge flagged for review, until `git mem resolve` clears it. */
 export const CONFLICT_MARK = '⚑ conflict';
 
+/** A place an anchor's code is: a path and its lines. */
+type Place = { path?: string; lines?: [number, number] };
+
 export function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
@@ -56,8 +59,17 @@ export function recordText(r: MemoryRecord, cat?: Catalog, c: Colors = plain): s
   for (const a of r.anchors) {
     const range = a.lines ? `:${a.lines[0]}-${a.lines[1]}` : '';
     const sym = a.symbol ? ` (${a.symbol})` : '';
-    const verdict = (a as { verdict?: { status?: string } }).verdict?.status;
-    lines.push(`anchor:     ${a.path}${range}${sym}${verdict ? `  [${verdict}]` : ''}`);
+    const v = (a as { verdict?: { status?: string; to?: Place | null } }).verdict;
+    const verdict = v?.status;
+    // where the code is now (the last check's place), and where it was when it differs
+    const cur = (a as { current?: Place }).current ?? v?.to ?? undefined;
+    const now = cur?.path ? `${cur.path}${cur.lines ? `:${cur.lines[0]}-${cur.lines[1]}` : ''}` : '';
+    const was = `${a.path}${range}`;
+    lines.push(
+      now && now !== was
+        ? `anchor:     ${now}${sym}${verdict ? `  [${verdict}]` : ''}  was at ${was}`
+        : `anchor:     ${was}${sym}${verdict ? `  [${verdict}]` : ''}`,
+    );
   }
   lines.push('', r.body.replace(/\n$/, ''));
   return lines.join('\n');

@@ -36,6 +36,10 @@ export default defineCommand({
       ? `\nRegistered the merge driver (${md.config}); memory files marked in ${md.gitattributes}`
       : '';
     const remoteNote = (rs.hint ? `\n${rs.hint}` : '') + mdNote;
+    // on a branch the record does not follow, once: how to make it the recorded one
+    const hint = a.global
+      ? undefined
+      : await (await import('../anchors/branch.js')).recordedBranchHint(store).catch(() => undefined);
     const adopted = adoption?.action === 'pulled' ? adoption : undefined;
     const failed =
       adoption?.action === 'failed'
@@ -52,6 +56,7 @@ export default defineCommand({
         ...(adopted ? { adopted: { remote: adopted.remote, commit: adopted.tip } } : {}),
         ...(rs.setup ? { remoteSetup: rs.setup } : {}),
         ...(md ? { mergeDriver: md } : {}),
+        ...(hint ? { hint } : {}),
       },
       () =>
         (adopted
@@ -62,7 +67,8 @@ export default defineCommand({
               ? `Initialized git-mem store on ${store.ref} (${r.commit.slice(0, 12)}) in ${store.repo.commonDir}\nNext: git mem add --type decision --title "…" --content "…"`
               : `git-mem store already initialized on ${store.ref} (${r.commit.slice(0, 12)}); nothing to do`) +
         failed +
-        remoteNote,
+        remoteNote +
+        (hint ? `\n${hint}` : ''),
     );
   },
 });

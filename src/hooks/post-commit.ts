@@ -19,6 +19,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { recordedBranchHint } from '../anchors/branch.js';
 import { type AnchorResult, runCheck } from '../anchors/check.js';
 import { type RunContext, repositoryStore } from '../commands/context.js';
 import { err } from '../errors.js';
@@ -73,6 +74,9 @@ export async function runPostCommitHook(ctx: RunContext, _args: string[]): Promi
     repo = store.repo;
     const summary = await postCommit(store, start);
     if (summary) ctx.io.err(`${summary}\n`);
+    // on a branch the record does not follow, once: how to make it the recorded one
+    const hint = await recordedBranchHint(store).catch(() => undefined);
+    if (hint) ctx.io.err(`${hint}\n`);
   } catch (e) {
     if (e instanceof OverBudget && repo) {
       const file = logLine(repo, `skipped: ${e.message}`);
@@ -201,6 +205,8 @@ async function postCommit(store: Store, start: number): Promise<string | undefin
     label: 'mem: post-commit',
     note,
     budget: ms > 0 ? budgetGuard(ms, start) : undefined,
+    // a file this commit removed may have been renamed: literal scopes naming it follow it
+    scopeFrom: commit.parents[0] && [...diff.values()].some((oid) => !oid) ? commit.parents[0] : null,
   });
   mark('post-commit: checked');
   mark('post-commit: done');

@@ -113,3 +113,11 @@ export function validateScopes(scopes: readonly string[]): string[] {
   }
   return [...scopes];
 }
+
+/**
+ * A scope entry that names one path, not a pattern: no glob character and no
+ * negation. Such an entry follows its file through renames (src/anchors/scopes.ts).
+ */
+export function isLiteralScope(s: string): boolean {
+  return !!s && !/[*?[\]{}()!+@\\]/.test(s) && !s.endsWith('/');
+}
