@@ -210,6 +210,24 @@ describe('git mem search', () => {
   });
 });
 
+describe("the UI's memory page", () => {
+  it('counts the memory a person opened, not an old version of it', async () => {
+    const r = await seeded();
+    const { memoryView } = await import('../src/ui/memories.js');
+    const { usageCounts } = await import('../src/search/usage.js');
+    const store = await storeOf(r);
+    try {
+      const env = { store, cwd: r.dir, env: r.env };
+      await memoryView(env, r.ids.m3, { at: r.git('rev-parse', 'refs/memory').trim() });
+      expect(usageCounts(store.repo).get(r.ids.m3)).toBeUndefined();
+      await memoryView(env, r.ids.m3);
+      expect(usageCounts(store.repo).get(r.ids.m3)).toBe(1);
+    } finally {
+      store.close();
+    }
+  });
+});
+
 describe('the search bar', () => {
   async function appStore() {
     const r = makeRepo({ commit: true });
