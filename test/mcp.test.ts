@@ -491,3 +491,33 @@ describe('mcp.add-status', () => {
     }
   });
 });
+
+describe('mcp tools in-process: what counts as a use', () => {
+  it('the hits search gives the agent and the memory get reads count; nothing is committed', async () => {
+    const { Store } = await import('../src/gitstore/store.js');
+    const { openRepo } = await import('../src/gitstore/repo.js');
+    const { callTool } = await import('../src/agents/mcp-tools.js');
+    const { usageCounts } = await import('../src/search/usage.js');
+    const t = makeRepo({ commit: true });
+    const a = (
+      await t.memJson(['add', '--type', 'decision', '--title', 'Postgres over MySQL', '--content', 'JSONB.'])
+    ).id as string;
+    const b = (
+      await t.memJson(['add', '--type', 'decision', '--title', 'Redis for sessions', '--content', 'TTL.'])
+    ).id as string;
+    const before = t.git('rev-parse', 'refs/memory');
+    const store = new Store(await openRepo(t.dir, t.env));
+    const env = { store, cwd: t.dir };
+    try {
+      const res = await callTool(env, 'search', { query: 'postgres' });
+      expect(res.isError).toBeFalsy();
+      expect(usageCounts(store.repo).get(a)).toBe(1);
+      expect(usageCounts(store.repo).get(b)).toBeUndefined();
+      expect((await callTool(env, 'get', { id: b })).isError).toBeFalsy();
+      expect(usageCounts(store.repo).get(b)).toBe(1);
+      expect(t.git('rev-parse', 'refs/memory')).toBe(before);
+    } finally {
+      store.close();
+    }
+  });
+});

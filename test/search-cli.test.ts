@@ -181,14 +181,94 @@ describe('git mem search', () => {
     expect(lim.code).toBe(2);
   });
 
-  it('counts usage locally without committing', async () => {
+  it('counts as used what an agent was given or a person opened, not a search list, without committing', async () => {
     const r = await seeded();
     const before = r.git('rev-parse', 'refs/memory');
+    const log = () => {
+      try {
+        return readFileSync(join(r.dir, '.git', 'mem', 'usage.log'), 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    const uses = (id: string) =>
+      log()
+        .split('\n')
+        .filter((l) => l.includes(id)).length;
+    const hits = await r.memJson(['search', '--no-daemon', 'pgbouncer']);
+    expect(hits.map((h: { id: string }) => h.id)).toContain(r.ids.m3);
     await r.memJson(['search', '--no-daemon', 'pgbouncer']);
-    await r.memJson(['search', '--no-daemon', 'pgbouncer']);
+    expect(log()).toBe('');
+    // a person opened it
+    await r.memJson(['show', r.ids.m3]);
+    expect(uses(r.ids.m3)).toBe(1);
+    // an agent was given it
+    const pack = await r.memJson(['context', '--no-daemon', '--query', 'pgbouncer transaction pooling']);
+    expect(pack.items.map((i: { id: string }) => i.id)).toContain(r.ids.m3);
+    expect(uses(r.ids.m3)).toBe(2);
     expect(r.git('rev-parse', 'refs/memory')).toBe(before);
-    const log = readFileSync(join(r.dir, '.git', 'mem', 'usage.log'), 'utf8');
-    expect(log.split('\n').filter((l) => l.includes(r.ids.m3))).toHaveLength(2);
+  });
+});
+
+describe("the UI's memory page", () => {
+  it('counts the memory a person opened, not an old version of it', async () => {
+    const r = await seeded();
+    const { memoryView } = await import('../src/ui/memories.js');
+    const { usageCounts } = await import('../src/search/usage.js');
+    const store = await storeOf(r);
+    try {
+      const env = { store, cwd: r.dir, env: r.env };
+      await memoryView(env, r.ids.m3, { at: r.git('rev-parse', 'refs/memory').trim() });
+      expect(usageCounts(store.repo).get(r.ids.m3)).toBeUndefined();
+      await memoryView(env, r.ids.m3);
+      expect(usageCounts(store.repo).get(r.ids.m3)).toBe(1);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('the search bar', () => {
+  async function appStore() {
+    const r = makeRepo({ commit: true });
+    const lines = [
+      {
+        title: 'Text in the app is clipped on small screens',
+        body: 'Wrap labels; the layout sets no max width.',
+      },
+      { title: 'Text rendering uses the system font', body: 'Bundling a font costs 300 kB.' },
+      ...[
+        'login',
+        'startup',
+        'billing',
+        'routing',
+        'logging',
+        'caching',
+        'metrics',
+        'settings',
+        'release',
+        'theming',
+      ].map((w) => ({
+        title: `The app ${w} module`,
+        body: `How the app handles ${w}: see the ${w} folder of the app.`,
+      })),
+    ].map((l) => ({ type: 'decision', ...l }));
+    r.write('mem.jsonl', lines.map((l) => JSON.stringify(l)).join('\n'));
+    const imp = await r.memJson(['import', '--jsonl', 'mem.jsonl']);
+    return Object.assign(r, { ids: imp.ids as string[] });
+  }
+
+  it('drops the tail of hits that share only the common word of a longer question', async () => {
+    const r = await appStore();
+    const hits = await r.memJson(['search', '--no-daemon', '--limit', '20', 'text app']);
+    expect(new Set(hits.map((h: { id: string }) => h.id))).toEqual(new Set(r.ids.slice(0, 2)));
+    expect(hits[0].id).toBe(r.ids[0]);
+  });
+
+  it('keeps every hit of a one-word question', async () => {
+    const r = await appStore();
+    const hits = await r.memJson(['search', '--no-daemon', '--limit', '20', 'app']);
+    expect(new Set(hits.map((h: { id: string }) => h.id))).toEqual(new Set([r.ids[0], ...r.ids.slice(2)]));
   });
 });
 

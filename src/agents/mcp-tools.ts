@@ -396,6 +396,7 @@ type SearchModule = {
   searchMemories: (
     store: Store,
     q: { query: string; file?: string; types?: string[]; tags?: string[]; limit?: number },
+    opts?: { recordUsage?: boolean },
   ) => Promise<unknown[]>;
   buildContextPack: (
     store: Store,
@@ -428,9 +429,18 @@ async function doSearch(env: McpEnv, a: Json): Promise<ToolResult> {
   if (mod) {
     const hits = (await mod.searchMemories(env.store, q)) as SearchHit[];
     const own = hits.map((h) => ({ ...h, store: 'project' }));
-    if (!env.teams?.length) return json(own);
-    const { mergeHits, searchTeams } = await import('../search/layers.js');
-    return json(mergeHits(own, await searchTeams(env.teams, q), q.limit));
+    let given: Array<{ id: string; store: string }> = own;
+    if (env.teams?.length) {
+      const { mergeHits, searchTeams } = await import('../search/layers.js');
+      given = mergeHits(own, await searchTeams(env.teams, q), q.limit);
+    }
+    // the hits are given to the agent: each of this clone's counts as a use (a person's search does not)
+    const { recordUse } = await import('../search/usage.js');
+    recordUse(
+      env.store.repo,
+      given.filter((h) => h.store === 'project').map((h) => h.id),
+    );
+    return json(given);
   }
   const entries = await entriesWhere(
     env.store,
@@ -543,6 +553,9 @@ async function doAdd(env: McpEnv, a: Json): Promise<ToolResult> {
 
 async function doGet(env: McpEnv, a: Json): Promise<ToolResult> {
   const { record } = await env.store.get(String(a.id));
+  // a memory the agent read in full counts as a use
+  const { recordUse } = await import('../search/usage.js');
+  recordUse(env.store.repo, [record.id]);
   return json(recordToJSON(record));
 }
 

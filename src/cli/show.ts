@@ -71,6 +71,8 @@ export default defineCommand({
       throw (await onRemote(store, ref)) ?? e;
     });
     const { record, catalog } = got;
+    // a person opened it: a use of this clone's memory (not an old version, not a team store's)
+    if (!at && store === project) (await import('../search/usage.js')).recordUse(store.repo, [record.id]);
     // the commit that last changed it: what made it (operation, agent) and its signature
     const { lastChange, signatureText } = await import('../gitstore/commit-info.js');
     const last = await lastChange(store, recordPath(record.id), at ?? undefined);

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 export interface DaemonRequest {
   op: 'search' | 'context' | 'dedup' | 'prompt' | 'run' | 'ping' | 'stop';
   q?: unknown;
-  /** search: count the hits as used (default true; a search as you type is not a use) */
+  /** search: count the hits as used (default false: only hits given to an agent are a use) */
   count?: boolean;
 }
 

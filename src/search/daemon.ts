@@ -206,7 +206,7 @@ export async function serve(
             build,
             result: await searchMemories(store, req.q as SearchQuery, {
               provider,
-              recordUsage: req.count !== false,
+              recordUsage: req.count === true,
             }),
           };
         case 'dedup': {

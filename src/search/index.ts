@@ -22,7 +22,7 @@ import {
   rank,
   searchable,
 } from './rank.js';
-import { clearsBar, distinctive } from './relevance.js';
+import { type BarInput, clearsBar, clearsSearchBar, distinctive } from './relevance.js';
 import { type IndexState, openIndex, readRecords } from './store-index.js';
 import { normalizePath, packageOf, pathWords, stem, terms, words } from './text.js';
 import { recordUse, usageCounts } from './usage.js';
@@ -58,10 +58,16 @@ export interface SearchHit {
 export interface SearchOptions {
   /** embedding provider; undefined = from settings, null = text only */
   provider?: EmbeddingProvider | null;
-  /** count returned memories as used (default true) */
+  /**
+   * count what is returned as used (.git/mem/usage.log): a context pack's memories by default
+   * (an agent is given them); a search's hits only when asked (the MCP search: the agent is
+   * given them), not a list a person reads (git mem search, the UI)
+   */
   recordUsage?: boolean;
   params?: RankParams;
   now?: number;
+  /** drop text-only hits below the search bar (default true; a context pack has its own) */
+  bar?: boolean;
   /** usage counts (default: the local counters of the store) */
   usage?: ReadonlyMap<string, number>;
 }
@@ -237,7 +243,15 @@ async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}):
     query || file
       ? ranked.filter((r) => r.why.some((w) => /^(text|vector|anchored|scope|tag )/.test(w)))
       : ranked;
-  return relevant;
+  // a hit found by its text alone clears the search bar (relevance.ts clearsSearchBar): not a
+  // tail of memories sharing one common word of the question (not while a word is being typed)
+  const m = query && !completions.length && opts.bar !== false ? measureFor(query, stats) : undefined;
+  if (!m) return relevant;
+  return relevant.filter(
+    (r) =>
+      r.why.some((w) => /^(vector|anchored|scope|tag )/.test(w)) ||
+      clearsSearchBar(m.measure(r.doc), m.words),
+  );
 }
 
 /** The k-th largest value (quickselect on a copy). */
@@ -289,10 +303,10 @@ export async function searchMemories(
   const st = await state(store, opts);
   const ranked = await rankIn(st, q, opts);
   const hits = ranked.slice(0, q.limit ?? 10).map(hitOf);
-  if (opts.recordUsage !== false)
+  if (opts.recordUsage === true)
     recordUse(
       store.repo,
-      hits.slice(0, 5).map((h) => h.id),
+      hits.map((h) => h.id),
     );
   return hits;
 }
@@ -325,22 +339,26 @@ function pathTerms(d: SearchDoc): Set<string> | undefined {
 }
 
 /**
- * Whether a memory clears the relevance bar (relevance.ts, the prompt hook's) for a
- * question: its distinctive words, weighed by idf over the index, found in the
- * title, tags, alias or anchor paths, or the body. A one-word question means that word.
+ * How a memory meets a question's words (relevance.ts BarInput): its distinctive words,
+ * weighed by idf over the index, found in the title, tags, alias or anchor paths, or the
+ * body. `words` is how many the measure weighs (the distinctive ones, else all);
+ * undefined when the question has none.
  */
-function barFor(query: string, stats: ReturnType<SearchIndex['stats']>): (d: SearchDoc) => boolean {
+function measureFor(
+  query: string,
+  stats: ReturnType<SearchIndex['stats']>,
+): { words: number; measure: (d: SearchDoc) => BarInput } | undefined {
   const all = [...new Set(terms(query))];
   const q = all.filter(distinctive).length ? all.filter(distinctive) : all;
-  if (!q.length) return () => false;
+  if (!q.length) return undefined;
   const idf = (t: string) => {
     const df = stats.df.get(t) ?? 0;
     return Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
   };
   const idfs = q.map(idf);
   const total = idfs.reduce((s, x) => s + x, 0) || 1;
-  // asked of every constraint and of the ranking's head at every pack: one pass, nothing allocated
-  return (d) => {
+  // asked of every constraint and of the ranking's head at every pack: one pass
+  const measure = (d: SearchDoc): BarInput => {
     const tf = d.tf;
     let paths: Set<string> | undefined | null = null;
     let matched = 0;
@@ -359,8 +377,21 @@ function barFor(query: string, stats: ReturnType<SearchIndex['stats']>): (d: Sea
       if (named) inTitle++;
       coverage += idfs[i];
     }
-    if (q.length === 1) return matched === 1;
-    return clearsBar({ matched, inTitle, coverage: coverage / total });
+    return { matched, inTitle, coverage: coverage / total };
+  };
+  return { words: q.length, measure };
+}
+
+/**
+ * Whether a memory clears the relevance bar (relevance.ts, the prompt hook's) for a
+ * question. A one-word question means that word.
+ */
+function barFor(query: string, stats: ReturnType<SearchIndex['stats']>): (d: SearchDoc) => boolean {
+  const m = measureFor(query, stats);
+  if (!m) return () => false;
+  return (d) => {
+    const h = m.measure(d);
+    return m.words === 1 ? h.matched === 1 : clearsBar(h);
   };
 }
 
@@ -441,7 +472,11 @@ export async function contextCandidates(
   }
   const taken = new Set(cands.map((c) => c.id));
   // 2. constraints in scope: scoped ones that match the file, anchored ones near it, unscoped ones by relevance
-  const ranked = await rankIn(st, { query: o.query ?? '', file }, { ...opts, recordUsage: false });
+  const ranked = await rankIn(
+    st,
+    { query: o.query ?? '', file },
+    { ...opts, recordUsage: false, bar: false },
+  );
   const rankPos = new Map(ranked.map((r, i) => [r.doc.id, i]));
   const constraints: Array<{ d: SearchDoc; key: number; note?: string }> = [];
   for (const d of idx.docs.values()) {

@@ -87,6 +87,22 @@ export function clearsBar(h: BarInput): boolean {
   );
 }
 
+/**
+ * The bar a search hit reached only through its text must clear (the measure of clearsBar,
+ * a lower bar: a person asked, and reads a list). A question of n distinctive words: the
+ * words the memory holds must weigh (idf) at least SEARCH_SHARE of an average word of the
+ * question, coverage >= SEARCH_SHARE / n, so a hit that shares only the common word of
+ * the question (`text app`: app) drops out while a paraphrase's one rare word still finds
+ * its memory. A one-word question keeps every hit holding that word. Measured on the
+ * retrieval eval (docs/search.md): 0.5 keeps nDCG@10 and Recall@10, 0.65 costs both.
+ */
+export const SEARCH_SHARE = 0.5;
+
+export function clearsSearchBar(h: BarInput, words: number): boolean {
+  if (words <= 1) return h.matched >= 1;
+  return !!h.fileHit || h.coverage >= SEARCH_SHARE / words;
+}
+
 export interface Scored {
   id: string;
   score: number;

@@ -305,6 +305,8 @@ export async function memoryView(
   const store = storeNamed(env, opts.store);
   const at = opts.at ? await store.resolveAt(opts.at) : undefined;
   const { record } = await store.get(ref, at);
+  // a person opened it: a use (not an old version of it)
+  if (!at) (await import('../search/usage.js')).recordUse(store.repo, [record.id]);
   const cat = at ? await store.catalogAt(at, false) : await store.catalog();
   return {
     store: opts.store === 'global' ? 'global' : 'project',
