@@ -177,6 +177,21 @@ describe('literal scopes follow their file (#30 item 5)', () => {
     expect(await scopeOf(r, rule)).toEqual(['lib/router/Route.js', 'lib/**/*.ts']);
   });
 
+  it('the hook says which scope a commit that deletes its file leaves matching no file; not for other files', async () => {
+    const { r, rule } = await ruleRepo(false);
+    r.git('rm', '-q', 'lib/other.js');
+    r.commitAll('remove another file');
+    const quiet = await r.mem(['hook', 'post-commit']);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).not.toContain('matching no file');
+    r.git('rm', '-q', 'lib/router/route.js');
+    r.commitAll('remove the scoped file');
+    const said = await r.mem(['hook', 'post-commit']);
+    expect(said.code).toBe(0);
+    expect(said.stderr).toContain(`scope lib/router/route.js of ${rule.slice(0, 12)} matching no file`);
+    expect(await scopeOf(r, rule)).toEqual(['lib/router/route.js', 'lib/**/*.ts']);
+  });
+
   it('check --since follows a rename for a scope-only rule; a branch that is not the default records nothing', async () => {
     const { r, rule } = await ruleRepo();
     r.git('checkout', '-q', '-b', 'feature');

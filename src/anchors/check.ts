@@ -255,7 +255,11 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
         lost: scopes.lost.filter((m) => want.has(m.id)),
       };
     }
-    if (opts.paths) scopes.lost = [];
+    // a check of some paths (the post-commit hook) reports only the scopes those paths lost
+    if (opts.paths) {
+      const asked = opts.paths;
+      scopes.lost = scopes.lost.filter((l) => asked.some((p) => p === l.path || p.startsWith(`${l.path}/`)));
+    }
     if (!scopes.moved.length && !scopes.lost.length) scopes = undefined;
   }
   const scopeMoves = scopes?.moved ?? [];

@@ -210,6 +210,16 @@ async function postCommit(store: Store, start: number): Promise<string | undefin
   });
   mark('post-commit: checked');
   mark('post-commit: done');
+  const lost = (rep.scopes?.lost ?? []).map(
+    (l) =>
+      `git-mem: this commit leaves the scope ${l.path} of ${l.id.slice(0, 12)} matching no file (git mem update ${l.id.slice(0, 12)} --scope …)`,
+  );
+  const said = stalenessLine(rep);
+  return [...lost, ...(said ? [said] : [])].join('\n') || undefined;
+}
+
+/** The hook's one line on the anchors this commit made stale, if any. */
+function stalenessLine(rep: Awaited<ReturnType<typeof runCheck>>): string | undefined {
   const stale = rep.changes.filter((c) => c.to === 'stale');
   if (stale.length && rep.branch?.shared === false) {
     const n = stale.length;
