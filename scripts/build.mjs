@@ -38,6 +38,8 @@ const external = [
   'tree-sitter-wasms',
   '@modelcontextprotocol/sdk',
   '@modelcontextprotocol/sdk/*',
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/server/*',
 ];
 // the node bundles: ES modules for node 20, minified, with this build's id
 const forNode = {

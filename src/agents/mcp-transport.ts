@@ -10,18 +10,10 @@
  * it (the SDK would answer -32603 with the validation library's dump).
  */
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  InitializeRequestSchema,
-  type JSONRPCMessage,
-  JSONRPCMessageSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, specTypeSchemas, type Transport } from '@modelcontextprotocol/server';
+
+/** JSON-RPC's error codes this transport answers with. */
+const ErrorCode = { ParseError: -32700, InvalidRequest: -32600, InvalidParams: -32602 } as const;
 
 /** The longest message read (4 MiB); a memory body is at most 64 KiB. */
 export const MAX_MESSAGE_BYTES = 4 << 20;
@@ -30,15 +22,21 @@ const KEEP = 4096;
 
 type RequestId = string | number;
 
+/** A schema of the SDK's, as it is at run time (zod): `safeParse` gives the issues with their codes. */
+type SafeParser = { safeParse(v: unknown): { success: boolean; data?: unknown; error?: unknown } };
+const zodOf = (s: unknown) => s as SafeParser;
+
 /** Schemas of the requests this server answers, checked before the SDK sees them. */
-const PARAMS: Record<string, { safeParse(v: unknown): { success: boolean; error?: unknown } }> = {
-  initialize: InitializeRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-  'tools/call': CallToolRequestSchema,
-  'resources/list': ListResourcesRequestSchema,
-  'resources/templates/list': ListResourceTemplatesRequestSchema,
-  'resources/read': ReadResourceRequestSchema,
+const PARAMS: Record<string, SafeParser> = {
+  initialize: zodOf(specTypeSchemas.InitializeRequest),
+  'server/discover': zodOf(specTypeSchemas.DiscoverRequest),
+  'tools/list': zodOf(specTypeSchemas.ListToolsRequest),
+  'tools/call': zodOf(specTypeSchemas.CallToolRequest),
+  'resources/list': zodOf(specTypeSchemas.ListResourcesRequest),
+  'resources/templates/list': zodOf(specTypeSchemas.ListResourceTemplatesRequest),
+  'resources/read': zodOf(specTypeSchemas.ReadResourceRequest),
 };
+const JSONRPCMessageSchema = zodOf(specTypeSchemas.JSONRPCMessage);
 
 function kindOf(v: unknown): string {
   if (v === null) return 'null';

@@ -6,6 +6,7 @@
  * anything else goes to stderr.
  */
 import type { Readable, Writable } from 'node:stream';
+import type { Tool } from '@modelcontextprotocol/server';
 import { maybeGlobalStore, openStore, type RunContext, teamStoresOf } from '../commands/context.js';
 import { isGitMemError } from '../errors.js';
 import { resolveConfig } from '../gitstore/config.js';
@@ -72,88 +73,101 @@ export async function mcpEnv(ctx: RunContext): Promise<McpEnv> {
   };
 }
 
-/** Serves until the client closes stdin. Resolves when the server has shut down. */
+/** The client's name as a stateless (2026-07-28) request gives it in `_meta`, if any. */
+function clientNameOf(meta: Record<string, unknown> | undefined): string | undefined {
+  const info = meta?.['io.modelcontextprotocol/clientInfo'];
+  const name = info && typeof info === 'object' ? (info as { name?: unknown }).name : undefined;
+  return typeof name === 'string' && name ? name : undefined;
+}
+
+/**
+ * Serves until the client closes stdin. Resolves when the server has shut down.
+ *
+ * Both protocol eras from one server (the SDK's `serveStdio`): a client that opens with
+ * `initialize` (2024-11-05 to 2025-11-25) gets the handshake and a session pinned to it; a
+ * client that opens with `server/discover` or any request carrying the 2026-07-28 `_meta`
+ * envelope is served statelessly, each request on its own. The same handlers answer both.
+ */
 export async function serveMcp(ctx: RunContext, opts: ServeOptions = {}): Promise<void> {
   const env = await mcpEnv(ctx);
-  const [{ Server }, { LineTransport }, types] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/index.js'),
+  const [{ Server, ProtocolError }, { serveStdio }, { LineTransport }] = await Promise.all([
+    import('@modelcontextprotocol/server'),
+    import('@modelcontextprotocol/server/stdio'),
     import('./mcp-transport.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
   ]);
-  const server = new Server(
-    { name: 'git-mem', title: 'git-mem', version: opts.version ?? '0.1.0' },
-    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
-  );
-  // the agent behind each write: the client, by the name it gave at initialize
-  server.oninitialized = () => {
-    const name = server.getClientVersion()?.name;
+  /** the agent behind each write: the client, by the name it gave (at initialize, or in a request's `_meta`) */
+  const nameClient = (name: string | undefined) => {
     if (!name) return;
     for (const s of [env.store, env.global]) {
-      if (s) s.actor = agentProvenance(name, s.actor?.session, s.actor?.model);
+      if (s && s.actor?.agent !== name) s.actor = agentProvenance(name, s.actor?.session, s.actor?.model);
     }
   };
-  server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
-    tools: TOOLS.map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: t.inputSchema,
-      annotations: t.annotations,
-    })),
-  }));
-  server.setRequestHandler(types.CallToolRequestSchema, async (req) =>
-    callTool(env, req.params.name, req.params.arguments),
-  );
-  server.setRequestHandler(types.ListResourcesRequestSchema, async (req) => {
-    try {
-      return await listResources(env, req.params?.cursor);
-    } catch (e) {
-      throw new types.McpError(
-        types.ErrorCode.InvalidParams,
-        isGitMemError(e) ? e.toLine() : String((e as Error)?.message ?? e),
-      );
-    }
-  });
-  server.setRequestHandler(types.ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: [
-      {
-        uriTemplate: MEMORY_URI_TEMPLATE,
-        name: 'memory',
-        title: 'A memory by id, id prefix or alias',
-        description: 'One memory record as stored: Markdown with YAML frontmatter.',
-        mimeType: 'text/markdown',
-      },
-    ],
-  }));
-  server.setRequestHandler(types.ReadResourceRequestSchema, async (req) => {
-    try {
-      return { contents: [await readResource(env, req.params.uri)] };
-    } catch (e) {
-      // -32002: resource not found (MCP spec); other failures are invalid params
-      const notFound = isGitMemError(e) && (e.code === 'E_NOT_FOUND' || e.code === 'E_NOT_INITIALIZED');
-      throw new types.McpError(
-        notFound ? -32002 : types.ErrorCode.InvalidParams,
-        isGitMemError(e) ? e.toLine() : String((e as Error)?.message ?? e),
+  const factory = ({ era }: { era: 'legacy' | 'modern' }) => {
+    const server = new Server(
+      { name: 'git-mem', title: 'git-mem', version: opts.version ?? '0.1.0' },
+      { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+    );
+    if (era === 'legacy') server.oninitialized = () => nameClient(server.getClientVersion()?.name);
+    server.setRequestHandler('tools/list', async () => ({
+      tools: TOOLS.map(
+        (t): Tool => ({
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          inputSchema: t.inputSchema as Tool['inputSchema'],
+          annotations: t.annotations,
+        }),
+      ),
+    }));
+    server.setRequestHandler('tools/call', async (req, c) => {
+      nameClient(clientNameOf(c.mcpReq._meta as Record<string, unknown> | undefined));
+      return callTool(env, req.params.name, req.params.arguments);
+    });
+    server.setRequestHandler('resources/list', async (req) => {
+      try {
+        return await listResources(env, req.params?.cursor);
+      } catch (e) {
+        throw new ProtocolError(-32602, isGitMemError(e) ? e.toLine() : String((e as Error)?.message ?? e));
+      }
+    });
+    server.setRequestHandler('resources/templates/list', async () => ({
+      resourceTemplates: [
         {
-          uri: req.params.uri,
+          uriTemplate: MEMORY_URI_TEMPLATE,
+          name: 'memory',
+          title: 'A memory by id, id prefix or alias',
+          description: 'One memory record as stored: Markdown with YAML frontmatter.',
+          mimeType: 'text/markdown',
         },
-      );
-    }
-  });
+      ],
+    }));
+    server.setRequestHandler('resources/read', async (req) => {
+      try {
+        return { contents: [await readResource(env, req.params.uri)] };
+      } catch (e) {
+        // -32002: resource not found (MCP spec); other failures are invalid params
+        const notFound = isGitMemError(e) && (e.code === 'E_NOT_FOUND' || e.code === 'E_NOT_INITIALIZED');
+        throw new ProtocolError(
+          notFound ? -32002 : -32602,
+          isGitMemError(e) ? e.toLine() : String((e as Error)?.message ?? e),
+          { uri: req.params.uri },
+        );
+      }
+    });
+    return server;
+  };
   const stdin = opts.stdin ?? process.stdin;
   // bounded reads; oversized or malformed messages get JSON-RPC errors and the server goes on
   const transport = new LineTransport(stdin, opts.stdout ?? process.stdout);
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
+  const handle = serveStdio(factory, {
+    transport,
+    onerror: (e) => ctx.io.err(`git-mem mcp: ${e?.message ?? e}\n`),
   });
-  server.onerror = (e) => {
-    ctx.io.err(`git-mem mcp: ${(e as Error)?.message ?? e}\n`);
-  };
-  await server.connect(transport);
-  const stop = () => {
-    server.close().catch(() => {});
-  };
-  stdin.once('end', stop);
-  stdin.once('close', stop);
-  await closed;
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      handle.close().then(resolve, resolve);
+    };
+    stdin.once('end', stop);
+    stdin.once('close', stop);
+  });
 }
