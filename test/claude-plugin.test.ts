@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { commandLoaders } from '../src/cli/commands.js';
 import { HOOK_COMMAND, mergeHooks } from '../src/hooks/claude-settings.js';
