@@ -303,8 +303,20 @@ describe('the Claude Code plugin', () => {
   });
 
   it('ships in the npm package: `/plugin marketplace add` can take the installed package folder', () => {
-    const files: string[] = read(ROOT, 'package.json').files;
-    expect(files).toContain('.claude-plugin');
-    expect(files).toContain('plugins');
-  });
+    const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const packed = (JSON.parse(r.stdout)[0].files as Array<{ path: string }>).map((f) => f.path);
+    for (const f of [
+      '.claude-plugin/marketplace.json',
+      'plugins/git-mem/.claude-plugin/plugin.json',
+      'plugins/git-mem/hooks/hooks.json',
+      'plugins/git-mem/.mcp.json',
+      'plugins/git-mem/.lsp.json',
+    ])
+      expect(packed).toContain(f);
+  }, 120_000);
 });
