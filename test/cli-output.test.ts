@@ -4,6 +4,7 @@
  * core.pager or PAGER when they do not fit the screen, never with --no-pager.
  * The terminal is an IO that says it is one (the pager writes to a file).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +62,61 @@ describe('colour', () => {
     // an explicit --color wins over NO_COLOR and a pipe
     const forced = await repo.mem(['list', '--color'], { env: { ...repo.env, NO_COLOR: '1' } });
     expect(forced.stdout).toContain(`${ESC}33m`);
+  });
+});
+
+/** `git …` as a person types it (git runs git-mem from PATH), its stdout a pipe or, with `tty`, a pseudo-terminal. */
+function gitRun(args: string[], o: { tty?: boolean; env?: NodeJS.ProcessEnv } = {}): string {
+  const env = { ...repo.env, GIT_PAGER: 'cat', ...o.env };
+  const q = (a: string) => `'${a.replace(/'/g, "'\\''")}'`;
+  const r = o.tty
+    ? spawnSync('script', ['-qec', ['git', ...args].map(q).join(' '), '/dev/null'], {
+        cwd: repo.dir,
+        env,
+        encoding: 'utf8',
+      })
+    : spawnSync('git', args, { cwd: repo.dir, env, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  expect(r.stdout).toMatch(/note number \d/);
+  return r.stdout;
+}
+
+describe('colour settings, as git reads them (color.mem, then color.ui)', () => {
+  const YELLOW = `${ESC}33m`;
+  it('git -c color.ui=never: no colour on a terminal; color.ui=always: colour into a pipe', async () => {
+    const [first] = await repo.memJson<Array<{ id: string }>>(['list']);
+    expect(gitRun(['mem', 'list'], { tty: true })).toContain(YELLOW);
+    expect(gitRun(['-c', 'color.ui=never', 'mem', 'list'], { tty: true })).not.toContain(ESC);
+    expect(gitRun(['-c', 'color.ui=false', 'mem', 'show', first.id], { tty: true })).not.toContain(ESC);
+    expect(gitRun(['-c', 'color.ui=always', 'mem', 'show', first.id])).toContain(YELLOW);
+    expect(gitRun(['mem', 'list'])).not.toContain(ESC);
+    expect(gitRun(['-c', 'color.ui=always', 'mem', 'list'])).toContain(YELLOW);
+    // auto (and true, which git reads as auto) colour a terminal only
+    expect(gitRun(['-c', 'color.ui=auto', 'mem', 'list'])).not.toContain(ESC);
+    expect(gitRun(['-c', 'color.ui=true', 'mem', 'list'], { tty: true })).toContain(YELLOW);
+  });
+
+  it('color.mem wins over color.ui; the flags win over both; an explicit setting wins over NO_COLOR', () => {
+    expect(gitRun(['-c', 'color.ui=always', '-c', 'color.mem=never', 'mem', 'list'])).not.toContain(ESC);
+    expect(gitRun(['-c', 'color.ui=never', '-c', 'color.mem=always', 'mem', 'list'])).toContain(YELLOW);
+    expect(gitRun(['-c', 'color.ui=always', 'mem', 'list', '--no-color'])).not.toContain(ESC);
+    expect(gitRun(['-c', 'color.ui=never', 'mem', 'list', '--color'])).toContain(YELLOW);
+    expect(gitRun(['-c', 'color.mem=always', 'mem', 'list'], { env: { NO_COLOR: '1' } })).toContain(YELLOW);
+    expect(
+      gitRun(['-c', 'color.mem=auto', 'mem', 'list'], { tty: true, env: { NO_COLOR: '1' } }),
+    ).not.toContain(ESC);
+  });
+
+  it("reads the repository's config files too, and --json never colours", async () => {
+    repo.git('config', 'color.mem', 'never');
+    try {
+      expect(gitRun(['mem', 'list'], { tty: true })).not.toContain(ESC);
+      const r = await onTerminal(['list']);
+      expect(r.stdout).not.toContain(ESC);
+    } finally {
+      repo.git('config', '--unset', 'color.mem');
+    }
+    expect(gitRun(['-c', 'color.ui=always', 'mem', 'list', '--json'])).not.toContain(ESC);
   });
 });
 

@@ -77,12 +77,87 @@ const CAMEL_FIELDS: Record<string, string> = {
   permissionMode: 'permission_mode',
 };
 
-/** The payload with Claude Code's field names, whichever spelling the agent used (snake_case wins). */
+/**
+ * Cursor's hook events (`.cursor/hooks.json`) and the Claude Code event each is read as. Cursor
+ * names its events in camelCase and sends its own fields (conversation_id, workspace_roots, a
+ * shell command's `output`, a file edit's `edits`…); fromCursor turns them into Claude's.
+ */
+export const CURSOR_EVENTS: Readonly<Record<string, string>> = {
+  sessionStart: 'SessionStart',
+  beforeSubmitPrompt: 'UserPromptSubmit',
+  afterShellExecution: 'PostToolUse',
+  afterFileEdit: 'PostToolUse',
+  afterMCPExecution: 'PostToolUse',
+  postToolUse: 'PostToolUse',
+  postToolUseFailure: 'PostToolUseFailure',
+  preCompact: 'PreCompact',
+  stop: 'Stop',
+  sessionEnd: 'SessionEnd',
+};
+
+/** A JSON text Cursor sends as a string (an MCP tool's input and result) as its value; other text as it is. */
+function jsonOrText(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+}
+
+/** Rewrites a Cursor payload (hook_event_name one of CURSOR_EVENTS) in place into Claude Code's shape. */
+function fromCursor(o: Record<string, Json>): void {
+  const name = o.hook_event_name as string;
+  o.hook_event_name = CURSOR_EVENTS[name];
+  // one conversation is one session: every Cursor event carries conversation_id, session events session_id
+  const conv = typeof o.conversation_id === 'string' && o.conversation_id ? o.conversation_id : undefined;
+  if (conv) o.session_id = conv;
+  const roots = o.workspace_roots;
+  if (typeof o.cwd !== 'string' && Array.isArray(roots) && typeof roots[0] === 'string') o.cwd = roots[0];
+  switch (name) {
+    case 'sessionStart':
+      if (typeof o.source !== 'string') o.source = 'startup';
+      break;
+    case 'afterShellExecution':
+      o.tool_name = 'Shell';
+      o.tool_input = { command: o.command, ...(typeof o.cwd === 'string' ? { cwd: o.cwd } : {}) };
+      o.tool_response = {
+        stdout: typeof o.output === 'string' ? o.output : '',
+        ...(typeof o.exit_code === 'number' ? { exit_code: o.exit_code } : {}),
+      };
+      break;
+    case 'afterFileEdit':
+      // Cursor's edits are {old_string, new_string} pairs: counted as Claude's MultiEdit counts them
+      o.tool_name = 'MultiEdit';
+      o.tool_input = { file_path: o.file_path, edits: Array.isArray(o.edits) ? o.edits : [] };
+      o.tool_response = { filePath: o.file_path };
+      break;
+    case 'afterMCPExecution':
+      o.tool_name = `MCP:${typeof o.tool_name === 'string' ? o.tool_name : '?'}`;
+      o.tool_input = jsonOrText(o.tool_input);
+      o.tool_response = jsonOrText(o.result_json);
+      break;
+    case 'postToolUse':
+      if (o.tool_response === undefined) o.tool_response = jsonOrText(o.tool_output);
+      o.tool_input = jsonOrText(o.tool_input);
+      break;
+    case 'postToolUseFailure':
+      if (o.error === undefined && typeof o.error_message === 'string') o.error = o.error_message;
+      o.tool_input = jsonOrText(o.tool_input);
+      break;
+  }
+}
+
+/**
+ * The payload with Claude Code's field names, whichever spelling the agent used (snake_case wins),
+ * and a Cursor payload (a camelCase event name, CURSOR_EVENTS) in Claude Code's shape.
+ */
 export function normalizePayload<T>(p: T): T {
   if (!p || typeof p !== 'object' || Array.isArray(p)) return p;
   const o = p as Record<string, unknown>;
   for (const [camel, snake] of Object.entries(CAMEL_FIELDS))
     if (o[camel] !== undefined && o[snake] === undefined) o[snake] = o[camel];
+  if (typeof o.hook_event_name === 'string' && Object.hasOwn(CURSOR_EVENTS, o.hook_event_name)) fromCursor(o);
   return p;
 }
 

@@ -118,7 +118,8 @@ export const GLOBAL_OPTIONS: OptionInfo[] = [
     name: 'color',
     aliases: [],
     type: 'boolean',
-    describe: 'colour on a terminal (--no-color, or NO_COLOR=1: never)',
+    describe:
+      'colour even when piped (default: color.mem, else color.ui, else on a terminal; --no-color or NO_COLOR=1: never)',
   },
   { name: 'no-color', aliases: [], type: 'boolean', describe: 'no colour' },
   {

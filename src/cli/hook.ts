@@ -12,7 +12,7 @@ export default defineCommand({
   builder: (y) =>
     y
       .positional('name', {
-        choices: ['post-commit', 'post-merge', 'post-rewrite', 'pre-push', 'claude-code'] as const,
+        choices: ['post-commit', 'post-merge', 'post-rewrite', 'pre-push', 'claude-code', 'cursor'] as const,
       })
       .positional('args', { type: 'string', array: true })
       .strictOptions(false),
@@ -29,6 +29,9 @@ export default defineCommand({
         return (await import('../hooks/pre-push.js')).runPrePushHook(ctx, args);
       case 'claude-code':
         return (await import('../hooks/claude-code.js')).runClaudeHook(ctx, args);
+      case 'cursor':
+        // Cursor's payloads, read as Claude's; its answers in Cursor's shape
+        return (await import('../hooks/claude-code.js')).runClaudeHook(ctx, args, 'cursor');
     }
     return 0;
   },

@@ -9,7 +9,7 @@ import { terminalText } from '../safety/terminal.js';
 import { commandInfo, GLOBAL_OPTIONS, nearest, parse } from './args.js';
 import { commandAliases, commandLoaders, loadCommand } from './commands.js';
 import { type Ctx, type IO, outputFormat, processIO } from './context.js';
-import { colorWanted, startPager } from './output.js';
+import { colorWanted, settleColor, startPager } from './output.js';
 
 export { processIO };
 
@@ -99,6 +99,8 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
       );
     }
     const args = parse([...argv.slice(0, at), ...argv.slice(at + 1)], commandInfo(command), GLOBALS);
+    // color.mem / color.ui: read from git only by a command that colours (src/cli/output.ts)
+    await settleColor(ctx, Object.hasOwn(commandAliases, name) ? commandAliases[name] : name, argv);
     const code = await command.run(args, ctx);
     return typeof code === 'number' ? code : 0;
   } catch (e) {

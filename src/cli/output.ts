@@ -1,6 +1,7 @@
 /**
  * Colour and the pager, decided as git decides them: colour only on a terminal
- * (or into git's own pager), never with NO_COLOR or --no-color; long listings
+ * (or into git's own pager), never with NO_COLOR or --no-color, and as color.mem
+ * or color.ui say (always, never, auto; `git -c color.ui=never mem list`); long listings
  * (list, history, search) go through GIT_PAGER, core.pager, PAGER or less, only
  * when stdout is a terminal and not with --no-pager.
  */
@@ -24,16 +25,67 @@ const same = (s: string) => s;
 export const plain: Colors = { id: same, warn: same, dim: same };
 const ansi: Colors = { id: sgr('33'), warn: sgr('31'), dim: sgr('2') };
 
-/** Whether this run colours its output. */
-export function colorWanted(argv: string[], env: NodeJS.ProcessEnv, io: IO): boolean {
+/** What --color / --no-color say (the last one wins), or undefined when neither is given. */
+function colorFlag(argv: string[]): boolean | undefined {
   const i = argv.lastIndexOf('--color');
   const j = argv.lastIndexOf('--no-color');
-  // a flag on the command line wins over NO_COLOR (https://no-color.org)
   if (j > i) return false;
   if (i > j) return true;
+  return undefined;
+}
+
+/** A colour setting as git reads it (color.c, git_config_colorbool): true is auto, false is never. */
+export type ColorSetting = 'always' | 'never' | 'auto';
+export function colorSetting(value: string): ColorSetting | undefined {
+  const v = value.trim().toLowerCase();
+  if (v === 'always' || v === 'never' || v === 'auto') return v;
+  if (['true', 'yes', 'on', '1', ''].includes(v)) return 'auto';
+  if (['false', 'no', 'off', '0'].includes(v)) return 'never';
+  return undefined;
+}
+
+/**
+ * Whether this run colours its output, as git decides: --color / --no-color first, then the
+ * setting (color.mem, else color.ui: always or never; an explicit setting wins over NO_COLOR,
+ * as https://no-color.org asks), then NO_COLOR, then auto: a terminal (not TERM=dumb) or git's pager.
+ */
+export function colorWanted(argv: string[], env: NodeJS.ProcessEnv, io: IO, setting?: ColorSetting): boolean {
+  const flag = colorFlag(argv);
+  if (flag !== undefined) return flag;
+  if (setting === 'always') return true;
+  if (setting === 'never') return false;
   if (env.NO_COLOR) return false;
   if (env.TERM === 'dumb') return false;
   return io.isTTY || !!env.GIT_PAGER_IN_USE;
+}
+
+/** The commands whose human output has colour: the only ones that read git's colour settings. */
+const COLOURED = new Set(['list', 'show', 'history', 'blame']);
+
+/**
+ * Reads color.mem and color.ui from git (every config file, include and `git -c`, which reaches
+ * this process as GIT_CONFIG_PARAMETERS) and decides ctx.color with them: one `git config`, run
+ * only for a command that colours, printing for a person, with no --color/--no-color given.
+ */
+export async function settleColor(ctx: Ctx, command: string | undefined, argv: string[]): Promise<void> {
+  if (!command || !COLOURED.has(command) || ctx.json || ctx.yaml || colorFlag(argv) !== undefined) return;
+  const { git } = await import('../gitstore/git.js');
+  const r = await git(['config', '-z', '--get-regexp', '^color\\.(mem|ui)$'], {
+    cwd: ctx.cwd,
+    env: ctx.env,
+    allowFail: true,
+  }).catch(() => undefined);
+  if (!r) return;
+  // key LF value NUL, in git's order (the last value of a key wins); a key alone is a boolean true
+  const seen: Record<string, string> = {};
+  for (const kv of r.stdout.toString('utf8').split('\0')) {
+    if (!kv) continue;
+    const nl = kv.indexOf('\n');
+    seen[nl < 0 ? kv : kv.slice(0, nl)] = nl < 0 ? 'true' : kv.slice(nl + 1);
+  }
+  const raw = seen['color.mem'] ?? seen['color.ui'];
+  const setting = raw === undefined ? undefined : colorSetting(raw);
+  ctx.color = colorWanted(argv, ctx.env, ctx.io, setting);
 }
 
 export const colors = (ctx: Pick<Ctx, 'color'>): Colors => (ctx.color ? ansi : plain);

@@ -8,6 +8,12 @@
  *  PostToolUse / PostToolUseFailure                 → append to .git/mem/events/ (claude-fast.ts, before the CLI)
  *  Stop / SessionEnd                                → checkpoint + session summary, detached
  *
+ * `git mem hook cursor` is the same handler for Cursor (`.cursor/hooks.json`): its
+ * payloads are read as Claude's (events.ts normalizePayload), and what it prints is
+ * in Cursor's shape: `{"additional_context": …}` at sessionStart; at
+ * beforeSubmitPrompt, which can add nothing to the prompt, `{"continue": true}`
+ * once the prompt is recorded (no memory is searched for it, none counted as used).
+ *
  * A memory failure must never break the agent's session: every path exits 0,
  * and anything malformed or unknown leaves one line in .git/mem/logs/hooks.log.
  */
@@ -20,7 +26,7 @@ import {
   appendEvent,
   clearInjected,
   compactEvent,
-  logLine,
+  logLine as log,
   normalizePayload,
   noteInjectedIds,
   readInjected,
@@ -94,8 +100,16 @@ async function handOff(
   child.unref();
 }
 
-function print(ctx: RunContext, event: string, text: string): void {
+/** The agents whose hooks run this handler, by the shape of what they read back. */
+export type HookAgent = 'claude-code' | 'cursor';
+
+function print(ctx: RunContext, event: string, text: string, agent: HookAgent = 'claude-code'): void {
   if (!text) return;
+  if (agent === 'cursor') {
+    // Cursor takes context from sessionStart only (its other events' outputs have no such field)
+    if (event === 'SessionStart') ctx.io.out(`${JSON.stringify({ additional_context: text })}\n`);
+    return;
+  }
   ctx.io.out(
     `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}\n`,
   );
@@ -117,9 +131,14 @@ async function noteInjected(
   } catch {}
 }
 
-export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<number> {
+export async function runClaudeHook(
+  ctx: RunContext,
+  _args: string[],
+  agent: HookAgent = 'claude-code',
+): Promise<number> {
   let common: string | undefined;
   let event = '?';
+  const logLine = (dir: string | undefined, msg: string) => log(dir, msg.replace(/^claude-code/, agent));
   try {
     common = (await openRepo(ctx.cwd, ctx.env).catch(() => undefined))?.commonDir;
     const text = await ctx.io.readStdin();
@@ -164,7 +183,7 @@ export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<n
           const teams = await teamStores(store);
           try {
             const inj = await sessionStartContext(store, { currentSession: session, global, teams });
-            print(ctx, 'SessionStart', inj.text);
+            print(ctx, 'SessionStart', inj.text, agent);
             await noteInjected(store, paths, inj.ids, false);
           } finally {
             global?.close();
@@ -179,6 +198,10 @@ export async function runClaudeHook(ctx: RunContext, _args: string[]): Promise<n
         return 0;
       case 'UserPromptSubmit':
         appendEvent(paths, ev, false);
+        if (agent === 'cursor') {
+          ctx.io.out(`${JSON.stringify({ continue: true })}\n`);
+          return 0;
+        }
         if (typeof p.prompt !== 'string' || !p.prompt.trim()) return 0;
         await withStore(ctx, async (store) => {
           const { promptContext } = await import('../search/relevance.js');

@@ -143,7 +143,7 @@ export function removeHooks(settings: Json): string[] {
   return removed;
 }
 
-function readSettings(file: string): Json | undefined {
+export function readSettings(file: string): Json | undefined {
   if (!existsSync(file)) return undefined;
   const text = readFileSync(file, 'utf8');
   if (!text.trim()) return {};
@@ -162,7 +162,7 @@ function readSettings(file: string): Json | undefined {
   return v as Json;
 }
 
-function writeSettings(file: string, v: Json): void {
+export function writeSettings(file: string, v: Json): void {
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(v, null, 2)}\n`);
@@ -170,9 +170,9 @@ function writeSettings(file: string, v: Json): void {
 }
 
 /** Local note of a settings file install created (so uninstall can remove it again). */
-async function markerFile(
+export async function markerFile(
   workTree: string,
-  target: AgentTarget,
+  target: { name: string },
   local: boolean,
 ): Promise<string | undefined> {
   const common = (await openRepo(workTree).catch(() => undefined))?.commonDir;
