@@ -2,12 +2,12 @@
  * `git mem lsp`: the real binary over stdio, spoken to by a small JSON-RPC client
  * (Content-Length framing), in a temp repository with anchored memories.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, type Json, makeRepo, runBinAsync, type TestRepo, until } from './helpers.js';
+import { BIN, type Json, makeRepo, runBinAsync, type TestRepo, tmpDir, until } from './helpers.js';
 
 class Client {
   private buf = Buffer.alloc(0);
@@ -57,7 +57,9 @@ class Client {
   }
   /** The latest diagnostics published for a document. */
   diagnostics(uri: string): Json[] | undefined {
-    const d = this.notes.filter((n) => n.method === 'textDocument/publishDiagnostics' && n.params.uri === uri);
+    const d = this.notes.filter(
+      (n) => n.method === 'textDocument/publishDiagnostics' && n.params.uri === uri,
+    );
     return d.length ? d[d.length - 1].params.diagnostics : undefined;
   }
 }
@@ -109,7 +111,9 @@ beforeAll(async () => {
   expect(init.capabilities.hoverProvider).toBe(true);
   expect(init.capabilities.executeCommandProvider.commands).toContain('git-mem.reanchor');
   client.notify('initialized', {});
-  client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'typescript', version: 1, text } });
+  client.notify('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'typescript', version: 1, text },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -141,7 +145,10 @@ describe('git mem lsp', () => {
   });
 
   it('hovers an anchored range with its memories and the rules in force', async () => {
-    const h = await client.request('textDocument/hover', { textDocument: { uri }, position: { line: 1, character: 4 } });
+    const h = await client.request('textDocument/hover', {
+      textDocument: { uri },
+      position: { line: 1, character: 4 },
+    });
     expect(h.contents.kind).toBe('markdown');
     expect(h.contents.value).toContain('Pool size is capped');
     expect(h.contents.value).toContain('Pool size is capped: body text');
@@ -149,7 +156,10 @@ describe('git mem lsp', () => {
     expect(h.range).toEqual({ start: { line: 1, character: 0 }, end: { line: 2, character: 24 } });
     // a line no memory is anchored to has no hover
     expect(
-      await client.request('textDocument/hover', { textDocument: { uri }, position: { line: 9, character: 0 } }),
+      await client.request('textDocument/hover', {
+        textDocument: { uri },
+        position: { line: 9, character: 0 },
+      }),
     ).toBeNull();
   });
 
@@ -175,7 +185,11 @@ describe('git mem lsp', () => {
       return x?.some((y) => y.code === 'edited') ? x : undefined;
     });
     const info = d.find((y) => y.code === 'edited');
-    expect(info).toMatchObject({ severity: 3, data: { id: ids.pool }, range: { start: { line: 3, character: 0 } } });
+    expect(info).toMatchObject({
+      severity: 3,
+      data: { id: ids.pool },
+      range: { start: { line: 3, character: 0 } },
+    });
     // the stale warning moved with its lines
     expect(d.find((y) => y.code === 'stale').range.start.line).toBe(7);
     // an incremental change puts the line back as it was
@@ -204,11 +218,20 @@ describe('git mem lsp', () => {
       ['git-mem.reanchor', [ids.retry, uri, 6, 7]],
       ['git-mem.open', [ids.retry]],
     ]);
-    const v = await client.call('workspace/executeCommand', { command: 'git-mem.verify', arguments: [ids.retry] });
+    const v = await client.call('workspace/executeCommand', {
+      command: 'git-mem.verify',
+      arguments: [ids.retry],
+    });
     expect(v.error).toMatchObject({ code: -32803, data: { code: 'E_UNSUPPORTED' } });
-    const o = await client.request('workspace/executeCommand', { command: 'git-mem.open', arguments: [ids.retry] });
+    const o = await client.request('workspace/executeCommand', {
+      command: 'git-mem.open',
+      arguments: [ids.retry],
+    });
     expect(o).toMatchObject({ command: 'git mem ui --open', route: `#/m/${ids.retry}` });
-    const bad = await client.call('workspace/executeCommand', { command: 'git-mem.open', arguments: ['../x'] });
+    const bad = await client.call('workspace/executeCommand', {
+      command: 'git-mem.open',
+      arguments: ['../x'],
+    });
     expect(bad.error.code).toBe(-32602);
   });
 
@@ -217,7 +240,11 @@ describe('git mem lsp', () => {
       command: 'git-mem.reanchor',
       arguments: [ids.retry, uri, 6, 7],
     });
-    expect(res).toMatchObject({ id: ids.retry, status: 'active', anchors: [{ path: 'src/a.ts', lines: [6, 7] }] });
+    expect(res).toMatchObject({
+      id: ids.retry,
+      status: 'active',
+      anchors: [{ path: 'src/a.ts', lines: [6, 7] }],
+    });
     const shown = await r.memJson(['show', ids.retry]);
     expect(shown.status).toBe('active');
     await until(() => {
@@ -228,7 +255,16 @@ describe('git mem lsp', () => {
 
   it('follows the memory ref: another process adds a memory and the lenses show it', async () => {
     const add = await runBinAsync(
-      ['add', '--title', 'Export x stays', '--content', 'kept for the API', '--anchor', 'src/a.ts:10', '--json'],
+      [
+        'add',
+        '--title',
+        'Export x stays',
+        '--content',
+        'kept for the API',
+        '--anchor',
+        'src/a.ts:10',
+        '--json',
+      ],
       { cwd: r.dir, env: r.env },
     );
     expect(add.code).toBe(0);
@@ -244,7 +280,69 @@ describe('git mem lsp', () => {
     client.sendRaw('{not json');
     const m = await client.call('textDocument/nothing', {});
     expect(m.error.code).toBe(-32601);
-    const h = await client.request('textDocument/hover', { textDocument: { uri }, position: { line: 1, character: 0 } });
+    const h = await client.request('textDocument/hover', {
+      textDocument: { uri },
+      position: { line: 1, character: 0 },
+    });
     expect(h.contents.value).toContain('Pool size is capped');
   });
+});
+
+/**
+ * Neovim's built-in client (Debian's nvim 0.7.2: vim.lsp.start_client) starts `git-mem lsp` from
+ * PATH and asks for a hover. Skipped where nvim is not installed, except in CI (env CI set), where
+ * .ci/run installs it and its absence fails.
+ */
+const HAS_NVIM = spawnSync('nvim', ['--version'], { stdio: 'ignore' }).status === 0;
+const IN_CI = !!process.env.CI;
+
+describe.skipIf(!HAS_NVIM && !IN_CI)('git mem lsp in Neovim (nvim --headless)', () => {
+  it('answers a hover from nvim with the memory title', async () => {
+    expect(HAS_NVIM, "nvim is not installed: .ci/run installs Debian's neovim").toBe(true);
+    const dir = tmpDir('gm-nvim-');
+    const script = join(dir, 'hover.lua');
+    const out = join(dir, 'out.json');
+    writeFileSync(
+      script,
+      [
+        "vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('LSP_FILE')))",
+        'local buf = vim.api.nvim_get_current_buf()',
+        "local id = vim.lsp.start_client({ name = 'git-mem', cmd = { 'git-mem', 'lsp' }, root_dir = os.getenv('LSP_ROOT') })",
+        'vim.lsp.buf_attach_client(buf, id)',
+        'local ok = vim.wait(20000, function()',
+        '  local c = vim.lsp.get_client_by_id(id)',
+        '  return c ~= nil and c.server_capabilities ~= nil and c.server_capabilities.hoverProvider == true',
+        'end, 50)',
+        "local res = vim.lsp.buf_request_sync(buf, 'textDocument/hover', {",
+        '  textDocument = { uri = vim.uri_from_bufnr(buf) },',
+        '  position = { line = 1, character = 4 },',
+        '}, 20000)',
+        "local f = io.open(os.getenv('LSP_OUT'), 'w')",
+        'f:write(vim.fn.json_encode({ ready = ok, result = res }))',
+        'f:close()',
+        "vim.cmd('qa!')",
+        '',
+      ].join('\n'),
+    );
+    const res = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const p = spawn('nvim', ['--headless', '--clean', '-c', `luafile ${script}`], {
+        cwd: r.dir,
+        env: { ...r.env, LSP_FILE: join(r.dir, 'src/a.ts'), LSP_ROOT: r.dir, LSP_OUT: out },
+      });
+      let stderr = '';
+      p.stderr.on('data', (d) => (stderr += d));
+      const t = setTimeout(() => p.kill('SIGKILL'), 50_000);
+      p.on('exit', (code) => {
+        clearTimeout(t);
+        resolve({ code, stderr });
+      });
+    });
+    expect(res.code, res.stderr).toBe(0);
+    const got = JSON.parse(readFileSync(out, 'utf8'));
+    expect(got.ready).toBe(true);
+    // buf_request_sync answers per client id: the one client's hover
+    const answers = Object.values(got.result as Record<string, Json>);
+    expect(answers).toHaveLength(1);
+    expect(answers[0].result.contents.value).toContain('Pool size is capped');
+  }, 60_000);
 });

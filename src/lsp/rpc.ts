@@ -69,6 +69,8 @@ export class Connection {
   constructor(
     input: Readable,
     private readonly output: Writable,
+    /** the largest body read (tests set a small one) */
+    private readonly maxBody = MAX_BODY,
   ) {
     this.closed = new Promise((resolve) => {
       this.close = resolve;
@@ -130,7 +132,7 @@ export class Connection {
           return;
         }
         this.want = Number(m[1]);
-        if (this.want > MAX_BODY) {
+        if (this.want > this.maxBody) {
           // the body is skipped as it arrives, and the client told
           this.skipping = this.want;
           this.want = -2;
@@ -177,7 +179,7 @@ export class Connection {
     this.write({
       jsonrpc: '2.0',
       id: null,
-      error: { code: ErrorCodes.InvalidRequest, message: `a message over ${MAX_BODY} bytes was ignored` },
+      error: { code: ErrorCodes.InvalidRequest, message: `a message over ${this.maxBody} bytes was ignored` },
     });
   }
 
@@ -230,7 +232,11 @@ export class Connection {
     const ctl = new AbortController();
     this.running.set(key, ctl);
     Promise.resolve()
-      .then(() => h(m.params, ctl.signal))
+      .then(() => {
+        // cancelled before it started (the cancel came in the same read): not run at all
+        if (ctl.signal.aborted) throw new ResponseError(ErrorCodes.RequestCancelled, 'cancelled');
+        return h(m.params, ctl.signal);
+      })
       .then((result) => {
         if (ctl.signal.aborted) throw new ResponseError(ErrorCodes.RequestCancelled, 'cancelled');
         this.write({ jsonrpc: '2.0', id, result: result ?? null });
