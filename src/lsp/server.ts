@@ -79,6 +79,13 @@ function asResponse(e: unknown): never {
   throw e;
 }
 
+interface Job {
+  path: string;
+  p?: Promise<FileView>;
+  resolve: (v: FileView) => void;
+  reject: (e: unknown) => void;
+}
+
 class Server {
   readonly docs = new Documents();
   private readonly views = new Map<string, Promise<FileView>>();
@@ -90,6 +97,10 @@ class Server {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private poller?: NodeJS.Timeout;
   private polling = false;
+  private stopped = false;
+  /** views to compute, one at a time (computed at HEAD and the tip as they are when they start) */
+  private queue: Job[] = [];
+  private computing = false;
 
   constructor(
     private readonly env: LspEnv,
@@ -101,6 +112,7 @@ class Server {
   }
 
   log(line: string): void {
+    if (this.stopped) return; // the stores are closing: their readers' failures are no news
     (this.opts.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(line);
   }
 
@@ -126,14 +138,20 @@ class Server {
     return { head: h?.oid ?? null, tip };
   }
 
-  async start(): Promise<void> {
-    this.state = await this.headAndTip();
+  /** HEAD and the tip when the server starts: every view waits for them (a didOpen may come first). */
+  private ready?: Promise<void>;
+
+  start(): void {
+    this.ready = this.headAndTip().then((s) => {
+      this.state = s;
+    });
     const ms = this.opts.pollMs ?? 500;
     this.poller = setInterval(() => void this.poll(), ms);
     this.poller.unref();
   }
 
   stop(): void {
+    this.stopped = true;
     if (this.poller) clearInterval(this.poller);
     for (const t of this.timers.values()) clearTimeout(t);
   }
@@ -141,6 +159,7 @@ class Server {
   /** HEAD or the memory ref moved (a commit, a branch switch, another process's add, a sync): every view again. */
   private async poll(): Promise<void> {
     if (this.polling) return;
+    await this.ready;
     this.polling = true;
     try {
       const now = await this.headAndTip();
@@ -157,23 +176,61 @@ class Server {
 
   refresh(): void {
     this.views.clear();
+    // views still waiting their turn are computed at the new state: they stay
+    for (const j of this.queue) if (j.p) this.views.set(j.path, j.p);
     for (const d of this.docs.all()) this.schedule(d.uri, 0);
     if (this.lensRefresh) this.conn.request('workspace/codeLens/refresh').catch(() => {});
   }
 
-  /** The view of a file at the current HEAD and tip, computed once (in the background after open). */
-  view(path: string): Promise<FileView> {
-    let v = this.views.get(path);
-    if (!v) {
-      v = this.compute(path);
-      this.views.set(path, v);
-      v.catch(() => this.views.delete(path));
+  /**
+   * The view of a file at the current HEAD and tip, computed once (in the background after open).
+   * Views are computed one at a time (each is a blame of the file: git reads and some CPU), so a
+   * burst of opened files does not starve the requests between them; a file a request waits for
+   * (`urgent`) goes before those opened in the background.
+   */
+  view(path: string, urgent = false): Promise<FileView> {
+    const v = this.views.get(path);
+    if (v) {
+      if (urgent) this.promote(path);
+      return v;
     }
-    return v;
+    let job!: Job;
+    const p = new Promise<FileView>((resolve, reject) => {
+      job = { path, resolve, reject };
+    });
+    job.p = p;
+    if (urgent) this.queue.unshift(job);
+    else this.queue.push(job);
+    this.views.set(path, p);
+    p.catch(() => {
+      if (this.views.get(path) === p) this.views.delete(path);
+    });
+    void this.pump();
+    return p;
+  }
+
+  private promote(path: string): void {
+    const i = this.queue.findIndex((j) => j.path === path);
+    if (i > 0) this.queue.unshift(...this.queue.splice(i, 1));
+  }
+
+  private async pump(): Promise<void> {
+    if (this.computing) return;
+    this.computing = true;
+    try {
+      for (let job = this.queue.shift(); job; job = this.queue.shift()) {
+        await this.compute(job.path).then(job.resolve, job.reject);
+        // let the requests that came in meanwhile run before the next view
+        await new Promise((r) => setImmediate(r));
+      }
+    } finally {
+      this.computing = false;
+    }
   }
 
   private async compute(path: string): Promise<FileView> {
     const { store, global, teams } = this.env;
+    await this.ready;
     const { head, tip } = this.state;
     const empty: FileView = { path, head, tip, headLines: null, placed: [], rules: [], usage: new Map() };
     if (!head) return empty;
@@ -242,7 +299,7 @@ class Server {
     if (!uri) bad('textDocument.uri is required');
     const path = this.pathOf(uri);
     if (!path) return {};
-    const view = await this.view(path);
+    const view = await this.view(path, true);
     if (signal.aborted) throw new ResponseError(ErrorCodes.RequestCancelled, 'cancelled');
     return { doc: this.docs.get(uri), view };
   }
@@ -276,6 +333,7 @@ class Server {
     c.onNotification('initialized', () => {});
     c.onRequest('shutdown', () => {
       this.shutdown = true;
+      this.stopped = true;
       return null;
     });
     c.onNotification('exit', () => c.end());
@@ -497,8 +555,8 @@ export async function serveLsp(ctx: RunContext, opts: LspOptions = {}): Promise<
   const conn = new Connection(opts.stdin ?? process.stdin, opts.stdout ?? process.stdout);
   const server = new Server(env, conn, opts);
   conn.onError = (e) => server.log(`git-mem lsp: ${(e as Error)?.stack ?? e}`);
+  server.start();
   server.wire();
-  await server.start();
   await conn.closed;
   server.stop();
 }
