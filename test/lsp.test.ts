@@ -101,11 +101,13 @@ beforeAll(async () => {
   r.commitAll('five retries');
   text = readFileSync(join(r.dir, 'src/a.ts'), 'utf8');
   uri = pathToFileURL(join(r.dir, 'src/a.ts')).href;
-  const proc = spawn(process.execPath, [BIN, 'lsp'], { cwd: r.dir, env: r.env });
+  // started outside the repository, as editors may: the workspace folder of initialize names it
+  const proc = spawn(process.execPath, [BIN, 'lsp'], { cwd: tmpDir('gm-elsewhere-'), env: r.env });
   client = new Client(proc);
   const init = await client.request('initialize', {
     processId: process.pid,
-    rootUri: pathToFileURL(r.dir).href,
+    rootUri: null,
+    workspaceFolders: [{ uri: pathToFileURL(r.dir).href, name: 'repo' }],
     capabilities: {},
   });
   expect(init.capabilities.hoverProvider).toBe(true);

@@ -93,7 +93,9 @@ class Server {
   private initialized = false;
   private shutdown = false;
   private lensRefresh = false;
-  private readonly root: string;
+  private root = '';
+  /** the stores, opened at initialize on the client's workspace folder */
+  private env!: LspEnv;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private poller?: NodeJS.Timeout;
   private polling = false;
@@ -103,13 +105,11 @@ class Server {
   private computing = false;
 
   constructor(
-    private readonly env: LspEnv,
+    /** opens the stores of the repository at a folder */
+    private readonly open: (dir: string | undefined) => Promise<LspEnv>,
     private readonly conn: Connection,
     private readonly opts: LspOptions,
-  ) {
-    const wt = env.store.repo.workTree ?? env.store.repo.gitDir;
-    this.root = realOr(wt);
-  }
+  ) {}
 
   log(line: string): void {
     if (this.stopped) return; // the stores are closing: their readers' failures are no news
@@ -118,7 +118,7 @@ class Server {
 
   /** The repository path of a file URI; null outside the work tree or for another scheme. */
   pathOf(uri: string): string | null {
-    if (!uri.startsWith('file:')) return null;
+    if (!this.root || !uri.startsWith('file:')) return null;
     let f: string;
     try {
       f = realOr(fileURLToPath(uri));
@@ -313,10 +313,20 @@ class Server {
         if (this.shutdown) throw new ResponseError(ErrorCodes.InvalidRequest, 'the server is shutting down');
         return h(p, s);
       };
-    c.onRequest('initialize', (p) => {
-      const caps = (p as { capabilities?: { workspace?: { codeLens?: { refreshSupport?: boolean } } } })
-        ?.capabilities;
-      this.lensRefresh = caps?.workspace?.codeLens?.refreshSupport === true;
+    c.onRequest('initialize', async (p) => {
+      if (this.initialized || this.env)
+        throw new ResponseError(ErrorCodes.InvalidRequest, 'already initialized');
+      const q = p as {
+        capabilities?: { workspace?: { codeLens?: { refreshSupport?: boolean } } };
+        workspaceFolders?: Array<{ uri?: unknown }> | null;
+        rootUri?: unknown;
+        rootPath?: unknown;
+      };
+      this.lensRefresh = q?.capabilities?.workspace?.codeLens?.refreshSupport === true;
+      // the repository is the workspace folder's (the editor may start the server anywhere)
+      this.env = await this.open(folderOf(q)).catch(asResponse);
+      this.root = realOr(this.env.store.repo.workTree ?? this.env.store.repo.gitDir);
+      this.start();
       this.initialized = true;
       return {
         capabilities: {
@@ -521,6 +531,23 @@ class Server {
   }
 }
 
+/** The folder the client opened: its first workspace folder, else rootUri, else rootPath (none: the server's cwd). */
+function folderOf(q: {
+  workspaceFolders?: Array<{ uri?: unknown }> | null;
+  rootUri?: unknown;
+  rootPath?: unknown;
+}): string | undefined {
+  const uri = [q?.workspaceFolders?.[0]?.uri, q?.rootUri].find(
+    (u) => typeof u === 'string' && u.startsWith('file:'),
+  );
+  if (typeof uri === 'string') {
+    try {
+      return fileURLToPath(uri);
+    } catch {}
+  }
+  return typeof q?.rootPath === 'string' && isAbsolute(q.rootPath) ? q.rootPath : undefined;
+}
+
 function realOr(p: string): string {
   try {
     return realpathSync(p);
@@ -551,11 +578,11 @@ export async function lspEnv(ctx: RunContext): Promise<LspEnv> {
 
 /** Serves until the client sends exit or closes stdin. */
 export async function serveLsp(ctx: RunContext, opts: LspOptions = {}): Promise<void> {
-  const env = await lspEnv(ctx);
   const conn = new Connection(opts.stdin ?? process.stdin, opts.stdout ?? process.stdout);
-  const server = new Server(env, conn, opts);
+  const open = (dir: string | undefined) =>
+    lspEnv(!dir || dir === ctx.cwd ? ctx : { ...ctx, cwd: dir, repo: undefined, store: undefined });
+  const server = new Server(open, conn, opts);
   conn.onError = (e) => server.log(`git-mem lsp: ${(e as Error)?.stack ?? e}`);
-  server.start();
   server.wire();
   await conn.closed;
   server.stop();
