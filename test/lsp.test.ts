@@ -278,6 +278,28 @@ describe('git mem lsp', () => {
     expect(lens.command.arguments).toEqual([JSON.parse(add.stdout).id]);
   });
 
+  it('follows a branch switch: code stale on the other branch warns there and clears back on main', async () => {
+    const onMain = readFileSync(join(r.dir, 'src/a.ts'), 'utf8');
+    r.git('checkout', '-q', '-b', 'smaller-pool');
+    r.write(
+      'src/a.ts',
+      onMain.replace('const size = 10; // capped: the database allows 20 connections', 'const size = 4;'),
+    );
+    r.commitAll('smaller pool');
+    // the editor reloads the file from disk after the switch
+    const reload = (version: number) =>
+      client.notify('textDocument/didChange', {
+        textDocument: { uri, version },
+        contentChanges: [{ text: readFileSync(join(r.dir, 'src/a.ts'), 'utf8') }],
+      });
+    reload(10);
+    const there = await until(() => client.diagnostics(uri)?.find((d) => d.code === 'stale'));
+    expect(there).toMatchObject({ severity: 2, data: { id: ids.pool }, range: { start: { line: 1 } } });
+    r.git('checkout', '-q', 'main');
+    reload(11);
+    await until(() => (client.diagnostics(uri)?.length === 0 ? true : undefined));
+  });
+
   it('answers a malformed message with an error and goes on; unknown methods are MethodNotFound', async () => {
     client.sendRaw('{not json');
     const m = await client.call('textDocument/nothing', {});
