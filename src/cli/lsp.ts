@@ -9,7 +9,8 @@ export default defineCommand({
     const { serveLsp } = await import('../lsp/server.js');
     await serveLsp(ctx, {
       log: (l) => ctx.io.err(`${l}\n`),
-      // `git mem verify` is being added beside this command: until it is, the Confirm action says it is unavailable
+      // the Confirm action's operation, `(id, store) => verify(store, id)`: `git mem verify` is being
+      // added beside this command; until it is wired here the action answers that verify is unavailable
       verify: undefined,
     });
     return 0;

@@ -42,7 +42,7 @@ export interface LspOptions {
    * Confirms that a memory still holds (`git mem verify ID`): what the "Confirm" code action
    * runs. Absent: the command answers that verify is unavailable.
    */
-  verify?: (id: string) => Promise<unknown>;
+  verify?: (id: string, store: Store) => Promise<unknown>;
   /** How often HEAD and the memory ref are looked at (ms; default 500). */
   pollMs?: number;
   log?: (line: string) => void;
@@ -478,7 +478,7 @@ class Server {
                 'verify is unavailable in this git-mem: update git-mem, or run git mem reanchor ID',
                 { code: 'E_UNSUPPORTED' },
               );
-            const r = await this.opts.verify(id).catch(asResponse);
+            const r = await this.opts.verify(id, this.env.store).catch(asResponse);
             this.refresh();
             return r ?? null;
           }
