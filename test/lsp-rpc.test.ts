@@ -3,6 +3,7 @@
  * streams: framing split across chunks, `$/cancelRequest`, bad and oversized
  * messages answered with errors while the connection goes on.
  */
+import { realpathSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Connection } from '../src/lsp/rpc.js';
@@ -113,5 +114,67 @@ describe('lsp rpc', () => {
     const { input, conn } = pair();
     input.write('X-Nothing: 1\r\n\r\n{}');
     await conn.closed;
+  });
+});
+
+describe('lsp server in process', () => {
+  it('runs the injected verify for the Confirm command with the memory id and the store', async () => {
+    const { makeRepo } = await import('./helpers.js');
+    const { bufferIO } = await import('../src/commands/context.js');
+    const { serveLsp } = await import('../src/lsp/server.js');
+    const repo = makeRepo({ commit: true });
+    repo.write('src/v.ts', 'one\ntwo\nthree\n');
+    repo.commitAll('code');
+    const { id } = await repo.memJson(['add', '--title', 'v', '--content', 'x', '--anchor', 'src/v.ts:2']);
+    const calls: Array<[string, string]> = [];
+    const { frame } = pair();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const got: Json[] = [];
+    const next = async (pred: (m: Json) => boolean) => {
+      for (let i = 0; i < 1000; i++) {
+        const m = got.find(pred);
+        if (m) return m;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error(`no such message; got ${JSON.stringify(got)}`);
+    };
+    const ctx = { io: bufferIO(), cwd: repo.dir, env: repo.env, stores: [] as never[] };
+    const done = serveLsp(ctx, {
+      stdin: input,
+      stdout: output,
+      verify: async (vid, store) => {
+        calls.push([vid, store.repo.workTree ?? '']);
+        return { id: vid, verified: true };
+      },
+    });
+    let buf = Buffer.alloc(0);
+    output.on('data', (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      for (;;) {
+        const h = buf.indexOf('\r\n\r\n');
+        if (h < 0) return;
+        const n = Number(/Content-Length: (\d+)/.exec(buf.toString('ascii', 0, h))?.[1]);
+        if (buf.length < h + 4 + n) return;
+        got.push(JSON.parse(buf.toString('utf8', h + 4, h + 4 + n)));
+        buf = buf.subarray(h + 4 + n);
+      }
+    });
+    input.write(frame({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { capabilities: {} } }));
+    await next((m) => m.id === 1);
+    input.write(
+      frame({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'workspace/executeCommand',
+        params: { command: 'git-mem.verify', arguments: [id] },
+      }),
+    );
+    expect((await next((m) => m.id === 2)).result).toEqual({ id, verified: true });
+    expect(calls.map((c) => c[0])).toEqual([id]);
+    expect(realpathSync(calls[0][1])).toBe(realpathSync(repo.dir));
+    input.end();
+    await done;
+    for (const s of ctx.stores as Array<{ close(): void }>) s.close();
   });
 });
