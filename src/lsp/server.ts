@@ -19,6 +19,7 @@ import { type NamedStore, rulesFor } from '../commands/rules.js';
 import { isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { isId } from '../model/id.js';
+import type { MemoryRecord } from '../model/record.js';
 import { usageCounts } from '../search/usage.js';
 import { type ContentChange, type Doc, Documents, type Position, type Range } from './documents.js';
 import { Connection, ErrorCodes, ResponseError } from './rpc.js';
@@ -234,18 +235,19 @@ class Server {
     const { head, tip } = this.state;
     const empty: FileView = { path, head, tip, headLines: null, placed: [], rules: [], usage: new Map() };
     if (!head) return empty;
-    const [b, file, rules] = await Promise.all([
+    const [b, rules] = await Promise.all([
       blame(store, { path }).catch((e) => {
         // a file not in HEAD's tree (new, untracked) has no anchored memories at HEAD
         if (isGitMemError(e) && ['E_NOT_FOUND', 'E_REV', 'E_INVALID_ARG'].includes(e.code)) return null;
         throw e;
       }),
-      store.catFile.read(`${head}:${path}`).catch(() => null),
       rulesFor(store, path, global, teams),
     ]);
+    // the file at the commit blame judged (HEAD may have moved since the last look: the next one catches up)
+    const file = await store.catFile.read(`${b?.head ?? head}:${path}`).catch(() => null);
     const headLines = file?.type === 'blob' ? linesOf(file.content.toString('utf8')) : null;
     const memories = b?.memories ?? [];
-    let records = new Map<string, import('../model/record.js').MemoryRecord>();
+    let records = new Map<string, MemoryRecord>();
     if (memories.length && b?.memoryCommit) {
       const cat = await store.catalogAt(b.memoryCommit);
       const { loadRecords } = await import('../anchors/record-cache.js');
