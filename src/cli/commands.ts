@@ -52,6 +52,7 @@ export const commandLoaders: Record<string, Load> = {
   ui: () => import('./ui.js'),
   // agents
   mcp: () => import('./mcp.js'),
+  lsp: () => import('./lsp.js'),
   sessions: () => import('./sessions.js'),
   checkpoint: () => import('./checkpoint.js'),
   review: () => import('./review.js'),
