@@ -10,8 +10,9 @@ import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import { isType } from '../model/record.js';
 import type { SearchDoc } from './docs.js';
+import { dot } from './embed/vector-math.js';
 import { type EmbeddingProvider, embedSafe, loadProvider } from './embeddings.js';
-import { dot, type SearchIndex } from './engine.js';
+import type { SearchIndex } from './engine.js';
 import { assemblePack, type Pack, type PackCandidate } from './pack.js';
 import {
   DEFAULT_PARAMS,
