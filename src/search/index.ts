@@ -46,6 +46,7 @@ export interface SearchQuery {
 /** How many indexed words an unfinished last word stands for at most. */
 const PREFIX_TERMS = 16;
 
+/** A search hit: what every surface (CLI, UI, MCP, the query daemon) gets back. */
 export interface SearchHit {
   id: string;
   alias: string | null;
@@ -54,6 +55,8 @@ export interface SearchHit {
   status: string;
   score: number;
   why: string;
+  /** the store it comes from: `project`, a team store's name, or `global` (src/search/search.ts labels it) */
+  store?: string;
 }
 
 export interface SearchOptions {
