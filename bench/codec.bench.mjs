@@ -9,6 +9,9 @@
 //            read by the yaml library
 //   json+    the same files read by a JSON line reader (`key: ` then JSON.parse), the library only
 //            for a line that is not JSON
+//   mixed    the one-line fields as the hand codec writes and reads them, the block fields
+//            (`by`, `links`, `anchors`) as one JSON flow line each: the hand codec without its
+//            block writer and reader
 //
 // Records: 10k of ../shared/bench/gen.mjs (title, body, tags, type) with `by`, and every third
 // anchored as `git mem add --anchor` anchors them (commit, blob, lines, hashes, source text,
@@ -95,11 +98,37 @@ const jsonRead = (text) => {
   }
   return c.recordFromParts(fm, body);
 };
+const MACHINE = new Set(['by', 'links', 'anchors']);
+const mixedWrite = (r) => {
+  const head = c.serializeRecord({ ...r, by: undefined, extra: {}, links: { supersedes: [], superseded_by: [], related: [] }, anchors: [] });
+  const fm = c.frontmatterOf(r);
+  const json = Object.keys(fm)
+    .filter((k) => MACHINE.has(k))
+    .map((k) => `${k}: ${JSON.stringify(fm[k])}\n`)
+    .join('');
+  const end = head.indexOf('\n---\n', 3) + 1;
+  return head.slice(0, end) + json + head.slice(end);
+};
+const mixedRead = (text) => {
+  const { yaml, body } = c.splitFrontmatter(text);
+  const lines = yaml.split('\n');
+  const rest = [];
+  const fm = {};
+  for (const line of lines) {
+    const m = /^(by|links|anchors): ([[{].*)$/.exec(line);
+    if (m) fm[m[1]] = JSON.parse(m[2]);
+    else rest.push(line);
+  }
+  const head = c.readFrontmatterFast(rest.join('\n'), true);
+  if (!head) return byLibrary(text);
+  return c.recordFromParts({ ...head, ...fm }, body);
+};
 const VARIANTS = {
   hand: { write: c.serializeRecord, read: c.parseRecord },
   library: { write: (r) => `---\n${c.stringify(c.frontmatterOf(r), c.BLOCK_OPTIONS)}---\n${bodyOf(r)}`, read: byLibrary },
   json: { write: jsonWrite, read: byLibrary },
   'json+': { write: jsonWrite, read: jsonRead },
+  mixed: { write: mixedWrite, read: mixedRead },
 };
 
 // every variant gives back the record it was given (as the codec would write it)

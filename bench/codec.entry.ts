@@ -6,6 +6,7 @@ export {
   newRecord,
   parseRecord,
   readFrontmatterByLibrary,
+  readFrontmatterFast,
   recordFromParts,
   serializeRecord,
   splitFrontmatter,
