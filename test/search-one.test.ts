@@ -40,7 +40,12 @@ const MEMORIES = [
 async function openIn(r: TestRepo): Promise<{ store: Store; close: () => void }> {
   const ctx = { io: bufferIO(), cwd: r.dir, env: r.env, stores: [] as Store[] };
   const store = await openStore(ctx);
-  return { store, close: () => ctx.stores.forEach((s) => s.close()) };
+  return {
+    store,
+    close: () => {
+      for (const s of ctx.stores) s.close();
+    },
+  };
 }
 
 async function seed(r: TestRepo, rows: ReadonlyArray<readonly [string, string, string]>): Promise<void> {

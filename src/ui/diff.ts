@@ -25,8 +25,8 @@ export function diffRows(a: readonly string[], b: readonly string[]): DiffRow[] 
   };
   for (const run of changedRuns(a, b)) {
     keep(run.old);
-    run.removed.forEach((text, k) => rows.push({ op: '-', old: run.old + k, text }));
-    run.added.forEach((text, k) => rows.push({ op: '+', new: run.new + k, text }));
+    for (const [k, text] of run.removed.entries()) rows.push({ op: '-', old: run.old + k, text });
+    for (const [k, text] of run.added.entries()) rows.push({ op: '+', new: run.new + k, text });
     i = run.old + run.removed.length;
     j = run.new + run.added.length;
   }
