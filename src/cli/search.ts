@@ -81,7 +81,7 @@ export default defineCommand({
     }
     let hits: SearchHitView[] | undefined;
     if (a.daemon !== false && !a.global) {
-      const { queryViaDaemon } = await import('../search/daemon-client.js');
+      const { queryViaDaemon } = await import('../daemon/client.js');
       hits = (await queryViaDaemon(store, { op: 'search', q }, ctx.env)) as SearchHitView[] | undefined;
     }
     if (!hits) {
