@@ -25,7 +25,7 @@ export const plain: Colors = { id: same, warn: same, dim: same };
 const ansi: Colors = { id: sgr('33'), warn: sgr('31'), dim: sgr('2') };
 
 /** Whether this run colours its output. */
-export function colorWanted(argv: string[], env: NodeJS.ProcessEnv, io: IO): boolean {
+export function colorWanted(argv: readonly string[], env: NodeJS.ProcessEnv, io: IO): boolean {
   const i = argv.lastIndexOf('--color');
   const j = argv.lastIndexOf('--no-color');
   // a flag on the command line wins over NO_COLOR (https://no-color.org)
@@ -60,7 +60,7 @@ async function pagerCommand(ctx: Ctx): Promise<string | undefined> {
 export function startPager(
   ctx: Ctx,
   command: string | undefined,
-  argv: string[],
+  argv: readonly string[],
 ): (() => Promise<void>) | undefined {
   const io = ctx.io;
   if (!command || !PAGED.has(command) || !io.isTTY || ctx.json || ctx.yaml) return undefined;
