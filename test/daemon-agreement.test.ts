@@ -98,7 +98,7 @@ afterAll(async () => {
   daemonStore?.close();
 });
 
-async function viaDaemon<T>(op: 'prompt' | 'search' | 'context', q: unknown): Promise<T> {
+async function viaDaemon<T>(op: 'prompt' | 'search' | 'context' | 'dedup', q: unknown): Promise<T> {
   const reply = await ask(daemon.path, { op, q, count: false }, 30_000);
   expect(reply.ok, JSON.stringify(reply.error)).toBe(true);
   return reply.result as T;
@@ -166,6 +166,28 @@ describe('the daemon answers as the process would alone', { timeout: 60_000 }, (
       file: 'src/db/pool.ts',
     });
     expect(served.map((h) => h.id)).toEqual(alone.map((h) => h.id));
+  });
+
+  it("add's duplicate check: the same duplicates, with the same scores", async () => {
+    const { findDuplicates } = await import('../src/search/dedup.js');
+    const provider = await providerFor(local);
+    const inputs = [
+      { title: 'Tabs in Makefiles', body: 'Recipes need tabs, not spaces.' },
+      { title: 'Websocket reconnect storms', body: 'Reconnect with backoff and jitter.' },
+      {
+        title: 'Postgres connection limits',
+        body: 'Every service goes through pgbouncer in transaction mode.',
+      },
+      { title: 'Something else entirely', body: 'Nothing like any memory here.' },
+    ];
+    let found = 0;
+    for (const q of inputs) {
+      const alone = await findDuplicates(local, q, provider);
+      const served = await viaDaemon<typeof alone>('dedup', q);
+      expect(served, q.title).toEqual(alone);
+      found += alone.length;
+    }
+    expect(found).toBeGreaterThan(0);
   });
 
   it('context packs: the same items in the same order, the same text', async () => {
