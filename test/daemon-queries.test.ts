@@ -43,7 +43,20 @@ describe('the daemon is a query service', () => {
     pids.push(JSON.parse(started.stdout).pid);
     const { ask } = await import('../src/daemon/wire.js');
     const sock = socketPath({ repo: await openRepo(r.dir, r.env), ref: 'refs/memory' });
-    const reply = await ask(sock, { op: 'run' as never, q: { argv: ['add', '--title', 'x'] } }, 10_000);
+    // a whole command line, as the command-forwarding client sent it (argv, directory, environment,
+    // repository, terminals, build): an op the daemon does not know
+    const repo = await openRepo(r.dir, r.env);
+    const q = {
+      argv: ['add', '--title', 'Sent to the daemon', '--content', 'x'],
+      cwd: r.dir,
+      env: r.env,
+      gitDir: repo.gitDir,
+      workTree: repo.workTree ?? null,
+      isTTY: false,
+      stdinIsTTY: true,
+      build: JSON.parse(started.stdout).build ?? '',
+    };
+    const reply = await ask(sock, { op: 'run' as never, q }, 10_000);
     expect(reply.ok).toBe(false);
     expect(reply.error?.code).toBe('E_INVALID_ARG');
     expect(r.git('log', '--format=%s', 'refs/memory').trim().split('\n')).toHaveLength(1);
