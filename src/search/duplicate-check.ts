@@ -4,10 +4,10 @@
  * goes on and `warn` gets a note. Search failures never block an add.
  */
 
+import { daemonLikely, queryViaDaemon } from '../daemon/client.js';
 import { err, isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { mark } from '../trace.js';
-import { daemonLikely, queryViaDaemon } from './daemon-client.js';
 import { words } from './text.js';
 
 export interface DuplicateCheck {

@@ -21,7 +21,7 @@ export interface RunSearchOptions extends SearchOptions {
   teams?: readonly NamedStore[];
   /**
    * Ask the store's query daemon first, with this environment deciding whether one runs or is
-   * started (src/search/daemon-client.ts); unset: ranked in this process.
+   * started (src/daemon/client.ts); unset: ranked in this process.
    */
   daemonEnv?: NodeJS.ProcessEnv;
 }
@@ -49,7 +49,7 @@ export function checkQuery(q: SearchQuery): void {
 /** One store's hits: from its query daemon when one answers, else ranked here. */
 async function ownHits(store: Store, q: SearchQuery, opts: RunSearchOptions): Promise<SearchHit[]> {
   if (opts.daemonEnv) {
-    const { queryViaDaemon } = await import('./daemon-client.js');
+    const { queryViaDaemon } = await import('../daemon/client.js');
     try {
       const hits = await queryViaDaemon(store, { op: 'search', q, count: false }, opts.daemonEnv);
       if (hits) return hits as SearchHit[];

@@ -1,7 +1,7 @@
 /**
  * Search for the Memories page: the index `git mem search` uses, asked the
  * way `git mem search` asks it. A store of some size is searched by the query
- * daemon (src/search/daemon.ts), started when none runs: loading an index of
+ * daemon (src/daemon/server.ts), started when none runs: loading an index of
  * thousands of memories takes seconds of one thread, which would hold every
  * other request of this server meanwhile; the daemon's process holds it
  * instead, and answers each keystroke from memory. A small store (or
@@ -35,7 +35,7 @@ const starting = new WeakMap<Store, Promise<unknown>>();
 
 /** A running daemon for the store: the one there, else one started now and waited for (one start for all callers). */
 async function daemonUp(env: UiEnv, store: Store): Promise<void> {
-  const { pingDaemon, startDaemon } = await import('../search/daemon-client.js');
+  const { pingDaemon, startDaemon } = await import('../daemon/client.js');
   if (await pingDaemon(store)) return;
   let p = starting.get(store);
   if (!p) {
