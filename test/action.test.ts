@@ -447,7 +447,6 @@ describe('action.yml, run as GitHub runs it', () => {
     expect(existsSync(join(actionPath, 'node_modules'))).toBe(false);
     const which = () =>
       execFileSync('bash', ['-c', 'command -v git-mem || true'], { env: npmEnv, encoding: 'utf8' }).trim();
-    expect(which()).toBe('');
     const base = dev.git('rev-parse', 'main').trim();
 
     // push 1: the anchored lines are edited: the memory goes stale
@@ -468,6 +467,7 @@ describe('action.yml, run as GitHub runs it', () => {
       ['git mem ci', 1], // fail-on stale: the job fails
     ]);
     expect(which()).toBe(join(String(npmEnv.npm_config_prefix), 'bin', 'git-mem'));
+    expect(existsSync(join(actionPath, 'dist', 'cli.js'))).toBe(true); // built in the action's folder
     expect(run1.steps[0].stdout, run1.out).toMatch(/^git-mem \d+\.\d+\.\d+/m);
     expect(run1.steps[3].uses?.with).toEqual({ sarif_file: 'git-mem.sarif', category: 'git-mem' });
     expect(run1.steps[4].stdout, run1.out).toMatch(/^::warning file=src\/m.py,line=1,endLine=3,/m);
@@ -514,6 +514,9 @@ describe('action.yml, run as GitHub runs it', () => {
       ['git mem ci', 0],
     ]);
     expect(run2.code).toBe(0);
+    // that install took the runtime dependencies only: git-mem ran without the build's packages
+    expect(existsSync(join(actionPath, 'node_modules', 'preact'))).toBe(false);
+    expect(existsSync(join(actionPath, 'node_modules', 'yaml'))).toBe(true);
     const lists = gh.requests.filter((q) => q.method === 'GET').map((q) => q.path);
     expect(lists[0]).toBe(`/repos/${OWNER_REPO}/issues/${PR}/comments?per_page=100`);
     expect(lists.length).toBe(2); // the marker comment is on the second page
