@@ -316,7 +316,9 @@ function isOneLine(v: unknown): boolean {
   return false;
 }
 
-function oneLine(key: string, v: unknown): string {
+function oneLine(name: string, v: unknown): string {
+  // a key is written like a value: unquoted, `[x]` or `? k` would be read as a collection, `False` as false
+  const key = yamlScalar(name);
   if (typeof v === 'string') return `${key}: ${yamlScalar(v)}`;
   if (Array.isArray(v)) return `${key}: ${yamlFlowList(v as string[])}`;
   return `${key}: ${String(v)}`;
