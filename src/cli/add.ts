@@ -1,7 +1,6 @@
 import { add } from '../commands/add.js';
 import { err } from '../errors.js';
 import { splitScopes } from '../model/glob.js';
-import { parseDateInput } from '../model/record.js';
 import { mark } from '../trace.js';
 import { defineCommand } from './command.js';
 import { emit, list, openStore, readContent, secretPolicy } from './context.js';
@@ -108,7 +107,7 @@ export default defineCommand({
         tags,
         scope,
         alias: a.alias,
-        expires: a.expires ? parseDateInput(a.expires) : undefined,
+        expires: a.expires,
         status: a.status,
         confidence: a.confidence,
         source: a.source,

@@ -5,6 +5,7 @@
  */
 
 import { err } from '../errors.js';
+import { FRONTMATTER_KEYS, type Verified } from './fields.js';
 import { fanout, isId } from './id.js';
 import { type Provenance, parseProvenance } from './provenance.js';
 import {
@@ -20,6 +21,7 @@ import {
 } from './schema.js';
 import { parseDocument, stringify } from './yaml.js';
 
+export type { Verified } from './fields.js';
 export type { MemoryType, Status } from './schema.js';
 export { LIMITS, STATUSES, TYPES } from './schema.js';
 
@@ -54,6 +56,8 @@ export interface MemoryRecord {
   created: string;
   updated: string;
   expires?: string;
+  /** Who last confirmed it still holds, and when (`git mem verify`); absent until someone does. */
+  verified?: Verified;
   /** Lamport clock, raised on every change and every merge (wall time is for display only). */
   clock: number;
   links: Links;
@@ -63,25 +67,8 @@ export interface MemoryRecord {
   extra: Record<string, unknown>;
 }
 
-export const KNOWN_KEYS = [
-  'id',
-  'type',
-  'title',
-  'alias',
-  'status',
-  'tags',
-  'scope',
-  'confidence',
-  'source',
-  'author',
-  'by',
-  'created',
-  'updated',
-  'expires',
-  'clock',
-  'links',
-  'anchors',
-] as const;
+/** The frontmatter keys this version knows, in the order they are written (src/model/fields.ts). */
+export const KNOWN_KEYS: readonly string[] = FRONTMATTER_KEYS;
 
 export const RECORDS_DIR = 'memories';
 export const TOMBSTONES_DIR = 'tombstones';
@@ -225,6 +212,7 @@ export interface NewRecordInput {
   confidence?: number;
   source?: string;
   expires?: string;
+  verified?: Verified;
   anchors?: Anchor[];
   links?: Partial<Links>;
   extra?: Record<string, unknown>;
@@ -246,6 +234,7 @@ export function newRecord(i: NewRecordInput): MemoryRecord {
     created: i.now,
     updated: i.now,
     expires: i.expires,
+    verified: i.verified,
     clock: 1,
     links: { ...emptyLinks(), ...(i.links ?? {}) } as Links,
     anchors: i.anchors ?? [],
@@ -347,6 +336,9 @@ export function frontmatterOf(r: MemoryRecord): Record<string, unknown> {
   fm.created = r.created;
   fm.updated = r.updated;
   if (r.expires) fm.expires = r.expires;
+  // a `verified` this version does not read is written back as it came, as `by` is
+  if (r.verified) fm.verified = { by: r.verified.by, at: r.verified.at };
+  else if (r.extra.verified !== undefined) fm.verified = r.extra.verified;
   fm.clock = r.clock;
   const links: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(r.links)) {
@@ -938,6 +930,14 @@ export function recordFromParts(
   }
 }
 
+/** A `verified: {by, at}` as read, or undefined when it is not one (then kept as it came). */
+export function parseVerified(v: unknown): Verified | undefined {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const { by, at } = v as Record<string, unknown>;
+  if (typeof by !== 'string' || typeof at !== 'string' || Object.keys(v).length !== 2) return undefined;
+  return { by, at };
+}
+
 /** The record a frontmatter and body say (tolerant: missing values get their defaults). */
 function recordOf(o: Record<string, unknown>, body: string): MemoryRecord {
   const id = String(o.id ?? '');
@@ -953,6 +953,8 @@ function recordOf(o: Record<string, unknown>, body: string): MemoryRecord {
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) if (!(KNOWN_KEYS as readonly string[]).includes(k)) extra[k] = v;
   if (o.by != null && !by) extra.by = o.by;
+  const verified = parseVerified(o.verified);
+  if (o.verified != null && !verified) extra.verified = o.verified;
   const anchors = Array.isArray(o.anchors)
     ? (o.anchors.filter(
         (a) => a && typeof a === 'object' && typeof (a as Anchor).path === 'string',
@@ -974,6 +976,7 @@ function recordOf(o: Record<string, unknown>, body: string): MemoryRecord {
     created: String(o.created ?? ''),
     updated: String(o.updated ?? o.created ?? ''),
     expires: o.expires == null ? undefined : String(o.expires),
+    verified,
     clock: Number.isFinite(Number(o.clock)) ? Number(o.clock) : 0,
     links,
     anchors,
@@ -995,6 +998,8 @@ export interface RecordSummary {
   created: string;
   updated: string;
   expires?: string;
+  /** when someone last confirmed it (`git mem verify`) */
+  verified?: string;
   tokens: number;
   anchors: string[];
   /** A merge flagged it for review (`git mem conflicts`) and no `git mem resolve` has cleared it. */
@@ -1036,6 +1041,7 @@ export function summarize(r: MemoryRecord): RecordSummary {
   };
   if (r.alias) s.alias = r.alias;
   if (r.expires) s.expires = r.expires;
+  if (r.verified) s.verified = r.verified.at;
   if (isFlagged(r)) s.conflict = true;
   return s;
 }
@@ -1056,6 +1062,8 @@ export function summaryToJSON(s: RecordSummary) {
     expires: s.expires ?? null,
     tokens: s.tokens,
     anchors: s.anchors,
+    // only on a verified record: every other summary keeps its shape (and the catalog cache its bytes)
+    ...(s.verified ? { verified: s.verified } : {}),
     // only on a flagged record: every other summary keeps its shape
     ...(s.conflict ? { conflict: true as const } : {}),
   };
@@ -1078,6 +1086,7 @@ export function recordToJSON(r: MemoryRecord) {
     created: r.created,
     updated: r.updated,
     expires: r.expires ?? null,
+    verified: r.verified ?? null,
     clock: r.clock,
     links: r.links,
     anchors: r.anchors,
