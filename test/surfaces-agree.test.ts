@@ -162,7 +162,10 @@ describe('every surface gives the same answer', () => {
     const ctx = { io: bufferIO(), cwd: u.repo.dir, env: u.repo.env, stores: [] as never[] };
     const store = await openStore(ctx);
     stores.push(...(ctx.stores as Array<{ close(): void }>));
-    ui = await startUi({ store, cwd: u.repo.dir, env: u.repo.env }, { assets: join(ROOT, 'dist'), log: () => {} });
+    ui = await startUi(
+      { store, cwd: u.repo.dir, env: u.repo.env },
+      { assets: join(ROOT, 'dist'), log: () => {} },
+    );
     surfaces.push({
       name: 'ui',
       ...u,
