@@ -11,7 +11,6 @@
 import { staleReasons, staleReasonText } from '../anchors/types.js';
 import { add } from '../commands/add.js';
 import { removeMemory, updateFromInput, updateMemory } from '../commands/memory.js';
-import { type NamedStore, rulesFor } from '../commands/rules.js';
 import { verifyMemories } from '../commands/verify.js';
 import { asGitMemError, err, type GitMemError } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
@@ -29,6 +28,7 @@ import {
 } from '../model/record.js';
 import { frame, neutralize, oneLine, unframe } from '../safety/frame.js';
 import type { PackFilter, SearchHit } from '../search/index.js';
+import { type NamedStore, rulesFor } from '../search/rules.js';
 
 // ------------------------------------------------------------------ schemas
 

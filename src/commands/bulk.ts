@@ -5,6 +5,7 @@
 
 import { err } from '../errors.js';
 import { writeBlobs } from '../gitstore/fast-import.js';
+import { ensureFormat } from '../gitstore/format.js';
 import type { Store } from '../gitstore/store.js';
 import { isId, newId } from '../model/id.js';
 import { parseProvenance } from '../model/provenance.js';
@@ -21,7 +22,6 @@ import {
 } from '../model/record.js';
 import { nextClock } from '../model/schema.js';
 import { assertRecordClean } from '../safety/secrets.js';
-import { ensureFormat } from './memory.js';
 
 const LINE_KEYS = new Set<string>([...KNOWN_KEYS, 'body', 'content']);
 

@@ -8,8 +8,8 @@
 
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { ensureFormat } from '../commands/memory.js';
 import { err } from '../errors.js';
+import { ensureFormat } from '../gitstore/format.js';
 import { FORMAT_PATH, SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';
 import {
   idFromPath,
