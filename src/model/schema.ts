@@ -374,6 +374,17 @@ export function recordFieldProblems(fm: Record<string, unknown>, body: string): 
         anchorProblems(x, `anchors[${i}]`, out);
       });
   }
+  const bp = bodyProblem(body);
+  if (bp) out.push(bp);
+  return out;
+}
+
+/** What is wrong with a record's body (its size, binary content, control characters), or null. */
+export function bodyProblem(body: string): FieldProblem | null {
+  const out: FieldProblem[] = [];
+  const bad = (field: string, code: ErrorCode, message: string, hint?: string) => {
+    out.push({ field, code, message, ...(hint ? { hint } : {}) });
+  };
   const size = Buffer.byteLength(body, 'utf8');
   if (size > LIMITS.bodyBytes)
     bad(
@@ -396,5 +407,5 @@ export function recordFieldProblems(fm: Record<string, unknown>, body: string): 
       `body holds a control character (${charName(body, BODY_CONTROL_RE)})`,
       'store text only: no escape sequences or control characters but tabs and line ends',
     );
-  return out;
+  return out[0] ?? null;
 }
