@@ -45,9 +45,10 @@ function updateProperties(): Record<string, Json> {
   const out: Record<string, Json> = {};
   const enums: Record<string, readonly string[]> = { type: TYPES, status: STATUSES };
   for (const f of UPDATABLE) {
-    const clears = f.update === 'set-clear' ? ' "" clears it.' : '';
+    const clears = `${f.input === 'strings' ? ' Replaces them all.' : ''}${f.update === 'set-clear' ? ' "" clears it.' : ''}`;
     const description = `${f.help[0].toUpperCase()}${f.help.slice(1)}.${clears}`;
-    if (f.input === 'strings') out[f.key] = strs(description);
+    // a list, or "" to clear it (the one rule: src/model/fields.ts); the update operation checks the items
+    if (f.input === 'strings') out[f.key] = { ...strs(description), type: ['array', 'string'] };
     else if (f.input === 'number')
       out[f.key] = { type: 'number', minimum: f.minimum, maximum: f.maximum, description };
     else out[f.key] = str(description, enums[f.key] ? { enum: [...enums[f.key]] } : {});

@@ -7,18 +7,23 @@ import { ADDABLE, type FieldDef, TAG_EDITS, UPDATABLE } from '../model/fields.js
 import type { Argv, OptionSpec } from './args.js';
 
 function spec(f: FieldDef, verb: 'add' | 'update'): OptionSpec {
-  const clears = verb === 'update' && f.update === 'set-clear' ? ` ('' clears it)` : '';
+  const replaces = verb === 'update' && f.input === 'strings' ? '; replaces them all' : '';
+  const clears = verb === 'update' && f.update === 'set-clear' ? `; '' clears it` : '';
   return {
     type: f.input === 'number' ? 'number' : 'string',
     ...(f.input === 'strings' ? { array: true } : {}),
-    describe: `${f.help}${clears}`,
+    describe: `${f.help}${replaces}${clears}`,
   };
 }
 
 /** `--KEY` options of the fields `verb` sets (the body comes from --content, --file or stdin). */
-export function fieldOptions(verb: 'add' | 'update'): Record<string, OptionSpec> {
+export function fieldOptions(
+  verb: 'add' | 'update',
+  overrides: Record<string, Partial<OptionSpec>> = {},
+): Record<string, OptionSpec> {
   const out: Record<string, OptionSpec> = {};
-  for (const f of verb === 'add' ? ADDABLE : UPDATABLE) if (f.key !== 'body') out[f.key] = spec(f, verb);
+  for (const f of verb === 'add' ? ADDABLE : UPDATABLE)
+    if (f.key !== 'body') out[f.key] = { ...spec(f, verb), ...overrides[f.key] };
   if (verb === 'update')
     for (const t of TAG_EDITS) out[t.cli] = { type: 'string', array: true, describe: t.help };
   return out;
@@ -33,7 +38,11 @@ export function updateInputOf(a: Record<string, unknown>): Record<string, unknow
 }
 
 /** Declares fieldOptions(verb) on a command's builder (their values are read with updateInputOf). */
-export function withFieldOptions<T>(y: Argv<T>, verb: 'add' | 'update'): Argv<T> {
-  for (const [name, o] of Object.entries(fieldOptions(verb))) y.option(name, o);
+export function withFieldOptions<T>(
+  y: Argv<T>,
+  verb: 'add' | 'update',
+  overrides: Record<string, Partial<OptionSpec>> = {},
+): Argv<T> {
+  for (const [name, o] of Object.entries(fieldOptions(verb, overrides))) y.option(name, o);
   return y;
 }

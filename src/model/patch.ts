@@ -58,8 +58,13 @@ export function validateStatus(s: string): Status {
   return s;
 }
 
-/** Whether `v` is the value that clears field `key` (the one rule, every surface). */
+/**
+ * Whether `v` is the value that clears field `key` (the one rule, every surface): the empty
+ * value `""` (a list field's `[]` or `[""]`, what a repeatable CLI option gives for `--tags ''`),
+ * and `never` for `expires`.
+ */
 export function isClearValue(key: string, v: unknown): boolean {
+  if (Array.isArray(v)) return v.every((x) => x === '');
   return v === null || v === '' || (key === 'expires' && v === 'never');
 }
 
