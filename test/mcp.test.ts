@@ -150,6 +150,7 @@ describe('git mem mcp over stdio', () => {
       'sessions',
       'stale',
       'update',
+      'verify',
     ]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
@@ -379,7 +380,7 @@ describe('git mem mcp over stdio', () => {
     const c2 = new Client({ name: 'second', version: '1.0.0' });
     await c2.connect(t2);
     const pid = t2.pid!;
-    expect((await c2.listTools()).tools.length).toBe(10);
+    expect((await c2.listTools()).tools.length).toBe(11);
     await c2.close();
     let alive = true;
     for (let i = 0; i < 50 && alive; i++) {

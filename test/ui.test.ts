@@ -637,7 +637,8 @@ describeUi('git mem ui in a browser', () => {
     };
     const theirs = { page: otherBody(ids.deploy), cli: otherBody(ids.deployTwin) };
     await card.locator('button[data-action="take-other"]').click();
-    await expect.poll(() => page.locator('.conflict').count()).toBe(1);
+    // a write and a reload of the list: more than poll's default second on a loaded machine
+    await expect.poll(() => page.locator('.conflict').count(), { timeout: 10_000 }).toBe(1);
     expect(subject()).toBe(`mem: resolve ${ids.deploy.slice(0, 12)} (took-attic)`);
     await memJson(b, ['resolve', ids.deployTwin, '--take', 'theirs']);
     const [viaPage, viaCli] = [await record(ids.deploy), await record(ids.deployTwin)];

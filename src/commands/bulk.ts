@@ -5,6 +5,7 @@
 
 import { err } from '../errors.js';
 import { writeBlobs } from '../gitstore/fast-import.js';
+import { ensureFormat } from '../gitstore/format.js';
 import type { Store } from '../gitstore/store.js';
 import { isId, newId } from '../model/id.js';
 import { parseProvenance } from '../model/provenance.js';
@@ -21,7 +22,6 @@ import {
 } from '../model/record.js';
 import { nextClock } from '../model/schema.js';
 import { assertRecordClean } from '../safety/secrets.js';
-import { ensureFormat } from './memory.js';
 
 const LINE_KEYS = new Set<string>([...KNOWN_KEYS, 'body', 'content']);
 
@@ -124,6 +124,8 @@ function recordsFromJsonl(
         confidence: o.confidence == null ? undefined : Number(o.confidence),
         source: o.source == null ? undefined : String(o.source),
         expires: o.expires ? parseDateInput(String(o.expires)) : undefined,
+        // checked with the record's other fields (src/model/schema.ts): an attestation {by, at}
+        verified: o.verified == null ? undefined : (o.verified as MemoryRecord['verified']),
         anchors,
         links: o.links && typeof o.links === 'object' ? (o.links as MemoryRecord['links']) : undefined,
         extra,
@@ -305,6 +307,7 @@ export async function exportRecords(store: Store, commit: string): Promise<Array
     if (r.author) line.author = r.author;
     if (r.by) line.by = r.by;
     if (r.expires) line.expires = r.expires;
+    if (r.verified) line.verified = r.verified;
     if (Object.values(r.links).some((v) => Array.isArray(v) && v.length)) line.links = r.links;
     if (r.anchors.length) line.anchors = r.anchors;
     return { ...line, ...r.extra };

@@ -4,7 +4,6 @@
  * embedding providers) is loaded lazily inside these functions.
  */
 import { staleReasons, staleReasonText } from '../anchors/types.js';
-import { rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
 import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
@@ -24,6 +23,7 @@ import {
   searchable,
 } from './rank.js';
 import { type BarInput, clearsBar, clearsSearchBar, distinctive } from './relevance.js';
+import { rulesFor } from './rules.js';
 import { type IndexState, openIndex, readRecords } from './store-index.js';
 import { normalizePath, packageOf, pathWords, stem, terms, words } from './text.js';
 import { recordUse, usageCounts } from './usage.js';

@@ -13,7 +13,7 @@
  * no session summaries (theirs are about another repository's work). One
  * budget covers the whole pack.
  */
-import type { NamedStore } from '../commands/rules.js';
+
 import type { Store } from '../gitstore/store.js';
 import {
   type ContextOptions,
@@ -26,6 +26,7 @@ import {
   searchMemories,
 } from './index.js';
 import { assemblePack, type PackCandidate, type Section } from './pack.js';
+import type { NamedStore } from './rules.js';
 import { recordUse } from './usage.js';
 
 /** What a team store's scores are multiplied by before they are merged with the project's. */
