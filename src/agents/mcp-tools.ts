@@ -33,7 +33,6 @@ import { doContext, doSearch } from './mcp-search.js';
 export type { McpEnv, ToolResult } from './mcp-env.js';
 export { listResources, MEMORY_URI_TEMPLATE, type ResourceInfo, readResource } from './mcp-resources.js';
 export { checkArgs, TOOLS, type ToolDef } from './mcp-schemas.js';
-export { simpleRank } from './mcp-search.js';
 
 async function doAdd(env: McpEnv, a: Json): Promise<ToolResult> {
   const input = {

@@ -6,11 +6,12 @@
  * store, merges the team stores' (src/search/layers.ts) and counts what it returns as used when
  * the caller gives the hits to an agent.
  */
-import type { NamedStore } from '../commands/rules.js';
+
 import { err, isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { type SearchHit, type SearchOptions, type SearchQuery, searchMemories } from './index.js';
 import { labelHits, mergeHits, searchTeams } from './layers.js';
+import type { NamedStore } from './rules.js';
 import { terms } from './text.js';
 import { recordUse } from './usage.js';
 
