@@ -9,6 +9,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CONCEPT_BYTES } from '../src/commands/okf.js';
 import { fromActor, generatedActor, parseCodeRef, verifierActor } from '../src/model/okf.js';
 import { TYPES } from '../src/model/schema.js';
 import { parse as parseYaml } from '../src/model/yaml.js';
@@ -281,6 +282,8 @@ describe('OKF: a hostile bundle', () => {
     writeConcept(dir, 'big.md', `---\ntype: Note\n---\n${'a'.repeat(10 * 1024 * 1024)}\n`);
     const res = await r.mem(['import', '--okf', dir, '--json']);
     expect(errCode(res)).toBe('E_TOO_LARGE');
+    // refused by the read bound, before 10 MB is read (the record check would refuse it too, later)
+    expect(JSON.parse(res.stdout).error.message).toContain(String(CONCEPT_BYTES));
     expect(tip(r)).toBe(before);
   });
 
