@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { exportRecords } from '../commands/bulk.js';
 import { err } from '../errors.js';
-import { OKF_VERSION } from '../model/okf.js';
+import { noteLine, OKF_VERSION } from '../model/okf.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 
@@ -42,9 +42,7 @@ export default defineCommand({
       const b = await okfBundle(store, commit);
       writeBundle(dir, b.files, !!a.force);
       // what OKF has no field for: said, one line per kind (kept in the git_mem extension)
-      if (!ctx.json)
-        for (const n of b.notes)
-          ctx.io.err(`okf: ${n.count} ${n.count === 1 ? 'memory' : 'memories'}: ${n.message}\n`);
+      if (!ctx.json) for (const n of b.notes) ctx.io.err(`${noteLine(n, ['memory', 'memories'])}\n`);
       return emit(
         ctx,
         {

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { importJsonl } from '../commands/bulk.js';
 import { readTextFile, type TextLimit } from '../commands/context.js';
 import { err, isGitMemError } from '../errors.js';
+import { noteLine } from '../model/okf.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 
@@ -41,8 +42,7 @@ export default defineCommand({
       });
       if (!ctx.json) {
         for (const s of r.skipped) ctx.io.err(`okf: skipped ${s.path}: ${s.reason}\n`);
-        for (const n of r.notes)
-          ctx.io.err(`okf: ${n.count} ${n.count === 1 ? 'concept' : 'concepts'}: ${n.message}\n`);
+        for (const n of r.notes) ctx.io.err(`${noteLine(n, ['concept', 'concepts'])}\n`);
       }
       return emit(
         ctx,

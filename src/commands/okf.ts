@@ -173,13 +173,15 @@ export async function importOkf(store: Store, root: string, opts: ImportOptions 
     notes.push({
       kind: 'anchored',
       count: counts.get('anchored')!,
-      message: 'code sources found in HEAD: anchored',
+      unit: ['code source', 'code sources'],
+      message: 'a file of the committed tree (HEAD): anchored',
     });
   if (counts.get('unresolved'))
     notes.push({
       kind: 'unresolved',
       count: counts.get('unresolved')!,
-      message: 'code sources not in the committed tree (HEAD): kept as sources, not anchors',
+      unit: ['code source', 'code sources'],
+      message: 'not a file of the committed tree (HEAD): kept as a source, not an anchor',
     });
   return { ...res, concepts: concepts.length, skipped, notes };
 }

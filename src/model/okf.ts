@@ -47,7 +47,15 @@ const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.i
 export interface Note {
   kind: string;
   count: number;
+  /** what is counted, when not the memories (concepts) themselves: [one, many] */
+  unit?: [string, string];
   message: string;
+}
+
+/** A note as one line: `okf: 2 memories: …`. */
+export function noteLine(n: Note, unit: [string, string]): string {
+  const [one, many] = n.unit ?? unit;
+  return `okf: ${n.count} ${n.count === 1 ? one : many}: ${n.message}`;
 }
 
 /** One file of a bundle: a path relative to the bundle (forward slashes) and its text. */
