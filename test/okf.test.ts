@@ -56,6 +56,8 @@ describe('OKF: our records round-trip', () => {
       expires: i % 2 ? '2031-01-01T00:00:00.000Z' : undefined,
       by: i % 3 ? { kind: 'agent', agent: 'claude-code', model: 'opus' } : { kind: 'person' },
       verified: i === 1 ? { by: 'Ann <ann@example.com>', at: '2026-01-02T03:04:05.000Z' } : undefined,
+      // keys git-mem does not know survive too (one named like the foreign-keys key, but no mapping)
+      ...(i === 2 ? { ticket: 'ABC-1', okf: 'plain' } : {}),
     }));
     const imp = await a.mem(['import', '--jsonl', '-'], {
       stdin: lines.map((l) => JSON.stringify(l)).join('\n'),

@@ -216,6 +216,8 @@ export function toConcept(line: Obj): { frontmatter: Obj; body: string; kept: st
   for (const k of EXT_FIELDS) if (line[k] !== undefined) ext[k] = line[k];
   const extra: Obj = {};
   for (const [k, v] of Object.entries(line)) if (!LINE_IN_OKF.has(k) && !EXT_FIELDS.includes(k)) extra[k] = v;
+  // an `okf` key that is no mapping is not a foreign concept's keys: kept like any unknown key
+  if (line[FOREIGN_KEY] !== undefined && !isObj(line[FOREIGN_KEY])) extra[FOREIGN_KEY] = line[FOREIGN_KEY];
   if (Object.keys(extra).length) ext.extra = extra;
   fm[EXT_KEY] = ext;
   return { frontmatter: fm, body: String(line.body ?? ''), kept };
