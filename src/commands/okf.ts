@@ -4,17 +4,17 @@
  * file system around it. An import goes through the one import of memories
  * (importItems: secret scan, the record checks, one commit, dedup by id and alias).
  */
-import { lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { revParseVia, treeBlobs } from '../anchors/gitio.js';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { FOREIGN_KEY, fromConcept, type Note, type OkfFile, RESERVED, toBundle } from '../model/okf.js';
 import { anchorPathProblem, isRepoPath } from '../model/paths.js';
-import { readFrontmatterByLibrary, splitFrontmatter } from '../model/record.js';
+import { readFrontmatter, splitFrontmatter } from '../model/record.js';
 import { LIMITS } from '../model/schema.js';
 import { exportRecords, type ImportItem, type ImportOptions, importItems } from './bulk.js';
-import { readTextFile } from './context.js';
+import { decodeText } from './context.js';
 
 /** The largest concept file an import reads: a record's frontmatter and body at their limits, and room. */
 export const CONCEPT_BYTES = LIMITS.frontmatterBytes + LIMITS.bodyBytes + 4096;
@@ -53,6 +53,23 @@ export function writeBundle(dir: string, files: readonly OkfFile[], force: boole
   }
 }
 
+/**
+ * A concept file's text: a regular file (the walk passed over links, devices and pipes) whose
+ * size is checked before it is read, so a 10 MB file is refused unread; not UTF-8 is E_BINARY.
+ */
+function readConcept(file: string, path: string): string {
+  const tooLarge = () =>
+    err(
+      'E_TOO_LARGE',
+      `${path} is over the ${CONCEPT_BYTES}-byte limit`,
+      'split it, or leave it out of the bundle',
+    );
+  if (lstatSync(file).size > CONCEPT_BYTES) throw tooLarge();
+  const buf = readFileSync(file);
+  if (buf.length > CONCEPT_BYTES) throw tooLarge();
+  return decodeText(buf, path);
+}
+
 /** A concept file read from a bundle, or why a file was passed over. */
 interface Walked {
   concepts: Array<{ path: string; fm: Record<string, unknown>; body: string }>;
@@ -89,14 +106,14 @@ export function readBundle(root: string): Walked {
       else if (RESERVED.has(e.name.toLowerCase()))
         out.skipped.push({ path, reason: 'reserved (index.md, log.md)' });
       else {
-        const text = readTextFile(join(root, path), { maxBytes: CONCEPT_BYTES, what: path });
+        const text = readConcept(join(root, path), path);
         let fm: unknown;
         let body: string;
         try {
           const split = splitFrontmatter(text);
           if (Buffer.byteLength(split.yaml) > LIMITS.frontmatterBytes)
             throw new Error('frontmatter too large');
-          fm = readFrontmatterByLibrary(split.yaml);
+          fm = readFrontmatter(split.yaml);
           body = split.body;
         } catch (x) {
           out.skipped.push({ path, reason: `no readable frontmatter (${(x as Error).message})` });
