@@ -207,6 +207,9 @@ describe('OKF: the specification example bundles', () => {
     // and again: nothing changes
     const again = await r.memJson(['import', '--okf', join(FIXTURES, 'acme_retail')]);
     expect([again.added, again.replaced, again.unchanged]).toEqual([0, 0, 2]);
+    // and its own export, read back: nothing changes either
+    const own = await r.memJson(['import', '--okf', out]);
+    expect([own.added, own.replaced, own.unchanged]).toEqual([0, 0, 2]);
   });
 
   it('reads block-style frontmatter and a quoted timestamp with an offset (ga4)', async () => {
@@ -221,6 +224,25 @@ describe('OKF: the specification example bundles', () => {
       by: { kind: 'agent', agent: 'reference_agent', model: 'gemini-3.5-flash' },
       okf: { type: 'Reference', resource: 'https://support.google.com/analytics/answer/9037342' },
     });
+  });
+});
+
+describe('OKF: a foreign concept re-imported from its own export', () => {
+  it('is unchanged whatever order its keys had', async () => {
+    const r = makeRepo({ commit: true });
+    const dir = join(tmpDir('gm-okf-'), 'tool');
+    writeConcept(
+      dir,
+      'a.md',
+      '---\nzeta: 1\nresource: https://x.example\ntype: Table\ndescription: d\nalpha: 2\n---\nbody\n',
+    );
+    await r.memJson(['import', '--okf', dir]);
+    const out = join(tmpDir('gm-okf-'), 'out');
+    expect((await r.mem(['export', '--format', 'okf', '--dir', out])).code).toBe(0);
+    const before = tip(r);
+    const again = await r.memJson(['import', '--okf', out]);
+    expect([again.added, again.replaced, again.unchanged]).toEqual([0, 0, 1]);
+    expect(tip(r)).toBe(before);
   });
 });
 

@@ -405,6 +405,8 @@ export function fromConcept(path: string, fm: Obj, rawBody: string, bundle: stri
     EXT_KEY,
   ]);
   for (const [k, v] of Object.entries(fm)) if (!mapped.has(k)) foreign[k] = v;
-  if (Object.keys(foreign).length) line[FOREIGN_KEY] = foreign;
+  // in one order whatever order the file had: a bundle re-imported from its own export is unchanged
+  if (Object.keys(foreign).length)
+    line[FOREIGN_KEY] = Object.fromEntries(Object.entries(foreign).sort(([a], [b]) => (a < b ? -1 : 1)));
   return { line, code, foreignType, ours: !!ext };
 }
