@@ -67,6 +67,8 @@ const TOMB_RE = /^tombstones\/[0-9A-Z]{2}\/([0-9A-Z]{26})\.yaml$/;
 const zeroStats = (): MergeStats => ({ added: 0, updated: 0, removed: 0, merged: 0, conflicted: 0 });
 
 type Diff = Map<string, { oid: string | null; status: string }>;
+/** What the merge commit changes on ours, per path. */
+type Changes = Map<string, { oid: string } | { text: string } | { remove: true }>;
 
 /** Parses a tombstone file; throws RecordParseError when it is not a YAML mapping. */
 export function parseTombstone(text: string, id: string): Tombstone {
@@ -146,20 +148,7 @@ export async function mergeCommits(
   const [dO, dT] = await Promise.all([changedPaths(store, base, ours), changedPaths(store, base, theirs)]);
 
   // group record and tombstone paths by id; everything else merges per path
-  const ids = new Map<string, { o: boolean; t: boolean }>();
-  const generic = new Set<string>();
-  const note = (path: string, side: 'o' | 't') => {
-    const id = idFromPath(path) ?? TOMB_RE.exec(path)?.[1];
-    if (!id) {
-      generic.add(path);
-      return;
-    }
-    const e = ids.get(id) ?? { o: false, t: false };
-    e[side] = true;
-    ids.set(id, e);
-  };
-  for (const p of dO.keys()) note(p, 'o');
-  for (const p of dT.keys()) note(p, 't');
+  const { ids, generic } = groupPaths(dO, dT);
 
   // records ours alone changed were parsed already if the catalog of ours is cached (the usual
   // case for the tip of refs/memory): trust it instead of parsing them again
@@ -172,74 +161,10 @@ export async function mergeCommits(
   };
 
   // read every blob we need in one batch
-  const reads: string[] = [];
-  const want = new Map<string, number>();
-  const need = (spec: string) => {
-    if (!want.has(spec)) {
-      want.set(spec, reads.length);
-      reads.push(spec);
-    }
-  };
-  for (const [id, sides] of ids) {
-    for (const path of [recordPath(id), tombstonePath(id)]) {
-      const o = dO.get(path);
-      const t = dT.get(path);
-      if (o?.oid && !(sides.t === false && path === recordPath(id) && knownGood(id))) need(o.oid);
-      if (t?.oid) need(t.oid);
-      if (sides.o && sides.t && base) need(`${base}:${path}`);
-    }
-  }
-  const blobs = await store.catFile.readMany(reads);
-  const text = (spec: string): { text: string; oid: string } | null => {
-    const i = want.get(spec);
-    const b = i === undefined ? null : blobs[i];
-    return b && b.type === 'blob' ? { text: b.content.toString('utf8'), oid: b.oid } : null;
-  };
+  const versions = await Sides.read(store, ours, theirs, base, dO, dT, ids, knownGood);
+  const load = versions.load.bind(versions);
 
-  /** What a side (or the base) holds for an id: version texts, blob ids and parsed values. */
-  interface SideState {
-    state: EntryState;
-    recText?: string;
-    recOid?: string;
-    tombText?: string;
-    tombOid?: string;
-  }
-  /** `full`: also the paths this side left as in the base (read only for ids both sides changed). */
-  const load = (id: string, side: 'b' | 'o' | 't', full = true, skipRec = false): SideState => {
-    const s: SideState = { state: {} };
-    const commit = side === 'o' ? ours : side === 't' ? theirs : base!;
-    const d = side === 'o' ? dO : side === 't' ? dT : undefined;
-    for (const kind of ['rec', 'tomb'] as const) {
-      if (kind === 'rec' && skipRec) continue;
-      const path = kind === 'rec' ? recordPath(id) : tombstonePath(id);
-      let v: { text: string; oid: string } | null;
-      const c = d?.get(path);
-      if (c) v = c.oid ? text(c.oid) : null;
-      else if (!full) continue;
-      else v = base ? text(`${base}:${path}`) : null;
-      if (!v) continue;
-      try {
-        if (kind === 'rec') {
-          const r = parseRecord(v.text, path);
-          if (r.id !== id) throw new RecordParseError(`id ${r.id} does not match its path`);
-          rememberText(r, v.text);
-          s.state.rec = r;
-          s.recText = v.text;
-          s.recOid = v.oid;
-        } else {
-          s.state.tomb = parseTombstone(v.text, id);
-          rememberText(s.state.tomb, v.text);
-          s.tombText = v.text;
-          s.tombOid = v.oid;
-        }
-      } catch (e) {
-        throw malformed(path, commit, e);
-      }
-    }
-    return s;
-  };
-
-  const changes = new Map<string, { oid: string } | { text: string } | { remove: true }>();
+  const changes: Changes = new Map();
   const stats = zeroStats();
   const conflicts: string[] = [];
   const finalRecords = new Map<string, MemoryRecord>();
@@ -314,6 +239,153 @@ export async function mergeCommits(
   }
 
   // two records may now claim one alias
+  await settleAliases(store, ours, finalRecords, aliasOf, recordOnOurs, changes, conflicts, stats);
+
+  // other files (FORMAT, config.yaml, attic entries, anchored blobs…): per path
+  const config = await mergeOtherFiles(store, base, generic, dO, dT, changes, conflicts);
+
+  // collect old tombstones (by the later of the two commit dates, so both sides agree)
+  await collectTombstones(store, ours, await tombList, Math.max(...(await dates)), changes, config);
+
+  stats.conflicted = conflicts.length;
+  conflicts.sort();
+  const message =
+    opts.message ??
+    `mem: merge ${theirs.slice(0, 12)} into ${ours.slice(0, 12)}\n\n` +
+      `added ${stats.added}, updated ${stats.updated}, removed ${stats.removed}, merged ${stats.merged}, conflicted ${stats.conflicted}\n`;
+  const commit = await writeMergeCommit(store, ours, theirs, changes, message, opts.now ?? new Date());
+  return { commit, fastForward: false, conflicts, stats };
+}
+
+/** The changed paths of both sides: record and tombstone paths grouped by id (which side touched it), the rest per path. */
+function groupPaths(
+  dO: Diff,
+  dT: Diff,
+): { ids: Map<string, { o: boolean; t: boolean }>; generic: Set<string> } {
+  const ids = new Map<string, { o: boolean; t: boolean }>();
+  const generic = new Set<string>();
+  const note = (path: string, side: 'o' | 't') => {
+    const id = idFromPath(path) ?? TOMB_RE.exec(path)?.[1];
+    if (!id) {
+      generic.add(path);
+      return;
+    }
+    const e = ids.get(id) ?? { o: false, t: false };
+    e[side] = true;
+    ids.set(id, e);
+  };
+  for (const p of dO.keys()) note(p, 'o');
+  for (const p of dT.keys()) note(p, 't');
+  return { ids, generic };
+}
+
+/** What a side (or the base) holds for an id: version texts, blob ids and parsed values. */
+interface SideState {
+  state: EntryState;
+  recText?: string;
+  recOid?: string;
+  tombText?: string;
+  tombOid?: string;
+}
+
+/** The versions of the changed records and tombstones of both sides and their base, read in one batch. */
+class Sides {
+  private constructor(
+    readonly ours: string,
+    readonly theirs: string,
+    readonly base: string | null,
+    readonly dO: Diff,
+    readonly dT: Diff,
+    private readonly want: Map<string, number>,
+    private readonly blobs: Awaited<ReturnType<Store['catFile']['readMany']>>,
+  ) {}
+
+  /** Reads what merging the ids needs: each side's changed versions, and the base's where both changed one. */
+  static async read(
+    store: Store,
+    ours: string,
+    theirs: string,
+    base: string | null,
+    dO: Diff,
+    dT: Diff,
+    ids: ReadonlyMap<string, { o: boolean; t: boolean }>,
+    knownGood: (id: string) => boolean,
+  ): Promise<Sides> {
+    const reads: string[] = [];
+    const want = new Map<string, number>();
+    const need = (spec: string) => {
+      if (!want.has(spec)) {
+        want.set(spec, reads.length);
+        reads.push(spec);
+      }
+    };
+    for (const [id, sides] of ids) {
+      for (const path of [recordPath(id), tombstonePath(id)]) {
+        const o = dO.get(path);
+        const t = dT.get(path);
+        if (o?.oid && !(sides.t === false && path === recordPath(id) && knownGood(id))) need(o.oid);
+        if (t?.oid) need(t.oid);
+        if (sides.o && sides.t && base) need(`${base}:${path}`);
+      }
+    }
+    const blobs = await store.catFile.readMany(reads);
+    return new Sides(ours, theirs, base, dO, dT, want, blobs);
+  }
+
+  private text(spec: string): { text: string; oid: string } | null {
+    const i = this.want.get(spec);
+    const b = i === undefined ? null : this.blobs[i];
+    return b && b.type === 'blob' ? { text: b.content.toString('utf8'), oid: b.oid } : null;
+  }
+
+  /** `full`: also the paths this side left as in the base (read only for ids both sides changed). */
+  load(id: string, side: 'b' | 'o' | 't', full = true, skipRec = false): SideState {
+    const s: SideState = { state: {} };
+    const { ours, theirs, base } = this;
+    const commit = side === 'o' ? ours : side === 't' ? theirs : base!;
+    const d = side === 'o' ? this.dO : side === 't' ? this.dT : undefined;
+    for (const kind of ['rec', 'tomb'] as const) {
+      if (kind === 'rec' && skipRec) continue;
+      const path = kind === 'rec' ? recordPath(id) : tombstonePath(id);
+      let v: { text: string; oid: string } | null;
+      const c = d?.get(path);
+      if (c) v = c.oid ? this.text(c.oid) : null;
+      else if (!full) continue;
+      else v = base ? this.text(`${base}:${path}`) : null;
+      if (!v) continue;
+      try {
+        if (kind === 'rec') {
+          const r = parseRecord(v.text, path);
+          if (r.id !== id) throw new RecordParseError(`id ${r.id} does not match its path`);
+          rememberText(r, v.text);
+          s.state.rec = r;
+          s.recText = v.text;
+          s.recOid = v.oid;
+        } else {
+          s.state.tomb = parseTombstone(v.text, id);
+          rememberText(s.state.tomb, v.text);
+          s.tombText = v.text;
+          s.tombOid = v.oid;
+        }
+      } catch (e) {
+        throw malformed(path, commit, e);
+      }
+    }
+    return s;
+  }
+}
+
+/** Two records may claim one alias after a merge: the clashes are resolved, the records rewritten and flagged. */
+async function settleAliases(
+  store: Store,
+  ours: string,
+  finalRecords: ReadonlyMap<string, MemoryRecord>,
+  aliasOf: Map<string, string | undefined>,
+  recordOnOurs: ReadonlyMap<string, boolean>,
+  changes: Changes,
+  conflicts: string[],
+  stats: MergeStats,
+): Promise<void> {
   for (const [id, r] of finalRecords) aliasOf.set(id, r.alias);
   const byAlias = new Map<string, string[]>();
   for (const [id, a] of aliasOf) if (a) byAlias.set(a, [...(byAlias.get(a) ?? []), id]);
@@ -334,8 +406,18 @@ export async function mergeCommits(
       if (recordOnOurs.get(id)) stats.updated++;
     }
   }
+}
 
-  // other files (FORMAT, config.yaml, attic entries, anchored blobs…): per path
+/** The other files both sides changed, per path; returns the merged shared config when both changed it. */
+async function mergeOtherFiles(
+  store: Store,
+  base: string | null,
+  generic: ReadonlySet<string>,
+  dO: Diff,
+  dT: Diff,
+  changes: Changes,
+  conflicts: string[],
+): Promise<Record<string, unknown> | undefined> {
   let config: Record<string, unknown> | undefined;
   for (const path of [...generic].sort()) {
     const o = dO.get(path);
@@ -357,18 +439,7 @@ export async function mergeCommits(
     if (winner && winner !== o.oid) changes.set(path, { oid: winner });
     conflicts.push(path);
   }
-
-  // collect old tombstones (by the later of the two commit dates, so both sides agree)
-  await collectTombstones(store, ours, await tombList, Math.max(...(await dates)), changes, config);
-
-  stats.conflicted = conflicts.length;
-  conflicts.sort();
-  const message =
-    opts.message ??
-    `mem: merge ${theirs.slice(0, 12)} into ${ours.slice(0, 12)}\n\n` +
-      `added ${stats.added}, updated ${stats.updated}, removed ${stats.removed}, merged ${stats.merged}, conflicted ${stats.conflicted}\n`;
-  const commit = await writeMergeCommit(store, ours, theirs, changes, message, opts.now ?? new Date());
-  return { commit, fastForward: false, conflicts, stats };
+  return config;
 }
 
 /** Folds several merge bases (in sorted order, so both sides build the same tree) into one commit. */
