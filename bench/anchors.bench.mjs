@@ -6,7 +6,7 @@
 //     beside floors measured in the same run: `git mem --version` and `git ls-tree -r HEAD`;
 //   * the post-commit hook: a commit touching 10 anchored files, with and without the hook, interleaved.
 // Sizes: BENCH_ANCHORS=10000,100000 BENCH_FILES=20000 BENCH_COMMITS=5000 (env) — defaults as in the issue.
-// BENCH_HOOK_BASE=<another git-mem checkout, built> also times that build's hook, interleaved (before/after).
+// BENCH_HOOK_BASE=<another git-mem checkout, built> also times that build's hook and its warm check, interleaved (before/after).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -174,6 +174,7 @@ function measureHook(total, anchoredFiles) {
 }
 
 const lines = ['## anchors', ''];
+const checkBaseLines = [];
 const r = makeRepo();
 // the installed hook runs the git-mem on PATH, or GIT_MEM_CMD: this build (without it the hook
 // only says git-mem is not installed, and the figure would time that)
@@ -207,13 +208,25 @@ for (const n of SIZES) {
   const changed = changeOnePercent(r, anchoredFiles, `n${n}`);
   const cold = timeMs(() => mem(r, 'check', '--all', '--dry-run', '--json'));
   const warm = [];
+  const warmBase = [];
+  const cpuBase = [];
+  const baseBin = HOOK_BASE ? join(HOOK_BASE, 'bin', 'git-mem.js') : undefined;
   let counts = {};
   for (let i = 0; i < RUNS; i++) {
     let out;
     warm.push(timeMs(() => (out = mem(r, 'check', '--all', '--dry-run', '--json'))));
     counts = JSON.parse(out.stdout).counts;
+    // the other build's check of the same repository, interleaved run by run
+    if (baseBin) warmBase.push(timeMs(() => spawnSync(process.execPath, [baseBin, 'check', '--all', '--dry-run', '--json'], { cwd: r.repo, env: r.env })));
   }
-  const cpu = median(Array.from({ length: RUNS }, () => cpuMs(r, process.execPath, [BIN, 'check', '--all', '--dry-run', '--json'])));
+  const cpu = median(
+    Array.from({ length: RUNS }, () => {
+      if (baseBin) cpuBase.push(cpuMs(r, process.execPath, [baseBin, 'check', '--all', '--dry-run', '--json']));
+      return cpuMs(r, process.execPath, [BIN, 'check', '--all', '--dry-run', '--json']);
+    }),
+  );
+  if (baseBin)
+    checkBaseLines.push(`| ${n} | ${fmt(median(warmBase))} ms wall, ${fmt(median(cpuBase))} ms CPU | ${fmt(median(warm))} ms wall, ${fmt(cpu)} ms CPU | ×${(median(warm) / median(warmBase)).toFixed(2)} wall, ×${(cpu / median(cpuBase)).toFixed(2)} CPU |`);
   const recorded = timeMs(() => mem(r, 'check', '--all'));
   // a further 1 % change, checked once: the index is warm, the changed records are parsed for the first time
   changeOnePercent(r, anchoredFiles, `n${n}b`);
@@ -227,6 +240,10 @@ for (const n of SIZES) {
   lines.push(`| ${n} | ${n} | ${changed} | ${(setup / 1000).toFixed(1)} s | ${fmt(cold)} ms | **${fmt(median(warm))} ms** | ${(median(warm) / verFloor).toFixed(1)}× | ${fmt(cpu)} ms | ${(cpu / verCpu).toFixed(1)}× | ${verdicts} | ${fmt(recorded)} ms | ${fmt(first)} ms (${fmt(firstCpu)} ms CPU) |`);
   void add;
   measureHook(n, anchoredFiles);
+}
+if (checkBaseLines.length) {
+  lines.push('', `Warm \`check --all --dry-run\` against another build (BENCH_HOOK_BASE=${HOOK_BASE}), the same repository, run by run interleaved (medians of ${RUNS}):`, '');
+  lines.push('| anchors | that build | this build | this / that |', '|---:|---:|---:|---:|', ...checkBaseLines);
 }
 lines.push('', 'Goals: 10k anchors < 1 s, 100k anchors < 5 s. The cold run parses every record once to build the anchor index under .git/mem/cache/. The warm runs repeat the same check (the records of the changed files come from the JSON record cache after the first run); the last column is the first check of a new change with a warm index, where those records are parsed from YAML once — the case a developer meets after a commit.', '');
 

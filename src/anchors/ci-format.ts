@@ -4,7 +4,7 @@
  */
 
 import type { Loc } from './types.js';
-import { locString, STALE_VERDICTS } from './types.js';
+import { locString, STALE_VERDICTS, type VerdictStatus } from './types.js';
 
 export interface CiItem {
   id: string;
@@ -182,7 +182,8 @@ function formatMarkdown(r: CiReport): string {
 
 const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 
-const RULES: Record<string, string> = {
+/** One description per verdict: the type asks for every verdict of VERDICTS (src/anchors/types.ts). */
+const RULES: Record<VerdictStatus, string> = {
   moved: 'The anchored text moved; the anchor was relocated.',
   renamed: 'The anchored file was renamed; the anchor followed it.',
   changed: 'The anchored code was edited: the memory may be stale.',
@@ -190,6 +191,8 @@ const RULES: Record<string, string> = {
   symbol_renamed: 'The anchored symbol was renamed: the memory may be stale.',
   deleted: 'The anchored file was deleted: the memory may be stale.',
   fresh: 'The anchored code is unchanged.',
+  ambiguous:
+    'The anchored text is at several places its context does not tell apart; the anchor stays where it was.',
 };
 
 export function buildSarif(r: CiReport, version = '0.1.0'): Record<string, unknown> {
@@ -197,7 +200,7 @@ export function buildSarif(r: CiReport, version = '0.1.0'): Record<string, unkno
   const rules = used.map((s) => ({
     id: `git-mem/${s}`,
     name: s.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase()),
-    shortDescription: { text: RULES[s] ?? s },
+    shortDescription: { text: RULES[s as VerdictStatus] ?? s },
     defaultConfiguration: { level: STALE_VERDICTS.has(s) ? 'warning' : 'note' },
   }));
   const results = r.items

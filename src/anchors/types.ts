@@ -17,7 +17,8 @@ export function isOid(x: unknown): x is string {
   return typeof x === 'string' && /^[0-9a-f]{40}$/.test(x);
 }
 
-const VERDICTS = [
+/** Every verdict a check gives, in the order reports list them: the one list (check's counts and the SARIF rules derive theirs). */
+export const VERDICTS = [
   'fresh',
   'moved',
   'renamed',
@@ -29,7 +30,12 @@ const VERDICTS = [
 ] as const;
 export type VerdictStatus = (typeof VERDICTS)[number];
 /** Verdicts that make a memory stale. */
-const STALE_VERDICT_LIST = ['changed', 'symbol_removed', 'symbol_renamed', 'deleted'] as const;
+const STALE_VERDICT_LIST = [
+  'changed',
+  'symbol_removed',
+  'symbol_renamed',
+  'deleted',
+] as const satisfies readonly VerdictStatus[];
 export type StaleVerdict = (typeof STALE_VERDICT_LIST)[number];
 export const STALE_VERDICTS: ReadonlySet<string> = new Set(STALE_VERDICT_LIST);
 

@@ -1,5 +1,5 @@
 import type { AnchorResult, CheckReport } from '../anchors/check.js';
-import { locString } from '../anchors/types.js';
+import { locString, VERDICTS } from '../anchors/types.js';
 import { err } from '../errors.js';
 import { defineCommand } from './command.js';
 import { emit, openStore, secretPolicy } from './context.js';
@@ -24,16 +24,7 @@ function resultJSON(r: AnchorResult) {
 }
 
 function countVerdicts(results: readonly AnchorResult[]): Record<string, number> {
-  const c: Record<string, number> = {
-    fresh: 0,
-    moved: 0,
-    renamed: 0,
-    changed: 0,
-    symbol_removed: 0,
-    symbol_renamed: 0,
-    deleted: 0,
-    ambiguous: 0,
-  };
+  const c: Record<string, number> = Object.fromEntries(VERDICTS.map((v) => [v, 0]));
   for (const r of results) c[r.verdict.status] = (c[r.verdict.status] ?? 0) + 1;
   return c;
 }

@@ -1,7 +1,8 @@
+import type { BadRecord } from '../gitstore/catalog.js';
 import { loadCatalogCache } from '../gitstore/catalog-cache.js';
 import { layer, readSharedConfigFile } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
-import { FORMAT_PATH, FORMAT_VERSION } from '../gitstore/store.js';
+import { FORMAT_PATH, FORMAT_VERSION, type Store } from '../gitstore/store.js';
 import { idFromPath, isExpired } from '../model/record.js';
 import { parse } from '../model/yaml.js';
 import { defineCommand } from './command.js';
@@ -60,53 +61,7 @@ export default defineCommand({
       });
     } else {
       f.push({ level: 'ok', check: 'ref', message: `${store.ref} at ${tip.slice(0, 12)}` });
-      const fmt = await store.readPath(tip, FORMAT_PATH);
-      let version = Number.NaN;
-      try {
-        version = Number((parse(fmt?.toString('utf8') ?? '') as { format?: number })?.format);
-      } catch {}
-      if (!fmt)
-        f.push({ level: 'error', check: 'format', message: 'FORMAT file missing', fix: 'run git mem init' });
-      else if (!(version >= 1))
-        f.push({
-          level: 'error',
-          check: 'format',
-          message: 'FORMAT file unreadable',
-          fix: 'run git mem init: it writes FORMAT again when every record reads as format 1',
-        });
-      else if (version > FORMAT_VERSION)
-        f.push({
-          level: 'error',
-          check: 'format',
-          message: `format ${version} is newer than this git-mem (${FORMAT_VERSION})`,
-          fix: 'upgrade git-mem',
-        });
-      else f.push({ level: 'ok', check: 'format', message: `format ${version}` });
-      // the team's settings: a file that does not read, or values this version does not apply
-      const shared = await readSharedConfigFile(store, tip);
-      if (shared.problem)
-        f.push({
-          level: 'error',
-          check: 'config',
-          message: `config.yaml does not read as settings (${shared.problem}): none of the team's settings apply`,
-          fix: 'rewrite it: git mem config set KEY VALUE --shared',
-        });
-      else {
-        const { warnings, ignored } = layer([['shared', shared.values]]);
-        for (const w of warnings)
-          f.push({ level: 'warn', check: 'config', message: w.replace(/^git-mem: warning: /, '') });
-        // a personal setting in the team file: never applied (src/gitstore/config.ts PERSONAL)
-        const personal = ignored.filter((i) => i.personal);
-        for (const i of personal)
-          f.push({
-            level: 'warn',
-            check: 'config',
-            message: `config.yaml sets ${i.key}, which is not applied: ${i.reason}`,
-            fix: `remove it for the team: git mem config unset ${i.key} --shared`,
-          });
-        if (!warnings.length && !personal.length)
-          f.push({ level: 'ok', check: 'config', message: 'the shared settings read' });
-      }
+      await formatFindings(store, tip, f);
       const cat = await store.catalog();
       for (const b of cat.bad) {
         f.push({
@@ -132,61 +87,7 @@ export default defineCommand({
           message: `${expired} expired record(s)`,
           fix: 'run git mem prune',
         });
-      // the boundary validator: names, modes, layout, depth (junk anywhere included), sizes, and
-      // every record against the limits a local write and a sync hold it to (src/model/schema.ts):
-      // a record taken in before those limits applied is named here, with its field
-      const [{ showPath }, { commitOfPath, validateTree }] = await Promise.all([
-        import('../merge/validate.js'),
-        import('../merge/validate-tree.js'),
-      ]);
-      const bad = new Set(cat.bad.map((b) => b.path));
-      const problems = (await validateTree(store, tip, { limit: 100 + bad.size })).filter(
-        (p) => !bad.has(p.path),
-      );
-      let limits = 0;
-      for (const p of problems) {
-        const commit = await commitOfPath(store, tip, p.path);
-        const id = idFromPath(p.path);
-        if (p.kind === 'record' && id) {
-          limits++;
-          for (const x of p.fields ?? [{ field: '', message: p.message }])
-            f.push({
-              level: 'error',
-              check: 'limits',
-              message: `${id}${x.field ? ` ${x.field}` : ''}: ${x.message}`,
-              id,
-              ...(x.field ? { field: x.field } : {}),
-              fix: `written by commit ${commit.slice(0, 12)}; other clones refuse to sync while it is there: correct it (git mem update ${id}) or remove it (git mem rm ${id})`,
-            });
-          continue;
-        }
-        f.push({
-          level: 'error',
-          check: 'tree',
-          message: `${showPath(p.path)}: ${p.message}`,
-          fix: `added by commit ${commit.slice(0, 12)}; remove it from ${store.ref} (other clones refuse to sync a store holding it)`,
-        });
-      }
-      if (problems.length === limits)
-        f.push({ level: 'ok', check: 'tree', message: 'every path fits the store layout' });
-      if (!limits)
-        f.push({ level: 'ok', check: 'limits', message: 'every record keeps within the limits of a write' });
-      // literal scope entries that name no file of HEAD: a rule that applies nowhere
-      const head = a.global ? null : await (await import('../anchors/gitio.js')).revParseVia(store, 'HEAD');
-      if (head) {
-        const { judgeScopes } = await import('../anchors/scopes.js');
-        const { lost } = await judgeScopes(store, tip, head, null);
-        for (const x of lost)
-          f.push({
-            level: 'warn',
-            check: 'scope',
-            message: `${x.id} scope ${x.path} matches no file at HEAD: the memory applies nowhere`,
-            id: x.id,
-            fix: `point it at the file now (git mem update ${x.id} --scope …), or run git mem check --since REV from before the rename`,
-          });
-        if (!lost.length)
-          f.push({ level: 'ok', check: 'scope', message: 'every literal scope names a file' });
-      }
+      await treeFindings(store, tip, cat.bad, a.global, f);
     }
     const tmp = await git(['for-each-ref', '--format=%(refname)', 'refs/mem-tmp/'], {
       cwd: store.repo.cwd,
@@ -207,6 +108,124 @@ export default defineCommand({
     return errors ? 1 : 0;
   },
 });
+
+/** The FORMAT file and the team's settings (config.yaml) at `tip`. */
+async function formatFindings(store: Store, tip: string, f: Finding[]): Promise<void> {
+  const fmt = await store.readPath(tip, FORMAT_PATH);
+  let version = Number.NaN;
+  try {
+    version = Number((parse(fmt?.toString('utf8') ?? '') as { format?: number })?.format);
+  } catch {}
+  if (!fmt)
+    f.push({ level: 'error', check: 'format', message: 'FORMAT file missing', fix: 'run git mem init' });
+  else if (!(version >= 1))
+    f.push({
+      level: 'error',
+      check: 'format',
+      message: 'FORMAT file unreadable',
+      fix: 'run git mem init: it writes FORMAT again when every record reads as format 1',
+    });
+  else if (version > FORMAT_VERSION)
+    f.push({
+      level: 'error',
+      check: 'format',
+      message: `format ${version} is newer than this git-mem (${FORMAT_VERSION})`,
+      fix: 'upgrade git-mem',
+    });
+  else f.push({ level: 'ok', check: 'format', message: `format ${version}` });
+  // the team's settings: a file that does not read, or values this version does not apply
+  const shared = await readSharedConfigFile(store, tip);
+  if (shared.problem)
+    f.push({
+      level: 'error',
+      check: 'config',
+      message: `config.yaml does not read as settings (${shared.problem}): none of the team's settings apply`,
+      fix: 'rewrite it: git mem config set KEY VALUE --shared',
+    });
+  else {
+    const { warnings, ignored } = layer([['shared', shared.values]]);
+    for (const w of warnings)
+      f.push({ level: 'warn', check: 'config', message: w.replace(/^git-mem: warning: /, '') });
+    // a personal setting in the team file: never applied (src/gitstore/config.ts PERSONAL)
+    const personal = ignored.filter((i) => i.personal);
+    for (const i of personal)
+      f.push({
+        level: 'warn',
+        check: 'config',
+        message: `config.yaml sets ${i.key}, which is not applied: ${i.reason}`,
+        fix: `remove it for the team: git mem config unset ${i.key} --shared`,
+      });
+    if (!warnings.length && !personal.length)
+      f.push({ level: 'ok', check: 'config', message: 'the shared settings read' });
+  }
+}
+
+/**
+ * The boundary validator: names, modes, layout, depth (junk anywhere included), sizes, and every
+ * record against the limits a local write and a sync hold it to; then the literal scopes.
+ */
+async function treeFindings(
+  store: Store,
+  tip: string,
+  malformed: readonly BadRecord[],
+  global: boolean | undefined,
+  f: Finding[],
+): Promise<void> {
+  // the boundary validator: names, modes, layout, depth (junk anywhere included), sizes, and
+  // every record against the limits a local write and a sync hold it to (src/model/schema.ts):
+  // a record taken in before those limits applied is named here, with its field
+  const [{ showPath }, { commitOfPath, validateTree }] = await Promise.all([
+    import('../merge/validate.js'),
+    import('../merge/validate-tree.js'),
+  ]);
+  const bad = new Set(malformed.map((b) => b.path));
+  const problems = (await validateTree(store, tip, { limit: 100 + bad.size })).filter(
+    (p) => !bad.has(p.path),
+  );
+  let limits = 0;
+  for (const p of problems) {
+    const commit = await commitOfPath(store, tip, p.path);
+    const id = idFromPath(p.path);
+    if (p.kind === 'record' && id) {
+      limits++;
+      for (const x of p.fields ?? [{ field: '', message: p.message }])
+        f.push({
+          level: 'error',
+          check: 'limits',
+          message: `${id}${x.field ? ` ${x.field}` : ''}: ${x.message}`,
+          id,
+          ...(x.field ? { field: x.field } : {}),
+          fix: `written by commit ${commit.slice(0, 12)}; other clones refuse to sync while it is there: correct it (git mem update ${id}) or remove it (git mem rm ${id})`,
+        });
+      continue;
+    }
+    f.push({
+      level: 'error',
+      check: 'tree',
+      message: `${showPath(p.path)}: ${p.message}`,
+      fix: `added by commit ${commit.slice(0, 12)}; remove it from ${store.ref} (other clones refuse to sync a store holding it)`,
+    });
+  }
+  if (problems.length === limits)
+    f.push({ level: 'ok', check: 'tree', message: 'every path fits the store layout' });
+  if (!limits)
+    f.push({ level: 'ok', check: 'limits', message: 'every record keeps within the limits of a write' });
+  // literal scope entries that name no file of HEAD: a rule that applies nowhere
+  const head = global ? null : await (await import('../anchors/gitio.js')).revParseVia(store, 'HEAD');
+  if (head) {
+    const { judgeScopes } = await import('../anchors/scopes.js');
+    const { lost } = await judgeScopes(store, tip, head, null);
+    for (const x of lost)
+      f.push({
+        level: 'warn',
+        check: 'scope',
+        message: `${x.id} scope ${x.path} matches no file at HEAD: the memory applies nowhere`,
+        id: x.id,
+        fix: `point it at the file now (git mem update ${x.id} --scope …), or run git mem check --since REV from before the rename`,
+      });
+    if (!lost.length) f.push({ level: 'ok', check: 'scope', message: 'every literal scope names a file' });
+  }
+}
 
 function report(f: Finding[]): string {
   return f

@@ -5,18 +5,10 @@
 import { err } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import micromatch from '../model/glob.js';
+import { kindOf, type ListKind } from '../model/kinds.js';
 import { expiredAt, isStatus, isType } from '../model/record.js';
 
-/**
- * What a record is to a reader: a curated memory, a pending proposal (waiting for review) or a
- * session summary. `list`, `search` and the UI show the last two apart from the first.
- */
-export type ListKind = 'memories' | 'pending' | 'sessions';
-
-export function kindOf(e: { type: string; status: string }): ListKind {
-  if (e.type === 'session') return 'sessions';
-  return e.status === 'pending' ? 'pending' : 'memories';
-}
+export { kindOf, type ListKind };
 
 /** The kinds, in the order `list`, `search` and the UI show them. */
 export const LIST_KINDS: readonly ListKind[] = ['memories', 'pending', 'sessions'];

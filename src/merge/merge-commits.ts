@@ -15,7 +15,7 @@
 import { err } from '../errors.js';
 import { loadCatalogCache } from '../gitstore/catalog-cache.js';
 import { git } from '../gitstore/git.js';
-import { type Change, SHARED_CONFIG_PATH, type Store, type TreeEntry } from '../gitstore/store.js';
+import { type Change, SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';
 import {
   idFromPath,
   type MemoryRecord,
@@ -28,14 +28,13 @@ import {
 import { parse as parseYaml, stringify } from '../model/yaml.js';
 import {
   type EntryState,
-  expiredTombstone,
   maxString,
   mergeEntry,
   rememberText,
   resolveAliasClashes,
   type StoreMergeResult,
-  type Tombstone,
 } from './engine.js';
+import { collectTombstones, parseTombstone, TOMB_RE } from './tombstones.js';
 
 export interface MergeStats {
   added: number;
@@ -58,37 +57,11 @@ export interface MergeCommitsOptions {
   now?: Date;
 }
 
-/** Shared config key (config.yaml on refs/memory): days a tombstone is kept. */
-const TOMBSTONE_TTL_KEY = 'tombstone-ttl-days';
-const DEFAULT_TOMBSTONE_TTL_DAYS = 90;
-
-const TOMB_RE = /^tombstones\/[0-9A-Z]{2}\/([0-9A-Z]{26})\.yaml$/;
-
 const zeroStats = (): MergeStats => ({ added: 0, updated: 0, removed: 0, merged: 0, conflicted: 0 });
 
 type Diff = Map<string, { oid: string | null; status: string }>;
-
-/** Parses a tombstone file; throws RecordParseError when it is not a YAML mapping. */
-export function parseTombstone(text: string, id: string): Tombstone {
-  let v: unknown;
-  try {
-    v = parseYaml(text, { maxAliasCount: 16 });
-  } catch (e) {
-    throw new RecordParseError(`invalid YAML: ${(e as Error).message.split('\n')[0]}`);
-  }
-  if (!v || typeof v !== 'object' || Array.isArray(v))
-    throw new RecordParseError('tombstone is not a mapping');
-  const t = { ...(v as Record<string, unknown>) } as Tombstone;
-  if (t.id !== undefined && String(t.id) !== id)
-    throw new RecordParseError(`tombstone id ${String(t.id)} does not match its path`);
-  t.id = id;
-  if (t.clock !== undefined) {
-    const c = Number(t.clock);
-    t.clock = Number.isFinite(c) ? c : undefined;
-    if (t.clock === undefined) delete t.clock;
-  }
-  return t;
-}
+/** What the merge commit changes on ours, per path. */
+type Changes = Map<string, { oid: string } | { text: string } | { remove: true }>;
 
 function malformed(path: string, commit: string, e: unknown): Error {
   return err(
@@ -146,20 +119,7 @@ export async function mergeCommits(
   const [dO, dT] = await Promise.all([changedPaths(store, base, ours), changedPaths(store, base, theirs)]);
 
   // group record and tombstone paths by id; everything else merges per path
-  const ids = new Map<string, { o: boolean; t: boolean }>();
-  const generic = new Set<string>();
-  const note = (path: string, side: 'o' | 't') => {
-    const id = idFromPath(path) ?? TOMB_RE.exec(path)?.[1];
-    if (!id) {
-      generic.add(path);
-      return;
-    }
-    const e = ids.get(id) ?? { o: false, t: false };
-    e[side] = true;
-    ids.set(id, e);
-  };
-  for (const p of dO.keys()) note(p, 'o');
-  for (const p of dT.keys()) note(p, 't');
+  const { ids, generic } = groupPaths(dO, dT);
 
   // records ours alone changed were parsed already if the catalog of ours is cached (the usual
   // case for the tip of refs/memory): trust it instead of parsing them again
@@ -172,74 +132,10 @@ export async function mergeCommits(
   };
 
   // read every blob we need in one batch
-  const reads: string[] = [];
-  const want = new Map<string, number>();
-  const need = (spec: string) => {
-    if (!want.has(spec)) {
-      want.set(spec, reads.length);
-      reads.push(spec);
-    }
-  };
-  for (const [id, sides] of ids) {
-    for (const path of [recordPath(id), tombstonePath(id)]) {
-      const o = dO.get(path);
-      const t = dT.get(path);
-      if (o?.oid && !(sides.t === false && path === recordPath(id) && knownGood(id))) need(o.oid);
-      if (t?.oid) need(t.oid);
-      if (sides.o && sides.t && base) need(`${base}:${path}`);
-    }
-  }
-  const blobs = await store.catFile.readMany(reads);
-  const text = (spec: string): { text: string; oid: string } | null => {
-    const i = want.get(spec);
-    const b = i === undefined ? null : blobs[i];
-    return b && b.type === 'blob' ? { text: b.content.toString('utf8'), oid: b.oid } : null;
-  };
+  const versions = await Sides.read(store, ours, theirs, base, dO, dT, ids, knownGood);
+  const load = versions.load.bind(versions);
 
-  /** What a side (or the base) holds for an id: version texts, blob ids and parsed values. */
-  interface SideState {
-    state: EntryState;
-    recText?: string;
-    recOid?: string;
-    tombText?: string;
-    tombOid?: string;
-  }
-  /** `full`: also the paths this side left as in the base (read only for ids both sides changed). */
-  const load = (id: string, side: 'b' | 'o' | 't', full = true, skipRec = false): SideState => {
-    const s: SideState = { state: {} };
-    const commit = side === 'o' ? ours : side === 't' ? theirs : base!;
-    const d = side === 'o' ? dO : side === 't' ? dT : undefined;
-    for (const kind of ['rec', 'tomb'] as const) {
-      if (kind === 'rec' && skipRec) continue;
-      const path = kind === 'rec' ? recordPath(id) : tombstonePath(id);
-      let v: { text: string; oid: string } | null;
-      const c = d?.get(path);
-      if (c) v = c.oid ? text(c.oid) : null;
-      else if (!full) continue;
-      else v = base ? text(`${base}:${path}`) : null;
-      if (!v) continue;
-      try {
-        if (kind === 'rec') {
-          const r = parseRecord(v.text, path);
-          if (r.id !== id) throw new RecordParseError(`id ${r.id} does not match its path`);
-          rememberText(r, v.text);
-          s.state.rec = r;
-          s.recText = v.text;
-          s.recOid = v.oid;
-        } else {
-          s.state.tomb = parseTombstone(v.text, id);
-          rememberText(s.state.tomb, v.text);
-          s.tombText = v.text;
-          s.tombOid = v.oid;
-        }
-      } catch (e) {
-        throw malformed(path, commit, e);
-      }
-    }
-    return s;
-  };
-
-  const changes = new Map<string, { oid: string } | { text: string } | { remove: true }>();
+  const changes: Changes = new Map();
   const stats = zeroStats();
   const conflicts: string[] = [];
   const finalRecords = new Map<string, MemoryRecord>();
@@ -314,6 +210,153 @@ export async function mergeCommits(
   }
 
   // two records may now claim one alias
+  await settleAliases(store, ours, finalRecords, aliasOf, recordOnOurs, changes, conflicts, stats);
+
+  // other files (FORMAT, config.yaml, attic entries, anchored blobs…): per path
+  const config = await mergeOtherFiles(store, base, generic, dO, dT, changes, conflicts);
+
+  // collect old tombstones (by the later of the two commit dates, so both sides agree)
+  await collectTombstones(store, ours, await tombList, Math.max(...(await dates)), changes, config);
+
+  stats.conflicted = conflicts.length;
+  conflicts.sort();
+  const message =
+    opts.message ??
+    `mem: merge ${theirs.slice(0, 12)} into ${ours.slice(0, 12)}\n\n` +
+      `added ${stats.added}, updated ${stats.updated}, removed ${stats.removed}, merged ${stats.merged}, conflicted ${stats.conflicted}\n`;
+  const commit = await writeMergeCommit(store, ours, theirs, changes, message, opts.now ?? new Date());
+  return { commit, fastForward: false, conflicts, stats };
+}
+
+/** The changed paths of both sides: record and tombstone paths grouped by id (which side touched it), the rest per path. */
+function groupPaths(
+  dO: Diff,
+  dT: Diff,
+): { ids: Map<string, { o: boolean; t: boolean }>; generic: Set<string> } {
+  const ids = new Map<string, { o: boolean; t: boolean }>();
+  const generic = new Set<string>();
+  const note = (path: string, side: 'o' | 't') => {
+    const id = idFromPath(path) ?? TOMB_RE.exec(path)?.[1];
+    if (!id) {
+      generic.add(path);
+      return;
+    }
+    const e = ids.get(id) ?? { o: false, t: false };
+    e[side] = true;
+    ids.set(id, e);
+  };
+  for (const p of dO.keys()) note(p, 'o');
+  for (const p of dT.keys()) note(p, 't');
+  return { ids, generic };
+}
+
+/** What a side (or the base) holds for an id: version texts, blob ids and parsed values. */
+interface SideState {
+  state: EntryState;
+  recText?: string;
+  recOid?: string;
+  tombText?: string;
+  tombOid?: string;
+}
+
+/** The versions of the changed records and tombstones of both sides and their base, read in one batch. */
+class Sides {
+  private constructor(
+    readonly ours: string,
+    readonly theirs: string,
+    readonly base: string | null,
+    readonly dO: Diff,
+    readonly dT: Diff,
+    private readonly want: Map<string, number>,
+    private readonly blobs: Awaited<ReturnType<Store['catFile']['readMany']>>,
+  ) {}
+
+  /** Reads what merging the ids needs: each side's changed versions, and the base's where both changed one. */
+  static async read(
+    store: Store,
+    ours: string,
+    theirs: string,
+    base: string | null,
+    dO: Diff,
+    dT: Diff,
+    ids: ReadonlyMap<string, { o: boolean; t: boolean }>,
+    knownGood: (id: string) => boolean,
+  ): Promise<Sides> {
+    const reads: string[] = [];
+    const want = new Map<string, number>();
+    const need = (spec: string) => {
+      if (!want.has(spec)) {
+        want.set(spec, reads.length);
+        reads.push(spec);
+      }
+    };
+    for (const [id, sides] of ids) {
+      for (const path of [recordPath(id), tombstonePath(id)]) {
+        const o = dO.get(path);
+        const t = dT.get(path);
+        if (o?.oid && !(sides.t === false && path === recordPath(id) && knownGood(id))) need(o.oid);
+        if (t?.oid) need(t.oid);
+        if (sides.o && sides.t && base) need(`${base}:${path}`);
+      }
+    }
+    const blobs = await store.catFile.readMany(reads);
+    return new Sides(ours, theirs, base, dO, dT, want, blobs);
+  }
+
+  private text(spec: string): { text: string; oid: string } | null {
+    const i = this.want.get(spec);
+    const b = i === undefined ? null : this.blobs[i];
+    return b && b.type === 'blob' ? { text: b.content.toString('utf8'), oid: b.oid } : null;
+  }
+
+  /** `full`: also the paths this side left as in the base (read only for ids both sides changed). */
+  load(id: string, side: 'b' | 'o' | 't', full = true, skipRec = false): SideState {
+    const s: SideState = { state: {} };
+    const { ours, theirs, base } = this;
+    const commit = side === 'o' ? ours : side === 't' ? theirs : base!;
+    const d = side === 'o' ? this.dO : side === 't' ? this.dT : undefined;
+    for (const kind of ['rec', 'tomb'] as const) {
+      if (kind === 'rec' && skipRec) continue;
+      const path = kind === 'rec' ? recordPath(id) : tombstonePath(id);
+      let v: { text: string; oid: string } | null;
+      const c = d?.get(path);
+      if (c) v = c.oid ? this.text(c.oid) : null;
+      else if (!full) continue;
+      else v = base ? this.text(`${base}:${path}`) : null;
+      if (!v) continue;
+      try {
+        if (kind === 'rec') {
+          const r = parseRecord(v.text, path);
+          if (r.id !== id) throw new RecordParseError(`id ${r.id} does not match its path`);
+          rememberText(r, v.text);
+          s.state.rec = r;
+          s.recText = v.text;
+          s.recOid = v.oid;
+        } else {
+          s.state.tomb = parseTombstone(v.text, id);
+          rememberText(s.state.tomb, v.text);
+          s.tombText = v.text;
+          s.tombOid = v.oid;
+        }
+      } catch (e) {
+        throw malformed(path, commit, e);
+      }
+    }
+    return s;
+  }
+}
+
+/** Two records may claim one alias after a merge: the clashes are resolved, the records rewritten and flagged. */
+async function settleAliases(
+  store: Store,
+  ours: string,
+  finalRecords: ReadonlyMap<string, MemoryRecord>,
+  aliasOf: Map<string, string | undefined>,
+  recordOnOurs: ReadonlyMap<string, boolean>,
+  changes: Changes,
+  conflicts: string[],
+  stats: MergeStats,
+): Promise<void> {
   for (const [id, r] of finalRecords) aliasOf.set(id, r.alias);
   const byAlias = new Map<string, string[]>();
   for (const [id, a] of aliasOf) if (a) byAlias.set(a, [...(byAlias.get(a) ?? []), id]);
@@ -334,8 +377,18 @@ export async function mergeCommits(
       if (recordOnOurs.get(id)) stats.updated++;
     }
   }
+}
 
-  // other files (FORMAT, config.yaml, attic entries, anchored blobs…): per path
+/** The other files both sides changed, per path; returns the merged shared config when both changed it. */
+async function mergeOtherFiles(
+  store: Store,
+  base: string | null,
+  generic: ReadonlySet<string>,
+  dO: Diff,
+  dT: Diff,
+  changes: Changes,
+  conflicts: string[],
+): Promise<Record<string, unknown> | undefined> {
   let config: Record<string, unknown> | undefined;
   for (const path of [...generic].sort()) {
     const o = dO.get(path);
@@ -357,18 +410,7 @@ export async function mergeCommits(
     if (winner && winner !== o.oid) changes.set(path, { oid: winner });
     conflicts.push(path);
   }
-
-  // collect old tombstones (by the later of the two commit dates, so both sides agree)
-  await collectTombstones(store, ours, await tombList, Math.max(...(await dates)), changes, config);
-
-  stats.conflicted = conflicts.length;
-  conflicts.sort();
-  const message =
-    opts.message ??
-    `mem: merge ${theirs.slice(0, 12)} into ${ours.slice(0, 12)}\n\n` +
-      `added ${stats.added}, updated ${stats.updated}, removed ${stats.removed}, merged ${stats.merged}, conflicted ${stats.conflicted}\n`;
-  const commit = await writeMergeCommit(store, ours, theirs, changes, message, opts.now ?? new Date());
-  return { commit, fastForward: false, conflicts, stats };
+  return config;
 }
 
 /** Folds several merge bases (in sorted order, so both sides build the same tree) into one commit. */
@@ -421,109 +463,6 @@ async function commitTimes(store: Store, commits: string[]): Promise<number[]> {
     .map((l) => Number(l) * 1000);
 }
 
-async function collectTombstones(
-  store: Store,
-  ours: string,
-  oursTombs: TreeEntry[],
-  now: number,
-  changes: Map<string, { oid: string } | { text: string } | { remove: true }>,
-  config: Record<string, unknown> | undefined,
-): Promise<void> {
-  let cfg = config;
-  if (!cfg) {
-    const c = changes.get(SHARED_CONFIG_PATH);
-    const spec = c && 'oid' in c ? c.oid : `${ours}:${SHARED_CONFIG_PATH}`;
-    const buf = await store.readBlob(spec).catch(() => null);
-    try {
-      cfg = buf ? ((parseYaml(buf.toString('utf8')) as Record<string, unknown>) ?? {}) : {};
-    } catch {
-      cfg = {};
-    }
-  }
-  const ttl = tombstoneTtl(cfg);
-  if (!(ttl > 0)) return;
-  const present = new Map<string, string | { text: string }>();
-  for (const e of oursTombs) present.set(e.path, e.oid);
-  for (const [path, c] of changes) {
-    if (!path.startsWith('tombstones/')) continue;
-    if ('remove' in c) present.delete(path);
-    else present.set(path, 'oid' in c ? c.oid : { text: c.text });
-  }
-  const entries = [...present.entries()];
-  const oids = entries.filter(([, v]) => typeof v === 'string').map(([, v]) => v as string);
-  const blobs = await store.catFile.readMany(oids);
-  const byOid = new Map<string, string>();
-  oids.forEach((o, i) => {
-    const b = blobs[i];
-    if (b) byOid.set(o, b.content.toString('utf8'));
-  });
-  for (const [path, v] of entries) {
-    const textV = typeof v === 'string' ? byOid.get(v) : v.text;
-    if (!textV) continue;
-    const id = TOMB_RE.exec(path)?.[1];
-    if (id && tombstoneExpired(textV, id, now, ttl)) changes.set(path, { remove: true });
-  }
-}
-
-/**
- * Whether a tombstone file is past the TTL. Reads the `deleted:` line
- * directly (a merge looks at every tombstone, and YAML parsing thousands of
- * them would dominate it); anything unusual goes through the YAML parser.
- */
-export function tombstoneExpired(text: string, id: string, now: number, ttlDays: number): boolean {
-  const m = /^deleted: ["']?([0-9][0-9T:.+Z-]*)["']?$/m.exec(text);
-  if (m) return expiredTombstone({ id, deleted: m[1] }, now, ttlDays);
-  try {
-    return expiredTombstone(parseTombstone(text, id), now, ttlDays);
-  } catch {
-    return false; // a malformed tombstone nobody touched is left alone
-  }
-}
-
-/** The TTL of tombstones from a shared config mapping (days; 0 or less keeps them). */
-function tombstoneTtl(cfg: Record<string, unknown> | undefined): number {
-  const raw = cfg?.[TOMBSTONE_TTL_KEY];
-  return raw === undefined || raw === null ? DEFAULT_TOMBSTONE_TTL_DAYS : Number(raw);
-}
-
-/**
- * Drops tombstones older than the shared `tombstone-ttl-days` from the store
- * in one commit (merges do the same on their own; this is for a store that
- * never merges). Returns the ids collected.
- */
-export async function collectExpiredTombstones(
-  store: Store,
-  now = Date.now(),
-): Promise<{ ids: string[]; commit: string | null }> {
-  const res = await store.write(async (tx) => {
-    if (!tx.base) return null;
-    const cfgBuf = await tx.store.readPath(tx.base, SHARED_CONFIG_PATH);
-    let cfg: Record<string, unknown> = {};
-    try {
-      cfg = cfgBuf ? ((parseYaml(cfgBuf.toString('utf8')) as Record<string, unknown>) ?? {}) : {};
-    } catch {}
-    const ttl = tombstoneTtl(cfg);
-    if (!(ttl > 0)) return null;
-    const tombs = await tx.store.lsTree(tx.base, 'tombstones');
-    const blobs = await tx.store.catFile.readMany(tombs.map((e) => e.oid));
-    const ids: string[] = [];
-    tombs.forEach((e, i) => {
-      const id = TOMB_RE.exec(e.path)?.[1];
-      const b = blobs[i];
-      if (id && b && tombstoneExpired(b.content.toString('utf8'), id, now, ttl)) {
-        tx.remove(e.path);
-        ids.push(id);
-      }
-    });
-    if (!ids.length) return null;
-    return {
-      message: `mem: collect ${ids.length} tombstone${ids.length === 1 ? '' : 's'} older than ${ttl} day${ttl === 1 ? '' : 's'}`,
-      value: ids,
-    };
-  });
-  return { ids: res.value ?? [], commit: res.commit };
-}
-
 /** Writes the merge commit of `ours` and `theirs` (no ref moves: the caller publishes it). */
 async function writeMergeCommit(
   store: Store,
@@ -540,4 +479,5 @@ async function writeMergeCommit(
   return oid;
 }
 
+export { collectExpiredTombstones, parseTombstone, tombstoneExpired } from './tombstones.js';
 export type { StoreMergeResult };

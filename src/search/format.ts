@@ -1,5 +1,5 @@
 /** Human output of search hits. Pure. */
-import { kindOf } from '../commands/list.js';
+import { kindOf } from '../model/kinds.js';
 import type { SearchHit } from './index.js';
 
 /**
@@ -8,7 +8,7 @@ import type { SearchHit } from './index.js';
  */
 export function hitLines(hits: readonly SearchHit[]): string {
   if (!hits.length) return 'No matching memories.';
-  // the kinds `list` shows apart (src/commands/list.ts kindOf)
+  // the kinds `list` shows apart (src/model/kinds.ts kindOf)
   const apart = (h: SearchHit) => kindOf(h) !== 'memories';
   const curated = hits.filter((h) => !apart(h));
   const rest = hits.filter(apart);

@@ -217,6 +217,55 @@ function defaultAssets(): string {
   return fileURLToPath(new URL('.', import.meta.url));
 }
 
+/** A file of the page (the page itself, its script, styles and chunks), with its cache headers. */
+function serveAsset(
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+  url: URL,
+  assets: ReturnType<typeof loadAssets>['files'],
+  sendPage: (res: ServerResponse, page: Buffer, head: boolean) => Promise<unknown>,
+) {
+  if (method !== 'GET' && method !== 'HEAD')
+    return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
+  const a = assets.get(url.pathname);
+  if (url.pathname === '/' && a) return sendPage(res, a.body, method === 'HEAD');
+  if (!a) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+  // the page is never stored; the rest is named by its content
+  const cache =
+    url.pathname === '/'
+      ? 'no-store'
+      : url.pathname.startsWith('/ui-chunk-') || url.searchParams.get('v') === a.etag.slice(1, -1)
+        ? 'private, max-age=31536000, immutable'
+        : 'no-cache';
+  if (req.headers['if-none-match'] === a.etag)
+    return send(res, 304, a.type, '', { etag: a.etag, 'cache-control': cache });
+  return send(res, 200, a.type, method === 'HEAD' ? '' : a.body, {
+    etag: a.etag,
+    'cache-control': cache,
+  });
+}
+
+/** Listens on 127.0.0.1 (port 0: a free one); a port in use or not allowed is one line (E_IO). */
+async function listen(server: Server, port: number | undefined): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException) => {
+      reject(
+        e.code === 'EADDRINUSE'
+          ? err('E_IO', `port ${port} is in use`, 'pass another --port, or --port 0 for a free one')
+          : e.code === 'EACCES'
+            ? err('E_IO', `port ${port} is not allowed here`, 'pass a port above 1023, or --port 0')
+            : err('E_IO', `cannot listen on 127.0.0.1:${port}: ${e.code ?? e.message}`),
+      );
+    };
+    server.once('error', onError);
+    server.listen(port ?? 0, '127.0.0.1', () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
 /** Marks the stores long-lived, as the MCP server does (before their writers start). */
 function serverStore(s: Store): Store {
   s.reflogMessage = 'mem: ui server';
@@ -291,24 +340,7 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
       }
     }
     req.resume();
-    if (method !== 'GET' && method !== 'HEAD')
-      return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
-    const a = assets.get(url.pathname);
-    if (url.pathname === '/' && a) return sendPage(res, a.body, method === 'HEAD');
-    if (!a) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
-    // the page is never stored; the rest is named by its content
-    const cache =
-      url.pathname === '/'
-        ? 'no-store'
-        : url.pathname.startsWith('/ui-chunk-') || url.searchParams.get('v') === a.etag.slice(1, -1)
-          ? 'private, max-age=31536000, immutable'
-          : 'no-cache';
-    if (req.headers['if-none-match'] === a.etag)
-      return send(res, 304, a.type, '', { etag: a.etag, 'cache-control': cache });
-    return send(res, 200, a.type, method === 'HEAD' ? '' : a.body, {
-      etag: a.etag,
-      'cache-control': cache,
-    });
+    return serveAsset(req, res, method, url, assets, sendPage);
   };
 
   // The page: its head at once (the browser asks for the script and styles while the rest
@@ -339,22 +371,7 @@ export async function startUi(env: UiEnv, opts: UiOptions = {}): Promise<UiServe
     });
   });
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    const onError = (e: NodeJS.ErrnoException) => {
-      reject(
-        e.code === 'EADDRINUSE'
-          ? err('E_IO', `port ${opts.port} is in use`, 'pass another --port, or --port 0 for a free one')
-          : e.code === 'EACCES'
-            ? err('E_IO', `port ${opts.port} is not allowed here`, 'pass a port above 1023, or --port 0')
-            : err('E_IO', `cannot listen on 127.0.0.1:${opts.port}: ${e.code ?? e.message}`),
-      );
-    };
-    server.once('error', onError);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
+  await listen(server, opts.port);
   const port = (server.address() as AddressInfo).port;
   gate.port = port;
   const first = link();

@@ -1,0 +1,103 @@
+/**
+ * What the store reads of git's configuration and the environment: every config entry (one
+ * `git config --list` per store), the committer's identity, whether commits are signed, and the
+ * actor (a person or an agent) its commits name. A long-lived store forgets them between the
+ * commands it runs for others.
+ */
+import { actorFromEnv, type Provenance } from '../model/provenance.js';
+import { git } from './git.js';
+import { StoreCatalog } from './store-catalog.js';
+
+export interface Ident {
+  name: string;
+  email: string;
+}
+
+export class StoreConfig extends StoreCatalog {
+  identity?: Ident;
+  /**
+   * Who is writing: a person, or an agent (its name, session, model). New
+   * records keep it (`by`); every commit names it in its trailers. Set by the
+   * MCP server and the agent hooks; otherwise read from the environment.
+   */
+  actor?: Provenance;
+
+  private configP?: Promise<Array<{ scope: string; key: string; value: string }>>;
+
+  /**
+   * Forgets what was read of git's configuration and the environment (the identity,
+   * signing, the actor): a long-lived store that runs command after command, each with
+   * its client's environment (the daemon, src/cli/daemon-run.ts), reads them afresh for
+   * each, as a new process would.
+   */
+  forgetSettings(): void {
+    this.configP = undefined;
+    this.signP = undefined;
+    this.identity = undefined;
+    this.actor = undefined;
+  }
+
+  /** Every git config entry with its scope, in git's order: one `git config --list` per store. */
+  gitConfig(): Promise<Array<{ scope: string; key: string; value: string }>> {
+    this.configP ??= git(['config', '-z', '--list', '--show-scope'], {
+      cwd: this.repo.cwd,
+      env: this.repo.env,
+      allowFail: true,
+    }).then((r) => {
+      // scope NUL key LF value NUL (a key alone: a boolean true)
+      const parts = r.stdout.toString('utf8').split('\0');
+      const out: Array<{ scope: string; key: string; value: string }> = [];
+      for (let i = 0; i + 1 < parts.length; i += 2) {
+        const kv = parts[i + 1];
+        const nl = kv.indexOf('\n');
+        out.push({
+          scope: parts[i],
+          key: nl < 0 ? kv : kv.slice(0, nl),
+          value: nl < 0 ? 'true' : kv.slice(nl + 1),
+        });
+      }
+      return out;
+    });
+    return this.configP;
+  }
+
+  /** The actor, as set or as the environment says (src/model/provenance.ts actorFromEnv). */
+  writerActor(): Provenance {
+    this.actor ??= actorFromEnv(this.repo.env);
+    return this.actor;
+  }
+
+  private signP?: Promise<boolean>;
+
+  /** Whether commits are signed here, as git decides for `git commit`: `commit.gpgsign` (the last value wins). */
+  signsCommits(): Promise<boolean> {
+    // git reads its own config (every file, include, and -c): a guess at its files could miss a signer
+    this.signP ??= this.gitConfig().then((all) => {
+      let v = 'false';
+      for (const e of all) if (e.key === 'commit.gpgsign') v = e.value;
+      return /^(true|yes|on|1)$/i.test(v.trim());
+    });
+    return this.signP;
+  }
+
+  async ident(): Promise<Ident> {
+    if (this.identity) return this.identity;
+    const env = this.repo.env;
+    let name = env.GIT_AUTHOR_NAME;
+    let email = env.GIT_AUTHOR_EMAIL;
+    if (!name || !email) {
+      // as in git, the last value wins (system < global < local < worktree)
+      let cname: string | undefined;
+      let cemail: string | undefined;
+      for (const e of await this.gitConfig()) {
+        if (e.key === 'user.name') cname = e.value;
+        if (e.key === 'user.email') cemail = e.value;
+      }
+      name ||= cname;
+      email ||= cemail;
+    }
+    // CI runners and agent sandboxes often have no identity: never fail a write over it.
+    this.identity = { name: name || 'git-mem', email: email || 'git-mem@localhost' };
+    return this.identity;
+  }
+}
