@@ -9,16 +9,11 @@ import { err } from '../errors.js';
 import { type MemoryRecord, parseRecord, RecordParseError, recordPath } from '../model/record.js';
 import { CatFile, git, gitText } from './git.js';
 import type { Repo } from './repo.js';
-import { diffTrees } from './tree.js';
+import { diffTrees, parseLsTree, type TreeEntry } from './tree.js';
 
 export const MEMORY_REF = 'refs/memory';
 
-export interface TreeEntry {
-  mode: string;
-  type: string;
-  oid: string;
-  path: string;
-}
+export type { TreeEntry } from './tree.js';
 
 /** How many parsed records a long-lived store keeps (by blob id). */
 const PARSED_KEEP = 4096;
@@ -91,14 +86,7 @@ export class StoreReader {
     const args = ['ls-tree', '-z', ...(recursive ? ['-r'] : []), commit];
     if (path) args.push('--', path);
     const r = await git(args, { cwd: this.repo.cwd, env: this.repo.env });
-    const out: TreeEntry[] = [];
-    for (const line of r.stdout.toString('utf8').split('\0')) {
-      if (!line) continue;
-      const tab = line.indexOf('\t');
-      const [mode, type, oid] = line.slice(0, tab).split(' ');
-      out.push({ mode, type, oid, path: line.slice(tab + 1) });
-    }
-    return out;
+    return parseLsTree(r.stdout);
   }
 
   /** Parses a record; throws E_INVALID_RECORD naming the path on a malformed file. */
