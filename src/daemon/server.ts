@@ -55,6 +55,217 @@ export interface DaemonHandle {
   stop: () => void;
 }
 
+type IndexState = Awaited<ReturnType<typeof openIndex>>;
+type Provider = Awaited<ReturnType<typeof providerFor>>;
+
+/** What one daemon answers from: its store, the embedding provider, the index as last brought to the tip. */
+interface Served {
+  store: Store;
+  provider: Provider;
+  build: string;
+  started: number;
+  st: IndexState;
+  stop: () => void;
+  log?: (s: string) => void;
+}
+
+/**
+ * One throwaway query of each kind before the first client: the first calls of a path run
+ * unoptimised and allocate its caches, which the first adds and prompts would otherwise pay for.
+ */
+async function warmUp(store: Store, provider: Provider): Promise<void> {
+  try {
+    const { findDuplicates } = await import('../search/dedup.js');
+    await findDuplicates(
+      store,
+      { title: 'git-mem daemon warm-up', body: 'warm up the query paths' },
+      provider,
+    );
+    await searchMemories(
+      store,
+      { query: 'git-mem daemon warm-up', limit: 5 },
+      { provider, recordUsage: false },
+    );
+    const { relevantMemories } = await import('../search/relevance.js');
+    await relevantMemories(store, 'git-mem daemon warm-up: the prompt relevance pass');
+  } catch {}
+}
+
+/** The agent's prompt (UserPromptSubmit, src/hooks/claude-code.ts): the same promptContext the hook would run alone. */
+async function answerPrompt(d: Served, raw: unknown): Promise<DaemonReply> {
+  const q = (raw ?? {}) as { prompt?: unknown; exclude?: unknown; maxChars?: unknown; countUse?: unknown };
+  if (typeof q.prompt !== 'string')
+    return {
+      ok: false,
+      error: { code: 'E_INVALID_ARG', message: 'prompt: a string is required' },
+      build: d.build,
+    };
+  const { promptContext } = await import('../search/relevance.js');
+  const inj = await promptContext(d.store, q.prompt, {
+    exclude: new Set(Array.isArray(q.exclude) ? q.exclude.map(String) : []),
+    maxChars: typeof q.maxChars === 'number' ? q.maxChars : undefined,
+  });
+  if (q.countUse === true && inj.ids.length) {
+    const { recordUse } = await import('../search/usage.js');
+    recordUse(d.store.repo, inj.ids);
+  }
+  return { ok: true, build: d.build, result: inj };
+}
+
+/** The answer to one request line: each op with the function a process asking alone would call. */
+async function answer(d: Served, line: string): Promise<DaemonReply> {
+  const { store, provider, build } = d;
+  let req: DaemonRequest;
+  try {
+    req = JSON.parse(line) as DaemonRequest;
+  } catch {
+    return { ok: false, error: { code: 'E_INVALID_ARG', message: 'bad request' }, build };
+  }
+  try {
+    switch (req.op) {
+      case 'ping':
+        d.st = await openIndex(store, { provider, postings: true });
+        return {
+          ok: true,
+          build,
+          pid: process.pid,
+          tip: d.st.tip,
+          memories: d.st.index.size,
+          uptimeMs: Date.now() - d.started,
+          workTree: store.repo.workTree ?? null,
+        };
+      case 'stop':
+        setImmediate(d.stop);
+        return { ok: true, build, pid: process.pid };
+      case 'search':
+        return {
+          ok: true,
+          build,
+          result: await searchMemories(store, req.q as SearchQuery, {
+            provider,
+            recordUsage: req.count === true,
+          }),
+        };
+      case 'dedup': {
+        const { findDuplicates } = await import('../search/dedup.js');
+        return { ok: true, build, result: await findDuplicates(store, req.q as DupInput, provider) };
+      }
+      case 'prompt':
+        return await answerPrompt(d, req.q);
+      case 'context':
+        return {
+          ok: true,
+          build,
+          result: await buildContextPack(store, req.q as ContextOptions, { provider }),
+        };
+      default:
+        return {
+          ok: false,
+          error: { code: 'E_INVALID_ARG', message: `unknown op ${String((req as { op?: unknown }).op)}` },
+          build,
+        };
+    }
+  } catch (e) {
+    if (isGitMemError(e))
+      return { ok: false, error: { code: e.code, message: e.message, hint: e.hint, data: e.data }, build };
+    d.log?.(`daemon: ${(e as Error).stack ?? e}`);
+    return { ok: false, error: { code: 'E_INTERNAL', message: String((e as Error).message ?? e) }, build };
+  }
+}
+
+/** The last line to a client: what it still sends is read and dropped (so it reads the line and a clean close), and it has a second to go. */
+function finish(sock: Socket, reply: DaemonReply): void {
+  if (sock.destroyed) return;
+  sock.removeAllListeners('data');
+  sock.on('data', () => {});
+  sock.resume();
+  sock.end(`${JSON.stringify(reply)}\n`);
+  const t = setTimeout(() => sock.destroy(), 1000);
+  t.unref?.();
+  sock.once('close', () => clearTimeout(t));
+}
+
+/**
+ * The connection handler: one request per connection, bounded: at most `maxConnections` at once,
+ * a request line of at most `maxRequestBytes`, complete within `requestMs` of connecting; anything
+ * else is answered with one error line and closed, so no client can make the daemon hold more than
+ * cap × limit bytes. A whole request line goes to `onLine`, whose reply ends the connection.
+ */
+function connections(
+  limits: { maxConnections: number; maxRequestBytes: number; requestMs: number; build: string },
+  onLine: (line: string, sock: Socket) => void,
+): (sock: Socket) => void {
+  let open = 0;
+  const refuse = (sock: Socket, code: string, message: string) =>
+    finish(sock, { ok: false, error: { code, message }, build: limits.build });
+  return (sock) => {
+    open++;
+    sock.once('close', () => open--);
+    sock.on('error', () => {});
+    if (open > limits.maxConnections) {
+      refuse(sock, E_DAEMON_BUSY, `the daemon is serving ${limits.maxConnections} connections; try again`);
+      return;
+    }
+    let chunks: Buffer[] = [];
+    let size = 0;
+    const deadline = setTimeout(() => {
+      chunks = [];
+      refuse(sock, E_DAEMON_TIMEOUT, `no complete request within ${limits.requestMs} ms; connection closed`);
+    }, limits.requestMs);
+    deadline.unref?.();
+    sock.once('close', () => {
+      clearTimeout(deadline);
+      chunks = [];
+    });
+    const onData = (d: Buffer) => {
+      const nl = d.indexOf(10);
+      const take = nl < 0 ? d.length : nl;
+      if (size + take > limits.maxRequestBytes) {
+        clearTimeout(deadline);
+        chunks = [];
+        refuse(
+          sock,
+          E_DAEMON_TOO_LARGE,
+          `request over ${limits.maxRequestBytes} bytes refused; connection closed`,
+        );
+        return;
+      }
+      chunks.push(nl < 0 ? d : d.subarray(0, nl));
+      size += take;
+      if (nl < 0) return;
+      // a whole request: stop reading (anything after it is ignored) and answer in turn
+      sock.off('data', onData);
+      sock.pause();
+      clearTimeout(deadline);
+      const line = Buffer.concat(chunks, size).toString('utf8');
+      chunks = [];
+      onLine(line, sock);
+    };
+    sock.on('data', onData);
+  };
+}
+
+/** Calls `onChange` when the store's ref moves (its loose ref file or packed-refs), where the platform can watch. */
+function watchRef(store: Store, onChange: () => void): FSWatcher[] {
+  const refFile = join(store.repo.commonDir, store.ref);
+  const watchers: FSWatcher[] = [];
+  for (const [dir, name] of [
+    [dirname(refFile), basename(refFile)],
+    [store.repo.commonDir, 'packed-refs'],
+  ]) {
+    try {
+      const w = watchFs(dir, { persistent: false }, (_ev, file) => {
+        if (file === name) onChange();
+      });
+      w.on('error', () => {});
+      watchers.push(w);
+    } catch {
+      // no inotify here: requests still bring the index to the tip themselves
+    }
+  }
+  return watchers;
+}
+
 /** Starts serving; resolves once listening. Rejects with E_DAEMON_RUNNING semantics (code 'EADDRINUSE') if another daemon answers. */
 export async function serve(
   store: Store,
@@ -72,29 +283,19 @@ export async function serve(
   const path = socketPath(store);
   store.longLived = true; // it answers call after call: the catalog and parsed records stay in memory
   const idleMs = opts.idleMs ?? DEFAULT_IDLE_MS;
-  const started = Date.now();
-  const build = buildId();
   // load the index before accepting connections (the git helpers start first, see openIndex)
   const provider = await providerFor(store);
   // a long-lived process builds the postings once, then answers from them
-  let st = await openIndex(store, { provider, postings: true });
-  // one throwaway query of each kind before the first client: the first calls of a path run
-  // unoptimised and allocate its caches, which the first adds and prompts would otherwise pay for
-  try {
-    const { findDuplicates } = await import('../search/dedup.js');
-    await findDuplicates(
-      store,
-      { title: 'git-mem daemon warm-up', body: 'warm up the query paths' },
-      provider,
-    );
-    await searchMemories(
-      store,
-      { query: 'git-mem daemon warm-up', limit: 5 },
-      { provider, recordUsage: false },
-    );
-    const { relevantMemories } = await import('../search/relevance.js');
-    await relevantMemories(store, 'git-mem daemon warm-up: the prompt relevance pass');
-  } catch {}
+  const d: Served = {
+    store,
+    provider,
+    build: buildId(),
+    started: Date.now(),
+    st: await openIndex(store, { provider, postings: true }),
+    stop: () => stop(),
+    log: opts.log,
+  };
+  await warmUp(store, provider);
   // test hook: a daemon slow to load (the on-demand start must not wait for it)
   const delay = Number(store.repo.env.GIT_MEM_TEST_DAEMON_LOAD_MS ?? 0);
   if (delay > 0) await new Promise((r) => setTimeout(r, delay));
@@ -105,158 +306,24 @@ export async function serve(
     resolveDone = r;
   });
 
-  // one request per connection, bounded: at most MAX_CONNECTIONS at once, a request line of at most
-  // MAX_REQUEST_BYTES, complete within requestMs of connecting; anything else is answered with one
-  // error line and closed, so no client can make the daemon hold more than cap × limit bytes
-  const maxConnections = opts.maxConnections ?? MAX_CONNECTIONS;
-  const maxRequestBytes = opts.maxRequestBytes ?? MAX_REQUEST_BYTES;
-  const requestMs = opts.requestMs ?? envMs(store.repo.env.GIT_MEM_DAEMON_REQUEST_MS) ?? REQUEST_MS;
-  let open = 0;
-  /** The last line to a client: what it still sends is read and dropped (so it reads the line and a clean close), and it has a second to go. */
-  const finish = (sock: Socket, reply: DaemonReply) => {
-    if (sock.destroyed) return;
-    sock.removeAllListeners('data');
-    sock.on('data', () => {});
-    sock.resume();
-    sock.end(`${JSON.stringify(reply)}\n`);
-    const t = setTimeout(() => sock.destroy(), 1000);
-    t.unref?.();
-    sock.once('close', () => clearTimeout(t));
+  const limits = {
+    maxConnections: opts.maxConnections ?? MAX_CONNECTIONS,
+    maxRequestBytes: opts.maxRequestBytes ?? MAX_REQUEST_BYTES,
+    requestMs: opts.requestMs ?? envMs(store.repo.env.GIT_MEM_DAEMON_REQUEST_MS) ?? REQUEST_MS,
+    build: d.build,
   };
-  const refuse = (sock: Socket, code: string, message: string) =>
-    finish(sock, { ok: false, error: { code, message }, build });
-  const server = createServer((sock) => {
-    open++;
-    sock.once('close', () => open--);
-    sock.on('error', () => {});
-    if (open > maxConnections) {
-      refuse(sock, E_DAEMON_BUSY, `the daemon is serving ${maxConnections} connections; try again`);
-      return;
-    }
-    let chunks: Buffer[] = [];
-    let size = 0;
-    const deadline = setTimeout(() => {
-      chunks = [];
-      refuse(sock, E_DAEMON_TIMEOUT, `no complete request within ${requestMs} ms; connection closed`);
-    }, requestMs);
-    deadline.unref?.();
-    sock.once('close', () => {
-      clearTimeout(deadline);
-      chunks = [];
-    });
-    const onData = (d: Buffer) => {
-      const nl = d.indexOf(10);
-      const take = nl < 0 ? d.length : nl;
-      if (size + take > maxRequestBytes) {
-        clearTimeout(deadline);
-        chunks = [];
-        refuse(sock, E_DAEMON_TOO_LARGE, `request over ${maxRequestBytes} bytes refused; connection closed`);
-        return;
-      }
-      chunks.push(nl < 0 ? d : d.subarray(0, nl));
-      size += take;
-      if (nl < 0) return;
-      // a whole request: stop reading (anything after it is ignored) and answer in turn
-      sock.off('data', onData);
-      sock.pause();
-      clearTimeout(deadline);
-      const line = Buffer.concat(chunks, size).toString('utf8');
-      chunks = [];
+  const server = createServer(
+    connections(limits, (line, sock) => {
       queue = queue.then(async () => {
         if (sock.destroyed) return;
-        const reply = await handle(line);
+        const reply = await answer(d, line);
         // a request served keeps the daemon up; a refused one (busy, too large, too slow) does not
         if (reply.ok || !isRefusal(reply.error?.code)) armIdle();
         // then closed by us: a client that never closes its end does not keep a connection slot
         finish(sock, reply);
       });
-    };
-    sock.on('data', onData);
-  });
-
-  async function handle(line: string): Promise<DaemonReply> {
-    let req: DaemonRequest;
-    try {
-      req = JSON.parse(line) as DaemonRequest;
-    } catch {
-      return { ok: false, error: { code: 'E_INVALID_ARG', message: 'bad request' }, build };
-    }
-    try {
-      switch (req.op) {
-        case 'ping':
-          st = await openIndex(store, { provider, postings: true });
-          return {
-            ok: true,
-            build,
-            pid: process.pid,
-            tip: st.tip,
-            memories: st.index.size,
-            uptimeMs: Date.now() - started,
-            workTree: store.repo.workTree ?? null,
-          };
-        case 'stop':
-          setImmediate(stop);
-          return { ok: true, build, pid: process.pid };
-        case 'search':
-          return {
-            ok: true,
-            build,
-            result: await searchMemories(store, req.q as SearchQuery, {
-              provider,
-              recordUsage: req.count === true,
-            }),
-          };
-        case 'dedup': {
-          const { findDuplicates } = await import('../search/dedup.js');
-          return { ok: true, build, result: await findDuplicates(store, req.q as DupInput, provider) };
-        }
-        case 'prompt': {
-          // the agent's UserPromptSubmit hook (src/hooks/claude-code.ts): the whole injection, decided here
-          // where the catalog and a git reader are warm, so the hook process loads nothing of the store;
-          // the same function as the hook's own, so the answer is the one it would give alone
-          const q = (req.q ?? {}) as {
-            prompt?: unknown;
-            exclude?: unknown;
-            maxChars?: unknown;
-            countUse?: unknown;
-          };
-          if (typeof q.prompt !== 'string')
-            return {
-              ok: false,
-              error: { code: 'E_INVALID_ARG', message: 'prompt: a string is required' },
-              build,
-            };
-          const { promptContext } = await import('../search/relevance.js');
-          const inj = await promptContext(store, q.prompt, {
-            exclude: new Set(Array.isArray(q.exclude) ? q.exclude.map(String) : []),
-            maxChars: typeof q.maxChars === 'number' ? q.maxChars : undefined,
-          });
-          if (q.countUse === true && inj.ids.length) {
-            const { recordUse } = await import('../search/usage.js');
-            recordUse(store.repo, inj.ids);
-          }
-          return { ok: true, build, result: inj };
-        }
-        case 'context':
-          return {
-            ok: true,
-            build,
-            result: await buildContextPack(store, req.q as ContextOptions, { provider }),
-          };
-        default:
-          return {
-            ok: false,
-            error: { code: 'E_INVALID_ARG', message: `unknown op ${String((req as { op?: unknown }).op)}` },
-            build,
-          };
-      }
-    } catch (e) {
-      if (isGitMemError(e))
-        return { ok: false, error: { code: e.code, message: e.message, hint: e.hint, data: e.data }, build };
-      opts.log?.(`daemon: ${(e as Error).stack ?? e}`);
-      return { ok: false, error: { code: 'E_INTERNAL', message: String((e as Error).message ?? e) }, build };
-    }
-  }
+    }),
+  );
 
   function armIdle(): void {
     if (idle) clearTimeout(idle);
@@ -275,8 +342,8 @@ export async function serve(
     } catch {}
     queue.finally(async () => {
       try {
-        st = await openIndex(store, { provider, persist: false });
-        if (st.pending > 0 || st.savedTip !== st.tip) await saveSnapshot(store, st);
+        d.st = await openIndex(store, { provider, persist: false });
+        if (d.st.pending > 0 || d.st.savedTip !== d.st.tip) await saveSnapshot(store, d.st);
       } catch {}
       resolveDone();
     });
@@ -285,37 +352,21 @@ export async function serve(
   // a write to the ref (an add, a sync…) is applied to the index as soon as it lands, in the
   // queue like a request, so the next question (often the next add's duplicate check) finds
   // the index current instead of paying for the tree diff itself
-  const refFile = join(store.repo.commonDir, store.ref);
   let refresh: NodeJS.Timeout | undefined;
-  const onRefChange = () => {
+  const watchers = watchRef(store, () => {
     if (refresh || stopped) return;
     refresh = setTimeout(() => {
       refresh = undefined;
       queue = queue.then(async () => {
         try {
-          st = await openIndex(store, { provider, postings: true });
+          d.st = await openIndex(store, { provider, postings: true });
         } catch (e) {
           opts.log?.(`daemon: refresh: ${(e as Error).message}`);
         }
       });
     }, 5);
     refresh.unref?.();
-  };
-  const watchers: FSWatcher[] = [];
-  for (const [dir, name] of [
-    [dirname(refFile), basename(refFile)],
-    [store.repo.commonDir, 'packed-refs'],
-  ]) {
-    try {
-      const w = watchFs(dir, { persistent: false }, (_ev, file) => {
-        if (file === name) onRefChange();
-      });
-      w.on('error', () => {});
-      watchers.push(w);
-    } catch {
-      // no inotify here: requests still bring the index to the tip themselves
-    }
-  }
+  });
   try {
     await listen(server, path);
   } finally {
