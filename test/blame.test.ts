@@ -161,6 +161,7 @@ describe('blame', () => {
       'export function parse(buf) {\n  const header = readHeader(buf);\n  return readBody(buf, header);\n}\n';
     r.write('src/users.js', CODE);
     r.write('src/other.js', `export const o = 1;\n${OTHER}`);
+    r.write('src/new.js', 'export const n = 1;\n');
     r.commitAll('code');
     const add = (...args: string[]) => r.memJson(['add', '--force', '--content', 'x', ...args]);
     const find = await add('--title', 'Bind values', '--anchor', 'src/users.js:3-5');
@@ -195,6 +196,12 @@ describe('blame', () => {
       // the memory ref moves: a check records the verdicts (the anchor index's journal)
       await r.mem(['check']);
       await same();
+      // only the memory ref moves: a memory anchored to a file no memory was anchored to
+      const fresh = await add('--title', 'New file', '--anchor', 'src/new.js:1');
+      paths.push('src/new.js');
+      expect((await same())[2].memories.map((m) => [m.id, m.verdict.reason])).toEqual([
+        [fresh.id, 'same blob'],
+      ]);
       // both: a branch where findUser is gone, and a memory added there
       r.git('checkout', '-q', '-b', 'other');
       r.write('src/users.js', OTHER);

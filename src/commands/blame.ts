@@ -150,15 +150,23 @@ interface Scope {
   verdicts: Map<string, Promise<Verdict>>;
 }
 
-const kept = new WeakMap<Store, { key: string; scope: Promise<Scope> }>();
+const kept = new WeakMap<Store, { key: string; head: string; scope: Promise<Scope> }>();
 
 function scopeOf(store: Store, tip: string | null, head: string): Promise<Scope> {
   if (!store.longLived) return buildScope(store, tip, head);
   const key = `${tip} ${head}`;
   const k = kept.get(store);
   if (k?.key === key) return k.scope;
-  const scope = buildScope(store, tip, head);
-  kept.set(store, { key, scope });
+  // only the memory ref moved (a memory added, a check recorded): HEAD's tree as listed already
+  const listed =
+    k?.head === head
+      ? k.scope.then(
+          (s) => s.tblobs,
+          () => undefined,
+        )
+      : undefined;
+  const scope = buildScope(store, tip, head, listed);
+  kept.set(store, { key, head, scope });
   scope.catch(() => {
     if (kept.get(store)?.scope === scope) kept.delete(store);
   });
@@ -168,7 +176,12 @@ function scopeOf(store: Store, tip: string | null, head: string): Promise<Scope>
 /** Indexed paths beyond one `git ls-tree` of pathspecs (a process per 500): HEAD's whole tree is listed once instead. */
 const PATHSPECS = 500;
 
-async function buildScope(store: Store, tip: string | null, head: string): Promise<Scope> {
+async function buildScope(
+  store: Store,
+  tip: string | null,
+  head: string,
+  listed?: Promise<Map<string, string> | undefined>,
+): Promise<Scope> {
   // the index loaded (and brought up to the tip), no line parsed
   let idx = await anchorIndex(store, tip, new Set());
   const paths = new Set<string>();
@@ -177,9 +190,13 @@ async function buildScope(store: Store, tip: string | null, head: string): Promi
     idx = await anchorIndex(store, tip);
     scanIndex(idx, (p) => !paths.add(p));
   }
-  const many = paths.size > PATHSPECS;
-  const tblobs = await treeBlobs(store.repo, head, many ? undefined : [...paths]);
+  const known = await listed;
+  // the paths whose blob at HEAD is not known yet (a path not in HEAD's tree is listed again: it is absent)
+  const wanted = known ? [...paths].filter((p) => !known.has(p)) : [...paths];
+  const many = wanted.length > PATHSPECS;
+  const tblobs = await treeBlobs(store.repo, head, many ? undefined : wanted);
   if (many) for (const p of tblobs.keys()) if (!paths.has(p)) tblobs.delete(p);
+  if (known) for (const [p, b] of known) if (paths.has(p)) tblobs.set(p, b);
   const settled = (e: IndexEntry) => e.s === 1 && e.sb !== undefined && (tblobs.get(e.p) ?? '') === e.sb;
   // only the lines whose file is not the blob they were placed at are parsed
   const roaming = (scanIndex(idx, (p, b) => b !== null && tblobs.get(p) !== b) ?? []).filter(
