@@ -238,7 +238,7 @@ if (baseLines.length) {
   lines.push('| anchored memories | that build | this build | this / that |', '|---:|---:|---:|---:|', ...baseLines);
 }
 lines.push('', `Goal: added p50 < 100 ms with 10k anchored memories. Starting node on an empty file costs ${fmt(nodeFloor)} ms wall / ${fmt(nodeCpu)} ms CPU here (the floor of a hook written in Node; \`git mem --version\`, which loads the CLI, ${fmt(verFloor)} ms): the column before last is the hook's own work. The installed hook runs \`git-mem hook post-commit\` through the CLI; GIT_MEM_TRACE=1 prints where its time goes.`);
-// the hooks started the repository's daemon (src/cli/via-daemon.ts): none outlives the bench
+// a daemon of an older build the hooks started (they no longer do): none outlives the bench
 mem(r, 'daemon', 'stop');
 if (process.env.BENCH_KEEP) process.stderr.write(`kept ${r.repo}\n`);
 else rmSync(r.dir, { recursive: true, force: true });

@@ -118,3 +118,30 @@ export async function openFirstPage(ctx, how, url) {
   const [ready, origin] = await p.evaluate(() => [window.__gmPerf.ready, performance.timeOrigin]);
   return { page: p, ready, fromCreation: origin + ready - t0 };
 }
+
+/**
+ * Imports a TypeScript entry point of the tree (a bench cannot import TypeScript): bundled by
+ * esbuild into a folder of the tree (its node_modules resolve lazy requires), loaded, removed.
+ */
+export async function importEntry(entry, tree = ROOT) {
+  const { build } = await import('esbuild');
+  const { rmSync } = await import('node:fs');
+  const { pathToFileURL } = await import('node:url');
+  const dir = join(tree, `.bench-entry-${process.pid}`);
+  await build({
+    entryPoints: { entry },
+    outdir: dir,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'error',
+    external: ['@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web', 'sharp'],
+    banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
+  });
+  try {
+    return await import(pathToFileURL(join(dir, 'entry.js')).href);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

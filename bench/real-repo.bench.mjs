@@ -11,7 +11,7 @@
 //   * installs the post-commit hook and times commits that move an anchored file, with the hook
 //     and without it (alternating), on the default branch and on a feature branch.
 // Env: BENCH_ANCHORS (250), BENCH_COMMITS (200), BENCH_RUNS (5), BENCH_HOOK_ROUNDS (7), BENCH_BIN (another build's bin/git-mem.js
-// to time instead of this one), BENCH_DAEMON (1: with a daemon running, `git mem daemon start`), BENCH_CI (1: CI set, so the post-commit hooks start no daemon and each runs in its own process; without it the first hook starts one, as on a developer's machine), BENCH_KEEP (keep the scratch folder, for tracing by hand). Skips with a message when no repository is there: tests never need it.
+// to time instead of this one), BENCH_DAEMON (1: with a daemon running, `git mem daemon start`), BENCH_CI (1: CI set; with a build older than issue #29 item 3 the post-commit hooks then start no daemon, without it the first hook starts one; this build's hooks never do), BENCH_KEEP (keep the scratch folder, for tracing by hand). Skips with a message when no repository is there: tests never need it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,7 +52,8 @@ const rnd = () => {
 };
 const mem = (args) => spawnSync(process.execPath, [bin, ...args], { cwd: repo, env, encoding: 'utf8' });
 if (mem(['init']).status !== 0) throw new Error('git mem init failed');
-// BENCH_DAEMON=1: every step with a daemon serving the repository (src/cli/via-daemon.ts), started
+// BENCH_DAEMON=1: every step with a daemon serving the repository (a query daemon: it answers add's
+// duplicate check; an older build's also ran add, check and the hooks sent to it), started
 // before the first add and stopped at the end
 const DAEMON = !!process.env.BENCH_DAEMON;
 if (DAEMON && mem(['daemon', 'start']).status !== 0) throw new Error('git mem daemon start failed');
@@ -129,7 +130,7 @@ for (const branch of ['main', 'feature']) {
 }
 
 const name = SRC.replace(/\/repo$/, '').split('/').pop();
-// the hooks started one unless BENCH_CI (src/cli/via-daemon.ts): none outlives the bench
+// an older build's hooks started one unless BENCH_CI: none outlives the bench
 mem(['daemon', 'stop']);
 console.log(
   `## anchors in a real history: ${name}, ${files.length} source files, ${COMMITS} commits apart${DAEMON ? ', a daemon running' : process.env.BENCH_CI ? ', CI set (hooks start no daemon)' : ''}`,

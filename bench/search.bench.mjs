@@ -12,9 +12,18 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { BIN, ROOT, SHARED_GEN, fmt, hasSharedGen, median, scratchRepo, timeMs, timeMsAsync } from './lib.mjs';
+import {
+  BIN,
+  fmt,
+  hasSharedGen,
+  importEntry,
+  median,
+  ROOT,
+  SHARED_GEN,
+  scratchRepo,
+  timeMs,
+  timeMsAsync,
+} from './lib.mjs';
 
 const SIZES = (process.env.BENCH_SEARCH_SIZES ?? '1000,10000').split(',').map(Number).filter(Boolean);
 const log = (s) => process.stderr.write(`search bench: ${s}\n`);
@@ -28,19 +37,7 @@ const rg = spawnSync('rg', ['--version'], { encoding: 'utf8' });
 const haveRg = rg.status === 0;
 
 // in-process API: bundle src/search/index.ts and the store (the bench cannot import TypeScript)
-const tmpBundle = join(ROOT, `.bench-search-${process.pid}`);
-await build({
-  entryPoints: { api: join(ROOT, 'bench', 'search-api.entry.ts') },
-  outdir: tmpBundle,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'error',
-  external: ['@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web', 'sharp'],
-  banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
-});
-const api = await import(pathToFileURL(join(tmpBundle, 'api.js')).href);
+const api = await importEntry(join(ROOT, 'bench', 'search-api.entry.ts'));
 
 function run(args, opts) {
   const r = spawnSync(args[0], args.slice(1), { encoding: 'utf8', maxBuffer: 256 << 20, ...opts });
@@ -144,7 +141,6 @@ for (const N of SIZES) {
   rows.push({ N, nodeFloor, rgMs, noDaemon, withDaemon, inprocP50, scanP50, tOrama, incrP50, incrMode: st.last.mode, cold, tLoad, rss, daemonRss, snapMiB });
   rmSync(s.dir, { recursive: true, force: true });
 }
-rmSync(tmpBundle, { recursive: true, force: true });
 
 out.push(
   `Data: \`../shared/bench/gen.mjs\` memories and 30 two-word queries; rg = \`rg -i -l QUERY\` over one file per memory (${haveRg ? rg.stdout.split('\n')[0] : 'rg not installed'}). Medians; ratios against rg measured in the same run.`,

@@ -11,43 +11,23 @@ process.stdout.on('error', (e) => {
   if (e.code === 'EPIPE') process.exit(0);
   throw e;
 });
-// `hook claude-code` (the agent hooks): tool events, and prompts a running daemon
-// answers, are handled before the CLI loads (dist/claude-fast.js); everything else
-// goes to the CLI with the stdin already read. A hook never fails the agent.
-const hook =
-  argv[0] === 'hook' && argv[1] === 'claude-code'
-    ? await import('../dist/claude-fast.js').then(
-        (m) => m.fastHook(argv).catch(() => ({ code: 0 })),
-        () => undefined,
-      )
-    : undefined;
-// `add`, `check` and the git hooks that re-anchor: a running daemon of this worktree runs
-// them on its warm store (dist/via-daemon.js decides which); else, or when it declines, the CLI
-// below does, with the repository it found. Other command lines do not load it (a word that
-// must be there, checked here so that `git mem list` pays nothing for it)
-const viaDaemon =
-  !hook && argv.some((a) => a === 'add' || a === 'check' || a === 'hook')
-    ? await import('../dist/via-daemon.js').then(
-        (m) => m.runViaDaemon(argv),
-        () => undefined,
-      )
-    : undefined;
-if (hook && 'code' in hook) process.exitCode = hook.code;
-else if (viaDaemon && 'code' in viaDaemon) process.exitCode = viaDaemon.code;
-else {
-  const cli = await import('../dist/cli.js');
-  const io = cli.processIO();
-  if (hook) {
-    io.readStdin = async () => hook.stdin;
-    io.stdinIsTTY = hook.stdin === undefined;
-  }
-  cli.main(argv, io, { repo: viaDaemon?.repo }).then(
-    (code) => {
+const report = (err) => {
+  process.stderr.write(`git-mem: internal error: ${err?.stack ?? err}\n`);
+  process.exitCode = 70;
+};
+// The agent hooks run exactly `git mem hook claude-code` (or `hook cursor`) at every tool call:
+// that command line loads the hook dispatcher alone (dist/agent-hook.js, src/hooks/claude-code.ts),
+// the one the CLI's `hook` command calls too, without the CLI around it. Every other line is the CLI's.
+if (argv.length === 2 && argv[0] === 'hook' && (argv[1] === 'claude-code' || argv[1] === 'cursor')) {
+  import('../dist/agent-hook.js')
+    .then((m) => m.hookMain(argv[1]))
+    .then((code) => {
       process.exitCode = code;
-    },
-    (err) => {
-      process.stderr.write(`git-mem: internal error: ${err?.stack ?? err}\n`);
-      process.exitCode = 70;
-    },
-  );
+    }, report);
+} else {
+  import('../dist/cli.js')
+    .then((cli) => cli.main(argv, cli.processIO()))
+    .then((code) => {
+      process.exitCode = code;
+    }, report);
 }

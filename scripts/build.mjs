@@ -13,8 +13,8 @@ import { gzipSync } from 'node:zlib';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CLEAN = process.argv.includes('--clean');
 const tmp = `${root}dist.new-${process.pid}`;
-// one id for every bundle of this build: a search daemon started by one of them is
-// "this build" for all the others (src/search/daemon-client.ts buildId)
+// one id for every bundle of this build: a query daemon started by one of them is
+// "this build" for all the others (src/daemon/client.ts buildId)
 // yaml and micromatch are required on first use (src/model/yaml.ts, glob.ts), each from one file
 // bundled here into dist/vendor-<name>.cjs (one file loads in half the time of the package's many)
 const VENDOR = { yaml: 'yaml', micromatch: 'micromatch' };
@@ -57,20 +57,16 @@ const forNode = {
 };
 await build({
   ...forNode,
-  // cli: the CLI (bin/git-mem.js); claude-fast: the agent hook's tool events and
-  // prompts, which bin/git-mem.js runs before the CLI (the same modules, shared chunks)
-  entryPoints: { cli: 'src/cli/main.ts', 'claude-fast': 'src/hooks/claude-fast.ts' },
+  // cli: the CLI (bin/git-mem.js); agent-hook: the agent hooks' dispatcher, which
+  // bin/git-mem.js loads alone for `hook claude-code` (the CLI's hook command calls the
+  // same module: shared chunks)
+  entryPoints: { cli: 'src/cli/main.ts', 'agent-hook': 'src/hooks/claude-code.ts' },
   splitting: true,
   // bundled CommonJS packages call require()
   banner: {
     js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);",
   },
 });
-// What bin/git-mem.js asks before the CLI loads, for `add`, `check` and the git hooks: whether a
-// running daemon runs them (src/cli/via-daemon.ts). One file of its own, not chunks shared with the
-// CLI: node 20 takes ~4 ms per module file to load, and the seven files it would share cost ~30 ms
-// on every such command (the same sources are also in the CLI's chunks; no code of its own).
-await build({ ...forNode, entryPoints: { 'via-daemon': 'src/cli/via-daemon.ts' } });
 for (const [name, pkg] of Object.entries(VENDOR))
   await build({
     entryPoints: [pkg],

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { buildSarif, type CiReport, formatGithub } from '../src/anchors/ci-format.js';
+import { buildSarif, type CiReport, formatGithub, repositoryUri } from '../src/anchors/ci-format.js';
 import { makeRepo } from './helpers.js';
 
 /** The official SARIF 2.1.0 (rtm.5) JSON schema shipped by Microsoft's @microsoft/jest-sarif (draft-04, loaded into ajv 8). */
@@ -149,5 +149,36 @@ describe('git mem ci', () => {
     expect(validate({ ...buildSarif(rep), version: '2.0.0' })).toBe(false);
     expect(validate(buildSarif({ ...rep, items: [] }))).toBe(true);
     expect(validate(buildSarif(rep)), JSON.stringify(validate.errors)).toBe(true);
+    // the run names the repository, or has no provenance: never a made-up file:///
+    const named = buildSarif({ ...rep, repository: 'https://github.com/acme/app' });
+    expect(validate(named), JSON.stringify(validate.errors)).toBe(true);
+    expect((named.runs as Array<Record<string, unknown>>)[0].versionControlProvenance).toEqual([
+      { repositoryUri: 'https://github.com/acme/app', revisionId: rep.head },
+    ]);
+    expect((buildSarif(rep).runs as Array<Record<string, unknown>>)[0]).not.toHaveProperty(
+      'versionControlProvenance',
+    );
+  });
+
+  it('names the repository from the CI, else origin, never with credentials', () => {
+    const gh = { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'acme/app' };
+    expect(repositoryUri(gh, 'https://x:tok@example.com/o/r.git')).toBe('https://github.com/acme/app');
+    expect(repositoryUri({ ...gh, GITHUB_SERVER_URL: 'https://ghe.corp.example/' })).toBe(
+      'https://ghe.corp.example/acme/app',
+    );
+    expect(repositoryUri({ GITHUB_REPOSITORY: '../etc' })).toBeUndefined();
+    expect(
+      repositoryUri(
+        { CI_PROJECT_URL: 'https://gitlab.example.com/group/app' },
+        'https://gitlab-ci-token:secret@gitlab.example.com/group/app.git',
+      ),
+    ).toBe('https://gitlab.example.com/group/app');
+    expect(repositoryUri({}, 'https://gitlab-ci-token:secret@gitlab.example.com/group/app.git\n')).toBe(
+      'https://gitlab.example.com/group/app.git',
+    );
+    expect(repositoryUri({}, 'git@github.com:acme/app.git')).toBe('git@github.com:acme/app.git');
+    expect(repositoryUri({}, '/srv/git/app.git')).toBeUndefined();
+    expect(repositoryUri({}, 'file:///srv/git/app.git')).toBeUndefined();
+    expect(repositoryUri({})).toBeUndefined();
   });
 });

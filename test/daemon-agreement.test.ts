@@ -4,18 +4,23 @@
  * searches and context packs, asked of a store in process and of a daemon
  * serving the same repository, give the same memories in the same order.
  * Among the prompts: one naming a file a memory is anchored to, one with no
- * content ("ok continue"), one paraphrase. The daemon is served from this
- * process (src/search/daemon.ts serve) with its own store, as `daemon run`
- * does; the real hook through a real daemon is test/agents-daemon-prompt.test.ts.
+ * content ("ok continue"), one paraphrase. First the daemon is served from
+ * this process (src/daemon/server.ts serve) with its own store, as `daemon run`
+ * does; then as real processes: `git mem daemon start`, and the agent hook,
+ * `search --json` and `context --json` of the built binary, each run in a copy
+ * of the repository with no daemon and in the repository with its daemon
+ * running (the trace says the daemon answered).
  */
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DaemonHandle, serve } from '../src/daemon/server.js';
+import { ask } from '../src/daemon/wire.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
-import { type DaemonHandle, serve } from '../src/search/daemon.js';
-import { ask } from '../src/search/daemon-wire.js';
 import { buildContextPack, providerFor, searchMemories } from '../src/search/index.js';
 import { promptContext } from '../src/search/relevance.js';
-import { makeRepo, type TestRepo } from './helpers.js';
+import { daemonPids, makeRepo, runBinAsync, type TestRepo, tmpDir } from './helpers.js';
 
 const MEMORIES: Array<[type: string, title: string, body: string, anchor?: string]> = [
   [
@@ -93,7 +98,7 @@ afterAll(async () => {
   daemonStore?.close();
 });
 
-async function viaDaemon<T>(op: 'prompt' | 'search' | 'context', q: unknown): Promise<T> {
+async function viaDaemon<T>(op: 'prompt' | 'search' | 'context' | 'dedup', q: unknown): Promise<T> {
   const reply = await ask(daemon.path, { op, q, count: false }, 30_000);
   expect(reply.ok, JSON.stringify(reply.error)).toBe(true);
   return reply.result as T;
@@ -163,6 +168,28 @@ describe('the daemon answers as the process would alone', { timeout: 60_000 }, (
     expect(served.map((h) => h.id)).toEqual(alone.map((h) => h.id));
   });
 
+  it("add's duplicate check: the same duplicates, with the same scores", async () => {
+    const { findDuplicates } = await import('../src/search/dedup.js');
+    const provider = await providerFor(local);
+    const inputs = [
+      { title: 'Tabs in Makefiles', body: 'Recipes need tabs, not spaces.' },
+      { title: 'Websocket reconnect storms', body: 'Reconnect with backoff and jitter.' },
+      {
+        title: 'Postgres connection limits',
+        body: 'Every service goes through pgbouncer in transaction mode.',
+      },
+      { title: 'Something else entirely', body: 'Nothing like any memory here.' },
+    ];
+    let found = 0;
+    for (const q of inputs) {
+      const alone = await findDuplicates(local, q, provider);
+      const served = await viaDaemon<typeof alone>('dedup', q);
+      expect(served, q.title).toEqual(alone);
+      found += alone.length;
+    }
+    expect(found).toBeGreaterThan(0);
+  });
+
   it('context packs: the same items in the same order, the same text', async () => {
     const provider = await providerFor(local);
     const asks = [
@@ -179,5 +206,76 @@ describe('the daemon answers as the process would alone', { timeout: 60_000 }, (
       ).toEqual(alone.items.map((i) => i.id));
       expect(served.text, JSON.stringify(o)).toBe(alone.text);
     }
+  });
+});
+
+const pids = daemonPids();
+
+describe('real processes: the same answers with a daemon running and without one', {
+  timeout: 120_000,
+}, () => {
+  it('the agent hook, search and context, prompt by prompt, with a prompt naming an anchored file', async () => {
+    // a copy of the repository answers alone (its own usage log and session files evolve as the
+    // daemon's repository's do: every answer below counts the same uses on both sides)
+    const alone = { dir: join(tmpDir('gm-alone-'), 'repo'), env: { ...r.env, GIT_MEM_DAEMON: 'off' } };
+    cpSync(r.dir, alone.dir, { recursive: true, filter: (f) => !/daemon\.sock$|starting$/.test(f) });
+    const served = { dir: r.dir, env: { ...r.env, GIT_MEM_TRACE: '1' } };
+    // the in-process daemon of the tests above serves r: this section starts its own
+    daemon.stop();
+    await daemon.done;
+    const started = await runBinAsync(['daemon', 'start', '--json'], { cwd: served.dir, env: r.env });
+    expect(started.code, started.stderr).toBe(0);
+    pids.push(JSON.parse(started.stdout).pid);
+    const run = (side: { dir: string; env: NodeJS.ProcessEnv }, args: string[], stdin?: string) =>
+      runBinAsync(args, { cwd: side.dir, env: side.env, stdin });
+    const both = async (args: string[], stdin: string | undefined, op: string) => {
+      const a = await run(alone, args, stdin);
+      const d = await run(served, args, stdin);
+      expect(d.code, d.stderr).toBe(a.code);
+      if (a.code === 0) expect(d.stderr, args.join(' ')).toContain(`daemon answered ${op}`);
+      expect(a.stderr).not.toContain('daemon answered');
+      return [a.stdout, d.stdout];
+    };
+    const injected = (out: string) =>
+      out.trim() ? JSON.parse(out).hookSpecificOutput.additionalContext : '';
+    const byTitle = new Map<string, string>();
+    for (const e of (await local.catalog()).entries.values()) byTitle.set(e.title, e.id);
+
+    for (const [i, prompt] of PROMPTS.entries()) {
+      const payload = JSON.stringify({
+        session_id: `agree-${i}`,
+        transcript_path: '/tmp/t.jsonl',
+        cwd: r.dir,
+        hook_event_name: 'UserPromptSubmit',
+        prompt,
+      });
+      const [a, d] = await both(['hook', 'claude-code'], payload, 'prompt');
+      expect(injected(d), prompt).toBe(injected(a));
+      if (prompt.includes('src/db/pool.ts'))
+        expect(injected(a)).toContain(`[${byTitle.get('Connection limits for Postgres')?.slice(0, 12)}]`);
+    }
+    for (const query of SEARCHES) {
+      const [a, d] = await both(['search', query, '--json'], undefined, 'search');
+      if (!a) continue; // only common words: the same refusal either way
+      expect(
+        JSON.parse(d).map((h: { id: string }) => h.id),
+        query,
+      ).toEqual(JSON.parse(a).map((h: { id: string }) => h.id));
+    }
+    for (const args of [
+      ['--query', 'websocket reconnect'],
+      ['--file', 'src/db/pool.ts'],
+      ['--query', 'how many connections', '--file', 'src/db/pool.ts'],
+    ]) {
+      const [a, d] = await both(['context', ...args, '--json'], undefined, 'context');
+      const pa = JSON.parse(a);
+      const pd = JSON.parse(d);
+      expect(
+        pd.items.map((x: { id: string }) => x.id),
+        args.join(' '),
+      ).toEqual(pa.items.map((x: { id: string }) => x.id));
+      expect(pd.text, args.join(' ')).toBe(pa.text);
+    }
+    await runBinAsync(['daemon', 'stop'], { cwd: served.dir, env: r.env });
   });
 });

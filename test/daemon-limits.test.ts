@@ -8,10 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { socketPath } from '../src/daemon/client.js';
+import { ask, MAX_CONNECTIONS, MAX_REQUEST_BYTES } from '../src/daemon/wire.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
-import { socketPath } from '../src/search/daemon-client.js';
-import { ask, MAX_CONNECTIONS, MAX_REQUEST_BYTES } from '../src/search/daemon-wire.js';
 import { daemonPids, makeRepo, runBinAsync } from './helpers.js';
 
 const pids = daemonPids();

@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   contentHash,
   dot,
@@ -17,14 +17,18 @@ import {
   VectorCache,
 } from '../src/search/embed/index.js';
 import { tmpDir } from './helpers.js';
+import { hasLocalEmbeddings, LOCAL_EMBEDDINGS, needs } from './support/needs.js';
 import { tinyModelFiles, writeTinyModel } from './support/tiny-model.js';
 
 let modelDir: string;
 let provider: EmbeddingProvider;
+// the local provider's real runtime (not in the contributor install)
+const local = needs(LOCAL_EMBEDDINGS, hasLocalEmbeddings());
 
 beforeAll(async () => {
   modelDir = join(tmpDir('gm-tiny-'), 'tiny-bert');
   writeTinyModel(modelDir);
+  if (!local.present) return;
   const p = await getEmbeddingProvider(
     { 'embedding-provider': 'local', 'embedding-model-path': modelDir },
     {},
@@ -65,6 +69,7 @@ describe('tiny model generator', () => {
 });
 
 describe('local provider (transformers.js)', () => {
+  beforeEach((t) => local.skip(t));
   it('has a 384-d normalised lineage keyed to the model files', () => {
     expect(provider.lineage).toMatchObject({ provider: 'local', dimension: 384, normalize: true });
     expect(provider.lineage.model).toContain('git-mem/tiny-bert');

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
+import { hasLocalEmbeddings, LOCAL_EMBEDDINGS, needs } from './support/needs.js';
 import { tinyModelFiles, writeTinyModel } from './support/tiny-model.js';
 
 const servers: Server[] = [];
@@ -55,6 +56,9 @@ beforeAll(async () => {
   await r.memJson(['init']);
 });
 
+// the tests that run the local provider's real runtime (not in the contributor install)
+const local = needs(LOCAL_EMBEDDINGS, hasLocalEmbeddings());
+
 describe('git mem models', () => {
   it('status: embeddings are off by default', async () => {
     const s = await r.memJson(['models', 'status']);
@@ -64,7 +68,8 @@ describe('git mem models', () => {
     expect(human.stdout).toContain('provider: none (embeddings off; search uses text only)');
   });
 
-  it('pull fails with one clear line when the hub cannot be reached, and leaves nothing behind', async () => {
+  it('pull fails with one clear line when the hub cannot be reached, and leaves nothing behind', async (t) => {
+    local.skip(t);
     const host = await closedPortUrl();
     const res = await r.mem(['models', 'pull', 'acme/some-model', '--host', host]);
     expect(res.code).toBe(1);
@@ -80,7 +85,8 @@ describe('git mem models', () => {
     expect(JSON.parse(json.stdout).error.code).toBe('E_REMOTE');
   });
 
-  it('pull gives up on a stalled hub after --timeout and switches remote downloads off again', async () => {
+  it('pull gives up on a stalled hub after --timeout and switches remote downloads off again', async (t) => {
+    local.skip(t);
     const server = createServer(() => {}); // accepts, never answers
     servers.push(server);
     await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
@@ -96,7 +102,8 @@ describe('git mem models', () => {
     expect(tf.env.useFSCache).toBe(false);
   });
 
-  it('pull takes the hub from embedding-model-host and rejects bad model ids', async () => {
+  it('pull takes the hub from embedding-model-host and rejects bad model ids', async (t) => {
+    local.skip(t);
     const host = await closedPortUrl();
     await r.mem(['config', 'set', 'embedding-model-host', host, '--local']);
     const res = await r.mem(['models', 'pull', 'acme/other']);
@@ -107,7 +114,8 @@ describe('git mem models', () => {
     expect(bad.stderr).toMatch(/"\.\.\/\.\.\/etc" is not a model id/);
   });
 
-  it('pull downloads from a reachable hub into the models dir, then list and status see it', async () => {
+  it('pull downloads from a reachable hub into the models dir, then list and status see it', async (t) => {
+    local.skip(t);
     const hub = await fakeHub('acme/tiny');
     const pulled = await r.memJson(['models', 'pull', 'acme/tiny', '--host', hub.url]);
     expect(pulled).toMatchObject({ model: 'acme/tiny', dimension: 384, dtype: 'fp32', modelType: 'bert' });

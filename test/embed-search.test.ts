@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VectorCache } from '../src/search/embed/index.js';
 import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
+import { hasLocalEmbeddings, LOCAL_EMBEDDINGS, needs } from './support/needs.js';
 import { writeTinyModel } from './support/tiny-model.js';
 
 const servers: Server[] = [];
@@ -66,8 +67,12 @@ async function seed(r: TestRepo): Promise<void> {
   ]);
 }
 
+// the tests that run the local provider's real runtime (not in the contributor install)
+const local = needs(LOCAL_EMBEDDINGS, hasLocalEmbeddings());
+
 describe('search with embeddings', () => {
-  it('embeds every memory once with the local model and keeps the vectors in .git/mem/vectors', async () => {
+  it('embeds every memory once with the local model and keeps the vectors in .git/mem/vectors', async (t) => {
+    local.skip(t);
     const r = makeRepo({ commit: true });
     await seed(r);
     const model = join(tmpDir('gm-tiny-'), 'tiny');

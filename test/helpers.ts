@@ -65,8 +65,7 @@ export function isolatedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     // no time budget for the post-commit hook unless a test sets one: on a loaded machine the
     // default (1 s) would skip the checks the hook tests are about
     GIT_MEM_TEST_POST_COMMIT_BUDGET_MS: '0',
-    // an automated run: git hooks start no daemon (src/cli/via-daemon.ts), which would outlive the
-    // test by ten idle minutes; the tests of that start take it out
+    // an automated run, as the suite's own
     CI: 'true',
     ...extra,
   };

@@ -292,7 +292,7 @@ describe('git mem lsp', () => {
     expect(back.map((y) => [y.code, y.range.start.line])).toEqual([['stale', 5]]);
   });
 
-  it('offers confirm, re-anchor and open as code actions; confirm says verify is unavailable', async () => {
+  it('offers confirm, re-anchor and open as code actions; confirm records who verified the memory', async () => {
     const actions: Json[] = await client.request('textDocument/codeAction', {
       textDocument: { uri },
       range: { start: { line: 5, character: 0 }, end: { line: 6, character: 3 } },
@@ -303,11 +303,14 @@ describe('git mem lsp', () => {
       ['git-mem.reanchor', [ids.retry, uri, 6, 7]],
       ['git-mem.open', [ids.retry]],
     ]);
-    const v = await client.call('workspace/executeCommand', {
+    const v = await client.request('workspace/executeCommand', {
       command: 'git-mem.verify',
       arguments: [ids.retry],
     });
-    expect(v.error).toMatchObject({ code: -32803, data: { code: 'E_UNSUPPORTED' } });
+    expect(v).toMatchObject({ id: ids.retry, verified: { by: expect.any(String), at: expect.any(String) } });
+    // the same record `git mem show` reads: the verification is committed, not held by the server
+    const shown = await r.memJson(['show', ids.retry]);
+    expect(shown.verified).toEqual(v.verified);
     const o = await client.request('workspace/executeCommand', {
       command: 'git-mem.open',
       arguments: [ids.retry],

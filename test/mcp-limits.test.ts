@@ -7,6 +7,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOLS } from '../src/agents/mcp-tools.js';
 import { idFromEnds, MAX_MESSAGE_BYTES } from '../src/agents/mcp-transport.js';
 import { unframe } from '../src/safety/frame.js';
 import { BIN, makeRepo } from './helpers.js';
@@ -65,7 +66,7 @@ async function stillServing(id: number): Promise<void> {
   send({ jsonrpc: '2.0', id, method: 'tools/list' });
   const r = await reply(id);
   expect(r.error, JSON.stringify(r.error)).toBeUndefined();
-  expect((r.result!.tools as unknown[]).length).toBe(10);
+  expect((r.result!.tools as unknown[]).length).toBe(TOOLS.length);
 }
 
 /** Plain words: one line, no validation library dump (JSON of issues, "zod", stack frames). */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkArgs, mcpErrorLine, simpleRank, TOOLS } from '../src/agents/mcp-tools.js';
+import { checkArgs, mcpErrorLine, TOOLS } from '../src/agents/mcp-tools.js';
 import { err } from '../src/errors.js';
 import { unframe } from '../src/safety/frame.js';
 import { BIN, type Json, makeRepo, type TestRepo } from './helpers.js';
@@ -150,6 +150,7 @@ describe('git mem mcp over stdio', () => {
       'sessions',
       'stale',
       'update',
+      'verify',
     ]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
@@ -379,7 +380,7 @@ describe('git mem mcp over stdio', () => {
     const c2 = new Client({ name: 'second', version: '1.0.0' });
     await c2.connect(t2);
     const pid = t2.pid!;
-    expect((await c2.listTools()).tools.length).toBe(10);
+    expect((await c2.listTools()).tools.length).toBe(11);
     await c2.close();
     let alive = true;
     for (let i = 0; i < 50 && alive; i++) {
@@ -404,21 +405,6 @@ describe('mcp tools (pure parts)', () => {
     expect(() => checkArgs(search, { query: 'x', types: ['nope'] })).toThrow(/must be one of/);
     expect(() => checkArgs(search, { query: 'x', limit: 0 })).toThrow(/between 1 and 50/);
     expect(() => checkArgs(search, [])).toThrow(/must be an object/);
-  });
-
-  it('ranks by keywords when search is not available', () => {
-    const rec = (id: string, title: string, body: string, tags: string[] = []) =>
-      ({ id, title, body, tags, updated: id }) as unknown as Parameters<typeof simpleRank>[0][number];
-    const out = simpleRank(
-      [
-        rec('1', 'Use pnpm', 'package manager'),
-        rec('2', 'Postgres', 'pnpm is mentioned'),
-        rec('3', 'Other', 'nothing'),
-      ],
-      'pnpm',
-      5,
-    );
-    expect(out.map((x) => x.r.id)).toEqual(['1', '2']);
   });
 });
 

@@ -37,3 +37,24 @@ it('npm install leaves package-lock.json byte for byte as committed', () => {
     readFileSync(join(ROOT, 'package-lock.json'), 'utf8'),
   );
 }, 60_000);
+
+it('the local-embeddings tier CI installs is locked, npm leaves its lock as committed, and it is the peer git-mem names', () => {
+  const tier = join(ROOT, '.ci', 'local-embeddings');
+  const dir = tmpDir('gm-tier-lock-');
+  for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(tier, f), join(dir, f));
+  const r = npm(
+    ['install', '--package-lock-only', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'],
+    dir,
+  );
+  expect(r.status, r.stderr).toBe(0);
+  expect(readFileSync(join(dir, 'package-lock.json'), 'utf8')).toBe(
+    readFileSync(join(tier, 'package-lock.json'), 'utf8'),
+  );
+  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const lock = JSON.parse(readFileSync(join(tier, 'package-lock.json'), 'utf8'));
+  // not installed by npm install: no dev dependency pulls it (or ONNX Runtime) into the contributor tree
+  expect(root.devDependencies['@huggingface/transformers']).toBeUndefined();
+  expect(root.peerDependenciesMeta['@huggingface/transformers'].optional).toBe(true);
+  const v = lock.packages['node_modules/@huggingface/transformers'].version;
+  expect(root.peerDependencies['@huggingface/transformers']).toBe(`^${v}`);
+}, 60_000);

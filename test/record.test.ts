@@ -500,6 +500,7 @@ describe('frontmatter reader (one-line fields read directly, the rest by the yam
       expectSameAsLibrary(splitFrontmatter(serializeRecord(r)).yaml);
       r.extra = { [s || 'e']: 1 };
       expectSameAsLibrary(splitFrontmatter(serializeRecord(r)).yaml);
+      expect(parseRecord(serializeRecord(r)).extra, JSON.stringify(s)).toEqual(r.extra); // the key as written
     }
   });
 

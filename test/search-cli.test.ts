@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import type { EmbeddingProvider } from '../src/search/embeddings.js';
@@ -22,6 +22,7 @@ import {
 import { terms } from '../src/search/text.js';
 import { makeRepo, type TestRepo } from './helpers.js';
 import { plumber } from './hostile-helpers.js';
+import { hasLocalEmbeddings, LOCAL_EMBEDDINGS, needs } from './support/needs.js';
 
 async function seeded(): Promise<TestRepo & { ids: Record<string, string> }> {
   const r = makeRepo({ commit: true });
@@ -621,7 +622,11 @@ describe('optional vectors', () => {
   }, 20_000);
 });
 
+// the tests that run the local provider's real runtime (not in the contributor install)
+const local = needs(LOCAL_EMBEDDINGS, hasLocalEmbeddings());
+
 describe('vectors from the configured local model (real transformers.js pipeline, generated tiny model)', () => {
+  beforeEach((t) => local.skip(t));
   it('indexes vectors of the model lineage, uses them in search, and caches them under .git/mem/vectors', async () => {
     const { writeTinyModel } = await import('./support/tiny-model.js');
     const r = await seeded();

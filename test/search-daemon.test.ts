@@ -7,9 +7,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { queryViaDaemon, socketPath } from '../src/daemon/client.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
-import { queryViaDaemon, socketPath } from '../src/search/daemon-client.js';
 import { BIN, daemonPids, makeRepo, runBinAsync } from './helpers.js';
 
 const pids = daemonPids();
@@ -177,7 +177,7 @@ describe('a daemon started on demand', () => {
     writeFileSync(jsonl, `${lines.join('\n')}\n`);
     expect((await r.mem(['import', '--jsonl', jsonl])).code).toBe(0);
     const store = new Store(await openRepo(r.dir, r.env));
-    const { daemonDir, launchDaemon, startingFile } = await import('../src/search/daemon-client.js');
+    const { daemonDir, launchDaemon, startingFile } = await import('../src/daemon/client.js');
     try {
       // (a daemon that takes 4 s more to load than it does: the start must not be waited for)
       const env = { ...r.env, GIT_MEM_TEST_DAEMON_LOAD_MS: '4000' };

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../src/model/id.js';
 import { newRecord } from '../src/model/record.js';
 import { TermCounts } from '../src/search/docs.js';
-import { dot, SearchIndex, unit } from '../src/search/engine.js';
+import { dot, unit } from '../src/search/embed/vector-math.js';
+import { SearchIndex } from '../src/search/engine.js';
 import { bm25f, DEFAULT_PARAMS, rank } from '../src/search/rank.js';
 
 function rec(title: string, body: string, extra: Partial<Parameters<typeof newRecord>[0]> = {}) {

@@ -5,7 +5,8 @@
  * changed and checked, so memories are stale). Every change made through the
  * page is compared with the same change made by the CLI on a twin record.
  * One browser for the whole file. Screenshots go to test-results/ui/.
- * Without Chromium the file is skipped, except in CI (CI=true), where it fails.
+ * Without Chromium the file is skipped with one line saying how to install it;
+ * where CI is set it fails with that line instead (test/support/needs.ts).
  */
 // biome-ignore-all lint/performance/useDomNodeTextContent: innerText here is playwright's method (the text as the browser shows it)
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
@@ -26,12 +27,11 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRecord, recordPath } from '../src/model/record.js';
 import { BIN, ROOT, type TestRepo, tmpDir, until } from './helpers.js';
+import { BROWSER, CHROMIUM, needs } from './support/needs.js';
 import { bareRemote, clone } from './sync-helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
 const SHOTS = join(ROOT, 'test-results', 'ui');
-const describeUi = existsSync(CHROMIUM) || CI ? describe : describe.skip;
+const describeUi = needs(BROWSER, existsSync(CHROMIUM)).present ? describe : describe.skip;
 
 interface Served {
   child: ChildProcessWithoutNullStreams;
@@ -141,8 +141,6 @@ describeUi('git mem ui in a browser', () => {
   };
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it in CI)`);
     mkdirSync(SHOTS, { recursive: true });
     // the browser starts while the repository is made
     const launched = chromium.launchPersistentContext(tmpDir('gm-chromium-'), {
@@ -639,7 +637,8 @@ describeUi('git mem ui in a browser', () => {
     };
     const theirs = { page: otherBody(ids.deploy), cli: otherBody(ids.deployTwin) };
     await card.locator('button[data-action="take-other"]').click();
-    await expect.poll(() => page.locator('.conflict').count()).toBe(1);
+    // a write and a reload of the list: more than poll's default second on a loaded machine
+    await expect.poll(() => page.locator('.conflict').count(), { timeout: 10_000 }).toBe(1);
     expect(subject()).toBe(`mem: resolve ${ids.deploy.slice(0, 12)} (took-attic)`);
     await memJson(b, ['resolve', ids.deployTwin, '--take', 'theirs']);
     const [viaPage, viaCli] = [await record(ids.deploy), await record(ids.deployTwin)];

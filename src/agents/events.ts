@@ -4,7 +4,7 @@
  * the folder is 0700 and the files 0600, and the buffer is deleted once the
  * session's extraction is done (see checkpoint.ts).
  *
- * This module is on the PostToolUse hot path (see src/hooks/claude-fast.ts): it imports
+ * This module is on the PostToolUse hot path (see src/hooks/claude-code.ts): it imports
  * node built-ins only and does a handful of small file operations per event.
  */
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

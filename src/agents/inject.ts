@@ -13,7 +13,6 @@
  * one-shot hook costs seconds at 10k memories, so hooks never do.
  */
 import { staleReasons, staleReasonText } from '../anchors/types.js';
-import { type NamedStore, rulesFor } from '../commands/rules.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import type { Store } from '../gitstore/store.js';
 import { isExpired, type MemoryRecord } from '../model/record.js';
@@ -26,6 +25,7 @@ import {
   oneLine,
   PRIORITY,
 } from '../safety/frame.js';
+import { type NamedStore, rulesFor } from '../search/rules.js';
 import { sessionEntries } from './sessions.js';
 
 /** Standing knowledge for every session; situational memories (known fixes, failed attempts…) come per prompt. */

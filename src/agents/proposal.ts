@@ -9,7 +9,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureFormat } from '../commands/memory.js';
+import { ensureFormat } from '../gitstore/format.js';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 import { newId } from '../model/id.js';

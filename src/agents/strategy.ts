@@ -5,9 +5,10 @@
  * 0.5 before any outcome, and a strategy below 0.3 is archived (and comes back
  * when its record recovers).
  */
-import { applyPatch } from '../commands/memory.js';
+
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
+import { applyPatch } from '../model/patch.js';
 import type { MemoryRecord } from '../model/record.js';
 
 const STRATEGY_MIN = 0.1;

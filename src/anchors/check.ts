@@ -12,9 +12,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { NoteAdd, Store } from '../gitstore/store.js';
+import { applyPatch } from '../model/patch.js';
 import { isRepoPath } from '../model/paths.js';
 import {
   type Anchor,

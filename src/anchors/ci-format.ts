@@ -27,6 +27,44 @@ export interface CiReport {
   failed: boolean;
   /** Anchors not checked: their path or lines break the record limits (a record git mem doctor names). */
   invalid?: Array<{ id: string; anchor: number; path: string; problem: string }>;
+  /** The repository's address for SARIF's versionControlProvenance (repositoryUri); none: no provenance. */
+  repository?: string;
+}
+
+/**
+ * The repository's address, for code scanning to tie a SARIF run to it: from the CI environment
+ * (GitHub Actions: GITHUB_SERVER_URL/GITHUB_REPOSITORY; GitLab: CI_PROJECT_URL), else from the
+ * origin remote's URL. Only http(s) and ssh addresses, never with credentials in them (a CI clone's
+ * origin may carry a job token); undefined when there is no such address.
+ */
+export function repositoryUri(
+  env: Record<string, string | undefined>,
+  originUrl?: string,
+): string | undefined {
+  const web = (u: string | undefined) => {
+    try {
+      const url = new URL(u ?? '');
+      if (url.protocol !== 'https:' && url.protocol !== 'http:' && url.protocol !== 'ssh:') return undefined;
+      url.username = '';
+      url.password = '';
+      url.search = '';
+      url.hash = '';
+      return url.href.replace(/\/+$/, '');
+    } catch {
+      return undefined;
+    }
+  };
+  const repo = env.GITHUB_REPOSITORY?.trim();
+  if (repo && /^[\w-]+\/(?!\.\.?$)[\w.-]+$/.test(repo)) {
+    const server = web(env.GITHUB_SERVER_URL?.trim() || 'https://github.com');
+    if (server) return `${server}/${repo}`;
+  }
+  const gitlab = web(env.CI_PROJECT_URL?.trim());
+  if (gitlab) return gitlab;
+  // scp-like ssh (git@host:owner/name.git) has no credentials to strip; other forms go through URL
+  const o = originUrl?.trim();
+  if (o && /^[\w.-]+@[\w.-]+:[^\s]+$/.test(o)) return o;
+  return web(o);
 }
 
 export const FORMATS = ['github', 'markdown', 'sarif', 'junit', 'json'] as const;
@@ -208,7 +246,9 @@ export function buildSarif(r: CiReport, version = '0.1.0'): Record<string, unkno
           },
         },
         automationDetails: { id: `git-mem/ci/${short(r.base)}..${short(r.head)}` },
-        versionControlProvenance: [{ repositoryUri: 'file:///', revisionId: r.head }],
+        ...(r.repository
+          ? { versionControlProvenance: [{ repositoryUri: r.repository, revisionId: r.head }] }
+          : {}),
         results,
       },
     ],

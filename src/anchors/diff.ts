@@ -1,6 +1,8 @@
 /**
- * A line diff (Myers, O((N+M)·D), common prefix and suffix trimmed first) and
- * the mapping of old line numbers to new ones that relocation needs. Pure.
+ * The one line diff of the project (Myers, O((N+M)·D), common prefix and
+ * suffix trimmed first): the mapping of old line numbers to new ones that
+ * relocation needs, and the runs of changed lines that the web UI lays out
+ * (src/ui/diff.ts) and a body conflict shows. Pure.
  */
 
 export interface LineDiff {
@@ -124,6 +126,39 @@ function myers(a: Int32Array, b: Int32Array): Array<[number, number]> | null {
     pairs.push([x, y]);
   }
   return pairs;
+}
+
+/** One place two texts differ: the lines of `a` from line `old` replaced by the lines of `b` from line `new` (1-based). */
+export interface ChangedRun {
+  old: number;
+  new: number;
+  removed: string[];
+  added: string[];
+}
+
+/** The runs of lines where `b` differs from `a`, in order (the lines both hold are left out). */
+export function changedRuns(a: readonly string[], b: readonly string[], d = diffLines(a, b)): ChangedRun[] {
+  const runs: ChangedRun[] = [];
+  let i = 1;
+  let j = 1;
+  while (i <= a.length || j <= b.length) {
+    if (i <= a.length && j <= b.length && d.oldToNew[i] === j) {
+      i++;
+      j++;
+      continue;
+    }
+    const run: ChangedRun = { old: i, new: j, removed: [], added: [] };
+    // a line matched out of order (the differ never gives one; kept safe) counts as changed
+    while (i <= a.length && (d.oldToNew[i] === 0 || d.oldToNew[i] < j)) run.removed.push(a[i++ - 1]);
+    while (j <= b.length && (d.newToOld[j] === 0 || d.newToOld[j] < i)) run.added.push(b[j++ - 1]);
+    if (!run.removed.length && !run.added.length) {
+      // crossing matches: give way on the side that is behind
+      if (i <= a.length) run.removed.push(a[i++ - 1]);
+      else run.added.push(b[j++ - 1]);
+    }
+    runs.push(run);
+  }
+  return runs;
 }
 
 /**

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { git } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
+import { parseLsTree } from '../gitstore/tree.js';
 import { blobId } from './text.js';
 import { isOid } from './types.js';
 
@@ -32,14 +33,9 @@ export async function revParseVia(store: Store, rev: string): Promise<string | n
   return store.commitOf(rev);
 }
 
-function parseLsTree(out: string, into: Map<string, string>): void {
-  for (const line of out.split('\0')) {
-    if (!line) continue;
-    const tab = line.indexOf('\t');
-    const meta = line.slice(0, tab).split(' ');
-    if (meta[1] !== 'blob') continue;
-    into.set(line.slice(tab + 1), meta[2]);
-  }
+/** The blobs of a `git ls-tree -z` listing, path → id. */
+function blobsOf(out: Buffer, into: Map<string, string>): void {
+  for (const e of parseLsTree(out)) if (e.type === 'blob') into.set(e.path, e.oid);
 }
 
 /** path → blob id at a commit: the whole tree, or only the given paths. */
@@ -52,7 +48,7 @@ export async function treeBlobs(
   if (paths && !paths.length) return out;
   if (!paths || paths.length > 2000) {
     const r = await git(['ls-tree', '-r', '-z', '--full-tree', commit], { cwd: repo.cwd, env: repo.env });
-    parseLsTree(r.stdout.toString('utf8'), out);
+    blobsOf(r.stdout, out);
     if (paths) {
       const want = new Set(paths);
       for (const k of [...out.keys()]) if (!want.has(k)) out.delete(k);
@@ -75,7 +71,7 @@ export async function treeBlobs(
         env: repo.env,
       },
     );
-    parseLsTree(r.stdout.toString('utf8'), out);
+    blobsOf(r.stdout, out);
   }
   return out;
 }

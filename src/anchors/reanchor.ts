@@ -5,9 +5,9 @@
  * record, and a stale memory becomes active again.
  */
 
-import { applyPatch } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
+import { applyPatch } from '../model/patch.js';
 import type { Anchor, MemoryRecord } from '../model/record.js';
 import { sharedTarget } from './branch.js';
 import { AnchorPreparer } from './prepare.js';

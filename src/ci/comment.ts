@@ -13,10 +13,10 @@
  */
 import type { CiItem, CiReport } from '../anchors/ci-format.js';
 import { type FullAnchor, locString } from '../anchors/types.js';
-import { rulesFor } from '../commands/rules.js';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
 import type { MemoryRecord } from '../model/record.js';
+import { rulesFor } from '../search/rules.js';
 
 /** The hidden first line that identifies git-mem's comment (the markdown format starts with it too). */
 export const MARKER = '<!-- git-mem:ci -->';

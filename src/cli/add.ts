@@ -1,37 +1,19 @@
 import { add } from '../commands/add.js';
 import { err } from '../errors.js';
 import { splitScopes } from '../model/glob.js';
-import { parseDateInput } from '../model/record.js';
 import { mark } from '../trace.js';
 import { defineCommand } from './command.js';
 import { emit, list, openStore, readContent, secretPolicy } from './context.js';
+import { withFieldOptions } from './field-options.js';
 
 export default defineCommand({
   command: 'add',
   describe: 'add a memory (content from --content, --file or stdin)',
   builder: (y) =>
-    y
-      .option('type', {
-        alias: 't',
-        type: 'string',
-        default: 'decision',
-        describe: 'memory type (decision, constraint, known_fix, rule, …)',
-      })
-      .option('title', { type: 'string', demandOption: true, describe: 'one-line title' })
+    // the fields' options come from the field table (src/model/fields.ts), as update's do
+    withFieldOptions(y, 'add', { type: { alias: 't', default: 'decision' }, title: { demandOption: true } })
       .option('content', { alias: 'c', type: 'string', describe: 'the body text' })
       .option('file', { alias: 'f', type: 'string', describe: 'read the body from a file' })
-      .option('tags', { type: 'string', array: true, describe: 'comma-separated tags (or repeated)' })
-      .option('scope', {
-        type: 'string',
-        array: true,
-        describe:
-          'globs the memory applies to (rules); repeat it or separate with commas (a comma inside {a,b} stays in the glob)',
-      })
-      .option('alias', { type: 'string', describe: 'path-like alias, e.g. standards/ts/eslint' })
-      .option('expires', { type: 'string', describe: 'expiry: ISO date or duration (30d, 2w)' })
-      .option('status', { type: 'string', describe: 'initial status (default active)' })
-      .option('confidence', { type: 'number', describe: 'confidence 0..1' })
-      .option('source', { type: 'string', describe: 'where this came from (URL, person, session)' })
       .option('anchor', {
         type: 'string',
         array: true,
@@ -54,10 +36,12 @@ export default defineCommand({
       }),
   async run(a, ctx) {
     mark('add: start');
+    const f = a as Record<string, unknown>;
+    const text = (k: string) => (f[k] === undefined ? undefined : String(f[k]));
     // the duplicate check's module loads while the content and the store are read
     import('../search/duplicate-check.js').catch(() => {});
     // `--scope ''` would vanish in the comma split below and store an unscoped memory
-    for (const s of [a.scope ?? []].flat())
+    for (const s of [f.scope ?? []].flat())
       if (!String(s).trim())
         throw err(
           'E_INVALID_ARG',
@@ -88,30 +72,30 @@ export default defineCommand({
     }
     const store = team?.store ?? project;
     mark('add: store open');
-    const tags = list(a.tags);
-    const scope = splitScopes([a.scope ?? []].flat());
+    const tags = list(f.tags);
+    const scope = splitScopes([f.scope ?? []].flat());
     const allowSecret = secretPolicy(ctx, store, a['allow-secret'], {
-      title: a.title,
+      title: text('title'),
       body,
-      source: a.source,
+      source: text('source'),
       tags: tags.join(','),
       scope: scope.join(' '),
-      alias: a.alias,
+      alias: text('alias'),
     });
     allowSecret.catch(() => {});
     const { record, commit, notes } = await add(
       store,
       {
-        type: a.type,
-        title: a.title,
+        type: String(f.type),
+        title: String(f.title),
         body,
         tags,
         scope,
-        alias: a.alias,
-        expires: a.expires ? parseDateInput(a.expires) : undefined,
-        status: a.status,
-        confidence: a.confidence,
-        source: a.source,
+        alias: text('alias'),
+        expires: text('expires'),
+        status: text('status'),
+        confidence: f.confidence as number | undefined,
+        source: text('source'),
       },
       {
         cwd: ctx.cwd,

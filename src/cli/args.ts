@@ -237,6 +237,23 @@ export function nearest(word: string, candidates: readonly string[], max = 3): s
   return best;
 }
 
+/**
+ * What main() reads of a command line before the command's own parse(): where the command word
+ * is (the first word; only options every command takes may come before it), its name, and the
+ * words before `--`, where --help, --version, --json, --color and --no-pager count. The one
+ * reading of a command line besides parse() (bin/git-mem.js compares one exact line, the agent
+ * hook's, and reads nothing else).
+ */
+export function commandLine(argv: readonly string[]): {
+  at: number;
+  name: string | undefined;
+  flags: readonly string[];
+} {
+  const at = argv.findIndex((a) => !a.startsWith('-'));
+  const end = argv.indexOf('--');
+  return { at, name: at < 0 ? undefined : argv[at], flags: end < 0 ? argv : argv.slice(0, end) };
+}
+
 const camel = (s: string) => s.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /**

@@ -60,8 +60,18 @@ export default defineCommand({
       );
     }
     const { runCi } = await import('../anchors/ci.js');
-    const { formatCi } = await import('../anchors/ci-format.js');
+    const { formatCi, repositoryUri } = await import('../anchors/ci-format.js');
     const rep = await runCi(store, { base: String(a.base), head: a.head, failOn });
+    if (format === 'sarif') {
+      // the run names the repository code scanning ties it to (the CI's, else origin's address)
+      const { git } = await import('../gitstore/git.js');
+      const o = await git(['config', '--get', 'remote.origin.url'], {
+        cwd: store.repo.cwd,
+        env: store.repo.env,
+        allowFail: true,
+      });
+      rep.repository = repositoryUri(ctx.env, o.code === 0 ? o.stdout.toString() : undefined);
+    }
     const body = () => import('../ci/comment.js').then((m) => m.buildComment(store, rep, { noStore }));
     const text = format === 'comment' ? await body() : formatCi(rep, format as 'json');
     if (a.out) {

@@ -16,6 +16,7 @@ export const commandLoaders: Record<string, Load> = {
   show: () => import('./show.js'),
   list: () => import('./list.js'),
   update: () => import('./update.js'),
+  verify: () => import('./verify.js'),
   rm: () => import('./rm.js'),
   mv: () => import('./mv.js'),
   supersede: () => import('./supersede.js'),

@@ -1,4 +1,3 @@
-import { ensureFormat } from '../commands/memory.js';
 import { err } from '../errors.js';
 import {
   coerce,
@@ -11,6 +10,7 @@ import {
   validateKey,
   writeGlobalConfig,
 } from '../gitstore/config.js';
+import { ensureFormat } from '../gitstore/format.js';
 import { git } from '../gitstore/git.js';
 import { SHARED_CONFIG_PATH } from '../gitstore/store.js';
 import { stringify } from '../model/yaml.js';

@@ -77,7 +77,7 @@ export default defineCommand({
         );
     }
     if (!pack && a.daemon !== false && !a.global && !teams.length) {
-      const { queryViaDaemon } = await import('../search/daemon-client.js');
+      const { queryViaDaemon } = await import('../daemon/client.js');
       pack = (await queryViaDaemon(store, { op: 'context', q: o }, ctx.env)) as typeof pack;
     }
     pack ??= await build();

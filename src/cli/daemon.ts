@@ -6,7 +6,7 @@ import { emit, openStore } from './context.js';
 export default defineCommand({
   command: 'daemon <action>',
   describe:
-    'the daemon: keeps the search index in memory, answers search/context and runs add, check and the git hooks of its worktree, on a Unix socket in .git/mem (start|stop|status|run)',
+    "the query daemon: keeps the search index in memory and answers search, context, add's duplicate check and the agent's prompts on a Unix socket in .git/mem (start|stop|status|run)",
   builder: (y) =>
     y
       .positional('action', {
@@ -20,18 +20,16 @@ export default defineCommand({
     const base = await openStore(ctx);
     const store = a.ref ? new Store(base.repo, String(a.ref)) : base;
     if (store !== base) ctx.stores.push(store);
-    const client = await import('../search/daemon-client.js');
-    // one daemon serves the repository (its socket is in the common git dir): started in another
-    // worktree, it answers searches here but runs add, check and the git hooks of that one only
+    const client = await import('../daemon/client.js');
+    // one daemon serves the repository (its socket is in the common git dir), whichever worktree
+    // started it: it answers queries of the store, which every worktree shares
     const startedIn = (r: { workTree?: string | null } | undefined) =>
       typeof r?.workTree === 'string' && r.workTree !== (store.repo.workTree ?? null)
         ? r.workTree
         : undefined;
     const elsewhere = (r: { workTree?: string | null }) => {
       const wt = startedIn(r);
-      return wt
-        ? `; it was started in ${wt}: it answers searches here, and runs add, check and the git hooks of that worktree only`
-        : '';
+      return wt ? ` (started in ${wt})` : '';
     };
     switch (a.action) {
       case 'status': {
@@ -76,7 +74,7 @@ export default defineCommand({
         return;
       }
       case 'run': {
-        const { serve } = await import('../search/daemon.js');
+        const { serve } = await import('../daemon/server.js');
         const idleMs =
           a.idle !== undefined ? Number(a.idle) * 1000 : Number(ctx.env.GIT_MEM_DAEMON_IDLE_MS) || undefined;
         // the signals are ours before the socket listens: one that comes while it starts stops it
@@ -94,13 +92,7 @@ export default defineCommand({
         process.on('SIGINT', onSignal);
         try {
           try {
-            // the project's daemon also runs one-shot commands for clients in its worktree (via-daemon.ts)
-            const { runForClient } = await import('./daemon-run.js');
-            h = await serve(store, {
-              idleMs,
-              log: (s) => ctx.io.err(`${s}\n`),
-              run: store === base ? (q) => runForClient(store, q) : undefined,
-            });
+            h = await serve(store, { idleMs, log: (s) => ctx.io.err(`${s}\n`) });
           } catch (e) {
             if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') return 0; // another daemon serves this store
             throw e;

@@ -135,7 +135,10 @@ export default defineCommand({
       // the boundary validator: names, modes, layout, depth (junk anywhere included), sizes, and
       // every record against the limits a local write and a sync hold it to (src/model/schema.ts):
       // a record taken in before those limits applied is named here, with its field
-      const { commitOfPath, showPath, validateTree } = await import('../merge/validate.js');
+      const [{ showPath }, { commitOfPath, validateTree }] = await Promise.all([
+        import('../merge/validate.js'),
+        import('../merge/validate-tree.js'),
+      ]);
       const bad = new Set(cat.bad.map((b) => b.path));
       const problems = (await validateTree(store, tip, { limit: 100 + bad.size })).filter(
         (p) => !bad.has(p.path),

@@ -6,6 +6,9 @@ import type { MemoryRecord, RecordSummary } from '../model/record.js';
 import { isFlagged, recordTokens, summaryToJSON } from '../model/record.js';
 import { type Colors, plain } from './output.js';
 
+/** How `list` marks a memory someone confirmed still holds (`git mem verify`). */
+export const VERIFIED_MARK = '✓ verified';
+
 /** How `list` and `show` mark a record a merge flagged for review, until `git mem resolve` clears it. */
 export const CONFLICT_MARK = '⚑ conflict';
 
@@ -20,6 +23,7 @@ export function summaryLine(s: RecordSummary, cat?: Catalog, c: Colors = plain):
   const id = cat ? cat.abbrev(s.id) : s.id.slice(0, 12);
   const flags =
     (s.status === 'active' ? '' : ` ${c.warn(`[${s.status}]`)}`) +
+    (s.verified ? ` ${c.dim(VERIFIED_MARK)}` : '') +
     (s.conflict ? ` ${c.warn(CONFLICT_MARK)}` : '');
   const alias = s.alias ? `  (${s.alias})` : '';
   return `${c.id(id)}  ${pad(s.type, 14)} ${s.title}${alias}${flags}  ${c.dim(`~${s.tokens}t`)}`;
@@ -51,6 +55,7 @@ export function recordText(r: MemoryRecord, cat?: Catalog, c: Colors = plain): s
   if (r.by) lines.push(`by:         ${provenanceText(r.by)}`);
   lines.push(`created:    ${r.created}    updated: ${r.updated}`);
   if (r.expires) lines.push(`expires:    ${r.expires}`);
+  if (r.verified) lines.push(`verified:   ${r.verified.at} by ${r.verified.by}`);
   if (r.source) lines.push(`source:     ${r.source}`);
   for (const [k, v] of Object.entries(r.links)) {
     if (Array.isArray(v) && v.length)

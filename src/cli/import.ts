@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { importJsonl } from '../commands/bulk.js';
 import { readTextFile, type TextLimit } from '../commands/context.js';
 import { err, isGitMemError } from '../errors.js';
+import { noteLine } from '../model/okf.js';
 import { defineCommand } from './command.js';
 import { emit, openStore } from './context.js';
 
@@ -10,7 +11,7 @@ export const IMPORT_BYTES = 256 * 1024 * 1024;
 
 export default defineCommand({
   command: 'import [file]',
-  describe: 'import memories from JSON lines (one commit; "-" reads stdin)',
+  describe: 'import memories from JSON lines (one commit; "-" reads stdin) or an OKF bundle (--okf DIR)',
   builder: (y) =>
     y
       .positional('file', { type: 'string', describe: 'same as --jsonl FILE' })
@@ -19,6 +20,10 @@ export default defineCommand({
         describe: 'file of JSON lines {id?, type, title, body, tags?, anchors?, …}',
       })
       .option('dir', { type: 'string', describe: 'make the store hold this folder' })
+      .option('okf', {
+        type: 'string',
+        describe: 'import an Open Knowledge Format bundle (a folder of markdown concepts; docs/okf.md)',
+      })
       .option('global', { type: 'boolean' })
       .option('allow-secret', { type: 'boolean' }),
   async run(a, ctx) {
@@ -28,6 +33,34 @@ export default defineCommand({
       const r = await importDir(store, resolve(ctx.cwd, String(a.dir)), { allowSecret: a['allow-secret'] });
       const done = `${r.added} added, ${r.updated} updated, ${r.removed} removed`;
       return emit(ctx, r, () => `Imported ${a.dir}: ${done} (${r.commit?.slice(0, 12) ?? 'nothing'})`);
+    }
+    if (a.okf !== undefined) {
+      const store = await openStore(ctx, { global: a.global, create: true });
+      const { importOkf } = await import('../commands/okf.js');
+      const { records, ...r } = await importOkf(store, resolve(ctx.cwd, String(a.okf)), {
+        allowSecret: a['allow-secret'],
+      });
+      if (!ctx.json) {
+        for (const s of r.skipped) ctx.io.err(`okf: skipped ${s.path}: ${s.reason}\n`);
+        for (const n of r.notes) ctx.io.err(`${noteLine(n, ['concept', 'concepts'])}\n`);
+      }
+      return emit(
+        ctx,
+        {
+          imported: records.length,
+          added: r.added,
+          replaced: r.replaced,
+          unchanged: r.unchanged,
+          commit: r.commit,
+          ids: records.map((x) => x.id),
+          skipped: r.skipped,
+          notes: r.notes,
+        },
+        () => {
+          const n = `${records.length} ${records.length === 1 ? 'concept' : 'concepts'} (${r.added} new, ${r.replaced} replaced, ${r.unchanged} unchanged)`;
+          return r.commit ? `Imported ${n} in ${r.commit.slice(0, 12)}` : `${n}: nothing changed, no commit`;
+        },
+      );
     }
     // "-" is stdin (`import -`, `--jsonl -`)
     const source = a.jsonl ?? a.file;

@@ -9,9 +9,12 @@ export default defineCommand({
     const { serveLsp } = await import('../lsp/server.js');
     await serveLsp(ctx, {
       log: (l) => ctx.io.err(`${l}\n`),
-      // the Confirm action's operation, `(id, store) => verify(store, id)`: `git mem verify` is being
-      // added beside this command; until it is wired here the action answers that verify is unavailable
-      verify: undefined,
+      // the Confirm action: the operation `git mem verify ID` runs (src/commands/verify.ts)
+      verify: async (id, store) => {
+        const { verifyMemories } = await import('../commands/verify.js');
+        const r = await verifyMemories(store, [id]);
+        return { id: r.records[0]?.id, verified: r.records[0]?.verified, commit: r.commit };
+      },
     });
     return 0;
   },

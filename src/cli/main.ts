@@ -3,10 +3,8 @@
  * returns the exit code, so tests run commands in-process.
  */
 import { asGitMemError, err } from '../errors.js';
-import type { Repo } from '../gitstore/repo.js';
-import type { Store } from '../gitstore/store.js';
 import { terminalText } from '../safety/terminal.js';
-import { commandInfo, GLOBAL_OPTIONS, nearest, parse } from './args.js';
+import { commandInfo, commandLine, GLOBAL_OPTIONS, nearest, parse } from './args.js';
 import { commandAliases, commandLoaders, loadCommand } from './commands.js';
 import { type Ctx, type IO, outputFormat, processIO } from './context.js';
 import { colorWanted, settleColor, startPager } from './output.js';
@@ -20,10 +18,6 @@ const COMMANDS = { loaders: commandLoaders, aliases: commandAliases };
 export interface MainOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  /** the repository's store, open already and kept open (the daemon's; see RunContext.store) */
-  store?: Store;
-  /** the repository at cwd, as git's finder told it already (see RunContext.repo) */
-  repo?: Repo;
 }
 
 /** The manual page git-mem(1), made from the command table (scripts/build.mjs writes man/man1/git-mem.1). */
@@ -39,7 +33,8 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
   const env = opts.env ?? process.env;
   // a bare `git mem help` is the full help
   if (argv.length === 1 && argv[0] === 'help') argv = ['--help'];
-  const format = argv.includes('--json') ? 'json' : outputFormat(env);
+  const { at, name, flags } = commandLine(argv);
+  const format = flags.includes('--json') ? 'json' : outputFormat(env);
   const json = format === 'json';
   const ctx: Ctx = {
     io,
@@ -47,28 +42,21 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     env,
     json,
     yaml: format === 'yaml',
-    formatFixed: argv.includes('--json') || !!env.GIT_MEM_OUTPUT,
-    color: colorWanted(argv, env, io),
+    formatFixed: flags.includes('--json') || !!env.GIT_MEM_OUTPUT,
+    color: colorWanted(flags, env, io),
     stores: [],
-    store: opts.store,
-    repo: opts.repo,
     cli: {
       table: async () => (await import('./help.js')).commandTable(COMMANDS),
       has: (n) => Object.hasOwn(commandLoaders, n) || Object.hasOwn(commandAliases, n),
       help: (n) => main([...(n === undefined ? [] : [n]), '--help'], io, opts),
     },
   };
-  // the command is the first word; only options every command takes may come before it
-  const at = argv.findIndex((a) => !a.startsWith('-'));
-  const name = at < 0 ? undefined : argv[at];
   const showPaged = startPager(
     ctx,
     name && Object.hasOwn(commandAliases, name) ? commandAliases[name] : name,
-    argv,
+    flags,
   );
   // --help and --version anywhere before `--`: `git mem add --title x --help` is help
-  const end = argv.indexOf('--');
-  const flags = end < 0 ? argv : argv.slice(0, end);
   const wants = (...f: string[]) => f.some((x) => flags.includes(x));
   try {
     if (wants('--help', '-h')) {
@@ -100,7 +88,7 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
     }
     const args = parse([...argv.slice(0, at), ...argv.slice(at + 1)], commandInfo(command), GLOBALS);
     // color.mem / color.ui: read from git only by a command that colours (src/cli/output.ts)
-    await settleColor(ctx, Object.hasOwn(commandAliases, name) ? commandAliases[name] : name, argv);
+    await settleColor(ctx, Object.hasOwn(commandAliases, name) ? commandAliases[name] : name, flags);
     const code = await command.run(args, ctx);
     return typeof code === 'number' ? code : 0;
   } catch (e) {

@@ -26,7 +26,7 @@ export const plain: Colors = { id: same, warn: same, dim: same };
 const ansi: Colors = { id: sgr('33'), warn: sgr('31'), dim: sgr('2') };
 
 /** What --color / --no-color say (the last one wins), or undefined when neither is given. */
-function colorFlag(argv: string[]): boolean | undefined {
+function colorFlag(argv: readonly string[]): boolean | undefined {
   const i = argv.lastIndexOf('--color');
   const j = argv.lastIndexOf('--no-color');
   if (j > i) return false;
@@ -49,7 +49,12 @@ export function colorSetting(value: string): ColorSetting | undefined {
  * setting (color.mem, else color.ui: always or never; an explicit setting wins over NO_COLOR,
  * as https://no-color.org asks), then NO_COLOR, then auto: a terminal (not TERM=dumb) or git's pager.
  */
-export function colorWanted(argv: string[], env: NodeJS.ProcessEnv, io: IO, setting?: ColorSetting): boolean {
+export function colorWanted(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  io: IO,
+  setting?: ColorSetting,
+): boolean {
   const flag = colorFlag(argv);
   if (flag !== undefined) return flag;
   if (setting === 'always') return true;
@@ -67,7 +72,11 @@ const COLOURED = new Set(['list', 'show', 'history', 'blame']);
  * this process as GIT_CONFIG_PARAMETERS) and decides ctx.color with them: one `git config`, run
  * only for a command that colours, printing for a person, with no --color/--no-color given.
  */
-export async function settleColor(ctx: Ctx, command: string | undefined, argv: string[]): Promise<void> {
+export async function settleColor(
+  ctx: Ctx,
+  command: string | undefined,
+  argv: readonly string[],
+): Promise<void> {
   if (!command || !COLOURED.has(command) || ctx.json || ctx.yaml || colorFlag(argv) !== undefined) return;
   const { git } = await import('../gitstore/git.js');
   const r = await git(['config', '-z', '--get-regexp', '^color\\.(mem|ui)$'], {
@@ -112,7 +121,7 @@ async function pagerCommand(ctx: Ctx): Promise<string | undefined> {
 export function startPager(
   ctx: Ctx,
   command: string | undefined,
-  argv: string[],
+  argv: readonly string[],
 ): (() => Promise<void>) | undefined {
   const io = ctx.io;
   if (!command || !PAGED.has(command) || !io.isTTY || ctx.json || ctx.yaml) return undefined;

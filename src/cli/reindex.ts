@@ -26,7 +26,7 @@ export default defineCommand({
     }
     const t0 = performance.now();
     dropIndex(store);
-    const { stopDaemon } = await import('../search/daemon-client.js');
+    const { stopDaemon } = await import('../daemon/client.js');
     await stopDaemon(store);
     const st = await openIndex(store, { provider: await providerFor(store), rebuild: true });
     const ms = Math.round(performance.now() - t0);

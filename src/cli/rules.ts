@@ -1,5 +1,5 @@
-import { rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
+import { rulesFor } from '../search/rules.js';
 import type { Argv } from './args.js';
 import { type ArgsOf, defineCommand } from './command.js';
 import { type Ctx, emit, list, maybeGlobalStore, openStore, settingsOf, teamStoresOf } from './context.js';

@@ -1,9 +1,7 @@
-import { hitLines, type SearchHitView } from '../search/format.js';
+import { hitLines } from '../search/format.js';
 import { defineCommand } from './command.js';
 import { type Ctx, emit, filterList, isGlobalStore, openStore, teamStoresOf } from './context.js';
 import { normalizeRepoPath } from './paths.js';
-
-export { hitLines, type SearchHitView } from '../search/format.js';
 
 async function searchArgs(a: Record<string, unknown>, ctx: Ctx) {
   const store = await openStore(ctx, { global: !!a.global, read: true });
@@ -59,46 +57,13 @@ export default defineCommand({
       }),
   async run(a, ctx) {
     const { store, q } = await searchArgs(a, ctx);
-    if (!q.query.trim() && !q.file && !q.types.length && !q.tags.length) {
-      const { err } = await import('../errors.js');
-      throw err(
-        'E_INVALID_ARG',
-        'nothing to search for',
-        'pass words to look for, --file PATH, --type or --tag',
-      );
-    }
-    if (q.query.trim() && !q.file && !q.types.length && !q.tags.length) {
-      // only common words or symbols (`the and of`, `.*`): no word the index holds
-      const { terms } = await import('../search/text.js');
-      if (!terms(q.query).length) {
-        const { err } = await import('../errors.js');
-        throw err(
-          'E_INVALID_ARG',
-          `nothing to search for in "${q.query.trim().slice(0, 60)}": only common words or symbols`,
-          'pass words that say what the memory is about, --file PATH, --type or --tag',
-        );
-      }
-    }
-    let hits: SearchHitView[] | undefined;
-    if (a.daemon !== false && !a.global) {
-      const { queryViaDaemon } = await import('../search/daemon-client.js');
-      hits = (await queryViaDaemon(store, { op: 'search', q }, ctx.env)) as SearchHitView[] | undefined;
-    }
-    if (!hits) {
-      const { searchMemories } = await import('../search/index.js');
-      hits = await searchMemories(store, q);
-    }
-    hits = hits.map((h) => ({ ...h, store: isGlobalStore(ctx, store) ? 'global' : 'project' }));
-    const teams = a.global || a.stores === false ? [] : await teamStoresOf(ctx, store);
-    if (teams.length) {
-      const { mergeHits, searchTeams } = await import('../search/layers.js');
-      hits = mergeHits(
-        hits as Array<SearchHitView & { store: string }>,
-        await searchTeams(teams, q),
-        q.limit,
-      );
-    }
+    const { runSearch } = await import('../search/search.js');
+    const hits = await runSearch(store, q, {
+      label: isGlobalStore(ctx, store) ? 'global' : 'project',
+      teams: a.global || a.stores === false ? [] : await teamStoresOf(ctx, store),
+      daemonEnv: a.daemon !== false && !a.global ? ctx.env : undefined,
+    });
     // ids shown at 12 characters (the catalog's minimum abbreviation): loading the catalog of a big store would cost more than the search
-    emit(ctx, hits, () => hitLines(hits!));
+    emit(ctx, hits, () => hitLines(hits));
   },
 });

@@ -1,68 +1,43 @@
-import { updateMemory } from '../commands/memory.js';
-import { splitScopes } from '../model/glob.js';
-import { parseDateInput, recordToJSON } from '../model/record.js';
+import { updateFromInput } from '../commands/memory.js';
+import { err } from '../errors.js';
+import { recordToJSON } from '../model/record.js';
 import { defineCommand } from './command.js';
-import { emit, list, openStore, readContent, secretPolicy } from './context.js';
+import { emit, openStore, readContent, secretPolicy } from './context.js';
+import { updateInputOf, withFieldOptions } from './field-options.js';
 
 export default defineCommand({
   command: 'update <ref>',
-  describe: 'change fields of a memory (only what you pass changes)',
+  describe: "change fields of a memory (only what you pass changes; '' clears a field)",
   builder: (y) =>
-    y
+    withFieldOptions(y, 'update')
       .positional('ref', { type: 'string', describe: 'id, id prefix or alias' })
       .option('content', { alias: 'c', type: 'string', describe: 'replace the body' })
       .option('file', { alias: 'f', type: 'string', describe: 'replace the body from a file' })
       .option('stdin', { type: 'boolean', describe: 'replace the body from stdin' })
-      .option('title', { type: 'string' })
-      .option('type', { type: 'string' })
-      .option('tags', {
-        type: 'string',
-        array: true,
-        describe: 'replace all tags (comma-separated or repeated)',
-      })
-      .option('add-tag', { type: 'string', array: true, describe: 'add tags' })
-      .option('remove-tag', { type: 'string', array: true, describe: 'remove tags' })
-      .option('status', { type: 'string', describe: 'pending, active, stale, superseded or archived' })
-      .option('scope', {
-        type: 'string',
-        array: true,
-        describe: 'replace scope globs (repeat or separate with commas; {a,b} stays whole)',
-      })
-      .option('confidence', { type: 'number' })
-      .option('source', { type: 'string' })
-      .option('expires', { type: 'string', describe: 'ISO date or duration (30d)' })
-      .option('clear-expiry', { type: 'boolean', describe: 'remove the expiry' })
+      .option('clear-expiry', { type: 'boolean', describe: "remove the expiry (the same as --expires '')" })
       .option('global', { type: 'boolean' })
       .option('allow-secret', { type: 'boolean' }),
   async run(a, ctx) {
     const wantsBody = a.content !== undefined || a.file !== undefined || a.stdin;
     const body = wantsBody ? await readContent(ctx, a, true) : undefined;
-    if (a.expires && a['clear-expiry']) {
-      const { err } = await import('../errors.js');
-      throw err('E_INVALID_ARG', 'pass either --expires or --clear-expiry, not both');
+    const input = updateInputOf(a as Record<string, unknown>);
+    if (a['clear-expiry']) {
+      if (input.expires !== undefined)
+        throw err('E_INVALID_ARG', 'pass either --expires or --clear-expiry, not both');
+      input.expires = '';
     }
+    if (body !== undefined) input.body = body;
     const store = await openStore(ctx, { global: a.global });
-    const r = await updateMemory(store, String(a.ref), {
+    const text = (k: string) => (input[k] === undefined ? undefined : [input[k]].flat().join(','));
+    const allowSecret = await secretPolicy(ctx, store, a['allow-secret'], {
+      title: text('title'),
       body,
-      title: a.title,
-      type: a.type,
-      tags: a.tags !== undefined ? list(a.tags) : undefined,
-      addTags: a['add-tag'] ? list(a['add-tag']) : undefined,
-      removeTags: a['remove-tag'] ? list(a['remove-tag']) : undefined,
-      status: a.status,
-      scope: a.scope !== undefined ? splitScopes([a.scope].flat()) : undefined,
-      confidence: a.confidence,
-      source: a.source,
-      expires: a.expires ? parseDateInput(a.expires) : undefined,
-      clearExpiry: a['clear-expiry'],
-      allowSecret: await secretPolicy(ctx, store, a['allow-secret'], {
-        title: a.title,
-        body,
-        source: a.source,
-        tags: [a.tags, ...(a['add-tag'] ?? [])].filter((t) => t !== undefined).join(','),
-        scope: a.scope !== undefined ? splitScopes([a.scope].flat()).join(' ') : undefined,
-      }),
+      source: text('source'),
+      tags: [text('tags'), text('add_tags')].filter((t) => t !== undefined).join(','),
+      scope: text('scope'),
+      alias: text('alias'),
     });
+    const r = await updateFromInput(store, String(a.ref), input, { allowSecret });
     emit(ctx, { ...recordToJSON(r.record), changed: r.changed, commit: r.commit }, () =>
       r.changed.length
         ? `Updated ${r.record.id.slice(0, 12)} (${r.changed.join(', ')}) in ${r.commit?.slice(0, 12)}`

@@ -35,7 +35,7 @@ import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import type { Provenance } from '../model/provenance.js';
 import type { MemoryType, Status } from '../model/record.js';
-import { rulesFor } from './rules.js';
+import { rulesFor } from '../search/rules.js';
 
 export interface BlameOptions {
   /** Repository-relative path, forward slashes. */

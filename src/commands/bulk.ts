@@ -5,6 +5,7 @@
 
 import { err } from '../errors.js';
 import { writeBlobs } from '../gitstore/fast-import.js';
+import { ensureFormat } from '../gitstore/format.js';
 import type { Store } from '../gitstore/store.js';
 import { isId, newId } from '../model/id.js';
 import { parseProvenance } from '../model/provenance.js';
@@ -21,7 +22,6 @@ import {
 } from '../model/record.js';
 import { nextClock } from '../model/schema.js';
 import { assertRecordClean } from '../safety/secrets.js';
-import { ensureFormat } from './memory.js';
 
 const LINE_KEYS = new Set<string>([...KNOWN_KEYS, 'body', 'content']);
 
@@ -37,6 +37,8 @@ export interface ImportOptions {
 export interface LineFacts {
   /** its line number in the file */
   line: number;
+  /** how errors name it (`line 3`, a file of a folder) */
+  where?: string;
   /** no id of ours: the line names no memory by id (none, or a foreign one, which became its alias) */
   minted: boolean;
   /** the fields it gave: those it did not keep the stored memory's */
@@ -50,16 +52,21 @@ export interface LineFacts {
 const sameness = (r: Pick<MemoryRecord, 'type' | 'title' | 'body'>) =>
   `${r.type}\0${r.title.trim()}\0${r.body.trim()}`;
 
-/** Parses and validates JSON lines into records (pure apart from id generation). */
-function recordsFromJsonl(
-  text: string,
-  author: string,
-  opts: ImportOptions = {},
-): { records: MemoryRecord[]; lines: LineFacts[] } {
-  const out: MemoryRecord[] = [];
-  const facts: LineFacts[] = [];
-  const now = opts.now ?? new Date();
-  const seenAlias = new Map<string, number>();
+/**
+ * One memory to import, in the shape of an export's JSON line, and where it came from:
+ * a line of a JSON lines file, or a file of a folder (an OKF bundle, src/model/okf.ts).
+ */
+export interface ImportItem {
+  o: Record<string, unknown>;
+  /** its position (1-based) */
+  line: number;
+  /** how errors name it: `line 3`, `metrics/revenue.md` */
+  where: string;
+}
+
+/** Parses JSON lines into import items (each line one JSON object). */
+function itemsFromJsonl(text: string): ImportItem[] {
+  const items: ImportItem[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i].trim();
@@ -77,6 +84,22 @@ function recordsFromJsonl(
     }
     if (!o || typeof o !== 'object' || Array.isArray(o))
       throw err('E_INVALID_ARG', `${where}: not a JSON object`);
+    items.push({ o, line: i + 1, where });
+  }
+  return items;
+}
+
+/** Validates import items into records (pure apart from id generation). */
+function recordsFromItems(
+  items: readonly ImportItem[],
+  author: string,
+  opts: ImportOptions = {},
+): { records: MemoryRecord[]; lines: LineFacts[] } {
+  const out: MemoryRecord[] = [];
+  const facts: LineFacts[] = [];
+  const now = opts.now ?? new Date();
+  const seenAlias = new Map<string, string>();
+  for (const { o, line, where } of items) {
     try {
       // every key of the line as given: source, author, tags, scope, anchors, a foreign id, unknown keys
       assertRecordClean(o, { allow: opts.allowSecret });
@@ -92,8 +115,8 @@ function recordsFromJsonl(
       if (alias) {
         alias = validateAlias(alias);
         const prev = seenAlias.get(alias);
-        if (prev) throw err('E_ALIAS_TAKEN', `alias "${alias}" also used on line ${prev}`);
-        seenAlias.set(alias, i + 1);
+        if (prev) throw err('E_ALIAS_TAKEN', `alias "${alias}" also used on ${prev}`);
+        seenAlias.set(alias, where);
       }
       const body = String(o.body ?? o.content ?? '');
       const title = String(o.title ?? '');
@@ -124,6 +147,8 @@ function recordsFromJsonl(
         confidence: o.confidence == null ? undefined : Number(o.confidence),
         source: o.source == null ? undefined : String(o.source),
         expires: o.expires ? parseDateInput(String(o.expires)) : undefined,
+        // checked with the record's other fields (src/model/schema.ts): an attestation {by, at}
+        verified: o.verified == null ? undefined : (o.verified as MemoryRecord['verified']),
         anchors,
         links: o.links && typeof o.links === 'object' ? (o.links as MemoryRecord['links']) : undefined,
         extra,
@@ -133,7 +158,8 @@ function recordsFromJsonl(
       if (clock) r.clock = Number(o.clock);
       out.push(r);
       facts.push({
-        line: i + 1,
+        line,
+        where,
         minted: !ours,
         author: !!o.author,
         created: !!o.created,
@@ -163,7 +189,7 @@ export async function importRecords(store: Store, records: MemoryRecord[], opts:
     });
     await ensureFormat(tx);
     const cat = await tx.catalog();
-    const where = (i: number) => (facts[i] ? `line ${facts[i].line}: ` : '');
+    const where = (i: number) => (facts[i] ? `${facts[i].where ?? `line ${facts[i].line}`}: ` : '');
     // a line with no id of ours names no memory by id: it is the memory its alias names, else a
     // stored one with its type, title and text (one each, in order), else a new one
     const minted = records.map((_, i) => !!facts[i]?.minted);
@@ -269,13 +295,20 @@ function storedRecord(stored: string, id: string): MemoryRecord | undefined {
  * writes refuse, and anchors that leave the repository), then one commit.
  */
 export async function importJsonl(store: Store, text: string, opts: ImportOptions = {}) {
+  return importItems(store, itemsFromJsonl(text), opts);
+}
+
+/**
+ * The one import of memories given as export lines (JSON lines, an OKF bundle's concepts):
+ * secret scan and the record checks a local write gets, then one commit.
+ */
+export async function importItems(store: Store, items: readonly ImportItem[], opts: ImportOptions = {}) {
   const ident = await store.ident();
-  const { records, lines } = recordsFromJsonl(text, `${ident.name} <${ident.email}>`, opts);
+  const { records, lines } = recordsFromItems(items, `${ident.name} <${ident.email}>`, opts);
   const { recordProblem } = await import('../merge/validate.js');
   records.forEach((r, i) => {
     const p = recordProblem(r);
-    if (p)
-      throw err('E_INVALID_ARG', `line ${lines[i].line}: ${p}`, 'fix it in the file; nothing was imported');
+    if (p) throw err('E_INVALID_ARG', `${lines[i].where}: ${p}`, 'fix it in the file; nothing was imported');
   });
   return { records, ...(await importRecords(store, records, { ...opts, lines })) };
 }
@@ -305,6 +338,7 @@ export async function exportRecords(store: Store, commit: string): Promise<Array
     if (r.author) line.author = r.author;
     if (r.by) line.by = r.by;
     if (r.expires) line.expires = r.expires;
+    if (r.verified) line.verified = r.verified;
     if (Object.values(r.links).some((v) => Array.isArray(v) && v.length)) line.links = r.links;
     if (r.anchors.length) line.anchors = r.anchors;
     return { ...line, ...r.extra };

@@ -5,28 +5,35 @@
  */
 
 import { err } from '../errors.js';
-import { FORMAT_PATH, FORMAT_TEXT, FORMAT_VERSION, type Store, type Tx } from '../gitstore/store.js';
+import { ensureFormat } from '../gitstore/format.js';
+import { FORMAT_PATH, FORMAT_TEXT, type Store, type Tx } from '../gitstore/store.js';
 import { validateScopes } from '../model/glob.js';
 import { newId } from '../model/id.js';
+import {
+  applyPatch,
+  type FieldPatch,
+  parseUpdateInput,
+  validateStatus,
+  validateType,
+} from '../model/patch.js';
 import {
   type Anchor,
   idFromPath,
   isExpired,
-  isStatus,
-  isType,
   type Links,
   type MemoryRecord,
-  type MemoryType,
   newRecord,
-  normalizeTags,
+  parseDateInput,
   recordPath,
   type Status,
   validateAlias,
   validateRecord,
 } from '../model/record.js';
 import { nextClock } from '../model/schema.js';
-import { parse as parseYaml } from '../model/yaml.js';
 import { assertRecordClean } from '../safety/secrets.js';
+
+// moved down (src/model/patch.ts, src/gitstore/format.ts); named here too for callers not yet moved
+export { applyPatch, ensureFormat };
 
 export interface WriteOptions {
   /** Skip the secret scan (the user confirmed it is not a secret). */
@@ -40,6 +47,7 @@ export interface AddInput extends WriteOptions {
   tags?: string[];
   scope?: string[];
   alias?: string;
+  /** ISO date or duration (30d, 2w) */
   expires?: string;
   status?: string;
   confidence?: number;
@@ -62,50 +70,6 @@ export interface AddHooks {
 
 function shortTitle(t: string): string {
   return t.length > 60 ? `${t.slice(0, 57)}...` : t;
-}
-
-/** Reads FORMAT at the base and refuses stores written by a newer format. */
-export async function ensureFormat(tx: Tx): Promise<void> {
-  const buf = await tx.store.readPath(tx.base, FORMAT_PATH);
-  if (!buf) {
-    tx.put(FORMAT_PATH, FORMAT_TEXT);
-    return;
-  }
-  // the file as this version writes it (nearly always): no need to load the yaml library for it
-  const text = buf.toString('utf8');
-  let version = FORMAT_VERSION;
-  if (text !== FORMAT_TEXT) {
-    version = Number.NaN;
-    try {
-      version = Number((parseYaml(text) as { format?: unknown })?.format);
-    } catch {}
-  }
-  if (!(version >= 1))
-    throw err('E_FORMAT', 'refs/memory has an unreadable FORMAT file', 'run git mem doctor');
-  if (version > FORMAT_VERSION) {
-    throw err(
-      'E_FORMAT',
-      `refs/memory uses store format ${version}; this git-mem reads format ${FORMAT_VERSION}`,
-      'upgrade git-mem',
-    );
-  }
-}
-
-function validateType(t: string): MemoryType {
-  if (!isType(t)) {
-    throw err(
-      'E_INVALID_ARG',
-      `unknown type "${t}"`,
-      'use one of: decision, constraint, known_fix, failed_attempt, convention, preference, environment, architecture, dependency, security, rule, session, strategy',
-    );
-  }
-  return t;
-}
-
-function validateStatus(s: string): Status {
-  if (!isStatus(s))
-    throw err('E_INVALID_ARG', `unknown status "${s}"`, 'use pending, active, stale, superseded or archived');
-  return s;
 }
 
 export async function addMemory(
@@ -135,7 +99,8 @@ export async function addMemory(
     status: input.status as Status | undefined,
     confidence: input.confidence,
     source: input.source,
-    expires: input.expires,
+    // a date or a duration (30d), read here for every surface
+    expires: input.expires ? parseDateInput(input.expires) : undefined,
     // specs still to complete (a symbol without its path) are checked once complete, below
     anchors: hooks.prepareAnchors ? [] : input.anchors,
     links: input.links,
@@ -170,61 +135,21 @@ export async function addMemory(
   return { record: res.value!, commit: res.commit! };
 }
 
-export interface UpdatePatch extends WriteOptions {
-  title?: string;
-  body?: string;
-  tags?: string[];
-  addTags?: string[];
-  removeTags?: string[];
-  status?: string;
-  expires?: string;
-  clearExpiry?: boolean;
-  type?: string;
-  scope?: string[];
-  confidence?: number;
-  source?: string;
-  alias?: string | null;
-  anchors?: Anchor[];
-  extra?: Record<string, unknown>;
-}
+/** A change of some fields (src/model/patch.ts), and whether a likely secret may be stored. */
+export interface UpdatePatch extends FieldPatch, WriteOptions {}
 
-/** Applies a patch to a record (pure); returns the names of the fields that changed. */
-export function applyPatch(r: MemoryRecord, p: UpdatePatch, now: string): string[] {
-  const changed: string[] = [];
-  const set = <K extends keyof MemoryRecord>(k: K, v: MemoryRecord[K]) => {
-    if (JSON.stringify(r[k]) !== JSON.stringify(v)) {
-      r[k] = v;
-      changed.push(k);
-    }
-  };
-  if (p.title !== undefined) set('title', p.title.trim());
-  if (p.body !== undefined) set('body', p.body);
-  if (p.type !== undefined) set('type', validateType(p.type));
-  if (p.status !== undefined) set('status', validateStatus(p.status));
-  let tags = p.tags !== undefined ? normalizeTags(p.tags) : [...r.tags];
-  if (p.addTags) tags = normalizeTags([...tags, ...p.addTags]);
-  if (p.removeTags) {
-    const rm = new Set(normalizeTags(p.removeTags));
-    tags = tags.filter((t) => !rm.has(t));
-  }
-  set('tags', tags);
-  if (p.scope !== undefined) set('scope', validateScopes(p.scope));
-  if (p.confidence !== undefined) set('confidence', p.confidence);
-  if (p.source !== undefined) set('source', p.source);
-  if (p.clearExpiry) set('expires', undefined);
-  else if (p.expires !== undefined) set('expires', p.expires);
-  if (p.alias !== undefined) set('alias', p.alias === null ? undefined : validateAlias(p.alias));
-  if (p.anchors !== undefined) set('anchors', p.anchors);
-  if (p.extra) {
-    const extra = { ...r.extra, ...p.extra };
-    for (const [k, v] of Object.entries(extra)) if (v === undefined) delete extra[k];
-    set('extra', extra);
-  }
-  if (changed.length) {
-    r.updated = now;
-    r.clock = nextClock(r.clock);
-  }
-  return changed;
+/**
+ * The update every surface calls: `input` as the surface received it, keyed by the fields'
+ * JSON names (src/model/fields.ts; `add_tags`, `remove_tags`), read by the one parser
+ * (src/model/patch.ts parseUpdateInput), then updateMemory.
+ */
+export async function updateFromInput(
+  store: Store,
+  ref: string,
+  input: Record<string, unknown>,
+  opts: WriteOptions = {},
+): Promise<{ record: MemoryRecord; commit: string | null; changed: string[] }> {
+  return updateMemory(store, ref, { ...parseUpdateInput(input), ...opts });
 }
 
 export async function updateMemory(

@@ -1,5 +1,7 @@
 /**
- * The one tree parser and the one tree differ. Trees are read through the
+ * The one tree parser and the one tree differ: raw tree objects (parseTree)
+ * and `git ls-tree -z` listings (parseLsTree) are read here and nowhere else.
+ * Trees are read through the
  * store's running `git cat-file --batch` (no process per diff: a daemon
  * holding a large index would pay tens of milliseconds per spawned git), and
  * only where their ids differ, so a change to ten files reads a handful of
@@ -44,6 +46,31 @@ export function parseTree(buf: Buffer): TreeItem[] {
     i = end;
   }
   return out;
+}
+
+/** One line of `git ls-tree -z`: with `-r`, `path` runs from the listed tree's root. */
+export interface TreeEntry {
+  mode: string;
+  /** `blob`, `tree` or `commit` (a submodule) */
+  type: string;
+  oid: string;
+  path: string;
+}
+
+/**
+ * The entries of `git ls-tree -z` output, in its order: `<mode> <type> <oid>\t<path>\0` each
+ * (`-z`: a path is as git holds it, a tab or newline in it included).
+ */
+export function parseLsTree(out: Buffer | string): TreeEntry[] {
+  const text = typeof out === 'string' ? out : out.toString('utf8');
+  const entries: TreeEntry[] = [];
+  for (const line of text.split('\0')) {
+    if (!line) continue;
+    const tab = line.indexOf('\t');
+    const [mode, type, oid] = line.slice(0, tab).split(' ');
+    entries.push({ mode, type, oid, path: line.slice(tab + 1) });
+  }
+  return entries;
 }
 
 /** Git's tree order: name bytes, a tree's name as if it ended in "/". */

@@ -13,6 +13,7 @@
 
 import { createHash } from 'node:crypto';
 import { diff3Merge } from 'node-diff3';
+import { LATER_AT_FIELDS, SCALAR_FIELDS } from '../model/fields.js';
 import { fanout } from '../model/id.js';
 import { type Anchor, type Links, type MemoryRecord, serializeRecord } from '../model/record.js';
 import { nextClock } from '../model/schema.js';
@@ -259,18 +260,17 @@ function atticEntry(
   return { id: loser.id, path: atticPath(loser.id, text), text, side };
 }
 
-const SCALARS = [
-  'type',
-  'title',
-  'alias',
-  'status',
-  'confidence',
-  'source',
-  'author',
-  'by',
-  'created',
-  'expires',
-] as const;
+/** The fields merged as scalars, and those merged by their later `at`: from the field table. */
+const SCALARS = SCALAR_FIELDS as readonly (keyof MemoryRecord)[];
+const LATER_AT = LATER_AT_FIELDS as readonly (keyof MemoryRecord)[];
+
+/** Of two attestations ({by, at}), the later; the same `at`: the one that sorts later, so both sides agree. */
+function laterAt(w: unknown, l: unknown): unknown {
+  const at = (x: unknown) => ((x as { at?: unknown } | undefined)?.at as string | undefined) ?? '';
+  if (w === undefined || l === undefined) return w ?? l;
+  if (at(w) !== at(l)) return at(w) > at(l) ? w : l;
+  return (json(w) ?? '') >= (json(l) ?? '') ? w : l;
+}
 
 /**
  * Field-by-field merge of a record changed on both sides. `base` may be
@@ -293,6 +293,10 @@ function mergeRecords(
     const s = scalar(base?.[k], w[k], l[k]);
     (out as unknown as Record<string, unknown>)[k] = s.value;
     if (s.clash) clashes.push(k);
+  }
+  for (const k of LATER_AT) {
+    const s = scalar(base?.[k], w[k], l[k]);
+    (out as unknown as Record<string, unknown>)[k] = s.clash ? laterAt(w[k], l[k]) : s.value;
   }
   out.tags = mergeSet(base?.tags ?? [], w.tags, l.tags);
   out.scope = mergeSet(base?.scope ?? [], w.scope, l.scope);

@@ -8,8 +8,8 @@
 
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { ensureFormat } from '../commands/memory.js';
 import { err } from '../errors.js';
+import { ensureFormat } from '../gitstore/format.js';
 import { FORMAT_PATH, SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';
 import {
   idFromPath,
@@ -25,7 +25,8 @@ import { stringify } from '../model/yaml.js';
 import { assertNoSecrets, assertRecordClean } from '../safety/secrets.js';
 import { confinedPath, removeConfined, writeConfined } from './confine.js';
 import { ATTIC_DIR } from './engine.js';
-import { blobProblem, pathProblem, showPath, sizeLimit, validateTree } from './validate.js';
+import { blobProblem, pathProblem, showPath, sizeLimit } from './validate.js';
+import { validateTree } from './validate-tree.js';
 
 /** The top-level folders of the layout that export owns (files there not in the store are removed). */
 const LAYOUT_DIRS = [RECORDS_DIR, TOMBSTONES_DIR, ATTIC_DIR];

@@ -29,7 +29,7 @@ import {
   resolveRemote,
   trackingRefsOf,
 } from './remote.js';
-import { assertIncoming, assertIncomingNotes, assertIncomingSigned } from './validate.js';
+import { assertIncoming, assertIncomingNotes, assertIncomingSigned } from './validate-tree.js';
 
 export interface MergeOutcome {
   commit: string | null;

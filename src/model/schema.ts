@@ -15,6 +15,7 @@
  * Pure: no git, no file system.
  */
 import type { ErrorCode } from '../errors.js';
+import { FIELDS, type FieldKind } from './fields.js';
 import { isId } from './id.js';
 
 export const TYPES = [
@@ -183,6 +184,50 @@ export function anchorProblem(a: unknown): string | null {
 }
 
 /**
+ * What is wrong with the value `v` of a field of a generic kind (the table's `kind`), or null.
+ * The one place such a value is judged: a local write, an input on any surface (the same value
+ * before it is written) and the sync boundary.
+ */
+export function valueProblem(kind: FieldKind, key: string, v: unknown): FieldProblem | null {
+  const bad = (message: string, hint?: string, code: ErrorCode = 'E_INVALID_ARG'): FieldProblem => ({
+    field: key,
+    code,
+    message,
+    ...(hint ? { hint } : {}),
+  });
+  const line = (k: string, x: unknown): FieldProblem | null => {
+    if (typeof x !== 'string') return bad(`${k} is not a string`);
+    if (x.length > LIMITS.textChars) return bad(`${k} is over ${LIMITS.textChars} characters`);
+    if (CONTROL_RE.test(x)) return bad(`${k} holds a control character (${charName(x, CONTROL_RE)})`);
+    return null;
+  };
+  const date = (k: string, x: unknown): FieldProblem | null =>
+    typeof x !== 'string' || !ISO_DATE_RE.test(x) || Number.isNaN(Date.parse(x))
+      ? bad(
+          `invalid ${k === 'expires' ? 'expiry' : `${k} date`} ${JSON.stringify(typeof x === 'string' ? x.slice(0, 40) : (x ?? null))}`,
+          'use an ISO date (2026-12-31) or a duration (30d, 12h, 2w)',
+        )
+      : null;
+  switch (kind) {
+    case 'unit':
+      return typeof v !== 'number' || !(v >= 0 && v <= 1)
+        ? bad(`${key} ${String(v).slice(0, 40)} is out of range`, 'use a number between 0 and 1')
+        : null;
+    case 'line':
+      return line(key, v);
+    case 'date':
+      return date(key, v);
+    case 'attestation': {
+      if (!isPlainObject(v) || Object.keys(v).length !== 2)
+        return bad(`${key} is not a mapping of by and at`, undefined, 'E_INVALID_RECORD');
+      return line(`${key}.by`, v.by) ?? date(`${key}.at`, v.at);
+    }
+    default:
+      return null;
+  }
+}
+
+/**
  * Every field of a record's frontmatter (`fm`, as on disk) and its body that
  * breaks a limit; [] when all fit. Keys this version does not know are not judged.
  */
@@ -192,13 +237,6 @@ export function recordFieldProblems(fm: Record<string, unknown>, body: string): 
     out.push({ field, code, message, ...(hint ? { hint } : {}) });
   };
   const has = (k: string) => fm[k] !== undefined && fm[k] !== null;
-  /** a one-line string of at most `max` characters without control characters */
-  const line = (k: string, max: number, code: ErrorCode = 'E_INVALID_ARG') => {
-    const v = fm[k];
-    if (typeof v !== 'string') bad(k, code, `${k} is not a string`);
-    else if (v.length > max) bad(k, code, `${k} is over ${max} characters`);
-    else if (CONTROL_RE.test(v)) bad(k, code, `${k} holds a control character (${charName(v, CONTROL_RE)})`);
-  };
   const date = (k: string, code: ErrorCode, message: string) => {
     const v = fm[k];
     if (typeof v !== 'string' || !ISO_DATE_RE.test(v) || Number.isNaN(Date.parse(v)))
@@ -287,18 +325,6 @@ export function recordFieldProblems(fm: Record<string, unknown>, body: string): 
         );
     }
   }
-  if (has('confidence')) {
-    const c = fm.confidence;
-    if (typeof c !== 'number' || !(c >= 0 && c <= 1))
-      bad(
-        'confidence',
-        'E_INVALID_ARG',
-        `confidence ${String(c).slice(0, 40)} is out of range`,
-        'use a number between 0 and 1',
-      );
-  }
-  if (has('source')) line('source', LIMITS.textChars);
-  if (has('author')) line('author', LIMITS.textChars);
   if (isPlainObject(fm.by)) {
     for (const [k, v] of Object.entries(fm.by))
       if (typeof v === 'string' && (v.length > LIMITS.textChars || CONTROL_RE.test(v)))
@@ -306,7 +332,13 @@ export function recordFieldProblems(fm: Record<string, unknown>, body: string): 
   }
   date('created', 'E_INVALID_RECORD', 'invalid creation date');
   if (has('updated')) date('updated', 'E_INVALID_RECORD', 'invalid update date');
-  if (has('expires')) date('expires', 'E_INVALID_ARG', 'invalid expiry');
+  // the fields the table (src/model/fields.ts) gives a generic kind: checked by their kind
+  for (const f of FIELDS) {
+    if (f.kind !== 'own' && has(f.key)) {
+      const p = valueProblem(f.kind, f.key, fm[f.key]);
+      if (p) out.push(p);
+    }
+  }
   if (has('clock')) {
     const c = fm.clock;
     if (typeof c !== 'number' || !Number.isSafeInteger(c) || c < 0)
@@ -342,6 +374,17 @@ export function recordFieldProblems(fm: Record<string, unknown>, body: string): 
         anchorProblems(x, `anchors[${i}]`, out);
       });
   }
+  const bp = bodyProblem(body);
+  if (bp) out.push(bp);
+  return out;
+}
+
+/** What is wrong with a record's body (its size, binary content, control characters), or null. */
+export function bodyProblem(body: string): FieldProblem | null {
+  const out: FieldProblem[] = [];
+  const bad = (field: string, code: ErrorCode, message: string, hint?: string) => {
+    out.push({ field, code, message, ...(hint ? { hint } : {}) });
+  };
   const size = Buffer.byteLength(body, 'utf8');
   if (size > LIMITS.bodyBytes)
     bad(
@@ -364,5 +407,5 @@ export function recordFieldProblems(fm: Record<string, unknown>, body: string): 
       `body holds a control character (${charName(body, BODY_CONTROL_RE)})`,
       'store text only: no escape sequences or control characters but tabs and line ends',
     );
-  return out;
+  return out[0] ?? null;
 }

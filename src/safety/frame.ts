@@ -17,7 +17,7 @@
  * characters other than newline and tab are dropped first, so they cannot
  * hide a tag either. Plain comparisons (`a < b`, `3<4`) stay as they are.
  *
- * Node built-ins only (none, in fact): dist/claude-fast.js bundles it.
+ * Node built-ins only (none, in fact): dist/agent-hook.js bundles it.
  */
 
 export const MAX_CONTEXT_CHARS = 9500;

@@ -102,6 +102,8 @@ export interface SearchDoc {
   created: string;
   updated: string;
   expires?: string;
+  /** when someone last confirmed it still holds (`git mem verify`) */
+  verified?: string;
   tokens: number;
   /** superseded_by links exist (treated like status superseded) */
   superseded: boolean;
@@ -149,5 +151,6 @@ export function docFromRecord(r: MemoryRecord, oid?: string): SearchDoc {
   if (oid) d.oid = oid;
   if (r.alias) d.alias = r.alias;
   if (r.expires) d.expires = r.expires;
+  if (r.verified) d.verified = r.verified.at;
   return d;
 }

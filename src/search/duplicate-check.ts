@@ -4,10 +4,11 @@
  * goes on and `warn` gets a note. Search failures never block an add.
  */
 
+import { daemonLikely, queryViaDaemon } from '../daemon/client.js';
 import { err, isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import { mark } from '../trace.js';
-import { daemonLikely, queryViaDaemon } from './daemon-client.js';
+import { words } from './text.js';
 
 export interface DuplicateCheck {
   env: NodeJS.ProcessEnv;
@@ -85,15 +86,9 @@ export async function checkDuplicates(
  * and at least half their words in common.
  */
 export function sameTitle(x: string, y: string): boolean {
-  const words = (s: string) =>
-    new Set(
-      s
-        .normalize('NFKC')
-        .toLowerCase()
-        .match(/[\p{L}\p{N}_]+/gu) ?? [],
-    );
-  const a = words(x);
-  const b = words(y);
+  // words as search reads them (src/search/text.ts): the titles' words as typed, unstemmed
+  const a = new Set(words(x, false));
+  const b = new Set(words(y, false));
   const nums = (w: Set<string>) =>
     [...w]
       .filter((t) => /\d/.test(t))

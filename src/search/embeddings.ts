@@ -6,6 +6,7 @@
 import type { ConfigLayer } from '../gitstore/config.js';
 
 import type { EmbeddingLineage, EmbeddingProvider } from './embed/types.js';
+import { unit } from './embed/vector-math.js';
 
 export type { EmbeddingLineage, EmbeddingProvider };
 
@@ -59,7 +60,7 @@ export async function embedSafe(
     for (const v of out) {
       if (!Array.isArray(v) && !ArrayBuffer.isView(v)) return null;
       if (dim && v.length !== dim) return null;
-      vecs.push(toUnit(v));
+      vecs.push(unit(v));
     }
     return vecs;
   } catch {
@@ -67,13 +68,4 @@ export async function embedSafe(
   } finally {
     if (timer) clearTimeout(timer);
   }
-}
-
-function toUnit(v: ArrayLike<number>): Float32Array {
-  const out = new Float32Array(v.length);
-  let n = 0;
-  for (let i = 0; i < v.length; i++) n += v[i] * v[i];
-  n = Math.sqrt(n) || 1;
-  for (let i = 0; i < v.length; i++) out[i] = v[i] / n;
-  return out;
 }

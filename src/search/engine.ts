@@ -324,20 +324,3 @@ function matchesWhere(d: SearchDoc, where: Record<string, unknown>): boolean {
   }
   return true;
 }
-
-/** Cosine similarity of unit vectors (dot product). */
-export function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
-export function unit(v: ArrayLike<number>): Float32Array {
-  const out = new Float32Array(v.length);
-  let n = 0;
-  for (let i = 0; i < v.length; i++) n += v[i] * v[i];
-  n = Math.sqrt(n) || 1;
-  for (let i = 0; i < v.length; i++) out[i] = v[i] / n;
-  return out;
-}

@@ -1,27 +1,18 @@
-/** Human output of search hits (shared by the CLI command and its fast path). Pure, no imports. */
-
-export interface SearchHitView {
-  id: string;
-  alias: string | null;
-  type: string;
-  title: string;
-  status: string;
-  score: number;
-  why: string;
-  /** the store it comes from: `project`, a team store's name, or `global` */
-  store?: string;
-}
+/** Human output of search hits. Pure. */
+import { kindOf } from '../commands/list.js';
+import type { SearchHit } from './index.js';
 
 /**
  * The hits in rank order, curated memories first; pending proposals and session summaries after
  * them under their own heading (never mixed in), each group in rank order.
  */
-export function hitLines(hits: SearchHitView[]): string {
+export function hitLines(hits: readonly SearchHit[]): string {
   if (!hits.length) return 'No matching memories.';
-  const apart = (h: SearchHitView) => h.type === 'session' || h.status === 'pending';
+  // the kinds `list` shows apart (src/commands/list.ts kindOf)
+  const apart = (h: SearchHit) => kindOf(h) !== 'memories';
   const curated = hits.filter((h) => !apart(h));
   const rest = hits.filter(apart);
-  const lines = (list: SearchHitView[]) =>
+  const lines = (list: readonly SearchHit[]) =>
     list
       .map((h) => {
         const flag = h.status === 'active' ? '' : `  [${h.status}]`;

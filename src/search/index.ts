@@ -4,14 +4,14 @@
  * embedding providers) is loaded lazily inside these functions.
  */
 import { staleReasons, staleReasonText } from '../anchors/types.js';
-import { rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
 import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import { isType } from '../model/record.js';
 import type { SearchDoc } from './docs.js';
+import { dot } from './embed/vector-math.js';
 import { type EmbeddingProvider, embedSafe, loadProvider } from './embeddings.js';
-import { dot, type SearchIndex } from './engine.js';
+import type { SearchIndex } from './engine.js';
 import { assemblePack, type Pack, type PackCandidate } from './pack.js';
 import {
   DEFAULT_PARAMS,
@@ -23,6 +23,7 @@ import {
   searchable,
 } from './rank.js';
 import { type BarInput, clearsBar, clearsSearchBar, distinctive } from './relevance.js';
+import { rulesFor } from './rules.js';
 import { type IndexState, openIndex, readRecords } from './store-index.js';
 import { normalizePath, packageOf, pathWords, stem, terms, words } from './text.js';
 import { recordUse, usageCounts } from './usage.js';
@@ -45,6 +46,7 @@ export interface SearchQuery {
 /** How many indexed words an unfinished last word stands for at most. */
 const PREFIX_TERMS = 16;
 
+/** A search hit: what every surface (CLI, UI, MCP, the query daemon) gets back. */
 export interface SearchHit {
   id: string;
   alias: string | null;
@@ -53,6 +55,8 @@ export interface SearchHit {
   status: string;
   score: number;
   why: string;
+  /** the store it comes from: `project`, a team store's name, or `global` (src/search/search.ts labels it) */
+  store?: string;
 }
 
 export interface SearchOptions {

@@ -13,7 +13,7 @@
  * no session summaries (theirs are about another repository's work). One
  * budget covers the whole pack.
  */
-import type { NamedStore } from '../commands/rules.js';
+
 import type { Store } from '../gitstore/store.js';
 import {
   type ContextOptions,
@@ -26,12 +26,11 @@ import {
   searchMemories,
 } from './index.js';
 import { assemblePack, type PackCandidate, type Section } from './pack.js';
+import type { NamedStore } from './rules.js';
 import { recordUse } from './usage.js';
 
 /** What a team store's scores are multiplied by before they are merged with the project's. */
 export const TEAM_PRIOR = 0.8;
-
-export type LabelledHit = SearchHit & { store: string };
 
 /** Labels one store's hits. */
 export function labelHits<T extends object>(hits: readonly T[], store: string): Array<T & { store: string }> {
@@ -73,17 +72,6 @@ export async function searchTeams(
       hits: (await t.store.tip()) ? await searchMemories(t.store, q, { ...opts, recordUsage: false }) : [],
     })),
   );
-}
-
-/** Project and team stores in one search: what `search`, the MCP tool and the UI would call. */
-export async function searchLayers(
-  project: Store,
-  teams: readonly NamedStore[],
-  q: SearchQuery,
-  opts: SearchOptions = {},
-): Promise<LabelledHit[]> {
-  const [own, others] = await Promise.all([searchMemories(project, q, opts), searchTeams(teams, q, opts)]);
-  return mergeHits(labelHits(own, 'project'), others, q.limit ?? 10);
 }
 
 const SECTIONS: Section[] = ['rules', 'constraints', 'matches', 'sessions'];

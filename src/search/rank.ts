@@ -33,6 +33,8 @@ export interface RankParams {
   wConf: number;
   wRecent: number;
   wUsage: number;
+  /** added for a memory someone confirmed still holds (`git mem verify`): above an unverified one of equal relevance */
+  wVerified: number;
   /**
    * multipliers for stale memories, pending proposals and session summaries: a curated memory
    * (active, not a session) ranks above a summary or a proposal of equal relevance, and above
@@ -62,6 +64,7 @@ export const DEFAULT_PARAMS: RankParams = {
   wConf: 0.03,
   wRecent: 0.02,
   wUsage: 0.03,
+  wVerified: 0.02,
   stale: 0.6,
   pending: 0.7,
   session: 0.4,
@@ -320,6 +323,10 @@ export function rank(
     if (uses > 0) {
       score += p.wUsage * Math.min(1, Math.log1p(uses) / Math.log(20));
       why.push(`used ${uses}×`);
+    }
+    if (d.verified) {
+      score += p.wVerified;
+      why.push('verified');
     }
     if (d.type === 'session') {
       score *= p.session;

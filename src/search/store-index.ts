@@ -28,8 +28,9 @@ import type { Store } from '../gitstore/store.js';
 import { idFromPath, type MemoryRecord, parseRecord, RecordParseError, recordPath } from '../model/record.js';
 import type { SearchDoc } from './docs.js';
 import { embedText } from './docs.js';
+import { unit } from './embed/vector-math.js';
 import { type EmbeddingProvider, lineageKey } from './embeddings.js';
-import { type IndexData, SearchIndex, unit } from './engine.js';
+import { type IndexData, SearchIndex } from './engine.js';
 
 export const INDEX_FORMAT = 9; // 6: a moved anchor's paths are where it is now; 7: words read as NFKC; 8: marks stay in their words, unspaced scripts cut into words; 9: Arabic and Hebrew without their vowel marks
 /** Changes applied since the saved snapshot before it is rewritten. */

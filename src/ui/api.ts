@@ -8,12 +8,13 @@ import { approveProposal, listPending, proposalJSON, rejectProposal } from '../a
 import { sessionRows } from '../agents/sessions.js';
 import { type Annotated, storeLog } from '../commands/history.js';
 import { kindOf } from '../commands/list.js';
-import { type UpdatePatch, updateMemory } from '../commands/memory.js';
+import { updateFromInput } from '../commands/memory.js';
+import { verifyMemories } from '../commands/verify.js';
 import { err } from '../errors.js';
 import type { Catalog } from '../gitstore/catalog.js';
 import { listConflicts, type ResolveResult, resolveConflict } from '../merge/conflicts.js';
 import type { LogEntry as CommitEntry } from '../model/json.js';
-import { parseDateInput, STATUSES, TYPES } from '../model/record.js';
+import { STATUSES, TYPES } from '../model/record.js';
 import { codeFile, codeTree } from './code.js';
 import { conflictsView } from './conflicts.js';
 import { type Memo, memoOf, storeNamed, type UiEnv } from './env.js';
@@ -94,42 +95,15 @@ function str(b: Json, k: string): string | undefined {
   return v;
 }
 
-function strs(b: Json, k: string): string[] | undefined {
-  const v = b[k];
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
-    throw err('E_INVALID_ARG', `"${k}" must be a list of text`);
-  return v as string[];
-}
-
-/** The fields the edit form sends, as the patch `git mem update` builds. */
-function patchOf(b: Json): UpdatePatch {
-  const patch: UpdatePatch = {};
-  const title = str(b, 'title');
-  const body = str(b, 'body');
-  const type = str(b, 'type');
-  const status = str(b, 'status');
-  const tags = strs(b, 'tags');
-  const scope = strs(b, 'scope');
-  const expires = str(b, 'expires');
-  if (title !== undefined) patch.title = title;
-  if (body !== undefined) patch.body = body.endsWith('\n') || !body ? body : `${body}\n`;
-  if (type !== undefined) patch.type = type;
-  if (status !== undefined) patch.status = status;
-  if (tags !== undefined) patch.tags = tags;
-  if (scope !== undefined) patch.scope = scope;
-  if (b.confidence !== undefined) {
-    const c = Number(b.confidence);
-    if (!(c >= 0 && c <= 1)) throw err('E_INVALID_ARG', 'confidence must be between 0 and 1');
-    patch.confidence = c;
-  }
-  if (expires !== undefined) {
-    if (expires === '' || expires === 'never') patch.clearExpiry = true;
-    else patch.expires = parseDateInput(expires);
-  }
-  if (!Object.keys(patch).length)
-    throw err('E_INVALID_ARG', 'nothing to change', 'give at least one field, e.g. body or status');
-  return patch;
+/**
+ * The fields the edit form sends, as they came: the update operation reads them
+ * (src/model/patch.ts parseUpdateInput), as it reads the CLI's options and the MCP tool's arguments.
+ * A textarea's body gets its final line feed, as a file's has.
+ */
+function updateInput(b: Json): Json {
+  const body = b.body;
+  if (typeof body === 'string' && body && !body.endsWith('\n')) return { ...b, body: `${body}\n` };
+  return b;
 }
 
 const statusMemo = new WeakMap<Catalog, { memories: number; pending: number; stale: number }>();
@@ -209,8 +183,16 @@ const ROUTES: Route[] = [
     method: 'POST',
     pattern: /^\/api\/memory\/([^/]+)$/,
     handler: async (env, [ref], { query: q, body }): Promise<UpdateAnswer> => {
-      const r = await updateMemory(storeNamed(env, opt(q, 'store')), ref, patchOf(body));
+      const r = await updateFromInput(storeNamed(env, opt(q, 'store')), ref, updateInput(body));
       return { record: recordJSON(r.record), changed: r.changed, commit: r.commit };
+    },
+  },
+  {
+    method: 'POST',
+    pattern: /^\/api\/memory\/([^/]+)\/verify$/,
+    handler: async (env, [ref], { query: q, body }): Promise<UpdateAnswer> => {
+      const r = await verifyMemories(storeNamed(env, opt(q, 'store')), [ref], { by: str(body, 'by') });
+      return { record: recordJSON(r.records[0]), changed: ['verified'], commit: r.commit };
     },
   },
   {

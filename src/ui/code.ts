@@ -10,12 +10,12 @@
  */
 import { type BlameRule, blame } from '../commands/blame.js';
 import { makeFilter } from '../commands/list.js';
-import { type RuleInForce, rulesFor } from '../commands/rules.js';
 import { err } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import type { Store } from '../gitstore/store.js';
 import { matcher } from '../model/glob.js';
 import { expiredAt, ruleInForce } from '../model/record.js';
+import { type RuleInForce, rulesFor } from '../search/rules.js';
 import { type Memo, memoOf, type UiEnv } from './env.js';
 import type {
   CodeFileEntry,

@@ -9,23 +9,15 @@ import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
 import { listConflicts } from '../merge/conflicts.js';
 import { CONFLICT_KEY, DELETION_KEY } from '../merge/engine.js';
+import { COMPARED_FIELDS } from '../model/fields.js';
 import { type MemoryRecord, parseRecord, recordPath } from '../model/record.js';
 import { diffRows, splitText } from './diff.js';
 import { storeNamed, type UiEnv } from './env.js';
 import { recordJSON } from './memories.js';
 import type { Conflict, ConflictAuthor, ConflictOther, RecordJson } from './wire.js';
 
-const COMPARED = [
-  'title',
-  'type',
-  'status',
-  'alias',
-  'tags',
-  'scope',
-  'confidence',
-  'expires',
-  'links',
-] as const;
+/** The fields the page compares, from the field table (src/model/fields.ts). */
+const COMPARED = COMPARED_FIELDS as readonly (keyof MemoryRecord)[];
 
 function shown(r: MemoryRecord): RecordJson {
   const j = recordJSON(r);

@@ -4,7 +4,7 @@
  * one line differ of the project (src/anchors/diff.ts, the one anchors use to
  * follow code); this only lays its answer out. Pure.
  */
-import { diffLines } from '../anchors/diff.js';
+import { changedRuns } from '../anchors/diff.js';
 import type { DiffRow } from './wire.js';
 
 /** Text → lines, without the empty line after a final newline. */
@@ -17,30 +17,20 @@ export function splitText(text: string): string[] {
 
 /** Every line of both texts in order, each marked kept, removed or added. */
 export function diffRows(a: readonly string[], b: readonly string[]): DiffRow[] {
-  const d = diffLines(a, b);
   const rows: DiffRow[] = [];
   let i = 1;
   let j = 1;
-  while (i <= a.length || j <= b.length) {
-    if (i <= a.length && j <= b.length && d.oldToNew[i] === j) {
-      rows.push({ op: ' ', old: i, new: j, text: a[i - 1] });
-      i++;
-      j++;
-    } else if (i <= a.length && d.oldToNew[i] === 0) {
-      rows.push({ op: '-', old: i, text: a[i - 1] });
-      i++;
-    } else if (j <= b.length && d.newToOld[j] === 0) {
-      rows.push({ op: '+', new: j, text: b[j - 1] });
-      j++;
-    } else if (i <= a.length) {
-      // a crossing match (the differ never gives one; kept safe): show it as a change
-      rows.push({ op: '-', old: i, text: a[i - 1] });
-      i++;
-    } else {
-      rows.push({ op: '+', new: j, text: b[j - 1] });
-      j++;
-    }
+  const keep = (toOld: number) => {
+    for (; i < toOld; i++, j++) rows.push({ op: ' ', old: i, new: j, text: a[i - 1] });
+  };
+  for (const run of changedRuns(a, b)) {
+    keep(run.old);
+    for (const [k, text] of run.removed.entries()) rows.push({ op: '-', old: run.old + k, text });
+    for (const [k, text] of run.added.entries()) rows.push({ op: '+', new: run.new + k, text });
+    i = run.old + run.removed.length;
+    j = run.new + run.added.length;
   }
+  keep(a.length + 1);
   return rows;
 }
 

@@ -1,11 +1,13 @@
 /**
  * Search for the Memories page: the index `git mem search` uses, asked the
  * way `git mem search` asks it. A store of some size is searched by the query
- * daemon (src/search/daemon.ts), started when none runs: loading an index of
+ * daemon (src/daemon/server.ts), started when none runs: loading an index of
  * thousands of memories takes seconds of one thread, which would hold every
  * other request of this server meanwhile; the daemon's process holds it
  * instead, and answers each keystroke from memory. A small store (or
  * GIT_MEM_DAEMON=off) is searched in this process, as the MCP server does.
+ * The search itself is the one `git mem search` makes (src/search/search.ts):
+ * same refusals, same ranking, same hits.
  * Keystrokes are never counted as uses of the memories they show.
  */
 import { isGitMemError } from '../errors.js';
@@ -33,7 +35,7 @@ const starting = new WeakMap<Store, Promise<unknown>>();
 
 /** A running daemon for the store: the one there, else one started now and waited for (one start for all callers). */
 async function daemonUp(env: UiEnv, store: Store): Promise<void> {
-  const { pingDaemon, startDaemon } = await import('../search/daemon-client.js');
+  const { pingDaemon, startDaemon } = await import('../daemon/client.js');
   if (await pingDaemon(store)) return;
   let p = starting.get(store);
   if (!p) {
@@ -43,20 +45,23 @@ async function daemonUp(env: UiEnv, store: Store): Promise<void> {
   await p;
 }
 
+/** The search `git mem search` makes (src/search/search.ts), with the server's daemon policy. */
 export async function uiSearch(env: UiEnv, store: Store, q: SearchQuery): Promise<SearchHit[]> {
-  if (await viaDaemon(env, store)) {
-    const { queryViaDaemon } = await import('../search/daemon-client.js');
+  let daemon = await viaDaemon(env, store);
+  if (daemon) {
     try {
       // never loaded here meanwhile: that would hold every other request of this server
       await daemonUp(env, store);
-      const hits = await queryViaDaemon(store, { op: 'search', q, count: false }, daemonEnv(env));
-      if (hits) return hits as SearchHit[];
     } catch (e) {
-      if (isGitMemError(e)) throw e; // the query itself was refused
+      if (isGitMemError(e)) throw e;
+      daemon = false;
     }
   }
-  const { searchMemories } = await import('../search/index.js');
-  return searchMemories(store, q, { recordUsage: false });
+  const { runSearch } = await import('../search/search.js');
+  return runSearch(store, q, {
+    label: store === env.store ? 'project' : 'global',
+    daemonEnv: daemon ? daemonEnv(env) : undefined,
+  });
 }
 
 /** Readies the index for the first keystroke: the daemon started in the background, or the index loaded here. */

@@ -96,6 +96,8 @@ export interface RecordJson extends RecordHead {
   created: string;
   updated: string;
   expires: string | null;
+  /** who last confirmed it still holds, and when (`git mem verify`) */
+  verified: { by: string; at: string } | null;
   clock: number;
   links: Links;
   anchors: RecordAnchor[];
@@ -154,6 +156,8 @@ export interface MemorySummary extends RecordHead {
   created: string;
   updated: string;
   expires: string | null;
+  /** when someone last confirmed it (only on a verified record) */
+  verified?: string;
   tokens: number;
   /** the paths it is anchored to */
   anchors: string[];

@@ -145,6 +145,8 @@ function Editor({ r, store, onDone }: { r: RecordJson; store: string; onDone: (c
   const [tags, setTags] = useState(r.tags.join(', '));
   const [scope, setScope] = useState(r.scope.join(', '));
   const [confidence, setConfidence] = useState(String(r.confidence));
+  const [source, setSource] = useState(r.source ?? '');
+  const [expires, setExpires] = useState(r.expires ?? '');
   const [body, setBody] = useState(r.body);
   const act = useAction();
   const save = async (e: Event) => {
@@ -161,6 +163,9 @@ function Editor({ r, store, onDone }: { r: RecordJson; store: string; onDone: (c
     if (split(tags).join(',') !== r.tags.join(',')) patch.tags = split(tags);
     if (split(scope).join(',') !== r.scope.join(',')) patch.scope = split(scope);
     if (Number(confidence) !== r.confidence) patch.confidence = Number(confidence);
+    // an emptied field is sent as "": the one way every surface clears a field
+    if (source.trim() !== (r.source ?? '')) patch.source = source.trim();
+    if (expires.trim() !== (r.expires ?? '')) patch.expires = expires.trim();
     if (body !== r.body) patch.body = body;
     if (!Object.keys(patch).length) return onDone(false);
     const res = await act.run(() =>
@@ -235,6 +240,26 @@ function Editor({ r, store, onDone }: { r: RecordJson; store: string; onDone: (c
           onInput={(e) => setScope((e.target as HTMLInputElement).value)}
         />
       </label>
+      <div class="row">
+        <label>
+          Source{' '}
+          <input
+            name="source"
+            value={source}
+            placeholder="URL, person, session"
+            onInput={(e) => setSource((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          Expires{' '}
+          <input
+            name="expires"
+            value={expires}
+            placeholder="2026-12-31 or 30d; empty: never"
+            onInput={(e) => setExpires((e.target as HTMLInputElement).value)}
+          />
+        </label>
+      </div>
       <label>
         Text (Markdown)
         <textarea
@@ -286,6 +311,15 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
         `Re-anchored where the code is now${res.commit ? ` (${short(res.commit)})` : ''}${res.dropped.length ? `; dropped ${res.dropped.join(', ')}` : ''}.`,
       );
   };
+  const verify = async () => {
+    const res = await act.run(() =>
+      post<UpdateAnswer>(`memory/${r.id}/verify`, {}, { store: d.store === 'global' ? 'global' : '' }),
+    );
+    if (res)
+      changed(
+        `Verified: it still holds${res.record.expires ? `; expires again on ${res.record.expires.slice(0, 10)}` : ''}${res.commit ? ` (${short(res.commit)})` : ''}.`,
+      );
+  };
   const setStatus = async (status: string) => {
     const res = await act.run(() =>
       post<UpdateAnswer>(`memory/${r.id}`, { status }, { store: d.store === 'global' ? 'global' : '' }),
@@ -335,6 +369,15 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
                 Re-anchor
               </button>
             ) : null}
+            <button
+              type="button"
+              onClick={verify}
+              disabled={act.busy}
+              data-action="verify"
+              title="You checked it: it still holds (records who and when, restarts its expiry)"
+            >
+              Verify
+            </button>
             {r.status === 'archived' ? (
               <button
                 type="button"
@@ -463,6 +506,14 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
                 <dt>expires</dt>
                 <dd>
                   <Time iso={r.expires} />
+                </dd>
+              </>
+            ) : null}
+            {r.verified ? (
+              <>
+                <dt>verified</dt>
+                <dd data-field="verified">
+                  <Time iso={r.verified.at} /> by {r.verified.by}
                 </dd>
               </>
             ) : null}

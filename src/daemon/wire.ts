@@ -1,13 +1,13 @@
 /**
  * The query daemon's wire protocol, client side: one newline-delimited JSON
  * request, one reply, over a Unix socket. Node built-ins only, so the agent
- * hook's fast path (dist/claude-fast.js) can ask the daemon without loading
- * anything else.
+ * hook's dispatcher (src/hooks/claude-code.ts) can ask the daemon without
+ * loading anything else.
  */
 import { connect } from 'node:net';
 
 export interface DaemonRequest {
-  op: 'search' | 'context' | 'dedup' | 'prompt' | 'run' | 'ping' | 'stop';
+  op: 'search' | 'context' | 'dedup' | 'prompt' | 'ping' | 'stop';
   q?: unknown;
   /** search: count the hits as used (default false: only hits given to an agent are a use) */
   count?: boolean;
@@ -23,7 +23,7 @@ export interface DaemonReply {
   tip?: string | null;
   memories?: number;
   uptimeMs?: number;
-  /** the worktree the daemon started in (ping): it runs add, check and the git hooks of that one only */
+  /** the worktree the daemon was started in (ping; it answers every worktree of the repository) */
   workTree?: string | null;
 }
 
@@ -49,21 +49,8 @@ export const REQUEST_MS = 10_000;
 export const E_DAEMON_BUSY = 'E_DAEMON_BUSY';
 export const E_DAEMON_TOO_LARGE = 'E_DAEMON_TOO_LARGE';
 export const E_DAEMON_TIMEOUT = 'E_DAEMON_TIMEOUT';
-/**
- * Refusals of a command sent to run (op `run`), before anything of it ran: the client
- * runs it itself. ELSEWHERE: the daemon serves another worktree, environment or build;
- * STDIN: the command wants the client's stdin, which stays with the client.
- */
-export const E_DAEMON_ELSEWHERE = 'E_DAEMON_ELSEWHERE';
-export const E_DAEMON_STDIN = 'E_DAEMON_STDIN';
 export function isRefusal(code: string | undefined): boolean {
-  return (
-    code === E_DAEMON_BUSY ||
-    code === E_DAEMON_TOO_LARGE ||
-    code === E_DAEMON_TIMEOUT ||
-    code === E_DAEMON_ELSEWHERE ||
-    code === E_DAEMON_STDIN
-  );
+  return code === E_DAEMON_BUSY || code === E_DAEMON_TOO_LARGE || code === E_DAEMON_TIMEOUT;
 }
 
 /** The socket of the daemon serving `refs/memory`, under a repository's common git dir. */

@@ -1,7 +1,8 @@
 /**
- * Client side of the query daemon: a long-lived `git mem daemon run` process
- * that keeps the search index of one store in memory and answers on a Unix
- * socket in .git/mem/search/<ref>/. One-shot CLI calls use it when it runs,
+ * Client side of the query daemon (./server.ts): a long-lived `git mem daemon run`
+ * process that keeps the search index of one store in memory and answers queries
+ * on a Unix socket in .git/mem/search/<ref>/. One-shot CLI calls (search, context,
+ * add's duplicate check; the agent hook asks through ./wire.ts) use it when it runs,
  * start it on demand for a store big enough to be worth it, and fall back to
  * searching in-process on any problem. A daemon started on demand is not
  * waited for (loading the index takes it seconds at 10k memories, where the
@@ -18,9 +19,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
-import { ask, type DaemonReply, type DaemonRequest, daemonMode, isRefusal } from './daemon-wire.js';
+import { mark } from '../trace.js';
+import { ask, type DaemonReply, type DaemonRequest, daemonMode, isRefusal } from './wire.js';
 
-export type { DaemonReply, DaemonRequest } from './daemon-wire.js';
+export type { DaemonReply, DaemonRequest } from './wire.js';
 export { ask, daemonMode };
 
 /**
@@ -59,19 +61,6 @@ export function buildId(): string {
   } catch {
     return self;
   }
-}
-
-/**
- * Whether a daemon's build is older than this one (ids made by scripts/build.mjs start with the
- * build's time): an upgrade replaces an older daemon, and two installations of different builds
- * never replace each other's back and forth.
- */
-export function olderBuild(theirs: unknown): boolean {
-  const when = (id: unknown) => {
-    const m = typeof id === 'string' ? /^([0-9a-z]+)-\d+$/.exec(id) : null;
-    return m ? Number.parseInt(m[1], 36) : Number.NaN;
-  };
-  return when(theirs) < when(buildId());
 }
 
 /** The launcher script (bin/git-mem.js) of this installation. */
@@ -140,9 +129,8 @@ export function launchDaemon(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
   } catch {
     return false; // another caller is starting one right now
   }
-  // what git gives a hook's process for the one command at hand is not the daemon's (it runs each
-  // command with that command's own environment)
-  // nor is `git -c k=v` of that command: it does count for which commands the daemon may run
+  // what git gives a hook's process for the one command at hand is not the daemon's, nor is
+  // `git -c k=v` of that command
   const own = Object.fromEntries(
     Object.entries(env).filter(
       ([k]) => !COMMAND_ONLY.includes(k) && !/^GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$/.test(k),
@@ -165,9 +153,8 @@ export function launchDaemon(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
 
 /**
  * Variables git sets for one command and its hooks: the identity and date of a commit, its index,
- * editor and pager, what a rebase tells the commands it runs. A daemon started by a hook does not
- * keep them (it runs each command with that command's own), and they do not make a client's
- * environment another (src/cli/via-daemon.ts).
+ * editor and pager, what a rebase tells the commands it runs. A daemon started from such a process
+ * does not keep them.
  */
 export const COMMAND_ONLY = [
   'GIT_CHERRY_PICK_HELP',
@@ -256,7 +243,10 @@ export async function queryViaDaemon(
       return undefined;
     }
   }
-  if (reply.ok) return reply.result;
+  if (reply.ok) {
+    mark(`daemon answered ${req.op}`);
+    return reply.result;
+  }
   // the daemon refused the connection (busy, request too large): answer in process
   if (isRefusal(reply.error?.code)) return undefined;
   if (reply.error?.code && reply.error.code !== 'E_INTERNAL') {

@@ -4,9 +4,13 @@
  * .git/mem/search/<ref>/daemon.sock. Every request first brings the index to
  * the ref's current tip (openIndex reads the tip and applies the tree diff),
  * so an answer never reflects an older store. Requests run one at a time.
- * Given a `run` handler (the CLI's `daemon run` gives one), it also runs
- * one-shot commands of clients in its worktree (op `run`, src/cli/via-daemon.ts).
- * Connections are bounded (daemon-wire.ts): how many at once, how large a
+ * It answers queries only (search, context, the duplicate check of an add, the
+ * agent's prompt injection, ping and stop): each with the same function a
+ * process asking alone would call, so the answer is the one it would get
+ * (test/daemon-agreement.test.ts). It runs no command and writes no memory.
+ * This folder imports nothing from src/cli: `git mem daemon run` (src/cli/daemon.ts)
+ * calls serve(); clients reach it through ./client.ts and ./wire.ts.
+ * Connections are bounded (wire.ts): how many at once, how large a
  * request line, how long a client may take to send it.
  * Exits after an idle period (GIT_MEM_DAEMON_IDLE_MS, default 10 minutes),
  * saving the index snapshot if it moved.
@@ -16,7 +20,16 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { isGitMemError } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
-import { ask, buildId, type DaemonReply, type DaemonRequest, socketPath } from './daemon-client.js';
+import type { DupInput } from '../search/dedup.js';
+import {
+  buildContextPack,
+  type ContextOptions,
+  providerFor,
+  type SearchQuery,
+  searchMemories,
+} from '../search/index.js';
+import { openIndex, saveSnapshot } from '../search/store-index.js';
+import { ask, buildId, type DaemonReply, type DaemonRequest, socketPath } from './client.js';
 import {
   E_DAEMON_BUSY,
   E_DAEMON_TIMEOUT,
@@ -25,16 +38,7 @@ import {
   MAX_CONNECTIONS,
   MAX_REQUEST_BYTES,
   REQUEST_MS,
-} from './daemon-wire.js';
-import type { DupInput } from './dedup.js';
-import {
-  buildContextPack,
-  type ContextOptions,
-  providerFor,
-  type SearchQuery,
-  searchMemories,
-} from './index.js';
-import { openIndex, saveSnapshot } from './store-index.js';
+} from './wire.js';
 
 const DEFAULT_IDLE_MS = 10 * 60 * 1000;
 const WATCH_MS = 2000;
@@ -63,12 +67,6 @@ export async function serve(
     maxRequestBytes?: number;
     /** time for a connection to send its whole request (default REQUEST_MS, env GIT_MEM_DAEMON_REQUEST_MS) */
     requestMs?: number;
-    /**
-     * Runs one command of a one-shot CLI process here (op `run`, src/cli/via-daemon.ts), where
-     * the store's git processes, catalog and index are warm. Given by the CLI's `daemon run`
-     * (this layer knows no command); without it the op is unknown.
-     */
-    run?: (q: unknown) => Promise<Omit<DaemonReply, 'build'>>;
   } = {},
 ): Promise<DaemonHandle> {
   const path = socketPath(store);
@@ -83,7 +81,7 @@ export async function serve(
   // one throwaway query of each kind before the first client: the first calls of a path run
   // unoptimised and allocate its caches, which the first adds and prompts would otherwise pay for
   try {
-    const { findDuplicates } = await import('./dedup.js');
+    const { findDuplicates } = await import('../search/dedup.js');
     await findDuplicates(
       store,
       { title: 'git-mem daemon warm-up', body: 'warm up the query paths' },
@@ -94,7 +92,7 @@ export async function serve(
       { query: 'git-mem daemon warm-up', limit: 5 },
       { provider, recordUsage: false },
     );
-    const { relevantMemories } = await import('./relevance.js');
+    const { relevantMemories } = await import('../search/relevance.js');
     await relevantMemories(store, 'git-mem daemon warm-up: the prompt relevance pass');
   } catch {}
   // test hook: a daemon slow to load (the on-demand start must not wait for it)
@@ -167,8 +165,7 @@ export async function serve(
       queue = queue.then(async () => {
         if (sock.destroyed) return;
         const reply = await handle(line);
-        // a request served keeps the daemon up; a refused one does not (a daemon that refuses every
-        // command, of another worktree or environment, idles out and leaves room for one that serves)
+        // a request served keeps the daemon up; a refused one (busy, too large, too slow) does not
         if (reply.ok || !isRefusal(reply.error?.code)) armIdle();
         // then closed by us: a client that never closes its end does not keep a connection slot
         finish(sock, reply);
@@ -210,11 +207,11 @@ export async function serve(
             }),
           };
         case 'dedup': {
-          const { findDuplicates } = await import('./dedup.js');
+          const { findDuplicates } = await import('../search/dedup.js');
           return { ok: true, build, result: await findDuplicates(store, req.q as DupInput, provider) };
         }
         case 'prompt': {
-          // the agent's UserPromptSubmit hook (dist/claude-fast.js): the whole injection, decided here
+          // the agent's UserPromptSubmit hook (src/hooks/claude-code.ts): the whole injection, decided here
           // where the catalog and a git reader are warm, so the hook process loads nothing of the store;
           // the same function as the hook's own, so the answer is the one it would give alone
           const q = (req.q ?? {}) as {
@@ -229,13 +226,13 @@ export async function serve(
               error: { code: 'E_INVALID_ARG', message: 'prompt: a string is required' },
               build,
             };
-          const { promptContext } = await import('./relevance.js');
+          const { promptContext } = await import('../search/relevance.js');
           const inj = await promptContext(store, q.prompt, {
             exclude: new Set(Array.isArray(q.exclude) ? q.exclude.map(String) : []),
             maxChars: typeof q.maxChars === 'number' ? q.maxChars : undefined,
           });
           if (q.countUse === true && inj.ids.length) {
-            const { recordUse } = await import('./usage.js');
+            const { recordUse } = await import('../search/usage.js');
             recordUse(store.repo, inj.ids);
           }
           return { ok: true, build, result: inj };
@@ -246,9 +243,6 @@ export async function serve(
             build,
             result: await buildContextPack(store, req.q as ContextOptions, { provider }),
           };
-        case 'run':
-          if (opts.run) return { ...(await opts.run(req.q)), build };
-          return { ok: false, error: { code: 'E_INVALID_ARG', message: 'unknown op run' }, build };
         default:
           return {
             ok: false,
@@ -326,7 +320,7 @@ export async function serve(
     await listen(server, path);
   } finally {
     // started on demand: listening (or not starting after all), so callers may ask or start
-    // another now (daemon-client.ts launchDaemon)
+    // another now (client.ts launchDaemon)
     rmSync(join(dirname(path), 'starting'), { force: true });
   }
   try {

@@ -1,0 +1,307 @@
+import { err } from '../errors.js';
+import { TAG_EDITS, UPDATABLE } from '../model/fields.js';
+import { STATUSES, TYPES } from '../model/record.js';
+
+// ------------------------------------------------------------------ schemas
+
+export type Json = Record<string, unknown>;
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: {
+    type: 'object';
+    properties: Record<string, Json>;
+    required?: string[];
+    additionalProperties: false;
+  };
+  annotations?: {
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
+}
+
+const str = (description: string, extra: Json = {}): Json => ({ type: 'string', description, ...extra });
+const strs = (description: string, items: Json = { type: 'string' }): Json => ({
+  type: 'array',
+  items,
+  description,
+});
+const int = (description: string, minimum: number, maximum: number): Json => ({
+  type: 'integer',
+  minimum,
+  maximum,
+  description,
+});
+const ID = str('Memory id, any unique id prefix (at least 4 characters), or alias.');
+const TYPE_ENUM = { type: 'string', enum: [...TYPES] };
+const READ = { readOnlyHint: true, openWorldHint: false } as const;
+
+/** The update tool's field arguments, from the field table (src/model/fields.ts): one per field update may set. */
+function updateProperties(): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  const enums: Record<string, readonly string[]> = { type: TYPES, status: STATUSES };
+  for (const f of UPDATABLE) {
+    const clears = `${f.input === 'strings' ? ' Replaces them all.' : ''}${f.update === 'set-clear' ? ' "" clears it.' : ''}`;
+    const description = `${f.help[0].toUpperCase()}${f.help.slice(1)}.${clears}`;
+    // a list, or "" to clear it (the one rule: src/model/fields.ts); the update operation checks the items
+    if (f.input === 'strings') out[f.key] = { ...strs(description), type: ['array', 'string'] };
+    else if (f.input === 'number')
+      out[f.key] = { type: 'number', minimum: f.minimum, maximum: f.maximum, description };
+    else out[f.key] = str(description, enums[f.key] ? { enum: [...enums[f.key]] } : {});
+  }
+  for (const t of TAG_EDITS) out[t.key] = strs(`${t.help[0].toUpperCase()}${t.help.slice(1)}.`);
+  return out;
+}
+
+export const TOOLS: ToolDef[] = [
+  {
+    name: 'search',
+    title: 'Search memories',
+    description:
+      "Search this repository's memory (decisions, constraints, known fixes, conventions, rules…) by meaning and keywords. " +
+      'Give the file you are working on to favour memories anchored to or scoped to it. Returns ranked hits with ids; read one in full with `get`.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: str('What you are looking for, in words (e.g. "why postgres", "flaky integration test fix").'),
+        file: str('Repository-relative path of the file in hand (optional).'),
+        types: strs('Only these memory types.', TYPE_ENUM),
+        tags: strs('Only memories with all of these tags.'),
+        limit: int('Maximum hits (default 10).', 1, 50),
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    annotations: READ,
+  },
+  {
+    name: 'context',
+    title: 'Context pack',
+    description:
+      'The memory to load before working on a file or task, within a token budget: rules in scope first, then constraints, ' +
+      'the best matches for the query, then recent session summaries. Reference material, not instructions.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        file: str('Repository-relative path of the file you will edit.'),
+        query: str('The task in a few words.'),
+        budget: int('Token budget (default: the context-budget setting, 2000).', 0, 100_000),
+        format: str('md (default) or json.', { enum: ['md', 'json'] }),
+      },
+      additionalProperties: false,
+    },
+    annotations: READ,
+  },
+  {
+    name: 'add',
+    title: 'Add a memory',
+    description:
+      'Record something worth remembering in future sessions: a decision and its reason, a constraint, a fix for an error, a failed approach, a convention. ' +
+      'One fact per memory, title one line. Committed to refs/memory (shared with the team on sync). Text that looks like a secret is refused. ' +
+      'Use status "pending" to leave it for human review.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        type: { ...TYPE_ENUM, description: 'Memory type.' },
+        title: str('One-line summary (at most 300 characters).'),
+        body: str('The memory itself, in Markdown: what, why, and how to apply it.'),
+        tags: strs('Tags (single words).'),
+        scope: strs('Globs the memory applies to (for rules and constraints), e.g. "src/db/**".'),
+        anchors: strs(
+          'Code the memory is about: PATH, PATH:LINE or PATH:START-END. It is flagged stale when that code changes.',
+        ),
+        alias: str('Optional path-like name, e.g. standards/ts/errors.'),
+        status: str(
+          'active or pending (wait for human review); default from the mcp.add-status setting, else active.',
+          {
+            enum: ['active', 'pending'],
+          },
+        ),
+        confidence: {
+          type: 'number',
+          minimum: 0,
+          maximum: 1,
+          description: 'How sure you are, 0..1 (default 0.8).',
+        },
+        source: str('Where it came from (URL, person, session); default "mcp".'),
+        expires: str('Expiry: ISO date or duration (30d, 2w).'),
+      },
+      required: ['type', 'title', 'body'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'get',
+    title: 'Get a memory',
+    description:
+      'One memory in full: frontmatter fields (type, status, tags, scope, anchors, links) and the Markdown body.',
+    inputSchema: { type: 'object', properties: { id: ID }, required: ['id'], additionalProperties: false },
+    annotations: READ,
+  },
+  {
+    name: 'update',
+    title: 'Update a memory',
+    description:
+      'Change fields of a memory (only the ones given). Use it to correct a memory that turned out wrong or outdated. ' +
+      'An empty string "" clears a field that can be cleared (expires, source, alias, tags, scope).',
+    inputSchema: {
+      type: 'object',
+      properties: { id: ID, ...updateProperties() },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  {
+    name: 'verify',
+    title: 'Verify memories',
+    description:
+      'Confirm that memories still hold (you checked them against the code): records who and when, ranks them above unverified ones, ' +
+      'and restarts the expiry of one that expires (the same lifetime again from now).',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        ids: strs('Memory ids, id prefixes or aliases.'),
+        by: str('Who confirms them (default: the git identity).'),
+      },
+      required: ['ids'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'delete',
+    title: 'Delete a memory',
+    description:
+      'Delete a memory that is wrong or no longer useful. Leaves a tombstone so the deletion survives merges with other clones; history keeps the old text.',
+    inputSchema: {
+      type: 'object',
+      properties: { id: ID, reason: str('Why it is deleted (kept in the tombstone).') },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  },
+  {
+    name: 'rules',
+    title: 'Rules in force',
+    description:
+      'The rules that apply to a file (scoped by globs, most specific first, project over personal), or all rules when no file is given.',
+    inputSchema: {
+      type: 'object',
+      properties: { file: str('Repository-relative path of the file in hand.') },
+      additionalProperties: false,
+    },
+    annotations: READ,
+  },
+  {
+    name: 'stale',
+    title: 'Stale memories',
+    description:
+      'Memories flagged stale because the code they are anchored to changed. Check them against the code, then update or delete them.',
+    inputSchema: {
+      type: 'object',
+      properties: { limit: int('Maximum results (default 50).', 1, 500) },
+      additionalProperties: false,
+    },
+    annotations: READ,
+  },
+  {
+    name: 'sessions',
+    title: 'Session summaries',
+    description:
+      'Summaries of past agent sessions, newest first (files changed, commands run, errors fixed, decisions, outcome). Give an id for one in full.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        id: str('A session summary id, or your own session id, to show in full.'),
+        limit: int('How many (default 5).', 1, 100),
+      },
+      additionalProperties: false,
+    },
+    annotations: READ,
+  },
+  {
+    name: 'review',
+    title: 'Review proposals',
+    description:
+      'Memories proposed by automatic extraction wait as "pending" until reviewed. action "list" shows them; "approve" makes one active ' +
+      '(optionally with an edited title, body, type or tags); "reject" deletes it and keeps it from being proposed again.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        action: str('list, approve or reject.', { enum: ['list', 'approve', 'reject'] }),
+        id: str('The proposal to approve or reject (id, prefix or alias).'),
+        title: str('approve: corrected title.'),
+        body: str('approve: corrected body.'),
+        type: { ...TYPE_ENUM, description: 'approve: corrected type.' },
+        tags: strs('approve: replace the tags.'),
+        limit: int('list: maximum results (default 50).', 1, 500),
+      },
+      required: ['action'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  },
+];
+
+// ------------------------------------------------------------------ argument checking (pure)
+
+/** Checks arguments against a tool's schema; throws E_INVALID_ARG naming the field and the fix. */
+export function checkArgs(tool: ToolDef, input: unknown): Json {
+  const args = input === undefined || input === null ? {} : input;
+  if (typeof args !== 'object' || Array.isArray(args))
+    throw err('E_INVALID_ARG', `${tool.name}: arguments must be an object`);
+  const a = args as Json;
+  const props = tool.inputSchema.properties;
+  for (const k of Object.keys(a)) {
+    if (!(k in props))
+      throw err(
+        'E_INVALID_ARG',
+        `${tool.name}: unknown argument "${k}"`,
+        `known: ${Object.keys(props).join(', ')}`,
+      );
+  }
+  for (const k of tool.inputSchema.required ?? []) {
+    if (a[k] === undefined || a[k] === null || a[k] === '')
+      throw err('E_INVALID_ARG', `${tool.name}: "${k}" is required`);
+  }
+  for (const [k, v] of Object.entries(a)) {
+    if (v === undefined || v === null) continue;
+    checkValue(`${tool.name}: "${k}"`, props[k], v);
+  }
+  return a;
+}
+
+function checkValue(where: string, s: Json, v: unknown): void {
+  const enumOf = (s.enum as unknown[] | undefined) ?? undefined;
+  switch (s.type) {
+    case 'string':
+      if (typeof v !== 'string') throw err('E_INVALID_ARG', `${where} must be a string`);
+      if (enumOf && !enumOf.includes(v))
+        throw err('E_INVALID_ARG', `${where} must be one of ${enumOf.join(', ')}, not "${v}"`);
+      return;
+    case 'integer':
+    case 'number': {
+      if (typeof v !== 'number' || !Number.isFinite(v) || (s.type === 'integer' && !Number.isInteger(v))) {
+        throw err('E_INVALID_ARG', `${where} must be ${s.type === 'integer' ? 'an integer' : 'a number'}`);
+      }
+      if (
+        (s.minimum !== undefined && v < (s.minimum as number)) ||
+        (s.maximum !== undefined && v > (s.maximum as number))
+      ) {
+        throw err('E_INVALID_ARG', `${where} must be between ${s.minimum} and ${s.maximum}`);
+      }
+      return;
+    }
+    case 'array':
+      if (!Array.isArray(v)) throw err('E_INVALID_ARG', `${where} must be an array`);
+      for (const x of v) checkValue(`${where} item`, (s.items as Json) ?? {}, x);
+      return;
+  }
+}

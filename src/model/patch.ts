@@ -1,0 +1,179 @@
+/**
+ * Changing a record's fields: what a person or an agent gives on any surface
+ * (the CLI's options, an MCP tool's arguments, the UI's form) read by one
+ * parser into a patch, and the patch applied to a record. Both follow the
+ * field table (src/model/fields.ts): which fields update may set or clear,
+ * how each is given, and the one rule that clears a field (`""`, and `never`
+ * for `expires`). Values are judged where a record is: validateRecord after
+ * the patch (src/model/schema.ts), so a value is refused alike everywhere.
+ * Pure: no git, no file system.
+ */
+import { err } from '../errors.js';
+import { FIELD_BY_KEY, TAG_EDITS, UPDATABLE, type Verified } from './fields.js';
+import { splitScopes, validateScopes } from './glob.js';
+import {
+  type Anchor,
+  isStatus,
+  isType,
+  type MemoryRecord,
+  type MemoryType,
+  normalizeTags,
+  parseDateInput,
+  type Status,
+  validateAlias,
+} from './record.js';
+import { nextClock, STATUSES, TYPES } from './schema.js';
+
+/** A change of some fields of a record: only what is given changes. */
+export interface FieldPatch {
+  title?: string;
+  body?: string;
+  tags?: string[];
+  addTags?: string[];
+  removeTags?: string[];
+  status?: string;
+  /** an ISO date (parseDateInput's answer) */
+  expires?: string;
+  type?: string;
+  scope?: string[];
+  confidence?: number;
+  source?: string;
+  alias?: string | null;
+  anchors?: Anchor[];
+  verified?: Verified;
+  /** fields to clear (those the table lets update clear) */
+  clear?: string[];
+  /** the same as clear: ['expires'] (older callers) */
+  clearExpiry?: boolean;
+  extra?: Record<string, unknown>;
+}
+
+export function validateType(t: string): MemoryType {
+  if (!isType(t)) throw err('E_INVALID_ARG', `unknown type "${t}"`, `use one of: ${TYPES.join(', ')}`);
+  return t;
+}
+
+export function validateStatus(s: string): Status {
+  if (!isStatus(s)) throw err('E_INVALID_ARG', `unknown status "${s}"`, `use one of: ${STATUSES.join(', ')}`);
+  return s;
+}
+
+/**
+ * Whether `v` is the value that clears field `key` (the one rule, every surface): the empty
+ * value `""` (a list field's `[]` or `[""]`, what a repeatable CLI option gives for `--tags ''`),
+ * and `never` for `expires`.
+ */
+export function isClearValue(key: string, v: unknown): boolean {
+  if (Array.isArray(v)) return v.every((x) => x === '');
+  return v === null || v === '' || (key === 'expires' && v === 'never');
+}
+
+function asText(key: string, v: unknown): string {
+  if (typeof v !== 'string') throw err('E_INVALID_ARG', `"${key}" must be text`, undefined, { field: key });
+  return v;
+}
+
+function asList(key: string, v: unknown): string[] {
+  if (typeof v === 'string') return key === 'scope' ? splitScopes([v]) : v.split(',');
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+    throw err('E_INVALID_ARG', `"${key}" must be a list of text`, undefined, { field: key });
+  return key === 'scope' ? splitScopes(v) : (v as string[]);
+}
+
+function asNumber(key: string, v: unknown): number {
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isFinite(n))
+    throw err('E_INVALID_ARG', `"${key}" must be a number`, undefined, { field: key });
+  return n;
+}
+
+/**
+ * The patch an update's input asks for: `input` maps field keys (the JSON names, as the MCP
+ * tools and the UI send them, and as the CLI's options are named) to what was given, plus
+ * `add_tags` and `remove_tags`. Throws E_INVALID_ARG for an unknown field, one update may not
+ * change, a value of the wrong type, a clear of a field that cannot be cleared, or nothing at all.
+ */
+export function parseUpdateInput(input: Record<string, unknown>): FieldPatch {
+  const patch: FieldPatch = {};
+  const clear: string[] = [];
+  for (const [key, v] of Object.entries(input)) {
+    if (v === undefined) continue;
+    const edit = TAG_EDITS.find((t) => t.key === key);
+    if (edit) {
+      const tags = asList(key, v);
+      if (key === 'add_tags') patch.addTags = tags;
+      else patch.removeTags = tags;
+      continue;
+    }
+    const def = FIELD_BY_KEY.get(key);
+    if (!def?.update)
+      throw err(
+        'E_INVALID_ARG',
+        def ? `"${key}" cannot be changed by update` : `unknown field "${key}"`,
+        `fields update changes: ${[...UPDATABLE.map((f) => f.key), ...TAG_EDITS.map((t) => t.key)].join(', ')}`,
+        { field: key },
+      );
+    if (key !== 'body' && isClearValue(key, v)) {
+      if (def.update !== 'set-clear')
+        throw err('E_INVALID_ARG', `"${key}" cannot be cleared`, 'give it a value', { field: key });
+      clear.push(key);
+      continue;
+    }
+    const p = patch as Record<string, unknown>;
+    if (def.input === 'strings') p[key] = asList(key, v);
+    else if (def.input === 'number') p[key] = asNumber(key, v);
+    else if (key === 'expires') p[key] = parseDateInput(asText(key, v));
+    else p[key] = asText(key, v);
+  }
+  if (clear.length) patch.clear = clear;
+  if (!Object.keys(patch).length)
+    throw err('E_INVALID_ARG', 'nothing to change', 'give at least one field, e.g. body or status');
+  return patch;
+}
+
+/** Applies a patch to a record (pure); returns the names of the fields that changed. */
+export function applyPatch(r: MemoryRecord, p: FieldPatch, now: string): string[] {
+  const changed: string[] = [];
+  const rec = r as unknown as Record<string, unknown>;
+  const set = (k: string, v: unknown) => {
+    if (JSON.stringify(rec[k]) !== JSON.stringify(v)) {
+      rec[k] = v;
+      changed.push(k);
+    }
+  };
+  const clear = new Set(p.clear ?? []);
+  if (p.clearExpiry) clear.add('expires');
+  for (const k of clear) {
+    const def = FIELD_BY_KEY.get(k);
+    if (def?.update !== 'set-clear') throw err('E_INVALID_ARG', `"${k}" cannot be cleared`);
+    set(k, Array.isArray(rec[k]) ? [] : undefined);
+  }
+  if (p.title !== undefined) set('title', p.title.trim());
+  if (p.body !== undefined) set('body', p.body);
+  if (p.type !== undefined) set('type', validateType(p.type));
+  if (p.status !== undefined) set('status', validateStatus(p.status));
+  let tags = p.tags !== undefined ? normalizeTags(p.tags) : [...r.tags];
+  if (p.addTags) tags = normalizeTags([...tags, ...p.addTags]);
+  if (p.removeTags) {
+    const rm = new Set(normalizeTags(p.removeTags));
+    tags = tags.filter((t) => !rm.has(t));
+  }
+  set('tags', tags);
+  if (p.scope !== undefined) set('scope', validateScopes(p.scope));
+  if (p.confidence !== undefined) set('confidence', p.confidence);
+  if (p.source !== undefined) set('source', p.source);
+  if (p.expires !== undefined) set('expires', p.expires);
+  if (p.alias !== undefined) set('alias', p.alias === null ? undefined : validateAlias(p.alias));
+  if (p.anchors !== undefined) set('anchors', p.anchors);
+  if (p.verified !== undefined) set('verified', p.verified);
+  if (p.extra) {
+    const extra = { ...r.extra, ...p.extra };
+    for (const [k, v] of Object.entries(extra)) if (v === undefined) delete extra[k];
+    set('extra', extra);
+  }
+  if (changed.length) {
+    r.updated = now;
+    r.clock = nextClock(r.clock);
+  }
+  return changed;
+}
