@@ -155,6 +155,65 @@ describe('blame', () => {
     }
   });
 
+  it('answers in a long-lived store (the LSP, MCP and UI servers) as a one-shot does, file after file, as HEAD and the memory ref move', async () => {
+    const r = makeRepo({ commit: true });
+    const OTHER =
+      'export function parse(buf) {\n  const header = readHeader(buf);\n  return readBody(buf, header);\n}\n';
+    r.write('src/users.js', CODE);
+    r.write('src/other.js', `export const o = 1;\n${OTHER}`);
+    r.write('src/new.js', 'export const n = 1;\n');
+    r.commitAll('code');
+    const add = (...args: string[]) => r.memJson(['add', '--force', '--content', 'x', ...args]);
+    const find = await add('--title', 'Bind values', '--anchor', 'src/users.js:3-5');
+    await add('--title', 'listUsers must page', '--anchor', 'src/users.js:7-9');
+    const parse = await add('--title', 'Header first', '--anchor', 'src/other.js:2-5');
+    await add('--type', 'rule', '--title', 'SQL lives in src', '--scope', 'src/**');
+    const kept = new Store(await openRepo(r.dir, r.env));
+    kept.longLived = true;
+    const paths = ['src/users.js', 'src/other.js'];
+    const same = async () => {
+      const once = new Store(await openRepo(r.dir, r.env));
+      try {
+        const out = [];
+        for (const path of paths) {
+          const a = await blame(kept, { path });
+          expect(a).toEqual(await blame(once, { path }));
+          out.push(a);
+        }
+        return out;
+      } finally {
+        once.close();
+      }
+    };
+    try {
+      await same();
+      // HEAD moves: parse() moves into users.js, listUsers is edited
+      r.write('src/users.js', `${CODE.replace('from users"', 'from users limit 50"')}${OTHER}`);
+      r.write('src/other.js', 'export const o = 1;\n');
+      r.commitAll('move parse');
+      const [users] = await same();
+      expect(users.memories.find((m) => m.id === parse.id)?.at?.path).toBe('src/users.js');
+      // the memory ref moves: a check records the verdicts (the anchor index's journal)
+      await r.mem(['check']);
+      await same();
+      // only the memory ref moves: a memory anchored to a file no memory was anchored to
+      const fresh = await add('--title', 'New file', '--anchor', 'src/new.js:1');
+      paths.push('src/new.js');
+      expect((await same())[2].memories.map((m) => [m.id, m.verdict.reason])).toEqual([
+        [fresh.id, 'same blob'],
+      ]);
+      // both: a branch where findUser is gone, and a memory added there
+      r.git('checkout', '-q', '-b', 'other');
+      r.write('src/users.js', OTHER);
+      r.commitAll('drop users');
+      await add('--title', 'Other only', '--anchor', 'src/users.js:1-2');
+      const [gone] = await same();
+      expect(gone.memories.find((m) => m.id === find.id)?.verdict.stale).toBe(true);
+    } finally {
+      kept.close();
+    }
+  });
+
   it('names bad input and the fix, and prints text and --json through the CLI', async () => {
     const r = makeRepo({ commit: true });
     r.write('a.txt', 'one\ntwo\nthree\n');

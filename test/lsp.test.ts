@@ -84,6 +84,25 @@ const FILE = [
   '',
 ].join('\n');
 
+const B_FILE = [
+  'export function open() {',
+  '  return lazy(() => connect());',
+  '}',
+  'export function close() {',
+  '  if (closed) return;',
+  '  closed = true;',
+  '}',
+  '',
+].join('\n');
+const C_FILE = [
+  'export const c = 0;',
+  'export function parse(buf) {',
+  '  const header = readHeader(buf);',
+  '  return readBody(buf, header.length);',
+  '}',
+  '',
+].join('\n');
+
 async function add(title: string, ...extra: string[]): Promise<string> {
   return (await r.memJson(['add', '--title', title, '--content', `${title}: body text`, ...extra])).id;
 }
@@ -96,8 +115,20 @@ beforeAll(async () => {
   ids.pool = await add('Pool size is capped', '--type', 'constraint', '--anchor', 'src/a.ts:2-3');
   ids.retry = await add('Retry three times', '--type', 'decision', '--anchor', 'src/a.ts:6-7');
   ids.rule = await add('Use the pool helper', '--type', 'rule', '--scope', 'src/**');
+  // src/b.ts: two memories of its own and, after the next commit, one whose code moved in from src/c.ts
+  r.write('src/b.ts', B_FILE);
+  r.write('src/c.ts', C_FILE);
+  r.commitAll('b and c');
+  ids.open = await add('Open lazily', '--type', 'decision', '--anchor', 'src/b.ts:1-3');
+  ids.close = await add('Close twice is fine', '--type', 'known_fix', '--anchor', 'src/b.ts:5-7');
+  ids.moved = await add('Parse the header first', '--type', 'constraint', '--anchor', 'src/c.ts:2-5');
   // the retry loop changes in a commit: its memory is stale at HEAD
   r.write('src/a.ts', FILE.replace('i < 3', 'i < 5'));
+  r.write(
+    'src/b.ts',
+    `${B_FILE.replace('closed = true', 'closed = !closed')}${C_FILE.split('\n').slice(1, 5).join('\n')}\n`,
+  );
+  r.write('src/c.ts', 'export const c = 0;\n');
   r.commitAll('five retries');
   text = readFileSync(join(r.dir, 'src/a.ts'), 'utf8');
   uri = pathToFileURL(join(r.dir, 'src/a.ts')).href;
@@ -173,6 +204,58 @@ describe('git mem lsp', () => {
       [1, '1 memory', 'git-mem.open'],
       [5, '1 memory · 1 stale', 'git-mem.open'],
     ]);
+  });
+
+  it('shows for a file what git mem blame --json says of it: the same memories on the same lines, the same verdicts and rules', async () => {
+    const path = 'src/b.ts';
+    const bUri = pathToFileURL(join(r.dir, path)).href;
+    client.notify('textDocument/didOpen', {
+      textDocument: {
+        uri: bUri,
+        languageId: 'typescript',
+        version: 1,
+        text: readFileSync(join(r.dir, path), 'utf8'),
+      },
+    });
+    const b = await r.memJson(['blame', path]);
+    // several memories: two of its own (one stale at HEAD) and one whose code moved here from src/c.ts
+    expect(b.memories.map((m: Json) => m.id).sort()).toEqual([ids.open, ids.close, ids.moved].sort());
+    expect(b.memories.find((m: Json) => m.id === ids.moved).at.path).toBe(path);
+    expect(b.memories.filter((m: Json) => m.verdict.stale).map((m: Json) => m.id)).toEqual([ids.close]);
+    expect(b.rules.map((x: Json) => x.id)).toEqual([ids.rule]);
+    const first = (m: Json) => (m.at?.lines ?? m.anchor.lines)[0] - 1;
+    const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+    const groups = new Map<number, Json[]>();
+    for (const m of b.memories) groups.set(first(m), [...(groups.get(first(m)) ?? []), m]);
+    const lenses: Json[] = await client.request('textDocument/codeLens', { textDocument: { uri: bUri } });
+    expect(lenses.map((l) => [l.range.start.line, l.command.title])).toEqual([
+      [0, plural(b.rules.length, 'rule', 'rules') + ' in force'],
+      ...[...groups]
+        .sort((x, y) => x[0] - y[0])
+        .map(([line, ms]) => {
+          const stale = ms.filter((m) => m.verdict.stale).length;
+          return [
+            line,
+            [plural(ms.length, 'memory', 'memories'), stale ? `${stale} stale` : '']
+              .filter(Boolean)
+              .join(' · '),
+          ];
+        }),
+    ]);
+    for (const m of b.memories) {
+      const h = await client.request('textDocument/hover', {
+        textDocument: { uri: bUri },
+        position: { line: first(m), character: 0 },
+      });
+      expect(h.contents.value).toContain(m.title);
+      expect(h.contents.value).toContain(m.id.slice(0, 12));
+      for (const x of b.rules) expect(h.contents.value).toContain(x.title);
+    }
+    const d = await until(() => client.diagnostics(bUri));
+    expect(d.map((x: Json) => [x.code, x.data.id, x.range.start.line])).toEqual(
+      b.memories.filter((m: Json) => m.verdict.stale).map((m: Json) => ['stale', m.id, first(m)]),
+    );
+    client.notify('textDocument/didClose', { textDocument: { uri: bUri } });
   });
 
   it('flags an unsaved edit of anchored lines as information, mapped through the buffer, and clears it when reverted', async () => {

@@ -14,7 +14,13 @@
  */
 import { judgeAnchors } from '../anchors/check.js';
 import { revParseVia, treeBlobs } from '../anchors/gitio.js';
-import { anchorIndex, type IndexEntry } from '../anchors/index-cache.js';
+import {
+  type AnchorIndex,
+  anchorIndex,
+  entriesAt,
+  type IndexEntry,
+  scanIndex,
+} from '../anchors/index-cache.js';
 import { loadRecords } from '../anchors/record-cache.js';
 import {
   baseOf,
@@ -126,6 +132,107 @@ const overlaps = (a: readonly [number, number] | undefined | null, r: [number, n
 
 const locOf = (l: Loc): BlameLoc => ({ path: l.path, lines: l.lines ?? null, symbol: l.symbol ?? null });
 
+/**
+ * What blame reads for any file at one memory tip and HEAD: the anchor index
+ * (loaded, its lines parsed only when needed), HEAD's blob of each indexed
+ * path, the live anchors whose file changed since they were placed (they may
+ * have moved anywhere, so every file's blame judges them) and the verdicts
+ * judged so far. All of it follows from the two commit ids: a long-lived store
+ * (the LSP, MCP and UI servers: `store.longLived`) keeps the last one for the
+ * next file; a one-shot command builds it for its one file.
+ */
+interface Scope {
+  head: string;
+  idx: AnchorIndex;
+  tblobs: Map<string, string>;
+  roaming: IndexEntry[];
+  /** verdicts at HEAD by anchor (record blob and position): judged once per scope */
+  verdicts: Map<string, Promise<Verdict>>;
+}
+
+const kept = new WeakMap<Store, { key: string; head: string; scope: Promise<Scope> }>();
+
+function scopeOf(store: Store, tip: string | null, head: string): Promise<Scope> {
+  if (!store.longLived) return buildScope(store, tip, head);
+  const key = `${tip} ${head}`;
+  const k = kept.get(store);
+  if (k?.key === key) return k.scope;
+  // only the memory ref moved (a memory added, a check recorded): HEAD's tree as listed already
+  const listed =
+    k?.head === head
+      ? k.scope.then(
+          (s) => s.tblobs,
+          () => undefined,
+        )
+      : undefined;
+  const scope = buildScope(store, tip, head, listed);
+  kept.set(store, { key, head, scope });
+  scope.catch(() => {
+    if (kept.get(store)?.scope === scope) kept.delete(store);
+  });
+  return scope;
+}
+
+/** Indexed paths beyond one `git ls-tree` of pathspecs (a process per 500): HEAD's whole tree is listed once instead. */
+const PATHSPECS = 500;
+
+async function buildScope(
+  store: Store,
+  tip: string | null,
+  head: string,
+  listed?: Promise<Map<string, string> | undefined>,
+): Promise<Scope> {
+  // the index loaded (and brought up to the tip), no line parsed
+  let idx = await anchorIndex(store, tip, new Set());
+  const paths = new Set<string>();
+  if (!scanIndex(idx, (p) => !paths.add(p))) {
+    // the journal does not fit the file: anchorIndex builds the index again
+    idx = await anchorIndex(store, tip);
+    scanIndex(idx, (p) => !paths.add(p));
+  }
+  const known = await listed;
+  // the paths whose blob at HEAD is not known yet (a path not in HEAD's tree is listed again: it is absent)
+  const wanted = known ? [...paths].filter((p) => !known.has(p)) : [...paths];
+  const many = wanted.length > PATHSPECS;
+  const tblobs = await treeBlobs(store.repo, head, many ? undefined : wanted);
+  if (many) for (const p of tblobs.keys()) if (!paths.has(p)) tblobs.delete(p);
+  if (known) for (const [p, b] of known) if (paths.has(p)) tblobs.set(p, b);
+  const settled = (e: IndexEntry) => e.s === 1 && e.sb !== undefined && (tblobs.get(e.p) ?? '') === e.sb;
+  // only the lines whose file is not the blob they were placed at are parsed
+  const roaming = (scanIndex(idx, (p, b) => b !== null && tblobs.get(p) !== b) ?? []).filter(
+    (e) => !RETIRED.has(e.status) && !e.i && e.b !== null && !settled(e),
+  );
+  return { head, idx, tblobs, roaming, verdicts: new Map() };
+}
+
+/** The verdicts of anchors at the scope's HEAD, each judged once in the scope. */
+async function judgedIn(
+  scope: Scope,
+  store: Store,
+  entries: IndexEntry[],
+  anchors: FullAnchor[],
+): Promise<Verdict[]> {
+  const key = (e: IndexEntry) => `${e.oid}\t${e.n}`;
+  const todo = entries.flatMap((e, i) => (scope.verdicts.has(key(e)) ? [] : [i]));
+  if (todo.length) {
+    const p = judgeAnchors(
+      store,
+      scope.head,
+      todo.map((i) => anchors[i]),
+    );
+    todo.forEach((i, k) => {
+      scope.verdicts.set(
+        key(entries[i]),
+        p.then((v) => v[k]),
+      );
+    });
+    p.catch(() => {
+      for (const i of todo) scope.verdicts.delete(key(entries[i]));
+    });
+  }
+  return Promise.all(entries.map((e) => scope.verdicts.get(key(e))!));
+}
+
 export async function blame(store: Store, opts: BlameOptions): Promise<BlameResult> {
   const path = checkPath(opts.path);
   let range: [number, number] | null = null;
@@ -160,13 +267,18 @@ export async function blame(store: Store, opts: BlameOptions): Promise<BlameResu
   }
 
   // 1. the anchors that may be here: made at this path, or moved since they were placed
-  const idx = await anchorIndex(store, tip);
-  const live = idx.entries.filter((e) => !RETIRED.has(e.status));
-  const tblobs = await treeBlobs(store.repo, head, [...new Set(live.map((e) => e.p))]);
-  const settled = (e: IndexEntry) => e.s === 1 && e.sb !== undefined && (tblobs.get(e.p) ?? '') === e.sb;
-  const candidates = live.filter(
-    (e) => e.p === path || (!e.i && e.b !== null && tblobs.get(e.p) !== e.b && !settled(e)),
-  );
+  const scope = await scopeOf(store, tip, head);
+  const here = entriesAt(scope.idx, path);
+  if (!here)
+    throw err(
+      'E_IO',
+      `the anchor index at ${tip?.slice(0, 12)} does not fit its journal`,
+      'run the command again',
+    );
+  const candidates = [
+    ...here.filter((e) => !RETIRED.has(e.status)),
+    ...scope.roaming.filter((e) => e.p !== path),
+  ];
   if (!file && !candidates.some((e) => e.p === path))
     throw err(
       'E_NOT_FOUND',
@@ -186,11 +298,12 @@ export async function blame(store: Store, opts: BlameOptions): Promise<BlameResu
     if (a) picked.push({ e, a });
   }
   // the file is as the anchor was last placed: fresh where it was, nothing to read (as check does)
-  const same = (e: IndexEntry, a: FullAnchor) => !e.s && isComplete(a) && tblobs.get(e.p) === e.b;
+  const same = (e: IndexEntry, a: FullAnchor) => !e.s && isComplete(a) && scope.tblobs.get(e.p) === e.b;
   const toJudge = picked.filter((p) => !same(p.e, p.a));
-  const judged = await judgeAnchors(
+  const judged = await judgedIn(
+    scope,
     store,
-    head,
+    toJudge.map((p) => p.e),
     toJudge.map((p) => p.a),
   );
   let j = 0;
