@@ -559,9 +559,8 @@ export async function anchorIndex(
 }
 
 /**
- * The entries at one path of an index anchorIndex returned (whatever paths it
- * was asked for): its lines found by binary search, the journal's changes
- * applied; undefined when those changes do not fit the file.
+ * The entries at one path of an index anchorIndex returned (whatever paths it was asked for): its
+ * lines found by binary search, the journal's changes applied; undefined when they do not fit.
  */
 export function entriesAt(idx: AnchorIndex, path: string): IndexEntry[] | undefined {
   if (!idx.tip) return [];
@@ -569,11 +568,9 @@ export function entriesAt(idx: AnchorIndex, path: string): IndexEntry[] | undefi
 }
 
 /**
- * The entries of an index anchorIndex returned (whatever paths it was asked
- * for) whose line `keep` accepts by its path and base blob (null: unknown),
- * looked at before the line is parsed: a reader of a few anchors among 10k
- * (blame's "has the file changed since this anchor was placed?") parses only
- * those. Undefined when the journal's changes do not fit the file.
+ * The entries whose line `keep` accepts by its path and base blob (null: unknown), looked at before
+ * the line is parsed: a reader of a few anchors among 10k (blame's "has the file changed since it
+ * was placed?") parses only those. Undefined when the journal's changes do not fit the file.
  */
 export function scanIndex(
   idx: AnchorIndex,

@@ -335,7 +335,8 @@ export class AnchorPreparer {
           body_hash: symDef.bodyHash,
         };
       } else {
-        // no grammar for this language: fall back to a line anchor on the definition line
+        // no grammar for this language: a line anchor on the definition and its block (its body
+        // must be in the range, or an edit of the body would leave the memory fresh)
         const line = fallbackDefinitionLine(lines, symbolName);
         if (!line)
           throw err(
@@ -343,9 +344,11 @@ export class AnchorPreparer {
             `no grammar for ${path} and no single definition of "${symbolName}" found`,
             'anchor lines instead: --anchor PATH:START-END',
           );
-        range = [line, line];
+        range = definitionBlock(lines, line);
         full.symbol = symbolName;
-        this.notes.push(`no symbol grammar for ${path}: "${symbolName}" anchored as line ${line}`);
+        this.notes.push(
+          `no symbol grammar for ${path}: "${symbolName}" anchored as lines ${range[0]}-${range[1]}`,
+        );
       }
     }
     if (range) {
@@ -473,6 +476,41 @@ function widenedContext(lines: readonly string[], start: number, end: number) {
 
 function contextOfSides(lines: readonly string[], start: number, end: number, nb: number, na: number) {
   return { before: lines.slice(Math.max(0, start - 1 - nb), start - 1), after: lines.slice(end, end + na) };
+}
+
+/**
+ * The lines of the definition starting at `line` (1-based), without a grammar: to the brace that
+ * closes the first one opened within its first lines (`{` on the line or a following one, as PHP,
+ * C#, Kotlin, Swift write it), else the lines indented deeper than it (Python-like blocks), else
+ * the line alone (a declaration ending in `;`). Braces in strings and comments are counted too: a
+ * block read too long makes a memory stale sooner, never fresh wrongly.
+ */
+export function definitionBlock(lines: readonly string[], line: number): [number, number] {
+  const MAX = 5000;
+  for (let i = line - 1; i < Math.min(lines.length, line + 4); i++) {
+    const open = lines[i].indexOf('{');
+    if (open < 0) {
+      if (/;\s*$/.test(lines[i])) return [line, i + 1];
+      continue;
+    }
+    let depth = 0;
+    for (let j = i; j < Math.min(lines.length, i + MAX); j++) {
+      for (const ch of j === i ? lines[j].slice(open) : lines[j]) {
+        if (ch === '{') depth++;
+        else if (ch === '}' && --depth === 0) return [line, j + 1];
+      }
+    }
+    return [line, Math.min(lines.length, i + MAX)];
+  }
+  const indent = (l: string) => l.length - l.trimStart().length;
+  const own = indent(lines[line - 1]);
+  let end = line;
+  for (let j = line; j < Math.min(lines.length, line + MAX); j++) {
+    if (!lines[j].trim()) continue;
+    if (indent(lines[j]) <= own) break;
+    end = j + 1;
+  }
+  return [line, end];
 }
 
 function fallbackDefinitionLine(lines: readonly string[], name: string): number | undefined {

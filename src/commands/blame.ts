@@ -34,7 +34,7 @@ import {
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
 import type { Provenance } from '../model/provenance.js';
-import type { MemoryType, Status } from '../model/record.js';
+import type { MemoryRecord, MemoryType, Status } from '../model/record.js';
 import { rulesFor } from '../search/rules.js';
 
 export interface BlameOptions {
@@ -205,6 +205,98 @@ async function buildScope(
   return { head, idx, tblobs, roaming, verdicts: new Map() };
 }
 
+/** The line range of a blame (FILE:START-END), or null for the whole file. */
+function rangeOf(opts: Pick<BlameOptions, 'start' | 'end'>): [number, number] | null {
+  if (opts.start === undefined && opts.end === undefined) return null;
+  const start = opts.start ?? 1;
+  const end = opts.end ?? start;
+  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start)
+    throw err(
+      'E_INVALID_ARG',
+      `invalid line range ${start}-${end}`,
+      'lines start at 1 and END is at least START: FILE:START-END',
+    );
+  return [start, end];
+}
+
+/** The memory of one anchor, when its code is on these lines at HEAD (or was, when it is gone). */
+function memoryHere(
+  e: IndexEntry,
+  a: FullAnchor,
+  v: Verdict,
+  r: MemoryRecord,
+  path: string,
+  range: [number, number] | null,
+): BlameMemory | null {
+  let here: boolean;
+  if (v.to) here = v.to.path === path && overlaps(v.to.lines, range);
+  else if (v.candidates?.length) here = v.candidates.some((c) => c.path === path && overlaps(c.lines, range));
+  else {
+    const b = isComplete(a) ? baseOf(a) : null;
+    here = (b?.path ?? a.path) === path && overlaps(b?.lines ?? a.lines, range);
+  }
+  if (!here) return null;
+  const recorded = a.verdict;
+  const verified: BlameMemory['verified'] = recorded
+    ? STALE_VERDICTS.has(recorded.status)
+      ? null
+      : { at: recorded.checked, commit: recorded.commit ?? null, by: 'check' }
+    : {
+        at: String((a.reanchored as { at?: unknown } | undefined)?.at ?? r.created),
+        commit: a.commit ?? null,
+        by: 'anchor',
+      };
+  return {
+    id: r.id,
+    alias: r.alias ?? null,
+    type: r.type,
+    title: r.title,
+    status: r.status,
+    author: r.author ?? null,
+    by: r.by ?? null,
+    created: r.created,
+    updated: r.updated,
+    anchor: { index: e.n, path: a.path, lines: a.lines ?? null, symbol: a.symbol ?? null },
+    at: v.to ? locOf(v.to) : null,
+    verdict: {
+      status: v.status,
+      reason: v.reason,
+      confidence: v.confidence,
+      stale: STALE_VERDICTS.has(v.status),
+    },
+    verified,
+  };
+}
+
+/** The rules in force for the file (project rules, as `git mem rules --file` lists them), but those anchored here. */
+async function rulesHere(
+  store: Store,
+  tip: string | null,
+  path: string,
+  anchored: ReadonlySet<string>,
+): Promise<BlameRule[]> {
+  const inForce = tip ? (await rulesFor(store, path)).filter((x) => !anchored.has(x.id)) : [];
+  const cat = inForce.length ? await store.catalogAt(tip) : undefined;
+  const ruleRecords = cat
+    ? await store.readRecords(inForce.map((x) => ({ id: x.id, oid: cat.oidOf(x.id)! })))
+    : [];
+  const byId = new Map(ruleRecords.map((r) => [r.id, r]));
+  return inForce.map((x) => {
+    const r = byId.get(x.id);
+    return {
+      id: x.id,
+      alias: x.alias,
+      title: x.title,
+      scope: x.scope,
+      matched: x.matched,
+      author: r?.author ?? null,
+      by: r?.by ?? null,
+      created: r?.created ?? '',
+      updated: r?.updated ?? '',
+    };
+  });
+}
+
 /** The verdicts of anchors at the scope's HEAD, each judged once in the scope. */
 async function judgedIn(
   scope: Scope,
@@ -235,18 +327,7 @@ async function judgedIn(
 
 export async function blame(store: Store, opts: BlameOptions): Promise<BlameResult> {
   const path = checkPath(opts.path);
-  let range: [number, number] | null = null;
-  if (opts.start !== undefined || opts.end !== undefined) {
-    const start = opts.start ?? 1;
-    const end = opts.end ?? start;
-    if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start)
-      throw err(
-        'E_INVALID_ARG',
-        `invalid line range ${start}-${end}`,
-        'lines start at 1 and END is at least START: FILE:START-END',
-      );
-    range = [start, end];
-  }
+  const range = rangeOf(opts);
   const head = await revParseVia(store, 'HEAD');
   if (!head) throw err('E_REV', 'HEAD is not a commit yet', 'make a first commit, then blame its files');
   const [tip, file] = await Promise.all([store.tip(), store.catFile.read(`${head}:${path}`)]);
@@ -325,47 +406,8 @@ export async function blame(store: Store, opts: BlameOptions): Promise<BlameResu
   // 3. those whose code is on these lines at HEAD (or was, when it is gone)
   const memories: BlameMemory[] = [];
   picked.forEach(({ e, a }, i) => {
-    const v = verdicts[i];
-    const r = records.get(e.id)!;
-    let here: boolean;
-    if (v.to) here = v.to.path === path && overlaps(v.to.lines, range);
-    else if (v.candidates?.length)
-      here = v.candidates.some((c) => c.path === path && overlaps(c.lines, range));
-    else {
-      const b = isComplete(a) ? baseOf(a) : null;
-      here = (b?.path ?? a.path) === path && overlaps(b?.lines ?? a.lines, range);
-    }
-    if (!here) return;
-    const recorded = a.verdict;
-    const verified: BlameMemory['verified'] = recorded
-      ? STALE_VERDICTS.has(recorded.status)
-        ? null
-        : { at: recorded.checked, commit: recorded.commit ?? null, by: 'check' }
-      : {
-          at: String((a.reanchored as { at?: unknown } | undefined)?.at ?? r.created),
-          commit: a.commit ?? null,
-          by: 'anchor',
-        };
-    memories.push({
-      id: r.id,
-      alias: r.alias ?? null,
-      type: r.type,
-      title: r.title,
-      status: r.status,
-      author: r.author ?? null,
-      by: r.by ?? null,
-      created: r.created,
-      updated: r.updated,
-      anchor: { index: e.n, path: a.path, lines: a.lines ?? null, symbol: a.symbol ?? null },
-      at: v.to ? locOf(v.to) : null,
-      verdict: {
-        status: v.status,
-        reason: v.reason,
-        confidence: v.confidence,
-        stale: STALE_VERDICTS.has(v.status),
-      },
-      verified,
-    });
+    const m = memoryHere(e, a, verdicts[i], records.get(e.id)!, path, range);
+    if (m) memories.push(m);
   });
   const first = (m: BlameMemory) => m.at?.lines?.[0] ?? m.anchor.lines?.[0] ?? 0;
   memories.sort(
@@ -374,26 +416,6 @@ export async function blame(store: Store, opts: BlameOptions): Promise<BlameResu
   );
 
   // 4. the rules in force for the file (project rules, as `git mem rules --file` lists them)
-  const anchored = new Set(memories.map((m) => m.id));
-  const inForce = tip ? (await rulesFor(store, path)).filter((x) => !anchored.has(x.id)) : [];
-  const cat = inForce.length ? await store.catalogAt(tip) : undefined;
-  const ruleRecords = cat
-    ? await store.readRecords(inForce.map((x) => ({ id: x.id, oid: cat.oidOf(x.id)! })))
-    : [];
-  const byId = new Map(ruleRecords.map((r) => [r.id, r]));
-  const rules: BlameRule[] = inForce.map((x) => {
-    const r = byId.get(x.id);
-    return {
-      id: x.id,
-      alias: x.alias,
-      title: x.title,
-      scope: x.scope,
-      matched: x.matched,
-      author: r?.author ?? null,
-      by: r?.by ?? null,
-      created: r?.created ?? '',
-      updated: r?.updated ?? '',
-    };
-  });
+  const rules = await rulesHere(store, tip, path, new Set(memories.map((m) => m.id)));
   return { path, lines: range, head, memoryCommit: tip, memories, rules };
 }

@@ -412,90 +412,96 @@ class Server {
     );
     c.onRequest(
       'textDocument/codeAction',
-      guard(async (p, signal) => {
-        const q = p as {
-          textDocument?: { uri?: unknown };
-          range?: Range;
-          context?: { diagnostics?: unknown[] };
-        };
-        const r = q?.range;
-        if (int(r?.start?.line) === null || int(r?.end?.line) === null) bad('range is required');
-        const { doc, view } = await this.docView(p, signal);
-        if (!view) return [];
-        const uri = str(q.textDocument?.uri);
-        const first = r!.start.line + 1;
-        const last = Math.max(
-          first,
-          r!.end.character === 0 && r!.end.line > r!.start.line ? r!.end.line : r!.end.line + 1,
-        );
-        const seen = new Set<string>();
-        const out: unknown[] = [];
-        const diags = Array.isArray(q.context?.diagnostics) ? q.context.diagnostics : [];
-        for (const s of place(view, doc)) {
-          const on = s.lines ? s.lines[0] <= last && s.lines[1] >= first : first === 1;
-          if (!on || seen.has(s.p.m.id)) continue;
-          seen.add(s.p.m.id);
-          const { id, title } = s.p.m;
-          const t = title.length > 50 ? `${title.slice(0, 49)}…` : title;
-          const mine = diags.filter((d) => (d as { data?: { id?: unknown } })?.data?.id === id);
-          out.push(
-            {
-              title: `Confirm "${t}" still holds`,
-              kind: 'quickfix',
-              diagnostics: mine,
-              command: { title: 'Confirm memory', command: 'git-mem.verify', arguments: [id] },
-            },
-            {
-              title: `Re-anchor "${t}" to line${first === last ? ` ${first}` : `s ${first}-${last}`}`,
-              kind: 'quickfix',
-              diagnostics: mine,
-              command: {
-                title: 'Re-anchor memory',
-                command: 'git-mem.reanchor',
-                arguments: [id, uri, first, last],
-              },
-            },
-            {
-              title: `Open "${t}" in git mem ui`,
-              kind: 'quickfix',
-              command: { title: 'Open memory', command: 'git-mem.open', arguments: [id] },
-            },
-          );
-        }
-        return out;
-      }),
+      guard((p, signal) => this.codeActions(p, signal)),
     );
     c.onRequest(
       'workspace/executeCommand',
-      guard(async (p) => {
-        const q = p as { command?: unknown; arguments?: unknown[] };
-        const args = Array.isArray(q?.arguments) ? q.arguments : [];
-        const id = str(args[0]);
-        if (!isId(id)) bad('the first argument is a memory id');
-        switch (q?.command) {
-          case 'git-mem.verify': {
-            if (!this.opts.verify)
-              throw new ResponseError(
-                ErrorCodes.RequestFailed,
-                'verify is unavailable in this git-mem: update git-mem, or run git mem reanchor ID',
-                { code: 'E_UNSUPPORTED' },
-              );
-            const r = await this.opts.verify(id, this.env.store).catch(asResponse);
-            this.refresh();
-            return r ?? null;
-          }
-          case 'git-mem.reanchor':
-            return this.reanchor(id, str(args[1]), args[2], args[3]);
-          case 'git-mem.open': {
-            const o = openCommand(id);
-            this.conn.notify('window/showMessage', { type: 3, message: o.message });
-            return o;
-          }
-          default:
-            bad(`no command ${String(q?.command)}: the commands are ${COMMANDS.join(', ')}`);
-        }
-      }),
+      guard((p) => this.execute(p)),
     );
+  }
+
+  /** The code actions for a selection: confirm, re-anchor and open each memory on its lines. */
+  private async codeActions(p: unknown, signal: AbortSignal): Promise<unknown[]> {
+    const q = p as {
+      textDocument?: { uri?: unknown };
+      range?: Range;
+      context?: { diagnostics?: unknown[] };
+    };
+    const r = q?.range;
+    if (int(r?.start?.line) === null || int(r?.end?.line) === null) bad('range is required');
+    const { doc, view } = await this.docView(p, signal);
+    if (!view) return [];
+    const uri = str(q.textDocument?.uri);
+    const first = r!.start.line + 1;
+    const last = Math.max(
+      first,
+      r!.end.character === 0 && r!.end.line > r!.start.line ? r!.end.line : r!.end.line + 1,
+    );
+    const seen = new Set<string>();
+    const out: unknown[] = [];
+    const diags = Array.isArray(q.context?.diagnostics) ? q.context.diagnostics : [];
+    for (const s of place(view, doc)) {
+      const on = s.lines ? s.lines[0] <= last && s.lines[1] >= first : first === 1;
+      if (!on || seen.has(s.p.m.id)) continue;
+      seen.add(s.p.m.id);
+      const { id, title } = s.p.m;
+      const t = title.length > 50 ? `${title.slice(0, 49)}…` : title;
+      const mine = diags.filter((d) => (d as { data?: { id?: unknown } })?.data?.id === id);
+      out.push(
+        {
+          title: `Confirm "${t}" still holds`,
+          kind: 'quickfix',
+          diagnostics: mine,
+          command: { title: 'Confirm memory', command: 'git-mem.verify', arguments: [id] },
+        },
+        {
+          title: `Re-anchor "${t}" to line${first === last ? ` ${first}` : `s ${first}-${last}`}`,
+          kind: 'quickfix',
+          diagnostics: mine,
+          command: {
+            title: 'Re-anchor memory',
+            command: 'git-mem.reanchor',
+            arguments: [id, uri, first, last],
+          },
+        },
+        {
+          title: `Open "${t}" in git mem ui`,
+          kind: 'quickfix',
+          command: { title: 'Open memory', command: 'git-mem.open', arguments: [id] },
+        },
+      );
+    }
+    return out;
+  }
+
+  /** A command of a code action (COMMANDS), by its name and arguments. */
+  private async execute(p: unknown): Promise<unknown> {
+    const q = p as { command?: unknown; arguments?: unknown[] };
+    const args = Array.isArray(q?.arguments) ? q.arguments : [];
+    const id = str(args[0]);
+    if (!isId(id)) bad('the first argument is a memory id');
+    switch (q?.command) {
+      case 'git-mem.verify': {
+        if (!this.opts.verify)
+          throw new ResponseError(
+            ErrorCodes.RequestFailed,
+            'verify is unavailable in this git-mem: update git-mem, or run git mem reanchor ID',
+            { code: 'E_UNSUPPORTED' },
+          );
+        const r = await this.opts.verify(id, this.env.store).catch(asResponse);
+        this.refresh();
+        return r ?? null;
+      }
+      case 'git-mem.reanchor':
+        return this.reanchor(id, str(args[1]), args[2], args[3]);
+      case 'git-mem.open': {
+        const o = openCommand(id);
+        this.conn.notify('window/showMessage', { type: 3, message: o.message });
+        return o;
+      }
+      default:
+        bad(`no command ${String(q?.command)}: the commands are ${COMMANDS.join(', ')}`);
+    }
   }
 
   private async reanchor(id: string, uri: string, start: unknown, end: unknown): Promise<unknown> {
