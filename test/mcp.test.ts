@@ -405,6 +405,22 @@ describe('mcp tools (pure parts)', () => {
     expect(() => checkArgs(search, { query: 'x', types: ['nope'] })).toThrow(/must be one of/);
     expect(() => checkArgs(search, { query: 'x', limit: 0 })).toThrow(/between 1 and 50/);
     expect(() => checkArgs(search, [])).toThrow(/must be an object/);
+    // the schema decides, whole (a JSON-schema validator, not a checker of a few keywords): a union
+    // type the old hand-written checker skipped is enforced, and every refusal is E_INVALID_ARG
+    const update = TOOLS.find((t) => t.name === 'update')!;
+    const codeOf = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as { code?: string }).code;
+      }
+      return 'accepted';
+    };
+    expect(codeOf(() => checkArgs(update, { id: '01ABCDEF', tags: 5 }))).toBe('E_INVALID_ARG');
+    expect(codeOf(() => checkArgs(update, { id: '01ABCDEF', tags: ['a'] }))).toBe('accepted');
+    expect(codeOf(() => checkArgs(update, { id: '01ABCDEF', tags: 'a,b' }))).toBe('accepted');
+    expect(codeOf(() => checkArgs(update, { id: '01ABCDEF', confidence: 1.5 }))).toBe('E_INVALID_ARG');
+    expect(codeOf(() => checkArgs(search, { query: 'x', nope: 1 }))).toBe('E_INVALID_ARG');
   });
 });
 

@@ -1,3 +1,4 @@
+import { fromJsonSchema, type JsonSchemaType } from '@modelcontextprotocol/server';
 import { err } from '../errors.js';
 import { TAG_EDITS, UPDATABLE } from '../model/fields.js';
 import { STATUSES, TYPES } from '../model/record.js';
@@ -253,55 +254,69 @@ export const TOOLS: ToolDef[] = [
 // ------------------------------------------------------------------ argument checking (pure)
 
 /** Checks arguments against a tool's schema; throws E_INVALID_ARG naming the field and the fix. */
+/** Each tool's argument validator, compiled once from its input schema by the SDK's JSON-schema validator (ajv). */
+const validators = new Map<string, (v: unknown) => readonly { message: string }[] | undefined>();
+function validatorOf(tool: ToolDef) {
+  let v = validators.get(tool.name);
+  if (!v) {
+    const schema = fromJsonSchema(tool.inputSchema as JsonSchemaType)['~standard'];
+    v = (x) => {
+      const r = schema.validate(x);
+      if (r instanceof Promise) throw new Error('an asynchronous schema');
+      return r.issues;
+    };
+    validators.set(tool.name, v);
+  }
+  return v;
+}
+
+/** The one line for the validator's first issue, in the words of the schema (`"limit" must be between 1 and 50`). */
+function describeIssue(tool: ToolDef, a: Json, message: string): { message: string; hint?: string } {
+  const props = tool.inputSchema.properties;
+  const unknown = Object.keys(a).find((k) => !(k in props));
+  if (unknown !== undefined)
+    return { message: `unknown argument "${unknown}"`, hint: `known: ${Object.keys(props).join(', ')}` };
+  const required = /must have required property '([^']+)'/.exec(message);
+  if (required) return { message: `"${required[1]}" is required` };
+  // `data/limit must be >= 1`, `data/types/0 must be equal to one of the allowed values`
+  const at = /^data\/([^/\s]+)(\/\d+)?\s+(.*)$/.exec(message);
+  if (!at) return { message: message.replace(/^data\s*/, 'arguments ') };
+  const [, key, item, said] = at;
+  const where = `"${key}"${item ? ' item' : ''}`;
+  const s = (item ? (props[key]?.items as Json | undefined) : props[key]) ?? {};
+  if (Array.isArray(s.enum)) return { message: `${where} must be one of ${s.enum.join(', ')}` };
+  if (s.minimum !== undefined && s.maximum !== undefined && /must be [<>]=/.test(said))
+    return { message: `${where} must be between ${s.minimum} and ${s.maximum}` };
+  const kinds = /^must be ([\w,]+)$/.exec(said)?.[1].split(',');
+  const article: Record<string, string> = {
+    string: 'a string',
+    integer: 'an integer',
+    number: 'a number',
+    array: 'an array',
+    boolean: 'a boolean',
+    object: 'an object',
+  };
+  return {
+    message: `${where} must be ${kinds?.every((k) => article[k]) ? kinds.map((k) => article[k]).join(' or ') : said.replace(/^must be /, '')}`,
+  };
+}
+
+/**
+ * A tool's arguments checked against its input schema by a maintained JSON-schema validator (the
+ * SDK's, ajv); a value of null counts as not given, and a required argument may not be empty. The
+ * first problem is E_INVALID_ARG in one line naming the argument.
+ */
 export function checkArgs(tool: ToolDef, input: unknown): Json {
   const args = input === undefined || input === null ? {} : input;
   if (typeof args !== 'object' || Array.isArray(args))
     throw err('E_INVALID_ARG', `${tool.name}: arguments must be an object`);
-  const a = args as Json;
-  const props = tool.inputSchema.properties;
-  for (const k of Object.keys(a)) {
-    if (!(k in props))
-      throw err(
-        'E_INVALID_ARG',
-        `${tool.name}: unknown argument "${k}"`,
-        `known: ${Object.keys(props).join(', ')}`,
-      );
+  const a = Object.fromEntries(Object.entries(args as Json).filter(([, v]) => v !== undefined && v !== null));
+  for (const k of tool.inputSchema.required ?? [])
+    if (a[k] === '') throw err('E_INVALID_ARG', `${tool.name}: "${k}" is required`);
+  const issues = validatorOf(tool)(a);
+  if (issues?.length) {
+    const d = describeIssue(tool, a, issues[0].message);
+    throw err('E_INVALID_ARG', `${tool.name}: ${d.message}`, d.hint);
   }
-  for (const k of tool.inputSchema.required ?? []) {
-    if (a[k] === undefined || a[k] === null || a[k] === '')
-      throw err('E_INVALID_ARG', `${tool.name}: "${k}" is required`);
-  }
-  for (const [k, v] of Object.entries(a)) {
-    if (v === undefined || v === null) continue;
-    checkValue(`${tool.name}: "${k}"`, props[k], v);
-  }
-  return a;
-}
-
-function checkValue(where: string, s: Json, v: unknown): void {
-  const enumOf = (s.enum as unknown[] | undefined) ?? undefined;
-  switch (s.type) {
-    case 'string':
-      if (typeof v !== 'string') throw err('E_INVALID_ARG', `${where} must be a string`);
-      if (enumOf && !enumOf.includes(v))
-        throw err('E_INVALID_ARG', `${where} must be one of ${enumOf.join(', ')}, not "${v}"`);
-      return;
-    case 'integer':
-    case 'number': {
-      if (typeof v !== 'number' || !Number.isFinite(v) || (s.type === 'integer' && !Number.isInteger(v))) {
-        throw err('E_INVALID_ARG', `${where} must be ${s.type === 'integer' ? 'an integer' : 'a number'}`);
-      }
-      if (
-        (s.minimum !== undefined && v < (s.minimum as number)) ||
-        (s.maximum !== undefined && v > (s.maximum as number))
-      ) {
-        throw err('E_INVALID_ARG', `${where} must be between ${s.minimum} and ${s.maximum}`);
-      }
-      return;
-    }
-    case 'array':
-      if (!Array.isArray(v)) throw err('E_INVALID_ARG', `${where} must be an array`);
-      for (const x of v) checkValue(`${where} item`, (s.items as Json) ?? {}, x);
-      return;
-  }
+  return args as Json;
 }
