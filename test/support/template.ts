@@ -31,6 +31,8 @@ export interface Template {
   env: NodeJS.ProcessEnv;
   /** the memories written into it, in order */
   records: MemoryRecord[];
+  /** the ids the template's commands printed (their --json `id`), in order */
+  ids: string[];
 }
 
 export interface Fresh {
@@ -40,9 +42,19 @@ export interface Fresh {
   /** the copy's store, open for the whole test (closed after it) */
   store: Store;
   records: MemoryRecord[];
+  /** the ids the template's commands printed */
+  ids: string[];
   /** the commit refs/memory points at ('' when the store has none) */
   tip: () => string;
   write: (path: string, content: string) => void;
+  /**
+   * a command on this copy's store (runOn) shaped as helpers.ts's CliResult: `code` the exit
+   * code, `error` the error code; human output unless argv says --json
+   */
+  mem: (args: string[], opts?: { stdin?: string }) => Promise<MemResult>;
+  /** a command that must succeed, with --json output: its document */
+  // biome-ignore lint/suspicious/noExplicitAny: see RunResult.json
+  memJson: (args: string[], opts?: { stdin?: string }) => Promise<any>;
 }
 
 export interface TemplateSpec {
@@ -51,6 +63,8 @@ export interface TemplateSpec {
   /** files to commit in the work tree besides README.md */
   files?: Record<string, string>;
   init?: boolean;
+  /** commands run on it after the memories, through their run functions (as runOn runs them) */
+  commands?: string[][];
 }
 
 const built = new Map<string, Promise<Template>>();
@@ -72,13 +86,19 @@ async function build(spec: TemplateSpec): Promise<Template> {
   r.commitAll('initial');
   const store = new Store(await openRepo(r.dir, r.env));
   const records: MemoryRecord[] = [];
+  const ids: string[] = [];
   try {
     if (spec.init !== false) await initStore(store);
     for (const m of spec.memories ?? []) records.push((await addMemory(store, m)).record);
+    const on = { dir: r.dir, env: r.env, store } as Fresh;
+    for (const c of spec.commands ?? []) {
+      const id = (await jsonOn(on, c))?.id;
+      if (typeof id === 'string') ids.push(id);
+    }
   } finally {
     store.close();
   }
-  return { dir: r.dir, env: r.env, records };
+  return { dir: r.dir, env: r.env, records, ids };
 }
 
 const open: Store[] = [];
@@ -96,25 +116,36 @@ export async function fresh(t: Template | Promise<Template>): Promise<Fresh> {
   const store = new Store(await openRepo(dir, env));
   open.push(store);
   const git = (...args: string[]) => sh('git', args, dir, env);
-  return {
+  const f: Fresh = {
     dir,
     env,
     git,
     store,
     records: tpl.records,
+    ids: tpl.ids,
+    mem: async (args, o = {}) => {
+      const { exit, code, ...rest } = await runOn(f, args, { ...o, json: args.includes('--json') });
+      return { ...rest, code: exit, error: code };
+    },
+    memJson: (args, o = {}) => jsonOn(f, args, o),
     tip: () => git('for-each-ref', '--format=%(objectname)', 'refs/memory').trim(),
     write: (path, content) => {
       mkdirSync(dirname(join(dir, path)), { recursive: true });
       writeFileSync(join(dir, path), content);
     },
   };
+  return f;
 }
+
+export type MemResult = Omit<RunResult, 'exit' | 'code'> & { code: number; error?: string };
 
 export interface RunResult {
   /** the exit code main() would return */
   exit: number;
   /** the error's code (src/errors.ts), when the command was refused */
   code?: string;
+  /** the error's message: for the data it names (an id, a path), never for its wording */
+  message?: string;
   stdout: string;
   stderr: string;
   // biome-ignore lint/suspicious/noExplicitAny: the command's --json document, checked by the assertions that read it
@@ -129,14 +160,14 @@ export interface RunResult {
 export async function runOn(
   f: Fresh,
   argv: string[],
-  opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {},
+  opts: { stdin?: string; env?: NodeJS.ProcessEnv; json?: boolean } = {},
 ): Promise<RunResult> {
   const io = bufferIO(opts.stdin);
   const ctx: Ctx = {
     io,
     cwd: f.dir,
     env: opts.env ?? f.env,
-    json: true,
+    json: opts.json ?? true,
     formatFixed: true,
     stores: [],
     store: f.store,
@@ -155,7 +186,7 @@ export async function runOn(
   } catch (e) {
     const ge = asGitMemError(e);
     if (!ge) throw e;
-    return { exit: ge.exitCode, code: ge.code, stdout: io.stdout, stderr: io.stderr };
+    return { exit: ge.exitCode, code: ge.code, message: ge.message, stdout: io.stdout, stderr: io.stderr };
   } finally {
     for (const s of ctx.stores) s.close();
   }
