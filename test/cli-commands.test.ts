@@ -27,99 +27,34 @@ function runGit(r: TestRepo, args: string[], input?: string, env = r.env): strin
 describe('errors: one line, a stable code, a non-zero exit, the store untouched', () => {
   it('refuses bad input on every writing command without moving refs/memory', async () => {
     const r = makeRepo();
-    const { id } = await r.memJson(['add', '--title', 'Keep', '--content', 'k', '--alias', 'keep/me']);
+    await r.memJson(['add', '--title', 'Keep', '--content', 'k', '--alias', 'keep/me']);
     const before = tip(r);
-    const cases: Array<{ args: string[]; code: number; msg: RegExp; json?: string; stdin?: string }> = [
-      { args: ['add', '--content', 'no title'], code: 2, msg: /Missing required argument: title/ },
-      {
-        args: ['add', '--title', 'T', '--content', 'x', '--type', 'bogus'],
-        code: 2,
-        msg: /unknown type "bogus"/,
-        json: 'E_INVALID_ARG',
-      },
-      {
-        args: ['add', '--title', 'T', '--content', 'x', '--alias', 'Bad Alias'],
-        code: 2,
-        msg: /invalid alias/,
-      },
+    // end to end through main(): each refusal is one line with its code; every other refusal of the
+    // store's commands is asserted by code on a long-lived store in test/ops/store-commands.test.ts
+    const cases: Array<{ args: string[]; code: number; json: string; stdin?: string }> = [
+      { args: ['add', '--content', 'no title'], code: 2, json: 'E_INVALID_ARG' },
       {
         args: ['add', '--title', 'T', '--content', 'x', '--alias', 'keep/me'],
         code: 2,
-        msg: /alias "keep\/me" is already used/,
         json: 'E_ALIAS_TAKEN',
       },
-      {
-        args: ['add', '--title', 'T', '--content', 'aws AKIAIOSFODNN7EXAMPLE'],
-        code: 2,
-        msg: /AWS access key id in body at line 1, column 5/,
-        json: 'E_SECRET',
-      },
-      {
-        args: ['add', '--title', 'T', '--content', 'x'.repeat(70000)],
-        code: 2,
-        msg: /over the 65536-byte limit/,
-        json: 'E_TOO_LARGE',
-      },
-      { args: ['add', '--title', 'T', '--content', 'a\u0000b'], code: 2, msg: /binary/, json: 'E_BINARY' },
-      {
-        args: ['add', '--title', 'T', '--content', 'x', '--expires', 'whenever'],
-        code: 2,
-        msg: /invalid date "whenever"/,
-      },
-      {
-        args: ['add', '--title', 'T', '--content', 'x', '--file', 'nope.md'],
-        code: 2,
-        msg: /pass either --content or --file/,
-      },
-      { args: ['add', '--title', 'T'], code: 2, msg: /no content given/ },
-      {
-        args: ['update', 'zzzz', '--title', 'x'],
-        code: 3,
-        msg: /no memory matches "zzzz"/,
-        json: 'E_NOT_FOUND',
-      },
-      { args: ['update', id, '--status', 'weird'], code: 2, msg: /unknown status "weird"/ },
-      {
-        args: ['update', id, '--expires', '1d', '--clear-expiry'],
-        code: 2,
-        msg: /either --expires or --clear-expiry/,
-      },
-      { args: ['rm', 'nothing/here'], code: 3, msg: /no memory matches/ },
-      { args: ['mv', id, 'BAD ALIAS'], code: 2, msg: /invalid alias/ },
-      { args: ['supersede', id, '--by', id], code: 2, msg: /cannot supersede itself/ },
+      { args: ['update', 'zzzz', '--title', 'x'], code: 3, json: 'E_NOT_FOUND' },
       {
         args: ['import', '--jsonl', '-'],
         code: 2,
-        msg: /line 2: invalid JSON/,
+        json: 'E_INVALID_ARG',
         stdin: '{"title":"ok","body":"b"}\n{broken\n',
       },
-      {
-        args: ['import', '--jsonl', '-'],
-        code: 2,
-        msg: /line 1: a title is required/,
-        stdin: '{"body":"no title"}\n',
-      },
-      { args: ['import', '--jsonl', 'missing.jsonl'], code: 2, msg: /cannot read missing.jsonl/ },
-      { args: ['config', 'set', 'Bad Key', '1'], code: 2, msg: /invalid config key/ },
-      {
-        args: ['config', 'set', 'context-budget', 'lots', '--shared'],
-        code: 2,
-        msg: /context-budget must be a whole number of at least 1/,
-      },
-      { args: ['show', id, '--at', 'no-such-thing'], code: 2, msg: /cannot resolve --at/ },
-      { args: ['frobnicate'], code: 2, msg: /Unknown argument|Unknown command/ },
+      { args: ['frobnicate'], code: 2, json: 'E_INVALID_ARG' },
     ];
     for (const c of cases) {
       const res = await r.mem(c.args, { stdin: c.stdin });
       expect(res.code, `${c.args.join(' ')} → ${res.stderr}`).toBe(c.code);
-      expect(res.stderr).toMatch(c.msg);
       expect(res.stderr.trim().split('\n').length, res.stderr).toBe(1);
       expect(res.stderr).not.toMatch(/\n\s+at /);
       expect(tip(r), c.args.join(' ')).toBe(before);
-      if (c.json) {
-        const j = await r.mem([...c.args, '--json'], { stdin: c.stdin });
-        expect(JSON.parse(j.stdout).error.code).toBe(c.json);
-      }
+      const j = await r.mem([...c.args, '--json'], { stdin: c.stdin });
+      expect(JSON.parse(j.stdout).error.code).toBe(c.json);
     }
   });
 
@@ -159,141 +94,12 @@ describe('errors: one line, a stable code, a non-zero exit, the store untouched'
 });
 
 describe('commands', () => {
-  it('update changes only what is passed; history shows every version; rm keeps a tombstone', async () => {
+  // update/history/rm, expiry and prune, list filters, supersede/mv/stats: test/ops/store-commands.test.ts
+  it('list prints token estimates beside the titles', async () => {
     const r = makeRepo();
-    const { id } = await r.memJson([
-      'add',
-      '--type',
-      'convention',
-      '--title',
-      'Tabs',
-      '--content',
-      'v1',
-      '--tags',
-      'style',
-      '--expires',
-      '2999-01-01',
-    ]);
-    const u = await r.memJson(['update', id, '--title', 'Spaces', '--add-tag', 'fmt', '--clear-expiry']);
-    expect(u.changed.sort()).toEqual(['expires', 'tags', 'title']);
-    expect(u).toMatchObject({
-      title: 'Spaces',
-      tags: ['style', 'fmt'],
-      expires: null,
-      body: 'v1\n',
-      clock: 2,
-    });
-    const same = await r.memJson(['update', id, '--title', 'Spaces']);
-    expect(same.changed).toEqual([]);
-    expect(same.commit).toBeNull();
-    const viaStdin = await r.mem(['update', id, '--stdin'], { stdin: 'v2 from stdin' });
-    expect(viaStdin.code).toBe(0);
-    await r.memJson(['update', id, '--remove-tag', 'style', '--status', 'archived']);
-    const hist = await r.memJson(['history', id]);
-    expect(hist.map((h: { record: { body: string } }) => h.record.body)).toEqual([
-      'v2 from stdin\n',
-      'v2 from stdin\n',
-      'v1\n',
-      'v1\n',
-    ]);
-    expect(hist[0].author).toBe('Test User');
-    await r.memJson(['rm', id, '--reason', 'obsolete']);
-    const after = await r.memJson(['history', id]);
-    expect(after[0].deleted).toBe(true);
-    expect(r.git('cat-file', '-p', `refs/memory:tombstones/${id.slice(-2)}/${id}.yaml`)).toMatch(
-      /reason: obsolete/,
-    );
-  });
-
-  it('hides expired memories unless asked, and prune removes them in one commit', async () => {
-    const r = makeRepo();
-    await r.memJson(['add', '--title', 'Fresh', '--content', 'x']);
-    const { id } = await r.memJson(['add', '--title', 'Old', '--content', 'x', '--expires', '2020-01-01']);
-    expect((await r.memJson(['list'])).map((m: { title: string }) => m.title)).toEqual(['Fresh']);
-    expect((await r.memJson(['list', '--include-expired'])).length).toBe(2);
-    const dry = await r.memJson(['prune', '--dry-run']);
-    expect(dry.map((m: { id: string }) => m.id)).toEqual([id]);
-    const commits = r.git('rev-list', '--count', 'refs/memory').trim();
-    await r.memJson(['prune']);
-    expect(Number(r.git('rev-list', '--count', 'refs/memory'))).toBe(Number(commits) + 1);
-    expect((await r.memJson(['list', '--include-expired'])).length).toBe(1);
-  });
-
-  it('filters by type, tag, status and scope file; shows token estimates', async () => {
-    const r = makeRepo();
-    await r.memJson([
-      'add',
-      '--type',
-      'rule',
-      '--title',
-      'DB rule',
-      '--content',
-      'use the pool',
-      '--scope',
-      'packages/db/**',
-      '--tags',
-      'db',
-    ]);
-    await r.memJson([
-      'add',
-      '--type',
-      'decision',
-      '--title',
-      'UI choice',
-      '--content',
-      'react',
-      '--tags',
-      'ui',
-    ]);
-    await r.memJson([
-      'add',
-      '--type',
-      'decision',
-      '--title',
-      'Pending',
-      '--content',
-      'maybe',
-      '--status',
-      'pending',
-    ]);
-    const titles = async (args: string[]) =>
-      (await r.memJson(['list', ...args])).map((m: { title: string }) => m.title);
-    expect(await titles(['--type', 'rule'])).toEqual(['DB rule']);
-    expect(await titles(['--tag', 'ui'])).toEqual(['UI choice']);
-    expect(await titles(['--status', 'pending'])).toEqual(['Pending']);
-    expect(await titles(['--scope-file', 'packages/db/src/pool.ts'])).toEqual(['DB rule']);
-    expect(await titles(['--type', 'decision', '--status', 'active'])).toEqual(['UI choice']);
+    await r.memJson(['add', '--type', 'rule', '--title', 'DB rule', '--content', 'use the pool']);
     const human = await r.mem(['list']);
     expect(human.stdout).toMatch(/DB rule\s+~\d+t/);
-    const show = await r.memJson(['list', '--type', 'rule']);
-    expect(show[0].tokens).toBe(Math.ceil('DB rule'.length / 4) + Math.ceil('use the pool\n'.length / 4) + 4);
-  });
-
-  it('supersede links both ways; mv renames the alias; stats counts', async () => {
-    const r = makeRepo();
-    const { id: a } = await r.memJson(['add', '--title', 'Old way', '--content', 'x', '--alias', 'how/old']);
-    const { id: b } = await r.memJson(['add', '--title', 'New way', '--content', 'y']);
-    await r.memJson(['supersede', 'how/old', '--by', b]);
-    const old = await r.memJson(['show', a]);
-    const neu = await r.memJson(['show', b]);
-    expect(old.status).toBe('superseded');
-    expect(old.links.superseded_by).toEqual([b]);
-    expect(neu.links.supersedes).toEqual([a]);
-    // again: already so, no commit; the other way round: refused (both would be hidden from search)
-    const tip = r.git('rev-parse', 'refs/memory').trim();
-    const again = await r.mem(['supersede', a, b]);
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/is already superseded by .*: nothing changed/);
-    const back = await r.mem(['supersede', b, a]);
-    expect(back.code).toBe(2);
-    expect(back.stderr).toMatch(/^git-mem: error: \w+ is itself superseded by \w+ \(supersede it by/);
-    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
-    await r.memJson(['mv', b, 'how/new']);
-    expect((await r.memJson(['show', 'how/new'])).id).toBe(b);
-    const taken = await r.mem(['mv', a, 'how/new']);
-    expect(taken.code).toBe(2);
-    const stats = await r.memJson(['stats']);
-    expect(stats).toMatchObject({ records: 2, byStatus: { superseded: 1, active: 1 }, malformed: 0 });
   });
 
   it('imports JSON lines in one commit (foreign ids become aliases, unknown fields kept) and exports them back', async () => {

@@ -5,7 +5,7 @@
  * refused as a duplicate of a memory with another title.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { add } from '../src/commands/add.js';
@@ -22,25 +22,7 @@ async function added(r: ReturnType<typeof makeRepo>, title: string, body: string
 }
 
 describe('first-hour lines', () => {
-  it('supersede takes NEW as a second word, as the CI report prints it; --by still works', async () => {
-    const r = makeRepo({ commit: true });
-    const a = await added(r, 'use pnpm', 'pnpm for installs');
-    const b = await added(r, 'use npm after all', 'npm workspaces are enough now');
-    const c = await added(r, 'use yarn again', 'yarn berry for zero installs');
-    const res = await r.mem(['supersede', a, b]);
-    expect(res.code, res.stderr).toBe(0);
-    expect((await r.memJson(['show', a])).status).toBe('superseded');
-    expect((await r.mem(['supersede', b, '--by', c])).code).toBe(0);
-    const tip = r.git('rev-parse', 'refs/memory');
-    const both = await r.mem(['supersede', c, a, '--by', b]);
-    expect(both.code).toBe(2);
-    expect(both.stderr.trim().split('\n')).toHaveLength(1);
-    const none = await r.mem(['supersede', c]);
-    expect(none.code).toBe(2);
-    expect(none.stderr).toContain('git mem supersede OLD NEW');
-    expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
-  });
-
+  // supersede OLD NEW and --by: test/ops/first-hour.test.ts
   it('a filter that matches nothing does not invite a first memory; stats counts in the singular', async () => {
     const r = makeRepo({ commit: true });
     const empty = await r.mem(['list']);
@@ -213,104 +195,7 @@ describe('first-hour lines', () => {
   });
 });
 
-describe('scopes that are refused', () => {
-  it('unclosed brackets, empty, absolute and .. scopes: one line, exit 2, store unchanged', async () => {
-    const r = makeRepo({ commit: true });
-    const id = await added(r, 'scoped', 'a scoped rule', '--scope', 'lib/**');
-    const tip = r.git('rev-parse', 'refs/memory');
-    for (const scope of ['lib/[unclosed', '', '/etc/**', '../other/**', 'src/{a']) {
-      for (const args of [
-        ['add', '--title', `rule for ${scope}`, '--content', 'x', '--scope', scope],
-        ...(scope ? [['update', id, '--scope', scope]] : []),
-      ]) {
-        const res = await r.mem(args);
-        expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(2);
-        expect(res.stderr.trim().split('\n')).toHaveLength(1);
-        expect(res.stderr).toContain(`scope "${scope}"`);
-      }
-    }
-    expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
-    expect(
-      (
-        await r.mem([
-          'add',
-          '--title',
-          'ok',
-          '--content',
-          'fine',
-          '--scope',
-          'src/[ab]/**',
-          '--scope',
-          '!src/gen/**',
-        ])
-      ).code,
-    ).toBe(0);
-  });
-});
-
-describe('scope lists', () => {
-  it('a comma inside braces or brackets belongs to the glob; commas between globs still separate them', async () => {
-    const r = makeRepo({ commit: true });
-    const id = await added(
-      r,
-      'two folders',
-      'shared rule',
-      '--type',
-      'rule',
-      '--scope',
-      'src/{a,b}/**,lib/**',
-      '--scope',
-      'src/[x,y].ts',
-    );
-    expect((await r.memJson(['show', id])).scope).toEqual(['src/{a,b}/**', 'lib/**', 'src/[x,y].ts']);
-    const up = await r.mem(['update', id, '--scope', 'pkg/{api,web}/src/**, docs/**']);
-    expect(up.code, up.stderr).toBe(0);
-    expect((await r.memJson(['show', id])).scope).toEqual(['pkg/{api,web}/src/**', 'docs/**']);
-    const inForce = (await r.memJson(['rules', '--file', 'pkg/web/src/x.ts'])) as Array<{ id: string }>;
-    expect(inForce.map((x) => x.id)).toContain(id);
-    expect(await r.memJson(['rules', '--file', 'pkg/cli/src/x.ts'])).toEqual([]);
-    // no --scope stays unscoped
-    const plain = await added(r, 'no scope', 'anywhere');
-    expect((await r.memJson(['show', plain])).scope).toEqual([]);
-  });
-});
-
-describe('config', () => {
-  it('set refuses a key git-mem does not read, in every layer, writing nothing; unset still reaches it', async () => {
-    const r = makeRepo({ commit: true });
-    expect((await r.mem(['init'])).code).toBe(0);
-    const tip = r.git('rev-parse', 'refs/memory');
-    for (const layer of [[], ['--local'], ['--global'], ['--shared']]) {
-      const res = await r.mem(['config', 'set', 'no-such-key', '1', ...layer]);
-      expect(res.code, res.stderr).toBe(2);
-      expect(res.stderr.trim().split('\n')).toHaveLength(1);
-      expect(res.stderr).toContain('unknown config key "no-such-key"');
-      expect(res.stderr).toContain('context-budget');
-    }
-    expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
-    const memKeys = () =>
-      r
-        .git('config', '--local', '--list')
-        .split('\n')
-        .filter((l) => l.startsWith('mem.'));
-    expect(memKeys()).toEqual([]);
-    expect(existsSync(join(String(r.env.GIT_MEM_HOME), 'config.yaml'))).toBe(false);
-    const list = (await r.memJson(['config', 'list'])) as Array<{ key: string }>;
-    expect(list.map((e) => e.key)).not.toContain('no-such-key');
-    // keys read by the embeddings, the LLM and MCP are known
-    for (const [k, v] of [
-      ['embedding-provider', 'none'],
-      ['llm.provider', 'off'],
-      ['mcp.add-status', 'pending'],
-      ['tombstone-ttl-days', '30'],
-    ])
-      expect((await r.mem(['config', 'set', k, v])).code).toBe(0);
-    // a key set by hand (or by an older version) can still be removed
-    r.git('config', 'mem.old-key', 'x');
-    expect((await r.mem(['config', 'unset', 'old-key'])).code).toBe(0);
-    expect(memKeys().filter((l) => l.startsWith('mem.old'))).toEqual([]);
-  });
-});
+// refused scopes, scope lists, config set of an unknown key: test/ops/first-hour.test.ts
 
 describe('output format from every layer', () => {
   it('output set in the local, shared or an included config is honoured as config list reports it', async () => {

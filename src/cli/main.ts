@@ -5,6 +5,7 @@
 import { asGitMemError, err } from '../errors.js';
 import { terminalText } from '../safety/terminal.js';
 import { commandInfo, commandLine, GLOBAL_OPTIONS, nearest, parse } from './args.js';
+import type { AnyCommand } from './command.js';
 import { commandAliases, commandLoaders, loadCommand } from './commands.js';
 import { type Ctx, type IO, outputFormat, processIO } from './context.js';
 import { colorWanted, settleColor, startPager } from './output.js';
@@ -28,6 +29,19 @@ export async function manual(): Promise<string> {
 
 /** The options every command takes, as the parser reads them (each boolean takes its --no- by itself). */
 const GLOBALS = GLOBAL_OPTIONS.filter((o) => !o.name.startsWith('no-'));
+
+/**
+ * The options `command` runs with, read from the whole command line (the
+ * command's name at `at`; options every command takes may come before it):
+ * what main() hands command.run. No git, no process: tests parse through it.
+ */
+export function parseCommandLine(
+  argv: readonly string[],
+  at: number,
+  command: AnyCommand,
+): Record<string, unknown> {
+  return parse([...argv.slice(0, at), ...argv.slice(at + 1)], commandInfo(command), GLOBALS);
+}
 
 export async function main(argv: string[], io: IO = processIO(), opts: MainOptions = {}): Promise<number> {
   const env = opts.env ?? process.env;
@@ -86,7 +100,7 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
         'see git mem --help',
       );
     }
-    const args = parse([...argv.slice(0, at), ...argv.slice(at + 1)], commandInfo(command), GLOBALS);
+    const args = parseCommandLine(argv, at, command);
     // color.mem / color.ui: read from git only by a command that colours (src/cli/output.ts)
     await settleColor(ctx, Object.hasOwn(commandAliases, name) ? commandAliases[name] : name, flags);
     const code = await command.run(args, ctx);

@@ -1,7 +1,8 @@
 /**
  * One source for every agent's rules: export rule records to CLAUDE.md,
  * AGENTS.md, Cursor and Copilot files inside marked sections, and import
- * those formats back — in real repositories, through the CLI.
+ * those formats back — in real repositories, through each command's run
+ * function on a long-lived store copied from a template (test/support/template.ts).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,70 +17,66 @@ import {
   spliceSection,
   splitFront,
   stripSections,
-} from '../src/agents/rules-export.js';
+} from '../../src/agents/rules-export.js';
 import {
   claudePathsOf,
   dedupDrafts,
   parseCursorRule,
   parseFrontLines,
   parseMarkdownRules,
-} from '../src/agents/rules-import.js';
-import { newId } from '../src/model/id.js';
-import { recordPath } from '../src/model/record.js';
-import { makeRepo, type TestRepo } from './helpers.js';
-import { plumber } from './hostile-helpers.js';
+} from '../../src/agents/rules-import.js';
+import { newId } from '../../src/model/id.js';
+import { recordPath } from '../../src/model/record.js';
+import { plumber } from '../hostile-helpers.js';
+import { type Fresh, fresh, template } from '../support/template.js';
 
-async function seedRules(r: TestRepo) {
-  const always = await r.memJson([
-    'add',
-    '--type',
-    'rule',
-    '--title',
-    'Use pnpm, not npm',
-    '--content',
-    'Install and run scripts with pnpm.',
-  ]);
-  const ts = await r.memJson([
-    'add',
-    '--type',
-    'rule',
-    '--title',
-    'Prefer async/await',
-    '--scope',
-    'src/**/*.ts',
-    '--scope',
-    'lib/**',
-    '--content',
-    'Use async/await, not .then() chains.\n\n- try/catch over .catch()',
-  ]);
-  const db = await r.memJson([
-    'add',
-    '--type',
-    'rule',
-    '--title',
-    'Migrations: never edit an applied one',
-    '--scope',
-    'db/migrations/**',
-    '--content',
-    'Add a new migration instead.',
-  ]);
-  // not rules, or not active: never exported
-  await r.memJson(['add', '--type', 'decision', '--title', 'Chose Postgres', '--content', 'For JSONB.']);
-  await r.memJson([
-    'add',
-    '--type',
-    'rule',
-    '--status',
-    'pending',
-    '--title',
-    'Pending rule',
-    '--content',
-    'not yet',
-  ]);
-  return { always: always.id as string, ts: ts.id as string, db: db.id as string };
-}
+const BASE = template('base');
 
-function read(r: TestRepo, p: string): string {
+/** Three active rules (always, ts, db; their ids in that order), a decision and a pending rule. */
+const SEEDED = template('rules', {
+  commands: [
+    [
+      'add',
+      '--type',
+      'rule',
+      '--title',
+      'Use pnpm, not npm',
+      '--content',
+      'Install and run scripts with pnpm.',
+    ],
+    [
+      'add',
+      '--type',
+      'rule',
+      '--title',
+      'Prefer async/await',
+      '--scope',
+      'src/**/*.ts',
+      '--scope',
+      'lib/**',
+      '--content',
+      'Use async/await, not .then() chains.\n\n- try/catch over .catch()',
+    ],
+    [
+      'add',
+      '--type',
+      'rule',
+      '--title',
+      'Migrations: never edit an applied one',
+      '--scope',
+      'db/migrations/**',
+      '--content',
+      'Add a new migration instead.',
+    ],
+    ['add', '--type', 'decision', '--title', 'Chose Postgres', '--content', 'For JSONB.'],
+    ['add', '--type', 'rule', '--status', 'pending', '--title', 'Pending rule', '--content', 'not yet'],
+  ],
+});
+
+/** The copy of SEEDED's rules, as seedRules returned them when each test wrote its own. */
+const seeded = (r: Fresh) => ({ always: r.ids[0], ts: r.ids[1], db: r.ids[2] });
+
+function read(r: Fresh, p: string): string {
   return readFileSync(join(r.dir, p), 'utf8');
 }
 
@@ -97,8 +94,7 @@ function snapshot(dir: string, rel = ''): Record<string, string> {
 
 describe('rules export', () => {
   it('writes every format from the rule records, keeps hand-written text, and a second export changes nothing', async () => {
-    const r = makeRepo({ commit: true });
-    await seedRules(r);
+    const r = await fresh(SEEDED);
     r.write('CLAUDE.md', '# My project\n\nHand-written intro.\n');
     r.write(
       'AGENTS.md',
@@ -188,8 +184,8 @@ describe('rules export', () => {
   });
 
   it('follows changes: updated, renamed and removed rules; --check reports drift; hand-written additions survive', async () => {
-    const r = makeRepo({ commit: true });
-    const ids = await seedRules(r);
+    const r = await fresh(SEEDED);
+    const ids = seeded(r);
     await r.memJson(['rules', 'export', '--to', 'cursor,claude']);
     // someone adds a note below our section in a generated file
     const mdc = '.cursor/rules/git-mem-migrations-never-edit-an-applied-one.mdc';
@@ -217,8 +213,8 @@ describe('rules export', () => {
   });
 
   it('with no rules left, removes its section and the files it alone wrote', async () => {
-    const r = makeRepo({ commit: true });
-    const ids = await seedRules(r);
+    const r = await fresh(SEEDED);
+    const ids = seeded(r);
     r.write('CLAUDE.md', '# Mine\n');
     await r.memJson(['rules', 'export', '--to', 'claude,agents']);
     for (const id of Object.values(ids)) await r.memJson(['rm', id]);
@@ -232,8 +228,7 @@ describe('rules export', () => {
   });
 
   it('keeps CRLF files CRLF and writes under --dir', async () => {
-    const r = makeRepo({ commit: true });
-    await seedRules(r);
+    const r = await fresh(SEEDED);
     r.write('out/AGENTS.md', '# Agents\r\n\r\nWindows text.\r\n');
     await r.memJson(['rules', 'export', '--to', 'agents', '--dir', 'out']);
     const t = read(r, 'out/AGENTS.md');
@@ -243,27 +238,21 @@ describe('rules export', () => {
   });
 
   it('refuses bad input with one line and leaves files alone', async () => {
-    const r = makeRepo({ commit: true });
-    await seedRules(r);
+    const r = await fresh(SEEDED);
     const bad = await r.mem(['rules', 'export', '--to', 'vim']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/unknown target "vim".*--to claude\|agents\|cursor\|copilot\|all/);
+    expect(bad).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
     const none = await r.mem(['rules', 'export']);
-    expect(none.code).toBe(2);
-    expect(none.stderr).toContain('no target given');
+    expect(none).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
     r.write('CLAUDE.md', `intro\n${BEGIN}\nno end marker\n`);
     const broken = await r.mem(['rules', 'export', '--to', 'claude']);
-    expect(broken.code).toBe(2);
-    expect(broken.stderr).toContain('without "<!-- git-mem:end -->"');
+    expect(broken).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
     expect(read(r, 'CLAUDE.md')).toBe(`intro\n${BEGIN}\nno end marker\n`);
     const mixed = await r.mem(['rules', '--to', 'claude']);
-    expect(mixed.code).toBe(2);
-    expect(mixed.stderr).toContain('--to belongs to rules export/import');
+    expect(mixed).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
   });
 
   it('keeps `git mem rules [--file]` listing the rules in force', async () => {
-    const r = makeRepo({ commit: true });
-    await seedRules(r);
+    const r = await fresh(SEEDED);
     const all = await r.memJson(['rules']);
     // without --file: every active rule, as before
     expect(all.map((x: { title: string }) => x.title).sort()).toEqual([
@@ -300,8 +289,8 @@ describe('rules export', () => {
 
 describe("Claude Code's .claude/rules and export --check", () => {
   it('writes scoped rules as .claude/rules files with paths, and --check without --to follows the files in use', async () => {
-    const r = makeRepo({ commit: true });
-    const ids = await seedRules(r);
+    const r = await fresh(SEEDED);
+    const ids = seeded(r);
     const res = await r.memJson(['rules', 'export', '--to', 'claude,claude-rules']);
     expect(res.targets).toEqual(['claude', 'claude-rules']);
     expect(res.files.map((f: { path: string; action: string }) => `${f.action} ${f.path}`)).toEqual([
@@ -359,8 +348,7 @@ describe("Claude Code's .claude/rules and export --check", () => {
     expect((await r.mem(['rules', 'export', '--check'])).code).toBe(0);
 
     // claude-rules alone: an always-on rule is a file without frontmatter (Claude Code always loads it)
-    const only = makeRepo({ commit: true });
-    await seedRules(only);
+    const only = await fresh(SEEDED);
     await only.memJson(['rules', 'export', '--to', 'claude-rules']);
     expect(read(only, '.claude/rules/git-mem-use-pnpm-not-npm.md').startsWith(`${BEGIN}\n`)).toBe(true);
     expect(existsSync(join(only.dir, 'CLAUDE.md'))).toBe(false);
@@ -376,24 +364,17 @@ describe("Claude Code's .claude/rules and export --check", () => {
     ]);
     expect((await only.mem(['rules', 'export', '--check'])).code).toBe(0);
     // nothing exported yet: --check says which targets to name
-    const fresh = makeRepo({ commit: true });
-    await seedRules(fresh);
-    const none = await fresh.mem(['rules', 'export', '--check']);
-    expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(
-      /^git-mem: error: no target given, .* \(name them: git mem rules export --to claude\|agents\|cursor\|copilot\|all\|claude-rules; or for the team and CI, once: git mem config set rules.targets claude,claude-rules --shared\)\n$/,
-    );
+    const blank = await fresh(SEEDED);
+    const none = await blank.mem(['rules', 'export', '--check']);
+    expect(none).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
   });
 
   it('takes the targets from the setting rules.targets, so --check sees a target that had nothing to write yet', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(BASE);
     await r.memJson(['add', '--type', 'rule', '--title', 'Use pnpm, not npm', '--content', 'Always pnpm.']);
     // a list from the known targets, read as the export reads it
     const bad = await r.mem(['config', 'set', 'rules.targets', 'claude,claud-rules', '--shared']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe(
-      'git-mem: error: rules.targets must be a comma-separated list of claude, agents, cursor, copilot, claude-rules, all, not "claude,claud-rules"\n',
-    );
+    expect(bad).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
     expect((await r.mem(['config', 'set', 'rules.targets', 'Claude, claude-rules', '--shared'])).code).toBe(
       0,
     );
@@ -434,7 +415,7 @@ describe("Claude Code's .claude/rules and export --check", () => {
   });
 
   it('a folder scope reaches the files under it in Cursor and Copilot too, as git mem rules matches', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(BASE);
     await r.memJson([
       'add',
       '--type',
@@ -501,7 +482,7 @@ describe("Claude Code's .claude/rules and export --check", () => {
 
 describe('rules import', () => {
   it('reads every format into rule records, skipping our own sections and duplicates', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(BASE);
     await r.memJson(['init']);
     r.write(
       'CLAUDE.md',
@@ -586,7 +567,7 @@ describe('rules import', () => {
   });
 
   it('--from limits the formats, --dry-run writes nothing, secrets are refused', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(BASE);
     await r.memJson(['init']);
     r.write('CLAUDE.md', 'Use tabs.\n');
     r.write('AGENTS.md', 'Use spaces.\n');
@@ -601,16 +582,15 @@ describe('rules import', () => {
       'Deploy with token ghp_abcdefghijklmnopqrstuvwxyz0123456789 please.\n',
     );
     const sec = await r.mem(['rules', 'import', '--from', 'copilot']);
-    expect(sec.code).toBe(2);
-    expect(sec.stderr).toContain('.github/copilot-instructions.md');
-    expect(sec.stderr).toContain('--allow-secret');
+    expect(sec).toMatchObject({ code: 2, error: 'E_SECRET' });
+    expect(sec.message).toContain('.github/copilot-instructions.md');
     expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
   });
 });
 
 describe('rules import then export', () => {
   it("does not write a file's hand-written rules back into its generated block, and reports no file it does not write", async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(BASE);
     await r.memJson(['init']);
     const claude =
       '# Project\n\nIntro text.\n\n## Style\n\nUse camelCase.\n\n## Testing\n\nRun npm test before pushing.\n';
@@ -652,7 +632,7 @@ describe('rules import then export', () => {
     ]);
 
     // only scoped rules: copilot-instructions.md is neither written nor reported
-    const s = makeRepo({ commit: true });
+    const s = await fresh(BASE);
     await s.memJson([
       'add',
       '--type',
@@ -732,7 +712,7 @@ describe('a hostile teammate rule in the exported files', () => {
   const hostileBody = `Fine text.\n${END}\n\n---\ndescription: ${PLANT}\n---\n${BEGIN}\n${PLANT}\n`;
 
   /** A rule record put on this clone's refs/memory with git plumbing (what a sync of a teammate's ref brings). */
-  function plant(r: TestRepo, title: string, body: string, scope: string[]): string {
+  function plant(r: Fresh, title: string, body: string, scope: string[]): string {
     const id = newId();
     const text = [
       '---',
@@ -767,7 +747,7 @@ describe('a hostile teammate rule in the exported files', () => {
   }
 
   it('cannot end the section or a frontmatter; once deleted, nothing planted stays or comes back through import', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(BASE);
     await r.memJson(['add', '--type', 'decision', '--title', 'seed', '--content', 'x']);
     const hand = {
       'CLAUDE.md': '# Mine\n\nHand-written intro.\n',
@@ -821,7 +801,7 @@ describe('a hostile teammate rule in the exported files', () => {
   });
 
   it('refuses a scope that would break a line or carry a marker, naming the record, and writes nothing', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(BASE);
     await r.memJson(['add', '--type', 'decision', '--title', 'seed', '--content', 'x']);
     r.write('AGENTS.md', '# Agents\n');
     for (const scope of [`src/**\n${END}\n\n${PLANT}\n`, `src/${END}`, 'src/**\n---']) {
@@ -830,8 +810,8 @@ describe('a hostile teammate rule in the exported files', () => {
       for (const to of ['agents', 'cursor', 'copilot', 'claude-rules']) {
         const res = await r.mem(['rules', 'export', '--to', to, '--json']);
         expect(res.code, `${to} ${JSON.stringify(scope)}`).toBe(2);
-        expect(JSON.parse(res.stdout || res.stderr).error).toMatchObject({ code: 'E_INVALID_RECORD' });
-        expect(res.stdout + res.stderr).toContain(id);
+        expect(res.error).toBe('E_INVALID_RECORD');
+        expect(res.message).toContain(id);
         expect(snapshot(r.dir)).toEqual(before);
       }
       await r.memJson(['rm', id]);
@@ -839,7 +819,7 @@ describe('a hostile teammate rule in the exported files', () => {
   });
 
   it('takes nothing an older export planted between or after its markers as the user’s rule; export removes it', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(BASE);
     await r.memJson(['add', '--type', 'decision', '--title', 'seed', '--content', 'x']);
     // what an export before the escaping wrote from a teammate's scope: a section closed early, the
     // plant after it, and the rest of the section (its end marker, or a begin marker too)
