@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, type ExpectStatic, it } from 'vitest';
@@ -630,6 +631,25 @@ for (const [name, make] of Object.entries(KINDS)) {
       for (const i of [0, 1]) await mcpRound(expect, k, i);
     });
 
+    step('verify, and lsp launched twice over stdio', async (expect) => {
+      const f = need(k, 'anchored', 2);
+      await twice(expect, k, (i) => ['verify', f[i], '--by', `tester ${i}`]);
+      const shown = jsonOf<{ verified?: { by?: string } }>(ok(expect, await gm(k, ['show', f[1], '--json'])));
+      expect.soft(shown?.verified?.by).toBe('tester 1');
+      // an editor's session, as an editor runs it: initialize on this repository and wait for the
+      // answer, then shutdown and exit (LSP's Content-Length framing); `git mem lsp`, then the bin
+      for (const [file, args] of [
+        ['git', ['mem', 'lsp']],
+        [inst.bin, ['lsp']],
+      ] as const) {
+        ran.add('lsp');
+        const r = await lspSession(file, [...args], k);
+        expect.soft(r.code, r.stderr).toBe(0);
+        expect.soft(r.initialize).toMatchObject({ id: 1, result: { capabilities: { hoverProvider: true } } });
+        expect.soft(r.shutdown).toMatchObject({ id: 2, result: null });
+      }
+    });
+
     step('rm, prune, --help, --version', async (expect) => {
       const f = need(k, 'anchored', 2);
       await twice(expect, k, (i) => ['rm', f[i], '--reason', 'obsolete']);
@@ -641,6 +661,59 @@ for (const [name, make] of Object.entries(KINDS)) {
       ok(expect, await bin(k, ['--version']));
     });
   });
+}
+
+/** One LSP session with `file args` in the kind's repository: initialize, shutdown, exit, each after the last answer. */
+function lspSession(
+  file: string,
+  args: string[],
+  k: Kind,
+): Promise<{ code: number | null; initialize: unknown; shutdown: unknown; stderr: string }> {
+  const p = spawn(file, args, { cwd: k.cwd, env: k.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const send = (m: object) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', ...m });
+    p.stdin.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  };
+  let buf = Buffer.alloc(0);
+  let stderr = '';
+  const answers = new Map<number, (m: unknown) => void>();
+  p.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  p.stdout.on('data', (d: Buffer) => {
+    buf = Buffer.concat([buf, d]);
+    for (;;) {
+      const head = buf.indexOf('\r\n\r\n');
+      if (head < 0) return;
+      const len = Number(/Content-Length: (\d+)/i.exec(buf.subarray(0, head).toString())?.[1]);
+      if (buf.length < head + 4 + len) return;
+      const m = JSON.parse(buf.subarray(head + 4, head + 4 + len).toString()) as { id?: number };
+      buf = buf.subarray(head + 4 + len);
+      if (typeof m.id === 'number') answers.get(m.id)?.(m);
+    }
+  });
+  const ask = (id: number, method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`lsp: no answer to ${method}: ${stderr}`)), PROMPT_MS * 3);
+      answers.set(id, (m) => {
+        clearTimeout(t);
+        resolve(m);
+      });
+      send({ id, method, ...(params ? { params } : {}) });
+    });
+  const exited = new Promise<number | null>((resolve) => p.once('exit', (code) => resolve(code)));
+  return (async () => {
+    const initialize = await ask(1, 'initialize', {
+      processId: null,
+      rootUri: pathToFileURL(k.cwd).href,
+      capabilities: {},
+    });
+    send({ method: 'initialized', params: {} });
+    const shutdown = await ask(2, 'shutdown');
+    send({ method: 'exit' });
+    p.stdin.end();
+    return { code: await exited, initialize, shutdown, stderr };
+  })();
 }
 
 /** One launch of `git mem mcp` through the SDK's stdio client: add a memory, find it. */
