@@ -154,6 +154,8 @@ describe('git mem mcp over stdio', () => {
     ]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
+      // every tool says what its structured content holds (the client validates each answer by it)
+      expect(t.outputSchema?.type, t.name).toBe('object');
       expect((t.description ?? '').length).toBeGreaterThan(40);
     }
     const add = tools.find((t) => t.name === 'add')!;
@@ -171,6 +173,13 @@ describe('git mem mcp over stdio', () => {
       limit: 5,
     });
     expect(hits[0].id).toBe(ids.decision);
+    // the structured content is the same data as the (framed) text: a list as {items}, an object as it is
+    const raw = await client.callTool({ name: 'search', arguments: { query: 'postgres JSONB', limit: 5 } });
+    // (the second call's `why` counts the first as a use: compare the hits by id)
+    const items = (raw.structuredContent as { items: Array<{ id: string }> }).items;
+    expect(items.map((h) => h.id)).toEqual(hits.map((h) => h.id));
+    const shown = await client.callTool({ name: 'get', arguments: { id: ids.decision } });
+    expect(shown.structuredContent).toMatchObject({ id: ids.decision, type: 'decision' });
     const typed = await callJson<Array<{ id: string }>>('search', { query: 'pool', types: ['decision'] });
     expect(typed.map((h) => h.id)).not.toContain(ids.stale);
     const got = await callJson('get', { id: ids.decision.slice(0, 12).toLowerCase() });

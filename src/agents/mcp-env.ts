@@ -29,9 +29,18 @@ export interface McpEnv {
   addStatus?: () => Promise<'active' | 'pending'>;
 }
 
-export const text = (t: string): ToolResult => ({ content: [{ type: 'text', text: t }] });
+/**
+ * A tool's answer: the text a model reads (framed by callTool) and the same data as structured
+ * content for a client that reads JSON (MCP `structuredContent`, described by the tool's
+ * `outputSchema`): an object as it is, a list as `{items}`, Markdown as `{text}`.
+ */
+export const text = (t: string): ToolResult => ({
+  content: [{ type: 'text', text: t }],
+  structuredContent: { text: t },
+});
 export const json = (v: unknown): ToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(v, null, 2) }],
+  structuredContent: Array.isArray(v) ? { items: v } : (v as Json),
 });
 export const toolError = (message: string): ToolResult => ({
   content: [{ type: 'text', text: message }],

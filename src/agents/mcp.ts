@@ -12,6 +12,7 @@ import { isGitMemError } from '../errors.js';
 import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import { agentProvenance } from '../model/provenance.js';
+import { OUTPUT_SCHEMAS } from './mcp-output.js';
 import {
   callTool,
   INSTRUCTIONS,
@@ -115,6 +116,7 @@ export async function serveMcp(ctx: RunContext, opts: ServeOptions = {}): Promis
           title: t.title,
           description: t.description,
           inputSchema: t.inputSchema as Tool['inputSchema'],
+          outputSchema: OUTPUT_SCHEMAS[t.name] as Tool['outputSchema'],
           annotations: t.annotations,
         }),
       ),
