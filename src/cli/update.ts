@@ -28,6 +28,18 @@ export default defineCommand({
     }
     if (body !== undefined) input.body = body;
     const store = await openStore(ctx, { global: a.global });
+    // nothing to change given, on a terminal: the title and body in the editor, as git commit --amend
+    if (!wantsBody && !Object.keys(input).length && ctx.io.stdinIsTTY) {
+      const { editMessage, editTemplate } = await import('./editor.js');
+      const { record: current } = await store.get(String(a.ref));
+      const edited = await editMessage(
+        store.repo,
+        ctx.env,
+        editTemplate(current.title, current.body, [`Editing ${current.id}`]),
+      );
+      input.title = edited.title;
+      input.body = edited.body;
+    }
     const text = (k: string) => (input[k] === undefined ? undefined : [input[k]].flat().join(','));
     const allowSecret = await secretPolicy(ctx, store, a['allow-secret'], {
       title: text('title'),
