@@ -8,7 +8,7 @@ import { withFieldOptions } from './field-options.js';
 
 export default defineCommand({
   command: 'add',
-  describe: 'add a memory (content from --content, --file or stdin)',
+  describe: 'add a memory (content from --content, --file, stdin, or the editor on a terminal)',
   builder: (y) =>
     // the fields' options come from the field table (src/model/fields.ts), as update's do
     withFieldOptions(y, 'add', { type: { alias: 't', default: 'decision' }, title: { demandOption: true } })

@@ -7,7 +7,8 @@ import { updateInputOf, withFieldOptions } from './field-options.js';
 
 export default defineCommand({
   command: 'update <ref>',
-  describe: "change fields of a memory (only what you pass changes; '' clears a field)",
+  describe:
+    "change fields of a memory (only what you pass changes; '' clears a field; none on a terminal: the editor)",
   builder: (y) =>
     withFieldOptions(y, 'update')
       .positional('ref', { type: 'string', describe: 'id, id prefix or alias' })
