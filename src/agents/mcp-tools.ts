@@ -11,7 +11,7 @@
  */
 import { staleReasons, staleReasonText } from '../anchors/types.js';
 import { add } from '../commands/add.js';
-import { removeMemory, updateFromInput, updateMemory } from '../commands/memory.js';
+import { removeMemories, updateFromInput, updateMemory } from '../commands/memory.js';
 import { verifyMemories } from '../commands/verify.js';
 import { asGitMemError, err, type GitMemError } from '../errors.js';
 import { recordToJSON } from '../model/record.js';
@@ -81,12 +81,14 @@ async function doVerify(env: McpEnv, a: Json): Promise<ToolResult> {
 }
 
 async function doDelete(env: McpEnv, a: Json): Promise<ToolResult> {
-  const res = await removeMemory(
+  // the one remove every surface calls, with a list of one
+  const res = await removeMemories(
     env.store,
-    String(a.id),
+    [String(a.id)],
     a.reason === undefined ? undefined : String(a.reason),
   );
-  return json({ id: res.id, title: res.title, deleted: true, commit: res.commit });
+  const [r] = res.removed;
+  return json({ id: r.id, title: r.title, deleted: true, commit: res.commit });
 }
 
 async function doRules(env: McpEnv, a: Json): Promise<ToolResult> {

@@ -8,7 +8,7 @@ import { withFieldOptions } from './field-options.js';
 
 export default defineCommand({
   command: 'add',
-  describe: 'add a memory (content from --content, --file or stdin)',
+  describe: 'add a memory (content from --content, --file, stdin, or the editor on a terminal)',
   builder: (y) =>
     // the fields' options come from the field table (src/model/fields.ts), as update's do
     withFieldOptions(y, 'add', { type: { alias: 't', default: 'decision' }, title: { demandOption: true } })
@@ -62,7 +62,9 @@ export default defineCommand({
           "a team store's memories describe another repository's code; anchor project memories without --store",
         );
     }
-    const body = (await readContent(ctx, a, true)) ?? '';
+    // without content on a terminal: the editor, as git commit (src/cli/editor.ts), once the store is open
+    const editing = ctx.io.stdinIsTTY && a.content === undefined && a.file === undefined;
+    let body = editing ? '' : ((await readContent(ctx, a, true)) ?? '');
     const project = await openStore(ctx, { global: a.global, create: a.store === undefined });
     let team: import('../commands/stores.js').TeamStore | undefined;
     if (a.store !== undefined) {
@@ -72,6 +74,28 @@ export default defineCommand({
     }
     const store = team?.store ?? project;
     mark('add: store open');
+    if (editing) {
+      const { editMessage, editTemplate } = await import('./editor.js');
+      const given = ['type', 'tags', 'scope', 'alias', 'expires', 'status', 'confidence', 'source']
+        .filter((k) => f[k] !== undefined)
+        .map((k) => `${k}: ${[f[k]].flat().join(', ')}`);
+      const edited = await editMessage(
+        store.repo,
+        ctx.env,
+        editTemplate(String(f.title), '', [
+          `Adding a memory${team ? ` to ${team.name}` : ''} with`,
+          ...given.map((g) => `  ${g}`),
+        ]),
+      );
+      f.title = edited.title;
+      body = edited.body;
+      if (!body.trim())
+        throw err(
+          'E_INVALID_ARG',
+          'aborting: the body is empty',
+          'write the body after the title and a blank line',
+        );
+    }
     const tags = list(f.tags);
     const scope = splitScopes([f.scope ?? []].flat());
     const allowSecret = secretPolicy(ctx, store, a['allow-secret'], {

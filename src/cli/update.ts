@@ -7,7 +7,8 @@ import { updateInputOf, withFieldOptions } from './field-options.js';
 
 export default defineCommand({
   command: 'update <ref>',
-  describe: "change fields of a memory (only what you pass changes; '' clears a field)",
+  describe:
+    "change fields of a memory (only what you pass changes; '' clears a field; none on a terminal: the editor)",
   builder: (y) =>
     withFieldOptions(y, 'update')
       .positional('ref', { type: 'string', describe: 'id, id prefix or alias' })
@@ -28,6 +29,18 @@ export default defineCommand({
     }
     if (body !== undefined) input.body = body;
     const store = await openStore(ctx, { global: a.global });
+    // nothing to change given, on a terminal: the title and body in the editor, as git commit --amend
+    if (!wantsBody && !Object.keys(input).length && ctx.io.stdinIsTTY) {
+      const { editMessage, editTemplate } = await import('./editor.js');
+      const { record: current } = await store.get(String(a.ref));
+      const edited = await editMessage(
+        store.repo,
+        ctx.env,
+        editTemplate(current.title, current.body, [`Editing ${current.id}`]),
+      );
+      input.title = edited.title;
+      input.body = edited.body;
+    }
     const text = (k: string) => (input[k] === undefined ? undefined : [input[k]].flat().join(','));
     const allowSecret = await secretPolicy(ctx, store, a['allow-secret'], {
       title: text('title'),

@@ -196,42 +196,74 @@ export function removeInTx(tx: Tx, record: MemoryRecord, by: string, reason?: st
   });
 }
 
+/**
+ * Removes every memory REFS name in one commit (the one remove every surface calls; one ref is a
+ * list of one). All refs are resolved before anything changes: one that matches nothing refuses
+ * the whole list. A memory named twice (its id and its alias) is removed once.
+ */
+export async function removeMemories(
+  store: Store,
+  refs: string[],
+  reason?: string,
+): Promise<{ removed: { id: string; title: string }[]; commit: string }> {
+  if (!refs.length) throw err('E_INVALID_ARG', 'name at least one memory to remove', 'git mem rm ID [ID...]');
+  // the reason is stored in the tombstone, on the shared ref like any record
+  if (reason) assertRecordClean({ reason });
+  const ident = await store.ident();
+  const by = `${ident.name} <${ident.email}>`;
+  const res = await store.write(async (tx) => {
+    const cat = await tx.catalog();
+    if (!tx.base) throw err('E_NOT_FOUND', `no memory matches "${refs[0]}"`);
+    // resolve every ref first (an unknown one throws before anything is removed)
+    const targets = new Map<string, { broken?: { oid: string } }>();
+    for (const ref of refs) {
+      // a record that does not parse (git mem doctor names it by its full id): removed by that id alone
+      const broken = cat.entries.has(ref.toUpperCase())
+        ? undefined
+        : cat.bad.find((b) => idFromPath(b.path) === ref.toUpperCase());
+      const id = broken ? ref.toUpperCase() : cat.resolve(ref);
+      if (!targets.has(id)) targets.set(id, { broken });
+    }
+    const removed: { id: string; title: string }[] = [];
+    for (const [id, { broken }] of targets) {
+      if (broken) {
+        const raw = (await tx.store.catFile.read(broken.oid))?.content.toString('utf8') ?? '';
+        const clock = nextClock(Number(/^clock: *(\d+)\s*$/m.exec(raw)?.[1] ?? 0));
+        tx.removeRecord(id, {
+          id,
+          deleted: new Date().toISOString(),
+          by,
+          title: '',
+          clock,
+          reason: reason ?? 'malformed record removed',
+        });
+        removed.push({ id, title: '' });
+        continue;
+      }
+      const record = await tx.get(id);
+      removeInTx(tx, record, by, reason);
+      removed.push({ id, title: cat.entries.get(id)!.title });
+    }
+    const [one] = removed;
+    const message =
+      removed.length > 1
+        ? `mem: rm ${removed.length} memories`
+        : one.title
+          ? `mem: rm ${one.id.slice(0, 12)} "${shortTitle(one.title)}"`
+          : `mem: rm ${one.id.slice(0, 12)} (malformed)`;
+    return { message, value: removed };
+  });
+  return { removed: res.value!, commit: res.commit! };
+}
+
+/** One memory: removeMemories with a list of one. */
 export async function removeMemory(
   store: Store,
   ref: string,
   reason?: string,
 ): Promise<{ id: string; title: string; commit: string }> {
-  // the reason is stored in the tombstone, on the shared ref like any record
-  if (reason) assertRecordClean({ reason });
-  const ident = await store.ident();
-  const res = await store.write(async (tx) => {
-    const cat = await tx.catalog();
-    if (!tx.base) throw err('E_NOT_FOUND', `no memory matches "${ref}"`);
-    // a record that does not parse (git mem doctor names it by its full id): removed by that id alone
-    const broken = cat.entries.has(ref.toUpperCase())
-      ? undefined
-      : cat.bad.find((b) => idFromPath(b.path) === ref.toUpperCase());
-    if (broken) {
-      const id = ref.toUpperCase();
-      const raw = (await tx.store.catFile.read(broken.oid))?.content.toString('utf8') ?? '';
-      const clock = nextClock(Number(/^clock: *(\d+)\s*$/m.exec(raw)?.[1] ?? 0));
-      tx.removeRecord(id, {
-        id,
-        deleted: new Date().toISOString(),
-        by: `${ident.name} <${ident.email}>`,
-        title: '',
-        clock,
-        reason: reason ?? 'malformed record removed',
-      });
-      return { message: `mem: rm ${id.slice(0, 12)} (malformed)`, value: { id, title: '' } };
-    }
-    const id = cat.resolve(ref);
-    const e = cat.entries.get(id)!;
-    const record = await tx.get(id);
-    removeInTx(tx, record, `${ident.name} <${ident.email}>`, reason);
-    return { message: `mem: rm ${id.slice(0, 12)} "${shortTitle(e.title)}"`, value: { id, title: e.title } };
-  });
-  return { ...res.value!, commit: res.commit! };
+  const r = await removeMemories(store, [ref], reason);
+  return { ...r.removed[0], commit: r.commit };
 }
 
 export async function moveMemory(store: Store, ref: string, newAlias: string) {

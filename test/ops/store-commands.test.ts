@@ -124,6 +124,27 @@ describe('commands', () => {
     );
   });
 
+  it('rm removes several memories in one commit, each once, or none if one is unknown', async () => {
+    const f = await fresh(KEEP);
+    const keep = f.records[0].id;
+    const a = (await jsonOn(f, ['add', '--title', 'A', '--content', 'x'])).id;
+    const b = (await jsonOn(f, ['add', '--title', 'B', '--content', 'y'])).id;
+    const before = f.tip();
+    const bad = await runOn(f, ['rm', a, 'nothing/here', b]);
+    expect(bad.exit).toBe(3);
+    expect(bad.code).toBe('E_NOT_FOUND');
+    expect(f.tip()).toBe(before);
+    const commits = Number(f.git('rev-list', '--count', 'refs/memory'));
+    // keep named twice (id and alias), a twice: each removed once
+    const out = await jsonOn(f, ['rm', keep, a, 'keep/me', b, a.slice(0, 12), '--reason', 'cleanup']);
+    expect(out.map((m: { id: string }) => m.id)).toEqual([keep, a, b]);
+    expect(new Set(out.map((m: { commit: string }) => m.commit)).size).toBe(1);
+    expect(Number(f.git('rev-list', '--count', 'refs/memory'))).toBe(commits + 1);
+    expect(f.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/\b3\b/);
+    expect(await jsonOn(f, ['list'])).toEqual([]);
+    for (const id of [keep, a, b]) expect((await jsonOn(f, ['history', id]))[0].deleted).toBe(true);
+  });
+
   it('hides expired memories unless asked, and prune removes them in one commit', async () => {
     const f = await fresh(EMPTY);
     await jsonOn(f, ['add', '--title', 'Fresh', '--content', 'x']);
