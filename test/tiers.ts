@@ -43,6 +43,7 @@ export const SYSTEM_FILES = [
   'test/anchors-hook.test.ts',
   'test/claude-plugin.test.ts',
   'test/cli-bin.test.ts',
+  'test/cli-editor.test.ts',
   'test/cli-help.test.ts',
   'test/cli-output.test.ts',
   'test/concurrency.test.ts',
