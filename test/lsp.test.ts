@@ -3,9 +3,9 @@
  * (Content-Length framing), in a temp repository with anchored memories.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, type Json, makeRepo, runBinAsync, type TestRepo, tmpDir, until } from './helpers.js';
 
@@ -28,8 +28,15 @@ class Client {
       if (this.buf.length < h + 4 + n) return;
       const m = JSON.parse(this.buf.toString('utf8', h + 4, h + 4 + n));
       this.buf = this.buf.subarray(h + 4 + n);
-      if (m.method && m.id !== undefined) this.send({ jsonrpc: '2.0', id: m.id, result: null });
-      else if (m.method) this.notes.push(m);
+      if (m.method && m.id !== undefined) {
+        // a request of the server's (workspace/codeLens/refresh, window/showDocument): kept, then answered
+        this.notes.push(m);
+        this.send({
+          jsonrpc: '2.0',
+          id: m.id,
+          result: m.method === 'window/showDocument' ? { success: true } : null,
+        });
+      } else if (m.method) this.notes.push(m);
       else this.waiting.get(m.id)?.(m);
     }
   }
@@ -139,7 +146,7 @@ beforeAll(async () => {
     processId: process.pid,
     rootUri: null,
     workspaceFolders: [{ uri: pathToFileURL(r.dir).href, name: 'repo' }],
-    capabilities: {},
+    capabilities: { window: { showDocument: { support: true } } },
   });
   expect(init.capabilities.hoverProvider).toBe(true);
   expect(init.capabilities.executeCommandProvider.commands).toContain('git-mem.reanchor');
@@ -311,11 +318,20 @@ describe('git mem lsp', () => {
     // the same record `git mem show` reads: the verification is committed, not held by the server
     const shown = await r.memJson(['show', ids.retry]);
     expect(shown.verified).toEqual(v.verified);
+    // open: a page server for the session, and the editor asked to show a page file (mode 600) that
+    // sends the browser on to a one-time link and the memory's route; the link is in no argv
     const o = await client.request('workspace/executeCommand', {
       command: 'git-mem.open',
       arguments: [ids.retry],
     });
-    expect(o).toMatchObject({ command: 'git mem ui --open', route: `#/m/${ids.retry}` });
+    expect(o).toMatchObject({ opened: true, route: `#/m/${ids.retry}` });
+    const asked = client.notes.filter((n) => n.method === 'window/showDocument');
+    expect(asked.map((n) => n.params)).toEqual([{ uri: o.uri, external: true }]);
+    const page = fileURLToPath(o.uri);
+    expect(statSync(page).mode & 0o777).toBe(0o600);
+    const link = /url=([^"]+)"/.exec(readFileSync(page, 'utf8'))?.[1] ?? '';
+    expect(link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/\\?code=[^#]+#/m/${ids.retry}$`));
+    expect((await fetch(link.replace(/#.*/, ''))).status).toBe(200);
     const bad = await client.call('workspace/executeCommand', {
       command: 'git-mem.open',
       arguments: ['../x'],

@@ -3,25 +3,10 @@
  * one-time link (a new one each time the last is used) and serves until Ctrl-C.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { err } from '../errors.js';
+import { linkFile } from '../ui/link-file.js';
 import { defineCommand } from './command.js';
 import { type Ctx, maybeGlobalStore, openStore } from './context.js';
-
-/**
- * A file that sends the browser on to `url` (a one-time link), readable by this user alone: the
- * browser is started with its path, so no process's arguments (what `ps` shows every user) hold
- * the link. Removed once the server stops.
- */
-function linkFile(url: string): { path: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'git-mem-ui-'));
-  const path = join(dir, 'open.html');
-  const html = `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${url}"><title>git mem ui</title><a href="${url}">git mem ui</a>\n`;
-  writeFileSync(path, html, { mode: 0o600 });
-  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 /** Opens a URL or file in the browser: $BROWSER when set, else the platform's opener. */
 function openBrowser(ctx: Ctx, url: string): void {

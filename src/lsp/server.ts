@@ -44,6 +44,14 @@ export interface LspOptions {
    * runs. Absent: the command answers that verify is unavailable.
    */
   verify?: (id: string, store: Store) => Promise<unknown>;
+  /**
+   * Opens a memory in `git mem ui`: readies a page server for the store and answers the
+   * `file:` URI of a page, readable by this user alone, that sends the browser on to the memory
+   * (the one-time link is in that file, never in a process's arguments). The "Open" action asks
+   * the editor to show it (`window/showDocument`, external); without one, or an editor that cannot
+   * show documents, it says which command to run.
+   */
+  openInUi?: (id: string, store: Store) => Promise<string>;
   /** How often HEAD and the memory ref are looked at (ms; default 500). */
   pollMs?: number;
   log?: (line: string) => void;
@@ -94,6 +102,7 @@ class Server {
   private initialized = false;
   private shutdown = false;
   private lensRefresh = false;
+  private showDocument = false;
   private root = '';
   /** the stores, opened at initialize on the client's workspace folder */
   private env!: LspEnv;
@@ -319,12 +328,16 @@ class Server {
       if (this.initialized || this.env)
         throw new ResponseError(ErrorCodes.InvalidRequest, 'already initialized');
       const q = p as {
-        capabilities?: { workspace?: { codeLens?: { refreshSupport?: boolean } } };
+        capabilities?: {
+          workspace?: { codeLens?: { refreshSupport?: boolean } };
+          window?: { showDocument?: { support?: boolean } };
+        };
         workspaceFolders?: Array<{ uri?: unknown }> | null;
         rootUri?: unknown;
         rootPath?: unknown;
       };
       this.lensRefresh = q?.capabilities?.workspace?.codeLens?.refreshSupport === true;
+      this.showDocument = q?.capabilities?.window?.showDocument?.support === true;
       // the repository is the workspace folder's (the editor may start the server anywhere)
       this.env = await this.open(folderOf(q)).catch(asResponse);
       this.root = realOr(this.env.store.repo.workTree ?? this.env.store.repo.gitDir);
@@ -495,6 +508,13 @@ class Server {
       case 'git-mem.reanchor':
         return this.reanchor(id, str(args[1]), args[2], args[3]);
       case 'git-mem.open': {
+        if (this.opts.openInUi && this.showDocument) {
+          const uri = await this.opts.openInUi(id, this.env.store).catch(asResponse);
+          const shown = (await this.conn
+            .request('window/showDocument', { uri, external: true })
+            .catch(() => undefined)) as { success?: boolean } | null | undefined;
+          return { opened: shown?.success !== false, uri, route: openCommand(id).route };
+        }
         const o = openCommand(id);
         this.conn.notify('window/showMessage', { type: 3, message: o.message });
         return o;
