@@ -4,8 +4,8 @@
  * the background (./view.ts) and kept per file until HEAD or the memory ref
  * moves; a request never waits for git unless the file's first view is not
  * ready yet. Code actions and commands call the operations: the injected
- * `verify`, `reanchor` (src/anchors/reanchor.ts) and, for "open in the UI",
- * the command to run (see `openCommand`).
+ * `verify`, `reanchor` (src/anchors/reanchor.ts) and the injected `openInUi`
+ * (else the command to run: ./params.ts `openCommand`).
  *
  * stdout carries the protocol only; anything else goes to stderr.
  */
@@ -22,6 +22,7 @@ import { isId } from '../model/id.js';
 import type { MemoryRecord } from '../model/record.js';
 import { usageCounts } from '../search/usage.js';
 import { type ContentChange, type Doc, Documents, type Position, type Range } from './documents.js';
+import { asResponse, bad, int, openCommand, str } from './params.js';
 import { Connection, ErrorCodes, ResponseError } from './rpc.js';
 import {
   codeLenses,
@@ -61,31 +62,6 @@ export interface LspEnv {
   store: Store;
   global?: Store;
   teams: NamedStore[];
-}
-
-/** The one place "open in the UI" is answered (see docs/lsp.md: the server starts no web server). */
-export function openCommand(id: string): { command: string; route: string; message: string } {
-  const route = `#/m/${id}`;
-  return {
-    command: 'git mem ui --open',
-    route,
-    message: `git-mem: run \`git mem ui --open\` in a terminal, then open ${route} in that page (memory ${id.slice(0, 12)})`,
-  };
-}
-
-const str = (x: unknown): string => (typeof x === 'string' ? x : '');
-const int = (x: unknown): number | null =>
-  typeof x === 'number' && Number.isInteger(x) && x >= 0 ? x : null;
-
-function bad(what: string): never {
-  throw new ResponseError(ErrorCodes.InvalidParams, what);
-}
-
-function asResponse(e: unknown): never {
-  if (e instanceof ResponseError) throw e;
-  if (isGitMemError(e))
-    throw new ResponseError(ErrorCodes.RequestFailed, e.toLine(), { code: e.code, hint: e.hint });
-  throw e;
 }
 
 interface Job {
