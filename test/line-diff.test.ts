@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { changedRuns, diffLines } from '../src/anchors/diff.js';
+import { bodyDiff } from '../src/merge/conflicts.js';
 import { diffRows } from '../src/ui/diff.js';
 import type { DiffRow } from '../src/ui/wire.js';
 import { rng } from './helpers.js';
@@ -82,5 +83,16 @@ describe('the one line diff', () => {
       out.push(...a.slice(i));
       expect(out).toEqual(b);
     }
+  });
+});
+
+describe('bodyDiff (a body conflict on the Conflicts page and in git mem conflicts)', () => {
+  it('gives the runs where the kept body and the other differ, numbered in the kept body', () => {
+    expect(bodyDiff('a\nb\nc\nd\n', 'a\nB\nc\nd\ne\n')).toEqual([
+      { line: 2, kept: ['b'], other: ['B'] },
+      { line: 5, kept: [], other: ['e'] },
+    ]);
+    expect(bodyDiff('same\n', 'same\n')).toEqual([]);
+    expect(bodyDiff('x\ny\n', 'y\n')).toEqual([{ line: 1, kept: ['x'], other: [] }]);
   });
 });

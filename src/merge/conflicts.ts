@@ -5,7 +5,7 @@
  * files under attic/<xx>/<id>/<hash>.md.
  */
 
-import { diffComm } from 'node-diff3';
+import { changedRuns } from '../anchors/diff.js';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
@@ -41,22 +41,14 @@ export interface BodyHunk {
   other: string[];
 }
 
-/** Where two bodies differ, line by line (the lines both hold are left out). Pure. */
+/** Where two bodies differ, line by line (the lines both hold are left out): the project's one line diff. Pure. */
 export function bodyDiff(kept: string, other: string): BodyHunk[] {
   const split = (s: string) => s.replace(/\n$/, '').split('\n');
-  const out: BodyHunk[] = [];
-  let line = 1;
-  for (const part of diffComm(split(kept), split(other))) {
-    if ('common' in part && part.common) {
-      line += part.common.length;
-      continue;
-    }
-    const k = part.buffer1 ?? [];
-    const o = part.buffer2 ?? [];
-    if (k.length || o.length) out.push({ line, kept: k, other: o });
-    line += k.length;
-  }
-  return out;
+  return changedRuns(split(kept), split(other)).map((r) => ({
+    line: r.old,
+    kept: r.removed,
+    other: r.added,
+  }));
 }
 
 export interface ConflictInfo {
