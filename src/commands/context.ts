@@ -11,7 +11,7 @@ import { err } from '../errors.js';
 import { gitMemHome, readGlobalConfig } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
 import { openRepo, type Repo } from '../gitstore/repo.js';
-import { Store } from '../gitstore/store.js';
+import { openRepositoryStore, Store } from '../gitstore/store.js';
 import type { TeamStore } from './stores.js';
 
 export interface IO {
@@ -171,7 +171,8 @@ function track(ctx: RunContext, s: Store): Store {
  * context holds open already (ctx.store), or a new one closed with the run.
  */
 export async function repositoryStore(ctx: RunContext): Promise<Store> {
-  return ctx.store ?? track(ctx, new Store(ctx.repo ?? (await openRepo(ctx.cwd, ctx.env))));
+  if (ctx.store) return ctx.store;
+  return track(ctx, ctx.repo ? new Store(ctx.repo) : await openRepositoryStore(ctx.cwd, ctx.env));
 }
 
 /**

@@ -5,6 +5,9 @@
  * it never loads whole packfiles into memory (docs/architecture.md).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
 import { err } from '../errors.js';
 import { mark } from '../trace.js';
 
@@ -34,6 +37,78 @@ export function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv
     LC_ALL: 'C',
     GIT_OPTIONAL_LOCKS: '0',
   };
+}
+
+/** A git process as git-mem drives it: its own, or one of a group started together (startGits). */
+export type GitProcess = ChildProcessWithoutNullStreams;
+
+/** The most processes one group starts: a POSIX shell names file descriptors 3 to 9 only. */
+const GROUP_MAX = 7;
+
+/** An argument as sh reads it back: in single quotes, each quote in it closed, escaped, reopened. */
+const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Starts several long-lived git processes for the cost of one process start: `sh` starts each in
+ * the background and exits, so starting N of them blocks this thread (until the child runs: tens
+ * of milliseconds each on a busy machine) once instead of N times. Each member's stdin and stdout
+ * are one socket of its own (fds 3 to 9, closed in the others); their stderr is the shell's, one
+ * pipe for all, copied to each member (a failing member's message may be preceded by another's).
+ * A member is used as a ChildProcess: 'close' when its socket closes (with no exit code: the
+ * callers here read answers, not codes), 'error' when sh cannot be started. One set of args is
+ * started by itself.
+ */
+export function startGits(
+  argsList: readonly (readonly string[])[],
+  cwd: string,
+  env?: NodeJS.ProcessEnv,
+): GitProcess[] {
+  if (argsList.length === 1 || argsList.length > GROUP_MAX)
+    return argsList.map((args) =>
+      spawn('git', [...args], { cwd, env: gitEnv(env), stdio: ['pipe', 'pipe', 'pipe'] }),
+    );
+  if (!argsList.length) return [];
+  const fds = argsList.map((_, i) => 3 + i);
+  const closeAll = fds.map((f) => `${f}>&-`).join(' ');
+  const script = argsList
+    .map((args, i) => `git ${args.map(shQuote).join(' ')} <&${fds[i]} >&${fds[i]} ${closeAll} &`)
+    .join('\n');
+  const sh = spawn('sh', ['-c', script], {
+    cwd,
+    env: gitEnv(env),
+    stdio: ['ignore', 'ignore', 'pipe', ...fds.map(() => 'pipe' as const)],
+  });
+  sh.unref();
+  const shared = sh.stdio[2] as Socket;
+  shared.unref();
+  const members = fds.map((f) => new GroupMember(sh.stdio[f] as Socket));
+  shared.on('data', (d: Buffer) => {
+    for (const m of members) m.stderr.write(d);
+  });
+  shared.on('close', () => {
+    for (const m of members) m.stderr.end();
+  });
+  sh.on('error', (e) => {
+    for (const m of members) m.emit('error', e);
+  });
+  return members as unknown as GitProcess[];
+}
+
+/** One process of a group (startGits): its socket is its stdin and its stdout. */
+class GroupMember extends EventEmitter {
+  readonly stdout: Socket;
+  readonly stderr = new PassThrough();
+  constructor(readonly stdin: Socket) {
+    super();
+    this.stdout = stdin;
+    stdin.on('close', () => this.emit('close', null));
+  }
+  ref(): void {
+    this.stdin.ref();
+  }
+  unref(): void {
+    this.stdin.unref();
+  }
 }
 
 export function git(args: string[], opts: GitOptions): Promise<GitResult> {
@@ -76,6 +151,24 @@ export function git(args: string[], opts: GitOptions): Promise<GitResult> {
   });
 }
 
+/**
+ * All a started git process prints on stdout, once it has ended (its exit code unread, as
+ * git(…, { allowFail }) leaves it to the caller; for a group's member there is none).
+ */
+export function output(child: GitProcess, what: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const out: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', () => {});
+    child.stdin.on('error', () => {});
+    child.stdin.end();
+    child.on('error', (e) =>
+      reject(err('E_GIT', `cannot run git ${what}: ${e.message}`, 'install git and put it on PATH')),
+    );
+    child.on('close', () => resolve(Buffer.concat(out)));
+  });
+}
+
 /** Runs git and returns trimmed stdout as text. */
 export async function gitText(args: string[], opts: GitOptions): Promise<string> {
   const r = await git(args, opts);
@@ -98,7 +191,7 @@ export interface CatFileObject {
  * this process ends.
  */
 /** Holds the event loop while git owes an answer (on), or lets it go when idle (off). */
-export function holdProcess(child: ChildProcessWithoutNullStreams, on: boolean): void {
+export function holdProcess(child: GitProcess, on: boolean): void {
   for (const h of [child, child.stdin, child.stdout, child.stderr] as Array<{
     ref?: () => void;
     unref?: () => void;
@@ -160,6 +253,16 @@ export class CatFile {
     });
     this.child = child;
     return child;
+  }
+
+  /**
+   * Starts git now, before the first read (beside other work: a start blocks this thread until
+   * git runs); idle, it does not keep this process alive.
+   */
+  warm(): void {
+    if (this.child || this.failed) return;
+    const child = this.start();
+    if (!this.waiting.length) this.hold(child, false);
   }
 
   private hold(child: ChildProcessWithoutNullStreams, on: boolean): void {

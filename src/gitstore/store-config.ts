@@ -5,8 +5,11 @@
  * commands it runs for others.
  */
 import { actorFromEnv, type Provenance } from '../model/provenance.js';
-import { git } from './git.js';
+import { type GitProcess, git, output } from './git.js';
 import { StoreCatalog } from './store-catalog.js';
+
+/** The config read of a store: every entry, with its scope. */
+export const CONFIG_LIST = ['config', '-z', '--list', '--show-scope'];
 
 export interface Ident {
   name: string;
@@ -37,15 +40,23 @@ export class StoreConfig extends StoreCatalog {
     this.actor = undefined;
   }
 
-  /** Every git config entry with its scope, in git's order: one `git config --list` per store. */
-  gitConfig(): Promise<Array<{ scope: string; key: string; value: string }>> {
-    this.configP ??= git(['config', '-z', '--list', '--show-scope'], {
-      cwd: this.repo.cwd,
-      env: this.repo.env,
-      allowFail: true,
-    }).then((r) => {
+  /** Whether the config read has not started yet (StoreWriter.prepareWrite starts it beside the writers). */
+  protected configUnread(): boolean {
+    return !this.configP;
+  }
+
+  /**
+   * Every git config entry with its scope, in git's order: one `git config --list` per store
+   * (`proc`: that process, started with others; CONFIG_LIST are its arguments).
+   */
+  gitConfig(proc?: GitProcess): Promise<Array<{ scope: string; key: string; value: string }>> {
+    this.configP ??= (
+      proc
+        ? output(proc, 'config')
+        : git(CONFIG_LIST, { cwd: this.repo.cwd, env: this.repo.env, allowFail: true }).then((r) => r.stdout)
+    ).then((stdout) => {
       // scope NUL key LF value NUL (a key alone: a boolean true)
-      const parts = r.stdout.toString('utf8').split('\0');
+      const parts = stdout.toString('utf8').split('\0');
       const out: Array<{ scope: string; key: string; value: string }> = [];
       for (let i = 0; i + 1 < parts.length; i += 2) {
         const kv = parts[i + 1];

@@ -34,7 +34,11 @@ export class StoreReader {
   constructor(
     readonly repo: Repo,
     readonly ref: string = MEMORY_REF,
-  ) {}
+    /** a cat-file started already for this repository's cwd and environment (openRepositoryStore) */
+    cat?: CatFile,
+  ) {
+    this.cat = cat;
+  }
 
   get catFile(): CatFile {
     this.cat ??= new CatFile(this.repo.cwd, this.repo.env);

@@ -20,8 +20,9 @@ import { stringify } from '../model/yaml.js';
 import { type SecretFinding, scanSecrets } from '../safety/secrets.js';
 import { mark } from '../trace.js';
 import type { Catalog } from './catalog.js';
+import type { GitProcess } from './git.js';
 import { memDir, writeTestMarker } from './repo.js';
-import { type Ident, StoreConfig } from './store-config.js';
+import { CONFIG_LIST, type Ident, StoreConfig } from './store-config.js';
 import { assertNoteClean, type NoteAdd, type PendingNote, pendingNote } from './store-notes.js';
 import {
   applyToTree,
@@ -142,7 +143,11 @@ export class StoreWriter extends StoreConfig {
    * memos answer when the write asks).
    */
   prepareWrite(message?: string): void {
-    this.writer.warm(message);
+    // the config read (identity, signing) starts with the writers: one process start for all
+    const also = this.configUnread()
+      ? [{ args: CONFIG_LIST, use: (p: GitProcess) => this.gitConfig(p).catch(() => {}) }]
+      : [];
+    this.writer.warm(message, also);
     this.ident().catch(() => {});
     this.signsCommits().catch(() => {});
   }
@@ -173,7 +178,9 @@ export class StoreWriter extends StoreConfig {
   ): Promise<WriteResult<T | undefined>> {
     if (this.readOnly) throw this.readOnly();
     this.prepareWrite();
-    const ident = await this.ident();
+    // the identity is only needed for the commit object: the tip is read and the change built meanwhile
+    const identP = this.ident();
+    identP.catch(() => {});
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       this.writer.warm();
       const base = await this.tip();
@@ -181,8 +188,8 @@ export class StoreWriter extends StoreConfig {
       const tx = new Tx(this, base);
       const res = await build(tx);
       mark('write: change built');
-      if (res) this.writer.warm(res.message.split('\n')[0]);
       if (!res || tx.changes.size === 0) return { commit: base, value: res?.value, attempts: attempt };
+      const ident = await identP;
       const allow = opts.allowSecret || tx.allowSecret;
       // the scan runs while git writes the objects; only the ref waits for it (like the gate): a
       // refused change leaves at most unreferenced objects, git's usual garbage
@@ -190,14 +197,14 @@ export class StoreWriter extends StoreConfig {
       scan?.catch(() => {});
       const note = opts.note ? await this.noteCommit(await opts.note()) : null;
       if (note && !allow) assertNoteClean(note);
-      const [commit, noteCommit] = await this.commitChanges(
-        base,
-        tx.changes.values(),
-        res.message,
-        ident,
-        [],
-        note,
-      );
+      const objects = this.commitChanges(base, tx.changes.values(), res.message, ident, [], note);
+      objects.catch(() => {});
+      // the ref update's process (its reflog message is this change's subject) starts once the
+      // objects are on their way (after the microtasks that send them): git writes them while
+      // this thread waits for that start
+      const subject = res.message.split('\n')[0];
+      setImmediate(() => this.writer.warm(subject));
+      const [commit, noteCommit] = await objects;
       mark('write: objects written');
       await scan;
       mark('write: scanned');

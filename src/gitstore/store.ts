@@ -12,6 +12,9 @@
  * the compare-and-swap of the ref (store-write.ts). Everything is importable
  * from here.
  */
+import { CatFile } from './git.js';
+import { openRepo } from './repo.js';
+import { MEMORY_REF } from './store-read.js';
 import { StoreWriter } from './store-write.js';
 
 export type { Ident } from './store-config.js';
@@ -27,3 +30,21 @@ export const FORMAT_TEXT = `# git-mem store; see https://www.npmjs.com/package/g
 
 /** The memory store of one ref: every read, the catalog, the configuration and every write. */
 export class Store extends StoreWriter {}
+
+/**
+ * The store of the repository at `cwd`, found by `git rev-parse` (openRepo) while the store's
+ * `git cat-file --batch` starts beside it: git runs both from `cwd` with `env`, as the store's
+ * reads would, so they find the same repository, and the first read does not wait for a process
+ * to start after rev-parse has answered (a start costs tens of milliseconds on a busy machine).
+ * Where rev-parse refuses, the cat-file is ended with the refusal.
+ */
+export async function openRepositoryStore(cwd: string, env: NodeJS.ProcessEnv): Promise<Store> {
+  const cat = new CatFile(cwd, env);
+  cat.warm();
+  try {
+    return new Store(await openRepo(cwd, env), MEMORY_REF, cat);
+  } catch (e) {
+    cat.close();
+    throw e;
+  }
+}

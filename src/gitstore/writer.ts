@@ -12,18 +12,27 @@
  * object it writes, computes its id (checked against ours) and honours
  * core.fsync. update-ref checks that the new commit exists.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
 import { mark } from '../trace.js';
-import { type CatFile, type CatFileObject, git, gitEnv, holdProcess as hold, ZERO_OID } from './git.js';
+import {
+  type CatFile,
+  type CatFileObject,
+  type GitProcess,
+  git,
+  gitEnv,
+  holdProcess as hold,
+  startGits,
+  ZERO_OID,
+} from './git.js';
 import { memDir, memDirForWrite, type Repo, writeTestMarker } from './repo.js';
 import { objectId, parseTree, treeObject } from './tree.js';
 
 /** One long-lived git process that answers each request with a known number of lines. */
 class GitSession {
-  private child?: ChildProcessWithoutNullStreams;
+  private child?: GitProcess;
   private buf = '';
   private stderr = '';
   private waiting: Array<{
@@ -38,15 +47,24 @@ class GitSession {
     readonly args: string[],
   ) {}
 
-  /** Starts the process now (if it is not running), so a first request does not wait for it. */
-  start(): ChildProcessWithoutNullStreams {
+  get running(): boolean {
+    return !!this.child;
+  }
+
+  /**
+   * Starts the process now (if it is not running), so a first request does not wait for it;
+   * `given`: this session's process, started with others (startGits).
+   */
+  start(given?: GitProcess): GitProcess {
     if (this.child) return this.child;
     mark(`git ${this.args.join(' ')} started`);
-    const child = spawn('git', this.args, {
-      cwd: this.repo.cwd,
-      env: gitEnv(this.repo.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child =
+      given ??
+      spawn('git', this.args, {
+        cwd: this.repo.cwd,
+        env: gitEnv(this.repo.env),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
     this.stderr = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d: string) => {
@@ -194,6 +212,8 @@ export class GitWriter {
   private readonly commits: GitSession;
   private readonly trees: GitSession;
   private refs?: GitSession;
+  /** closed by its store: a warm-up asked for later (a write that failed meanwhile) starts nothing */
+  private closed = false;
 
   constructor(
     private readonly repo: Repo,
@@ -309,16 +329,28 @@ export class GitWriter {
   }
 
   /**
-   * Moves every ref to `next` if it is still at `expected`, in one transaction.
-   * Resolves true when they moved; otherwise with git's reason (a ref moved or
-   * a lock is in the way), the refs as they were.
+   * Starts the git processes a write needs that are not running yet, before it needs them
+   * (`message`: the reflog message of the ref update to come, when known). The object writers
+   * and `also`'s (the store's config read) start by one process start (startGits), since each
+   * start blocks this thread until the child runs; the ref update by its own, as its stderr is
+   * its answer when a ref moved or is locked (a group's is shared, and may come late).
    */
-  /**
-   * Starts the git processes a write needs, side by side, before it needs them
-   * (`message`: the reflog message of the ref update to come, when known).
-   */
-  warm(message?: string): void {
-    for (const s of [this.blobs, this.trees, this.commits]) s.start();
+  warm(message?: string, also: ReadonlyArray<{ args: string[]; use: (p: GitProcess) => void }> = []): void {
+    if (this.closed) return;
+    const starts = [
+      ...[this.blobs, this.trees, this.commits]
+        .filter((s) => !s.running)
+        .map((s) => ({ args: s.args, use: (p: GitProcess) => s.start(p) })),
+      ...also,
+    ];
+    const procs = startGits(
+      starts.map((s) => s.args),
+      this.repo.cwd,
+      this.repo.env,
+    );
+    starts.forEach((s, i) => {
+      s.use(procs[i]);
+    });
     if (message !== undefined) this.refSession(message).start();
   }
 
@@ -333,6 +365,11 @@ export class GitWriter {
     return this.refs;
   }
 
+  /**
+   * Moves every ref to `next` if it is still at `expected`, in one transaction.
+   * Resolves true when they moved; otherwise with git's reason (a ref moved or
+   * a lock is in the way), the refs as they were.
+   */
   async updateRefs(updates: readonly RefUpdate[], message?: string): Promise<true | { stderr: string }> {
     const refs = this.refSession(message);
     const lines = ['start', ...updates.map((u) => `update ${u.ref} ${u.next} ${u.expected ?? ZERO_OID}`)];
@@ -356,6 +393,7 @@ export class GitWriter {
   }
 
   close(): void {
+    this.closed = true;
     for (const s of [this.blobs, this.commits, this.trees, this.refs]) s?.close();
   }
 }
