@@ -63,6 +63,10 @@ export async function runCheck(store: Store, opts: CheckOptions = {}): Promise<C
   const idx = await anchorIndex(store, tip, scope.pathFilter);
   mark('check: index read');
   const { selected, oids, invalid } = selectAnchors(idx.entries, opts.ids, scope.pathFilter);
+  // anchors of files a commit changed (targetBlobs: the post-commit hook's) are judged and their
+  // verdicts mostly written: the writers, and the config read the default branch needs, start
+  // now, by one process start, beside the reading below
+  if (selected.length && opts.targetBlobs && target && !opts.dryRun && !opts.worktree) store.prepareWrite();
   if (!selected.length) {
     const r = await recordScopeMoves(store, opts, tip, target, targetName, scopeMoves);
     return {

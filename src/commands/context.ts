@@ -168,16 +168,19 @@ function track(ctx: RunContext, s: Store): Store {
 
 /**
  * The store of the repository at ctx.cwd (never the global one): the one the
- * context holds open already (ctx.store), or a new one closed with the run.
+ * context holds open already (ctx.store), or a new one closed with the run
+ * (`write`: with its writers started, src/gitstore/store.ts openRepositoryStore).
  */
-export async function repositoryStore(ctx: RunContext): Promise<Store> {
+export async function repositoryStore(ctx: RunContext, write = false): Promise<Store> {
   if (ctx.store) return ctx.store;
-  return track(ctx, ctx.repo ? new Store(ctx.repo) : await openRepositoryStore(ctx.cwd, ctx.env));
+  return track(ctx, ctx.repo ? new Store(ctx.repo) : await openRepositoryStore(ctx.cwd, ctx.env, write));
 }
 
 /**
  * The store a command works on: the repository's, or the global one with
- * --global (or outside a repository, unless strict-local is set).
+ * --global (or outside a repository, unless strict-local is set). `create`: a
+ * command that writes the store it opens (add, import, init): the global store
+ * is made where missing, and the repository's writers start with its reader.
  */
 export async function openStore(
   ctx: RunContext,
@@ -185,7 +188,7 @@ export async function openStore(
 ): Promise<Store> {
   if (opts.global) return openGlobalStore(ctx, !!opts.create);
   try {
-    return await repositoryStore(ctx);
+    return await repositoryStore(ctx, !!opts.create);
   } catch (e) {
     if ((e as { code?: string }).code !== 'E_NOT_A_REPO') throw e;
     const strict = ['true', 'yes', 'on', '1'].includes(

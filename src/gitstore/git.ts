@@ -42,51 +42,71 @@ export function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv
 /** A git process as git-mem drives it: its own, or one of a group started together (startGits). */
 export type GitProcess = ChildProcessWithoutNullStreams;
 
-/** The most processes one group starts: a POSIX shell names file descriptors 3 to 9 only. */
-const GROUP_MAX = 7;
+/** The file descriptors a group's members get: a POSIX shell names 3 to 9 only. */
+const GROUP_FDS = 7;
 
 /** An argument as sh reads it back: in single quotes, each quote in it closed, escaped, reopened. */
 const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** One process of a group: its arguments, and whether its stderr is its own (else shared). */
+export interface GitStart {
+  args: readonly string[];
+  /** its own stderr, complete when it closes (a refusal read from it); else the group's, shared */
+  stderr?: boolean;
+}
+
 /**
  * Starts several long-lived git processes for the cost of one process start: `sh` starts each in
- * the background and exits, so starting N of them blocks this thread (until the child runs: tens
- * of milliseconds each on a busy machine) once instead of N times. Each member's stdin and stdout
- * are one socket of its own (fds 3 to 9, closed in the others); their stderr is the shell's, one
- * pipe for all, copied to each member (a failing member's message may be preceded by another's).
- * A member is used as a ChildProcess: 'close' when its socket closes (with no exit code: the
- * callers here read answers, not codes), 'error' when sh cannot be started. One set of args is
+ * the background, so starting N of them blocks this thread (until the child runs: tens of
+ * milliseconds each on a busy machine) once instead of N times. Each member's stdin and stdout
+ * are one socket of its own (fds 3 to 9, closed in the others); its stderr is one of its own when
+ * asked for, else the shell's, one pipe for all copied to each such member (a failing member's
+ * message may be preceded by another's, or come after its close). A member is used as a
+ * ChildProcess: 'close' once its sockets closed (with no exit code: the callers read answers,
+ * not codes), 'error' when sh cannot be started. One process, or more than the fds allow, is
  * started by itself.
  */
-export function startGits(
-  argsList: readonly (readonly string[])[],
-  cwd: string,
-  env?: NodeJS.ProcessEnv,
-): GitProcess[] {
-  if (argsList.length === 1 || argsList.length > GROUP_MAX)
-    return argsList.map((args) =>
-      spawn('git', [...args], { cwd, env: gitEnv(env), stdio: ['pipe', 'pipe', 'pipe'] }),
+export function startGits(starts: readonly GitStart[], cwd: string, env?: NodeJS.ProcessEnv): GitProcess[] {
+  const fdsNeeded = starts.reduce((n, s) => n + (s.stderr ? 2 : 1), 0);
+  if (starts.length === 1 || fdsNeeded > GROUP_FDS)
+    return starts.map((s) =>
+      spawn('git', [...s.args], { cwd, env: gitEnv(env), stdio: ['pipe', 'pipe', 'pipe'] }),
     );
-  if (!argsList.length) return [];
-  const fds = argsList.map((_, i) => 3 + i);
-  const closeAll = fds.map((f) => `${f}>&-`).join(' ');
-  const script = argsList
-    .map((args, i) => `git ${args.map(shQuote).join(' ')} <&${fds[i]} >&${fds[i]} ${closeAll} &`)
+  if (!starts.length) return [];
+  let next = 3;
+  const fds = starts.map((s) => {
+    const io = next++;
+    return { io, err: s.stderr ? next++ : undefined };
+  });
+  const closeAll = Array.from({ length: next - 3 }, (_, i) => `${i + 3}>&-`).join(' ');
+  const script = starts
+    .map((s, i) => {
+      const { io, err } = fds[i];
+      const errTo = err === undefined ? '' : ` 2>&${err}`;
+      return `git ${s.args.map(shQuote).join(' ')} <&${io} >&${io}${errTo} ${closeAll} &`;
+    })
     .join('\n');
-  const sh = spawn('sh', ['-c', script], {
+  // the shell lets go of the members' sockets and waits for them: node empties the pipes of a
+  // child that exited (what a member printed before its reader came would be lost), so it exits
+  // last; a member's socket closes when the member exits
+  const sh = spawn('sh', ['-c', `${script}\nexec ${closeAll}\nwait`], {
     cwd,
     env: gitEnv(env),
-    stdio: ['ignore', 'ignore', 'pipe', ...fds.map(() => 'pipe' as const)],
+    stdio: ['ignore', 'ignore', 'pipe', ...Array.from({ length: next - 3 }, () => 'pipe' as const)],
   });
   sh.unref();
   const shared = sh.stdio[2] as Socket;
   shared.unref();
-  const members = fds.map((f) => new GroupMember(sh.stdio[f] as Socket));
+  const members = fds.map(
+    ({ io, err }) =>
+      new GroupMember(sh.stdio[io] as Socket, err === undefined ? undefined : (sh.stdio[err] as Socket)),
+  );
+  const sharing = members.filter((m) => !m.ownStderr);
   shared.on('data', (d: Buffer) => {
-    for (const m of members) m.stderr.write(d);
+    for (const m of sharing) (m.stderr as PassThrough).write(d);
   });
   shared.on('close', () => {
-    for (const m of members) m.stderr.end();
+    for (const m of sharing) (m.stderr as PassThrough).end();
   });
   sh.on('error', (e) => {
     for (const m of members) m.emit('error', e);
@@ -97,17 +117,32 @@ export function startGits(
 /** One process of a group (startGits): its socket is its stdin and its stdout. */
 class GroupMember extends EventEmitter {
   readonly stdout: Socket;
-  readonly stderr = new PassThrough();
-  constructor(readonly stdin: Socket) {
+  readonly stderr: Socket | PassThrough;
+  readonly ownStderr: boolean;
+  constructor(
+    readonly stdin: Socket,
+    stderr?: Socket,
+  ) {
     super();
     this.stdout = stdin;
-    stdin.on('close', () => this.emit('close', null));
+    this.ownStderr = !!stderr;
+    this.stderr = stderr ?? new PassThrough();
+    let open = stderr ? 2 : 1;
+    const closed = () => {
+      if (--open === 0) this.emit('close', null);
+    };
+    stdin.on('close', closed);
+    stderr?.on('close', closed);
   }
   ref(): void {
     this.stdin.ref();
+    if (this.stderr instanceof PassThrough) return;
+    this.stderr.ref();
   }
   unref(): void {
     this.stdin.unref();
+    if (this.stderr instanceof PassThrough) return;
+    this.stderr.unref();
   }
 }
 
@@ -152,20 +187,23 @@ export function git(args: string[], opts: GitOptions): Promise<GitResult> {
 }
 
 /**
- * All a started git process prints on stdout, once it has ended (its exit code unread, as
- * git(…, { allowFail }) leaves it to the caller; for a group's member there is none).
+ * What a started git process prints, once it has ended (its exit code unread, as
+ * git(…, { allowFail }) leaves it to the caller; a group's member has none).
  */
-export function output(child: GitProcess, what: string): Promise<Buffer> {
+export function output(child: GitProcess, what: string): Promise<{ stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
     const out: Buffer[] = [];
+    const errs: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', () => {});
+    child.stderr.on('data', (d: Buffer) => errs.push(d));
     child.stdin.on('error', () => {});
     child.stdin.end();
     child.on('error', (e) =>
       reject(err('E_GIT', `cannot run git ${what}: ${e.message}`, 'install git and put it on PATH')),
     );
-    child.on('close', () => resolve(Buffer.concat(out)));
+    child.on('close', () =>
+      resolve({ stdout: Buffer.concat(out), stderr: Buffer.concat(errs).toString('utf8') }),
+    );
   });
 }
 
@@ -207,8 +245,11 @@ export function holdProcess(child: GitProcess, on: boolean): void {
  */
 const IMMUTABLE_NAME = /^(?:[0-9a-f]{40}|[0-9a-f]{64})(?:\^\{(?:commit|tree|blob)\}|:[^\n]*)?$/;
 
+/** The reader's command line. */
+export const CAT_FILE_ARGS = ['cat-file', '--batch'];
+
 export class CatFile {
-  private child?: ChildProcessWithoutNullStreams;
+  private child?: GitProcess;
   /**
    * Objects by immutable name, most recently used last (`keep`): a long-lived
    * store reads the same trees on every diff, and the objects it wrote itself
@@ -228,14 +269,16 @@ export class CatFile {
     private readonly env?: NodeJS.ProcessEnv,
   ) {}
 
-  private start(): ChildProcessWithoutNullStreams {
+  private start(given?: GitProcess): GitProcess {
     if (this.child) return this.child;
     mark('git cat-file --batch started');
-    const child = spawn('git', ['cat-file', '--batch'], {
-      cwd: this.cwd,
-      env: gitEnv(this.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child =
+      given ??
+      spawn('git', CAT_FILE_ARGS, {
+        cwd: this.cwd,
+        env: gitEnv(this.env),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
     child.stdout.on('data', (d: Buffer) => {
       this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
       this.drain();
@@ -256,16 +299,19 @@ export class CatFile {
   }
 
   /**
-   * Starts git now, before the first read (beside other work: a start blocks this thread until
-   * git runs); idle, it does not keep this process alive.
+   * Starts git now, before the first read (`given`: its process, started with others, of
+   * CAT_FILE_ARGS); idle, it does not keep this process alive.
    */
-  warm(): void {
-    if (this.child || this.failed) return;
-    const child = this.start();
+  warm(given?: GitProcess): void {
+    if (this.child || this.failed) {
+      given?.stdin.destroy();
+      return;
+    }
+    const child = this.start(given);
     if (!this.waiting.length) this.hold(child, false);
   }
 
-  private hold(child: ChildProcessWithoutNullStreams, on: boolean): void {
+  private hold(child: GitProcess, on: boolean): void {
     holdProcess(child, on);
   }
 

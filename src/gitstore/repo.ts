@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { err } from '../errors.js';
-import { git, gitEnv } from './git.js';
+import { type GitProcess, git, gitEnv, output } from './git.js';
 
 export interface Repo {
   /** Directory git commands run from. */
@@ -23,7 +23,7 @@ export interface Repo {
   bare: boolean;
 }
 
-const REV_PARSE = [
+export const REV_PARSE = [
   'rev-parse',
   '--path-format=absolute',
   '--git-dir',
@@ -73,6 +73,21 @@ function fromRevParse(
 export async function openRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Repo> {
   const r = await git(REV_PARSE, { cwd, env, allowFail: true });
   return fromRevParse(cwd, env, r.code, r.stdout.toString('utf8'), r.stderr);
+}
+
+/**
+ * The same finder's answer from a rev-parse of REV_PARSE started with other processes
+ * (startGits, its stderr its own): its exit code is not read, and need not be, since only
+ * --show-toplevel, asked last, fails after answering, and then it prints no work tree.
+ */
+export async function repoFromRevParse(
+  proc: GitProcess,
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Repo> {
+  const r = await output(proc, 'rev-parse');
+  const stdout = r.stdout.toString('utf8');
+  return fromRevParse(cwd, env, stdout.split('\n')[4] ? 0 : 128, stdout, r.stderr);
 }
 
 /**

@@ -52,7 +52,7 @@ export class StoreConfig extends StoreCatalog {
   gitConfig(proc?: GitProcess): Promise<Array<{ scope: string; key: string; value: string }>> {
     this.configP ??= (
       proc
-        ? output(proc, 'config')
+        ? output(proc, 'config').then((r) => r.stdout)
         : git(CONFIG_LIST, { cwd: this.repo.cwd, env: this.repo.env, allowFail: true }).then((r) => r.stdout)
     ).then((stdout) => {
       // scope NUL key LF value NUL (a key alone: a boolean true)

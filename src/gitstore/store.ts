@@ -12,10 +12,12 @@
  * the compare-and-swap of the ref (store-write.ts). Everything is importable
  * from here.
  */
-import { CatFile } from './git.js';
-import { openRepo } from './repo.js';
+import { CAT_FILE_ARGS, CatFile, startGits } from './git.js';
+import { REV_PARSE, type Repo, repoFromRevParse } from './repo.js';
+import { CONFIG_LIST } from './store-config.js';
 import { MEMORY_REF } from './store-read.js';
 import { StoreWriter } from './store-write.js';
+import { WRITER_ARGS } from './writer.js';
 
 export type { Ident } from './store-config.js';
 export type { NoteAdd } from './store-notes.js';
@@ -32,19 +34,42 @@ export const FORMAT_TEXT = `# git-mem store; see https://www.npmjs.com/package/g
 export class Store extends StoreWriter {}
 
 /**
- * The store of the repository at `cwd`, found by `git rev-parse` (openRepo) while the store's
- * `git cat-file --batch` starts beside it: git runs both from `cwd` with `env`, as the store's
- * reads would, so they find the same repository, and the first read does not wait for a process
- * to start after rev-parse has answered (a start costs tens of milliseconds on a busy machine).
- * Where rev-parse refuses, the cat-file is ended with the refusal.
+ * The store of the repository at `cwd`, found by `git rev-parse` (as openRepo finds it) while the
+ * store's `git cat-file --batch` starts beside it, and for a command that writes (`write`) the
+ * object writers and the config read too: all by one process start (startGits), since each start
+ * blocks this thread until the child runs (tens of milliseconds on a busy machine). git runs each
+ * from `cwd` with `env`, as the store's own processes would, so they find the same repository.
+ * Where rev-parse refuses, the others are ended with the refusal.
  */
-export async function openRepositoryStore(cwd: string, env: NodeJS.ProcessEnv): Promise<Store> {
-  const cat = new CatFile(cwd, env);
-  cat.warm();
+export async function openRepositoryStore(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  write = false,
+): Promise<Store> {
+  const [revParse, cat, ...writing] = startGits(
+    [
+      { args: REV_PARSE, stderr: true },
+      { args: CAT_FILE_ARGS },
+      ...(write ? [CONFIG_LIST, ...WRITER_ARGS].map((args) => ({ args })) : []),
+    ],
+    cwd,
+    env,
+  );
+  const reader = new CatFile(cwd, env);
+  reader.warm(cat);
+  let repo: Repo;
   try {
-    return new Store(await openRepo(cwd, env), MEMORY_REF, cat);
+    repo = await repoFromRevParse(revParse, cwd, env);
   } catch (e) {
-    cat.close();
+    reader.close();
+    for (const p of writing) p.stdin.destroy();
     throw e;
   }
+  const store = new Store(repo, MEMORY_REF, reader);
+  if (write) {
+    const [config, ...writers] = writing;
+    store.gitConfig(config).catch(() => {});
+    store.writer.adopt(writers);
+  }
+  return store;
 }

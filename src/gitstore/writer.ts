@@ -177,6 +177,18 @@ export interface CommitSpec {
 
 let seq = 0;
 
+/**
+ * The object writers' command lines: blobs, trees and commits. --no-filters: the bytes as given
+ * (the temp file's path must not pick up autocrlf or attributes). Trees as raw objects
+ * (treeObject): git checks their format; `git mktree` would also look up every entry's type, a
+ * second per add at a thousand folders whose trees are loose objects.
+ */
+export const WRITER_ARGS: readonly string[][] = [
+  ['hash-object', '-w', '--no-filters', '--stdin-paths'],
+  ['hash-object', '-t', 'tree', '-w', '--no-filters', '--stdin-paths'],
+  ['hash-object', '-t', 'commit', '-w', '--no-filters', '--stdin-paths'],
+];
+
 /** A temp file older than this was left by a writer that died (a live one removes its own in ms). */
 export const STALE_TEMP_MS = 60 * 60 * 1000;
 const swept = new Set<string>();
@@ -223,19 +235,18 @@ export class GitWriter {
     private readonly onWritten?: (name: string, o: CatFileObject) => void,
   ) {
     removeStaleTemps(repo);
-    // --no-filters: the bytes as given (the temp file's path must not pick up autocrlf or attributes)
-    this.blobs = new GitSession(repo, ['hash-object', '-w', '--no-filters', '--stdin-paths']);
-    this.commits = new GitSession(repo, [
-      'hash-object',
-      '-t',
-      'commit',
-      '-w',
-      '--no-filters',
-      '--stdin-paths',
-    ]);
-    // trees as raw objects (treeObject): git checks their format; `git mktree` would also look up
-    // every entry's type, a second per add at a thousand folders whose trees are loose objects
-    this.trees = new GitSession(repo, ['hash-object', '-t', 'tree', '-w', '--no-filters', '--stdin-paths']);
+    const [blobs, trees, commits] = WRITER_ARGS;
+    this.blobs = new GitSession(repo, blobs);
+    this.trees = new GitSession(repo, trees);
+    this.commits = new GitSession(repo, commits);
+  }
+
+  /** Takes the object writers' processes (WRITER_ARGS, in that order), started with others. */
+  adopt(procs: readonly GitProcess[]): void {
+    [this.blobs, this.trees, this.commits].forEach((s, i) => {
+      if (!this.closed && !s.running) s.start(procs[i]);
+      else procs[i].stdin.destroy();
+    });
   }
 
   /** Writes through a file under .git/mem/tmp (hash-object reads paths); removed once git has it. */
@@ -343,11 +354,7 @@ export class GitWriter {
         .map((s) => ({ args: s.args, use: (p: GitProcess) => s.start(p) })),
       ...also,
     ];
-    const procs = startGits(
-      starts.map((s) => s.args),
-      this.repo.cwd,
-      this.repo.env,
-    );
+    const procs = startGits(starts, this.repo.cwd, this.repo.env);
     starts.forEach((s, i) => {
       s.use(procs[i]);
     });
