@@ -183,3 +183,43 @@ describe('object ids named before git answers', () => {
     r.git('fsck', '--strict', '--no-dangling');
   });
 });
+
+describe('git processes started together (startGits: one process start for several)', () => {
+  it('answer as each alone: the arguments as given, all output however late it is read, a refusal in its own stderr', async () => {
+    const { output, startGits } = await import('../src/gitstore/git.js');
+    const r = makeRepo({ commit: true });
+    const alone = (args: string[], input = '') =>
+      spawnSync('git', args, { cwd: r.dir, env: r.env, input, encoding: 'utf8' });
+    const odd = 'it\'s a "quoted" $HOME `name` \\ ;&|<>\nline two';
+    const [refused, config, quoted, reader] = startGits(
+      [
+        { args: ['rev-parse', '--verify', 'refs/heads/no-such'], stderr: true },
+        { args: ['config', '-z', '--list', '--show-scope'] },
+        { args: ['rev-parse', '--sq-quote', odd] },
+        { args: ['cat-file', '--batch'] },
+      ],
+      r.dir,
+      r.env,
+    );
+    // an argument of every character sh treats specially reaches git as given
+    expect((await output(quoted, 'rev-parse')).stdout.toString()).toBe(
+      alone(['rev-parse', '--sq-quote', odd]).stdout,
+    );
+    // read only once the others have ended (the shell too, were it not waiting for them)
+    await new Promise((done) => setTimeout(done, 500));
+    expect((await output(config, 'config')).stdout.toString()).toBe(
+      alone(['config', '-z', '--list', '--show-scope']).stdout,
+    );
+    const no = await output(refused, 'rev-parse');
+    expect(no.stderr).toBe(alone(['rev-parse', '--verify', 'refs/heads/no-such']).stderr);
+    expect(no.stderr).toMatch(/fatal|needed a single revision/);
+    // a long-lived one answers request after request
+    reader.stdin.write('HEAD\n');
+    const head = await new Promise<string>((done) =>
+      reader.stdout.once('data', (d: Buffer) => done(d.toString())),
+    );
+    expect(head.split(' ')[0]).toBe(r.git('rev-parse', 'HEAD').trim());
+    reader.stdin.end();
+    await new Promise((done) => reader.on('close', done));
+  });
+});
