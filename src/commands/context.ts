@@ -7,6 +7,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isatty } from 'node:tty';
 import { err } from '../errors.js';
 import { gitMemHome, readGlobalConfig } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
@@ -58,7 +59,8 @@ export function processIO(): IO {
     outBytes: (b) => process.stdout.write(b),
     err: (s) => process.stderr.write(s),
     isTTY: !!process.stdout.isTTY,
-    stdinIsTTY: !!process.stdin.isTTY,
+    // asked of the file descriptor: process.stdin is made only by a command that reads it
+    stdinIsTTY: isatty(0),
     rows: process.stdout.rows,
     readStdin: async (limit) => {
       if (process.stdin.isTTY) return undefined;

@@ -20,6 +20,8 @@
  * Node built-ins only (none, in fact): dist/agent-hook.js bundles it.
  */
 
+import { INVISIBLE } from './invisible.js';
+
 export const MAX_CONTEXT_CHARS = 9500;
 
 export const FRAME_NOTE =
@@ -28,11 +30,8 @@ export const FRAME_NOTE =
 /** What replaces the `<` of anything shaped like a tag. */
 const DEFUSED = '‹';
 
-// dropped everywhere: format characters (zero-width space/non-joiner/joiner, word joiner, BOM,
-// bidi controls, soft hyphen, tag characters), variation selectors, fillers, controls but \t \n
-// (search reads words without them too: src/search/text.ts)
-export const INVISIBLE =
-  /[\p{Cf}\u115F\u1160\u180E\u3164\uFFA0\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|\p{Variation_Selector}|\u034F|\u17B4|\u17B5|\u180B|\u180C|\u180D|\u180F/gu;
+// dropped everywhere (src/safety/invisible.ts; search reads words without them too)
+export { INVISIBLE };
 
 /** `&` as written in HTML, possibly encoded again (`&amp;lt;`). */
 const AMP = '&(?:amp;)*';

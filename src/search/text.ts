@@ -5,7 +5,7 @@
  * camelCase, English stop words, Porter stemming), so a query, a record, a proposal
  * and a prompt are always cut the same way. Pure.
  */
-import { INVISIBLE } from '../safety/frame.js';
+import { INVISIBLE } from '../safety/invisible.js';
 
 const STOP = new Set(
   (
