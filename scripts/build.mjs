@@ -60,7 +60,13 @@ await build({
   // cli: the CLI (bin/git-mem.js); agent-hook: the agent hooks' dispatcher, which
   // bin/git-mem.js loads alone for `hook claude-code` (the CLI's hook command calls the
   // same module: shared chunks)
-  entryPoints: { cli: 'src/cli/main.ts', 'agent-hook': 'src/hooks/claude-code.ts' },
+  // store-start: the store's git processes, which bin/git-mem.js starts for `add` and the
+  // post-commit hook while the CLI loads (the CLI's store takes them: shared chunks)
+  entryPoints: {
+    cli: 'src/cli/main.ts',
+    'agent-hook': 'src/hooks/claude-code.ts',
+    'store-start': 'src/gitstore/store-start.ts',
+  },
   splitting: true,
   // bundled CommonJS packages call require()
   banner: {

@@ -7,9 +7,7 @@
 import { actorFromEnv, type Provenance } from '../model/provenance.js';
 import { type GitProcess, git, output } from './git.js';
 import { StoreCatalog } from './store-catalog.js';
-
-/** The config read of a store: every entry, with its scope. */
-export const CONFIG_LIST = ['config', '-z', '--list', '--show-scope'];
+import { CONFIG_LIST } from './store-start.js';
 
 export interface Ident {
   name: string;

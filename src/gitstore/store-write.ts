@@ -22,8 +22,9 @@ import { mark } from '../trace.js';
 import type { Catalog } from './catalog.js';
 import type { GitProcess } from './git.js';
 import { memDir, writeTestMarker } from './repo.js';
-import { CONFIG_LIST, type Ident, StoreConfig } from './store-config.js';
+import { type Ident, StoreConfig } from './store-config.js';
 import { assertNoteClean, type NoteAdd, type PendingNote, pendingNote } from './store-notes.js';
+import { CONFIG_LIST } from './store-start.js';
 import {
   applyToTree,
   type CommitSpec,

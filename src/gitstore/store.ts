@@ -12,12 +12,11 @@
  * the compare-and-swap of the ref (store-write.ts). Everything is importable
  * from here.
  */
-import { CAT_FILE_ARGS, CatFile, startGits } from './git.js';
-import { REV_PARSE, type Repo, repoFromRevParse } from './repo.js';
-import { CONFIG_LIST } from './store-config.js';
+import { CatFile } from './git.js';
+import { type Repo, repoFromRevParse } from './repo.js';
 import { MEMORY_REF } from './store-read.js';
+import { storeProcesses } from './store-start.js';
 import { StoreWriter } from './store-write.js';
-import { WRITER_ARGS } from './writer.js';
 
 export type { Ident } from './store-config.js';
 export type { NoteAdd } from './store-notes.js';
@@ -36,25 +35,19 @@ export class Store extends StoreWriter {}
 /**
  * The store of the repository at `cwd`, found by `git rev-parse` (as openRepo finds it) while the
  * store's `git cat-file --batch` starts beside it, and for a command that writes (`write`) the
- * object writers and the config read too: all by one process start (startGits), since each start
- * blocks this thread until the child runs (tens of milliseconds on a busy machine). git runs each
- * from `cwd` with `env`, as the store's own processes would, so they find the same repository.
- * Where rev-parse refuses, the others are ended with the refusal.
+ * object writers and the config read too: all by one process start (store-start.ts), since each
+ * start blocks this thread until the child runs (tens of milliseconds on a busy machine), or
+ * taken from the launcher, which started them while the CLI loaded. git runs each from `cwd`
+ * with `env`, as the store's own processes would, so they find the same repository. Where
+ * rev-parse refuses, the others are ended with the refusal.
  */
 export async function openRepositoryStore(
   cwd: string,
   env: NodeJS.ProcessEnv,
   write = false,
 ): Promise<Store> {
-  const [revParse, cat, ...writing] = startGits(
-    [
-      { args: REV_PARSE, stderr: true },
-      { args: CAT_FILE_ARGS },
-      ...(write ? [CONFIG_LIST, ...WRITER_ARGS].map((args) => ({ args })) : []),
-    ],
-    cwd,
-    env,
-  );
+  const started = storeProcesses(cwd, env, write);
+  const [revParse, cat, ...writing] = started.procs;
   const reader = new CatFile(cwd, env);
   reader.warm(cat);
   let repo: Repo;
@@ -66,7 +59,7 @@ export async function openRepositoryStore(
     throw e;
   }
   const store = new Store(repo, MEMORY_REF, reader);
-  if (write) {
+  if (started.write) {
     const [config, ...writers] = writing;
     store.gitConfig(config).catch(() => {});
     store.writer.adopt(writers);

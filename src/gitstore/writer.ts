@@ -28,6 +28,7 @@ import {
   ZERO_OID,
 } from './git.js';
 import { memDir, memDirForWrite, type Repo, writeTestMarker } from './repo.js';
+import { WRITER_ARGS } from './store-start.js';
 import { objectId, parseTree, treeObject } from './tree.js';
 
 /** One long-lived git process that answers each request with a known number of lines. */
@@ -176,18 +177,6 @@ export interface CommitSpec {
 }
 
 let seq = 0;
-
-/**
- * The object writers' command lines: blobs, trees and commits. --no-filters: the bytes as given
- * (the temp file's path must not pick up autocrlf or attributes). Trees as raw objects
- * (treeObject): git checks their format; `git mktree` would also look up every entry's type, a
- * second per add at a thousand folders whose trees are loose objects.
- */
-export const WRITER_ARGS: readonly string[][] = [
-  ['hash-object', '-w', '--no-filters', '--stdin-paths'],
-  ['hash-object', '-t', 'tree', '-w', '--no-filters', '--stdin-paths'],
-  ['hash-object', '-t', 'commit', '-w', '--no-filters', '--stdin-paths'],
-];
 
 /** A temp file older than this was left by a writer that died (a live one removes its own in ms). */
 export const STALE_TEMP_MS = 60 * 60 * 1000;
