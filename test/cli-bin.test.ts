@@ -153,6 +153,34 @@ describe('the built git-mem, run twice', () => {
       }
   }, 60_000);
 
+  it('add and the post-commit hook, whose store processes the launcher starts early: used where the store opens, left and ended elsewhere', () => {
+    const r = makeRepo({ commit: true });
+    const sub = join(r.dir, 'a', 'b');
+    mkdirSync(sub, { recursive: true });
+    const o = { cwd: r.dir, env: r.env };
+    const added = twice(['add', '--json', '--title', 'Early', '--content', 'started early', '--force'], o);
+    for (const res of added) expect(res.code, res.stderr).toBe(0);
+    expect(
+      r
+        .git('log', '--format=%s', 'refs/memory')
+        .split('\n')
+        .filter((l) => l.includes('"Early"')),
+    ).toHaveLength(2);
+    // bad input, and no repository (nor a global store yet): the one-line refusal, promptly
+    for (const res of twice(['add', '--type', 'bogus', '--title', 'x', '--content', 'y'], o))
+      expect(res.code).toBe(2);
+    const env = { ...r.env, GIT_CEILING_DIRECTORIES: join(r.dir, 'a') };
+    for (const res of twice(['add', '--title', 'x', '--content', 'y'], { cwd: sub, env })) {
+      expect(res.code).not.toBe(0);
+      expect(res.stderr).toContain('not a git repository');
+    }
+    for (const res of twice(['hook', 'post-commit'], { cwd: sub, env })) expect(res.code).toBe(0);
+    // --global: the processes started in the repository are not the store's; the add goes to the global store
+    for (const res of twice(['add', '--global', '--title', 'Personal', '--content', 'mine', '--force'], o))
+      expect(res.code, res.stderr).toBe(0);
+    expect(runBin(['list', '--global', '--json'], o).stdout).toContain('Personal');
+  }, 60_000);
+
   it('prints what the in-process CLI prints, help with -h as with --help', async () => {
     const r = makeRepo({ commit: true });
     const ids: string[] = [];

@@ -129,10 +129,19 @@ class GroupMember extends EventEmitter {
     this.stderr = stderr ?? new PassThrough();
     let open = stderr ? 2 : 1;
     const closed = () => {
-      if (--open === 0) this.emit('close', null);
+      if (--open) return;
+      this.closed = true;
+      this.emit('close', null);
     };
     stdin.on('close', closed);
     stderr?.on('close', closed);
+  }
+  /** closed already: a process that printed nothing may end before its reader comes (store-start.ts) */
+  private closed = false;
+  override on(event: string | symbol, listener: (...args: unknown[]) => void): this {
+    super.on(event, listener);
+    if (event === 'close' && this.closed) process.nextTick(listener, null);
+    return this;
   }
   ref(): void {
     this.stdin.ref();
