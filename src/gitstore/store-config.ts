@@ -4,6 +4,8 @@
  * actor (a person or an agent) its commits name. A long-lived store forgets them between the
  * commands it runs for others.
  */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { actorFromEnv, type Provenance } from '../model/provenance.js';
 import { git } from './git.js';
 import { StoreCatalog } from './store-catalog.js';
@@ -37,8 +39,33 @@ export class StoreConfig extends StoreCatalog {
     this.actor = undefined;
   }
 
-  /** Every git config entry with its scope, in git's order: one `git config --list` per store. */
+  /** The stamp (size and mtime) of this clone's config files when configP was read. */
+  private configStamp?: string;
+
+  /**
+   * Every git config entry with its scope, in git's order: one `git config --list` per store. A
+   * long-lived store (the MCP server, the UI) reads it again once this clone's config files
+   * changed, so a setting made meanwhile (`git mem config set secret-scan warn`) applies at its
+   * next write, as it would in a new process.
+   */
   gitConfig(): Promise<Array<{ scope: string; key: string; value: string }>> {
+    if (this.longLived) {
+      const stamp = [join(this.repo.commonDir, 'config'), join(this.repo.gitDir, 'config.worktree')]
+        .map((f) => {
+          try {
+            const st = statSync(f);
+            return `${st.size}:${st.mtimeMs}`;
+          } catch {
+            return '-';
+          }
+        })
+        .join(' ');
+      if (stamp !== this.configStamp) {
+        this.configStamp = stamp;
+        this.configP = undefined;
+        this.signP = undefined;
+      }
+    }
     this.configP ??= git(['config', '-z', '--list', '--show-scope'], {
       cwd: this.repo.cwd,
       env: this.repo.env,

@@ -184,7 +184,12 @@ const ROUTES: Route[] = [
     pattern: /^\/api\/memory\/([^/]+)$/,
     handler: async (env, [ref], { query: q, body }): Promise<UpdateAnswer> => {
       const r = await updateFromInput(storeNamed(env, opt(q, 'store')), ref, updateInput(body));
-      return { record: recordJSON(r.record), changed: r.changed, commit: r.commit };
+      return {
+        record: recordJSON(r.record),
+        changed: r.changed,
+        commit: r.commit,
+        ...(r.warnings.length ? { warnings: r.warnings } : {}),
+      };
     },
   },
   {

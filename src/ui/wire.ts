@@ -257,6 +257,8 @@ export interface UpdateAnswer {
   /** the fields that changed */
   changed: string[];
   commit: string | null;
+  /** likely secrets stored because secret-scan is warn, one line each */
+  warnings?: string[];
 }
 
 /** GET /api/memory/:ref/anchor/:index: one anchor's code then and now, and the change between. */
