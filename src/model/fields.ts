@@ -7,7 +7,7 @@
  *   (`kind`, checked by recordFieldProblems in src/model/schema.ts),
  * - the input a person or an agent may give for it on every surface (`input`,
  *   `add`, `update`: the CLI's options, the MCP tools' input schemas, the UI's
- *   edit form, all read by one parser, src/model/field-input.ts),
+ *   edit form, all read by one parser per verb, src/model/patch.ts),
  * - the three-way merge (`merge`, src/merge/engine.ts), the fields the
  *   Conflicts page compares (`compare`), and import/export (`exported`).
  *
@@ -59,8 +59,8 @@ export interface FieldDef {
   help: string;
   /** how a surface gives it; absent: no surface sets it directly */
   input?: InputType;
-  /** `add` may set it */
-  add?: boolean;
+  /** `add` may set it; `'required'`: every add gives it (the CLI's `--type` has a default) */
+  add?: boolean | 'required';
   /** `update` may set it, or set and clear it */
   update?: 'set' | 'set-clear';
   /** the UI's edit form edits it */
@@ -84,7 +84,7 @@ export const FIELDS: readonly FieldDef[] = [
     merge: 'scalar',
     help: 'memory type (decision, constraint, known_fix, rule, …)',
     input: 'string',
-    add: true,
+    add: 'required',
     update: 'set',
     ui: true,
     compare: true,
@@ -95,9 +95,9 @@ export const FIELDS: readonly FieldDef[] = [
     frontmatter: true,
     kind: 'own',
     merge: 'scalar',
-    help: 'one-line title',
+    help: 'one-line title (at most 300 characters)',
     input: 'string',
-    add: true,
+    add: 'required',
     update: 'set',
     ui: true,
     compare: true,
@@ -224,9 +224,9 @@ export const FIELDS: readonly FieldDef[] = [
     frontmatter: false,
     kind: 'own',
     merge: 'own',
-    help: 'the memory itself, in Markdown',
+    help: 'the memory itself, in Markdown: what, why, and how to apply it',
     input: 'string',
-    add: true,
+    add: 'required',
     update: 'set',
     ui: true,
     exported: true,
@@ -242,6 +242,8 @@ export const FRONTMATTER_KEYS: readonly string[] = FIELDS.filter((f) => f.frontm
 export const UPDATABLE: readonly FieldDef[] = FIELDS.filter((f) => f.update);
 /** Fields `add` may set. */
 export const ADDABLE: readonly FieldDef[] = FIELDS.filter((f) => f.add);
+/** Fields every add gives. */
+export const ADD_REQUIRED: readonly string[] = FIELDS.filter((f) => f.add === 'required').map((f) => f.key);
 /** Fields merged as plain scalars. */
 export const SCALAR_FIELDS: readonly string[] = FIELDS.filter((f) => f.merge === 'scalar').map((f) => f.key);
 /** Fields merged by the later `at`. */
