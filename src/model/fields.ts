@@ -7,7 +7,9 @@
  *   (`kind`, checked by recordFieldProblems in src/model/schema.ts),
  * - the input a person or an agent may give for it on every surface (`input`,
  *   `add`, `update`: the CLI's options, the MCP tools' input schemas, the UI's
- *   edit form, all read by one parser, src/model/field-input.ts),
+ *   API, all read by one parser, src/model/patch.ts),
+ * - the UI's edit form: a control per field marked `ui`, in this order, from
+ *   its `input`, `values`, `label`, bounds and `update` (src/ui/form.ts),
  * - the three-way merge (`merge`, src/merge/engine.ts), the fields the
  *   Conflicts page compares (`compare`), and import/export (`exported`).
  *
@@ -48,6 +50,26 @@ export type MergePolicy =
 /** What a surface accepts for the field: text, a number, or a list of text (a comma-separated text too). */
 export type InputType = 'string' | 'number' | 'strings';
 
+/** The types a memory may have (the `type` field's values). */
+export const TYPES = [
+  'decision',
+  'constraint',
+  'known_fix',
+  'failed_attempt',
+  'convention',
+  'preference',
+  'environment',
+  'architecture',
+  'dependency',
+  'security',
+  'rule',
+  'session',
+  'strategy',
+] as const;
+
+/** The statuses a memory may have (the `status` field's values). */
+export const STATUSES = ['pending', 'active', 'stale', 'superseded', 'archived'] as const;
+
 export interface FieldDef {
   /** frontmatter key, JSON name (show --json, export, the UI's wire), MCP argument and CLI option (`--key`) */
   key: string;
@@ -59,6 +81,10 @@ export interface FieldDef {
   help: string;
   /** how a surface gives it; absent: no surface sets it directly */
   input?: InputType;
+  /** the only values it may take (the UI's edit form offers them in a select) */
+  values?: readonly string[];
+  /** what the UI's edit form calls it (default: the key, capitalized) */
+  label?: string;
   /** `add` may set it */
   add?: boolean;
   /** `update` may set it, or set and clear it */
@@ -84,6 +110,7 @@ export const FIELDS: readonly FieldDef[] = [
     merge: 'scalar',
     help: 'memory type (decision, constraint, known_fix, rule, …)',
     input: 'string',
+    values: TYPES,
     add: true,
     update: 'set',
     ui: true,
@@ -122,6 +149,7 @@ export const FIELDS: readonly FieldDef[] = [
     merge: 'scalar',
     help: 'pending, active, stale, superseded or archived',
     input: 'string',
+    values: STATUSES,
     add: true,
     update: 'set',
     ui: true,
@@ -226,6 +254,7 @@ export const FIELDS: readonly FieldDef[] = [
     merge: 'own',
     help: 'the memory itself, in Markdown',
     input: 'string',
+    label: 'Text (Markdown)',
     add: true,
     update: 'set',
     ui: true,
@@ -250,7 +279,7 @@ export const LATER_AT_FIELDS: readonly string[] = FIELDS.filter((f) => f.merge =
 );
 /** Fields the Conflicts page compares. */
 export const COMPARED_FIELDS: readonly string[] = FIELDS.filter((f) => f.compare).map((f) => f.key);
-/** Fields the UI's edit form may send. */
+/** Fields the UI's edit form edits, in its order (src/ui/form.ts describes each to the page). */
 export const UI_FIELDS: readonly string[] = FIELDS.filter((f) => f.ui).map((f) => f.key);
 
 /**
