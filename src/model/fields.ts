@@ -7,11 +7,11 @@
  *   (`kind`, checked by recordFieldProblems in src/model/schema.ts),
  * - the input a person or an agent may give for it on every surface (`input`,
  *   `add`, `update`: the CLI's options, the MCP tools' input schemas, the UI's
- *   API, all read by one parser, src/model/patch.ts),
- * - the UI's edit form: a control per field marked `ui`, in this order, from
- *   its `input`, `values`, `label`, bounds and `update` (src/ui/form.ts),
+ *   edit form, all read by one parser, src/model/field-input.ts),
  * - the three-way merge (`merge`, src/merge/engine.ts), the fields the
- *   Conflicts page compares (`compare`), and import/export (`exported`).
+ *   Conflicts page compares (`compare`), and import/export (`exported`),
+ * - the UI's edit form: a control per field marked `ui`, in this order, from
+ *   its `input`, `values`, `label`, bounds and `update` (src/ui/form.ts).
  *
  * One rule clears a field, the same on every surface: give it the empty
  * value `""` (`git mem update ID --expires ''`, `{"expires": ""}` in MCP and
@@ -81,16 +81,16 @@ export interface FieldDef {
   help: string;
   /** how a surface gives it; absent: no surface sets it directly */
   input?: InputType;
-  /** the only values it may take (the UI's edit form offers them in a select) */
-  values?: readonly string[];
-  /** what the UI's edit form calls it (default: the key, capitalized) */
-  label?: string;
   /** `add` may set it */
   add?: boolean;
   /** `update` may set it, or set and clear it */
   update?: 'set' | 'set-clear';
   /** the UI's edit form edits it */
   ui?: boolean;
+  /** the only values it may take (the UI's edit form offers them in a select) */
+  values?: readonly string[];
+  /** what the UI's edit form calls it (default: the key, capitalized) */
+  label?: string;
   /** the Conflicts page compares it */
   compare?: boolean;
   /** written by export and read back by import */
@@ -110,12 +110,12 @@ export const FIELDS: readonly FieldDef[] = [
     merge: 'scalar',
     help: 'memory type (decision, constraint, known_fix, rule, …)',
     input: 'string',
-    values: TYPES,
     add: true,
     update: 'set',
     ui: true,
     compare: true,
     exported: true,
+    values: TYPES,
   },
   {
     key: 'title',
@@ -149,12 +149,12 @@ export const FIELDS: readonly FieldDef[] = [
     merge: 'scalar',
     help: 'pending, active, stale, superseded or archived',
     input: 'string',
-    values: STATUSES,
     add: true,
     update: 'set',
     ui: true,
     compare: true,
     exported: true,
+    values: STATUSES,
   },
   {
     key: 'tags',
@@ -254,11 +254,11 @@ export const FIELDS: readonly FieldDef[] = [
     merge: 'own',
     help: 'the memory itself, in Markdown',
     input: 'string',
-    label: 'Text (Markdown)',
     add: true,
     update: 'set',
     ui: true,
     exported: true,
+    label: 'Text (Markdown)',
   },
 ];
 
