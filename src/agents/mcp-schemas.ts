@@ -1,7 +1,7 @@
 import { fromJsonSchema, type JsonSchemaType } from '@modelcontextprotocol/server';
 import { err } from '../errors.js';
 import { ADD_REQUIRED, ADDABLE, type FieldDef, TAG_EDITS, UPDATABLE } from '../model/fields.js';
-import { STATUSES, TYPES } from '../model/record.js';
+import { TYPES } from '../model/record.js';
 
 // ------------------------------------------------------------------ schemas
 
@@ -41,7 +41,6 @@ const ID = str('Memory id, any unique id prefix (at least 4 characters), or alia
 const TYPE_ENUM = { type: 'string', enum: [...TYPES] };
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
-const ENUMS: Record<string, readonly string[]> = { type: TYPES, status: STATUSES };
 const sentence = (help: string) => `${help[0].toUpperCase()}${help.slice(1)}.`;
 
 /**
@@ -53,7 +52,7 @@ function fieldProperty(f: FieldDef, description: string, clearable: boolean): Js
   if (f.input === 'strings')
     return clearable ? { ...strs(description), type: ['array', 'string'] } : strs(description);
   if (f.input === 'number') return { type: 'number', minimum: f.minimum, maximum: f.maximum, description };
-  return str(description, ENUMS[f.key] ? { enum: [...ENUMS[f.key]] } : {});
+  return str(description, f.values ? { enum: [...f.values] } : {});
 }
 
 /** The update tool's field arguments: one per field update may set. */
