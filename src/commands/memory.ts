@@ -10,6 +10,7 @@ import { FORMAT_PATH, FORMAT_TEXT, type Store, type Tx } from '../gitstore/store
 import { validateScopes } from '../model/glob.js';
 import { newId } from '../model/id.js';
 import {
+  type AddFields,
   applyPatch,
   type FieldPatch,
   parseUpdateInput,
@@ -41,18 +42,8 @@ export interface WriteOptions {
   allowSecret?: boolean;
 }
 
-export interface AddInput extends WriteOptions {
-  type: string;
-  title: string;
-  body: string;
-  tags?: string[];
-  scope?: string[];
-  alias?: string;
-  /** ISO date or duration (30d, 2w) */
-  expires?: string;
-  status?: string;
-  confidence?: number;
-  source?: string;
+/** The fields of an add (src/model/patch.ts, from the field table), and what an operation adds to them. */
+export interface AddInput extends AddFields, WriteOptions {
   anchors?: Anchor[];
   links?: Partial<Links>;
   extra?: Record<string, unknown>;
