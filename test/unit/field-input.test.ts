@@ -6,8 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/agents/mcp-schemas.js';
 import { asSecretScan, decideSecrets, stricterScan } from '../../src/commands/secret-policy.js';
-import { ADD_REQUIRED, ADDABLE, UPDATABLE } from '../../src/model/fields.js';
+import { ADD_REQUIRED, ADDABLE, FIELDS, UPDATABLE } from '../../src/model/fields.js';
+import { newId } from '../../src/model/id.js';
 import { parseAddInput } from '../../src/model/patch.js';
+import { newRecord } from '../../src/model/record.js';
+import { recordToJSON } from '../../src/model/record-json.js';
 
 const refusal = (f: () => unknown) => {
   try {
@@ -124,5 +127,21 @@ describe('the secret policy', () => {
     expect(asSecretScan(undefined)).toBe('block');
     expect(stricterScan('off', 'warn')).toBe('warn');
     expect(stricterScan('block', 'off')).toBe('block');
+  });
+});
+
+describe('show --json', () => {
+  it('names every field of the table, an absent one as null, in table order', () => {
+    const r = newRecord({
+      id: newId(),
+      type: 'decision',
+      title: 'T',
+      body: 'b\n',
+      now: '2026-01-01T00:00:00.000Z',
+    });
+    const json = recordToJSON(r);
+    const keys = Object.keys(json);
+    expect(keys.slice(0, FIELDS.length)).toEqual(FIELDS.map((f) => f.key));
+    expect(json).toMatchObject({ alias: null, expires: null, verified: null, source: null, body: 'b\n' });
   });
 });
