@@ -2,8 +2,9 @@
  * The views of a record: its summary (what `list` and the catalog keep) and the stable JSON
  * shapes of `list --json` and `show --json`. Pure. Split from src/model/record.ts.
  */
-import type { Anchor, MemoryRecord, MemoryType, Status } from './record.js';
+
 import { FIELDS } from './fields.js';
+import type { Anchor, MemoryRecord, MemoryType, Status } from './record.js';
 import { recordTokens } from './record.js';
 
 /** A compact view for listings and caches (no body). */
