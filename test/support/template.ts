@@ -160,12 +160,12 @@ export interface RunResult {
 export async function runOn(
   f: Fresh,
   argv: string[],
-  opts: { stdin?: string; env?: NodeJS.ProcessEnv; json?: boolean } = {},
+  opts: { stdin?: string; env?: NodeJS.ProcessEnv; json?: boolean; cwd?: string } = {},
 ): Promise<RunResult> {
   const io = bufferIO(opts.stdin);
   const ctx: Ctx = {
     io,
-    cwd: f.dir,
+    cwd: opts.cwd ?? f.dir,
     env: opts.env ?? f.env,
     json: opts.json ?? true,
     formatFixed: true,
