@@ -325,6 +325,8 @@ describe('a checkout behind the record', () => {
     // one line, naming the branch the record follows
     expect(refused.message).not.toContain('\n');
     expect(refused.message).toMatch(/\bmain\b/);
+    // and the flag that does it anyway
+    expect(refused.hint).toContain('--any-branch');
     expect(r.tip()).toBe(tip0);
     const forced = await r.memJson(['reanchor', id, '--anchor', 'f.js:6-11', '--any-branch']);
     expect(forced.anchors[0]).toMatchObject({ path: 'f.js', lines: [6, 11] });

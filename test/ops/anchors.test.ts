@@ -87,6 +87,7 @@ describe('git mem add --anchor', () => {
     // names the anchor and the nested repository it is in
     expect(sub.message).toContain('"libs/sub/s.py"');
     expect(sub.message).toContain('inside libs/sub,');
+    expect(sub.hint).toContain('cd libs/sub ');
     expect(r.tip()).toBe(before);
   });
   it('anchors uncommitted content, writes its blob and says so', async () => {
