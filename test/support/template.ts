@@ -148,6 +148,8 @@ export interface RunResult {
   message?: string;
   /** the error's hint (the fix it names): for the flag or path it names, never for its wording */
   hint?: string;
+  /** the error's data (src/errors.ts `err(..., data)`: the path or record it names) */
+  data?: Record<string, unknown>;
   stdout: string;
   stderr: string;
   // biome-ignore lint/suspicious/noExplicitAny: the command's --json document, checked by the assertions that read it
@@ -193,6 +195,7 @@ export async function runOn(
       code: ge.code,
       message: ge.message,
       hint: ge.hint,
+      data: ge.data,
       stdout: io.stdout,
       stderr: io.stderr,
     };
