@@ -72,7 +72,7 @@ describe('store invariants', () => {
     r.write('notes.txt', 'untracked\n');
     const before = userState(r);
     const cmds = [
-      ['add', '--title', 'C', '--content', 'body c', '--type', 'rule', '--scope', 'src/**'],
+      ['add', '--title', 'C', '--content', 'body c', '--alias', 'x/c', '--type', 'rule', '--scope', 'src/**'],
       ['init'],
       ['show', id],
       ['list'],
