@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { addMemory } from '../src/commands/memory.js';
 import { newId } from '../src/model/id.js';
 import { sh } from './helpers.js';
-import { cloneOf, secondStore } from './support/remotes.js';
+import { storeOn } from './support/anchors.js';
+import { cloneOf } from './support/remotes.js';
 import { type Fresh, jsonOn, runOn } from './support/template.js';
 import { allText, bareRemote, tipOf, treeOf } from './sync-helpers.js';
 
@@ -111,7 +112,7 @@ describe('git mem sync between clones', () => {
     await jsonOn(b, ['sync']);
     const idA = await add(a, 'local side');
     // two stores on one repository, as two processes would open them
-    const a2 = await secondStore(a);
+    const a2 = await storeOn(a);
     const [r1, r2] = await Promise.all([runOn(a, ['sync']), runOn(a2, ['sync'])]);
     expect([r1.exit, r2.exit]).toEqual([0, 0]);
     await jsonOn(b, ['sync']);

@@ -4,12 +4,10 @@
  * store yet) with `origin` pointing at it, each with its Store open in-process.
  * sync, pull, push and remote then run through their run functions on that
  * store (runOn, test/support/template.ts): real git fetches and pushes, no
- * git-mem process and no store opened per command.
+ * git-mem process and no store opened per command. A second store on one
+ * clone, as a second process would open it: storeOn (test/support/anchors.ts).
  */
-import { afterEach } from 'vitest';
-import { openRepo } from '../../src/gitstore/repo.js';
-import { Store } from '../../src/gitstore/store.js';
-import { type Fresh, fresh, jsonOn, runOn, template } from './template.js';
+import { type Fresh, fresh, template } from './template.js';
 
 /** A repository with one commit and no memory store: what a fresh clone of a project is. */
 const CLONE = template('remotes-clone', { init: false });
@@ -19,26 +17,4 @@ export async function cloneOf(url: string | undefined, name = 'origin'): Promise
   const f = await fresh(CLONE);
   if (url !== undefined) f.git('remote', 'add', name, url);
   return f;
-}
-
-const open: Store[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-
-/**
- * A second store opened in-process on the same repository, as a second git-mem
- * process would open it: it shares no memo, writer or catalog with the first.
- */
-export async function secondStore(f: Fresh): Promise<Fresh> {
-  const store = new Store(await openRepo(f.dir, f.env));
-  open.push(store);
-  const g: Fresh = { ...f, store };
-  // the copy's own command helpers ran on its first store: these run on this one
-  g.mem = async (args, o = {}) => {
-    const { exit, code, ...rest } = await runOn(g, args, { ...o, json: args.includes('--json') });
-    return { ...rest, code: exit, error: code };
-  };
-  g.memJson = (args, o = {}) => jsonOn(g, args, o);
-  return g;
 }
