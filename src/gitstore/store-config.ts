@@ -27,10 +27,10 @@ export class StoreConfig extends StoreCatalog {
   private configP?: Promise<Array<{ scope: string; key: string; value: string }>>;
 
   /**
-   * Forgets what was read of git's configuration and the environment (the identity,
-   * signing, the actor): a long-lived store that runs command after command, each with
-   * its client's environment (the daemon, src/cli/daemon-run.ts), reads them afresh for
-   * each, as a new process would.
+   * Forgets what was read of git's configuration and the environment (the identity, signing,
+   * the actor), so the next read is afresh, as a new process's would be. A long-lived store
+   * re-reads git config by itself once the clone's config file changes (gitConfig); this is for
+   * a caller that changes what it cannot see, such as the environment (the ops tests' stores).
    */
   forgetSettings(): void {
     this.configP = undefined;
