@@ -10,6 +10,12 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'git-mem.js');
 export const SHARED_GEN = join(ROOT, '..', 'shared', 'bench', 'gen.mjs');
 
+/** The value after `--name` in the script's arguments, or `def` when it is not given. */
+export function argOpt(name, def, args = process.argv.slice(2)) {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : def;
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;

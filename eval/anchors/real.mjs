@@ -16,6 +16,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // the git reads, the oracle and the CLI driver are the staleness benchmark's (one implementation)
+import { argOpt as opt } from '../../bench/lib.mjs';
 import { withGitMemClone } from '../../bench/staleness/adapters/git-mem.mjs';
 import { git, hunks, mulberry32, occurrences, reader, renamesBetween } from '../../bench/staleness/git.mjs';
 import { elsewhere, label } from '../../bench/staleness/oracle.mjs';
@@ -24,10 +25,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const BIN = join(root, 'bin', 'git-mem.js');
 const args = process.argv.slice(2);
-const opt = (name, def) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : def;
-};
 const VERBOSE = args.includes('--verbose');
 const MIRRORS = process.env.GIT_MEM_REAL_MIRRORS ?? '/work/.mirror';
 const ANCHORS = Number(opt('anchors', '25')); // per base commit A, text unique in the repository

@@ -10,15 +10,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { argOpt as opt } from '../../bench/lib.mjs';
 import { mulberry32 } from '../../bench/staleness/git.mjs';
 import { loadHarness } from './load-harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
-const opt = (name, def) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : def;
-};
 const SEEDS = Number(opt('seeds', '6'));
 const ONLY = opt('only', '')
   .split(',')
