@@ -1,13 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addMemory, removeMemory, updateMemory } from '../src/commands/memory.js';
-import { mergeFiles } from '../src/merge/driver.js';
-import { mergeCommits } from '../src/merge/merge-commits.js';
-import { newId } from '../src/model/id.js';
-import { type MemoryRecord, parseRecord, recordPath, serializeRecord } from '../src/model/record.js';
-import { BIN, makeRepo, runCli, sh, type TestRepo, tmpDir } from './helpers.js';
-import { type Clone, clones, fetchTheirs } from './merge-helpers.js';
+import { addMemory, removeMemory, updateMemory } from '../../src/commands/memory.js';
+import { mergeFiles } from '../../src/merge/driver.js';
+import { mergeCommits } from '../../src/merge/merge-commits.js';
+import { newId } from '../../src/model/id.js';
+import { type MemoryRecord, parseRecord, recordPath, serializeRecord } from '../../src/model/record.js';
+import { BIN, makeRepo, runCli, sh, type TestRepo, tmpDir } from '../helpers.js';
+import { type Clone, clones, fetchTheirs } from '../merge-helpers.js';
 
 const mem = (c: Clone, args: string[]) => runCli(args, { cwd: c.dir, env: c.env });
 const memJson = async (c: Clone, args: string[]) => {
