@@ -146,6 +146,10 @@ export interface RunResult {
   code?: string;
   /** the error's message: for the data it names (an id, a path), never for its wording */
   message?: string;
+  /** the error's hint: for the data it offers (the choices, a hash), never for its wording */
+  hint?: string;
+  /** the error's data (src/errors.ts `err(..., data)`: the path or record it names) */
+  data?: Record<string, unknown>;
   stdout: string;
   stderr: string;
   // biome-ignore lint/suspicious/noExplicitAny: the command's --json document, checked by the assertions that read it
@@ -186,7 +190,15 @@ export async function runOn(
   } catch (e) {
     const ge = asGitMemError(e);
     if (!ge) throw e;
-    return { exit: ge.exitCode, code: ge.code, message: ge.message, stdout: io.stdout, stderr: io.stderr };
+    return {
+      exit: ge.exitCode,
+      code: ge.code,
+      message: ge.message,
+      hint: ge.hint,
+      data: ge.data,
+      stdout: io.stdout,
+      stderr: io.stderr,
+    };
   } finally {
     for (const s of ctx.stores) s.close();
   }
