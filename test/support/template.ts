@@ -164,12 +164,14 @@ export interface RunResult {
 export async function runOn(
   f: Fresh,
   argv: string[],
-  opts: { stdin?: string; env?: NodeJS.ProcessEnv; json?: boolean } = {},
+  opts: { stdin?: string; env?: NodeJS.ProcessEnv; json?: boolean; cwd?: string } = {},
 ): Promise<RunResult> {
   const io = bufferIO(opts.stdin);
+  // each command reads git's configuration afresh (a setting the last one wrote), as a new process would
+  f.store.forgetSettings();
   const ctx: Ctx = {
     io,
-    cwd: f.dir,
+    cwd: opts.cwd ?? f.dir,
     env: opts.env ?? f.env,
     json: opts.json ?? true,
     formatFixed: true,
