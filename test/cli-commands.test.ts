@@ -7,6 +7,7 @@ import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { makeRepo, runBin, runCli, type TestRepo, tmpDir, until } from './helpers.js';
 import { fresh, runOn, template } from './support/template.js';
+import { withEnv } from './support/with-env.js';
 
 /** a repository with a first commit and no store: each command's first write creates it */
 const NO_STORE = template('no-store', { init: false });
@@ -273,23 +274,17 @@ describe('commands', () => {
     expect(tagged).toMatchObject({ ids: [id], added: 0, replaced: 1 });
     // imported by someone else (a store opened as another author), the same line changes nothing:
     // the author is the stored one
-    const env = { ...r.env, GIT_AUTHOR_NAME: 'Someone Else', GIT_AUTHOR_EMAIL: 'else@example.com' };
-    const store = new Store(await openRepo(r.dir, env));
-    try {
-      expect((await store.ident()).name).toBe('Someone Else');
-      const byOther = await runOn({ ...r, env, store }, ['import', '--jsonl', '-'], {
-        stdin: line({
-          type: 'decision',
-          title: 'Foreign one',
-          body: 'Body one, edited.',
-          tags: ['z', 'new'],
-        }),
-      });
-      expect(byOther.exit, byOther.stderr).toBe(0);
-      expect(byOther.json).toMatchObject({ ids: [id], unchanged: 1, commit: null });
-    } finally {
-      store.close();
-    }
+    const other = await withEnv(r, {
+      ...r.env,
+      GIT_AUTHOR_NAME: 'Someone Else',
+      GIT_AUTHOR_EMAIL: 'else@example.com',
+    });
+    expect((await other.store.ident()).name).toBe('Someone Else');
+    const byOther = await other.mem(['import', '--jsonl', '-', '--json'], {
+      stdin: line({ type: 'decision', title: 'Foreign one', body: 'Body one, edited.', tags: ['z', 'new'] }),
+    });
+    expect(byOther.code, byOther.stderr).toBe(0);
+    expect(byOther.json).toMatchObject({ ids: [id], unchanged: 1, commit: null });
     expect((await r.memJson(['show', id])).tags).toEqual(['z', 'new']);
     expect(await r.memJson(['list'])).toHaveLength(1);
   });
