@@ -146,7 +146,7 @@ export interface RunResult {
   code?: string;
   /** the error's message: for the data it names (an id, a path), never for its wording */
   message?: string;
-  /** the error's hint (the fix it names): for the flag or path it names, never for its wording */
+  /** the error's hint (the fix it names): for the flag, path or data it names, never for its wording */
   hint?: string;
   /** the error's data (src/errors.ts `err(..., data)`: the path or record it names) */
   data?: Record<string, unknown>;
@@ -167,6 +167,8 @@ export async function runOn(
   opts: { stdin?: string; env?: NodeJS.ProcessEnv; json?: boolean; cwd?: string } = {},
 ): Promise<RunResult> {
   const io = bufferIO(opts.stdin);
+  // each command reads git's configuration afresh (a setting the last one wrote), as a new process would
+  f.store.forgetSettings();
   const ctx: Ctx = {
     io,
     cwd: opts.cwd ?? f.dir,
