@@ -8,10 +8,10 @@
 // Sizes: BENCH_ANCHORS=10000,100000 BENCH_FILES=20000 BENCH_COMMITS=5000 (env) — defaults as in the issue.
 // BENCH_HOOK_BASE=<another git-mem checkout, built> also times that build's hook and its warm check, interleaved (before/after).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { BIN, ROOT, fmt, median, scratchRepo, timeMs } from './lib.mjs';
+import { loadHarness } from '../eval/anchors/load-harness.mjs';
+import { BIN, fmt, median, scratchRepo, timeMs } from './lib.mjs';
 
 const FILES = Number(process.env.BENCH_FILES ?? 20000);
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 5000);
@@ -20,20 +20,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const HOOK_RUNS = Number(process.env.BENCH_HOOK_RUNS ?? 9);
 const HOOK_BASE = process.env.BENCH_HOOK_BASE;
 
-const outDir = join(ROOT, 'node_modules', '.cache', 'git-mem-eval');
-mkdirSync(outDir, { recursive: true });
-await build({
-  entryPoints: [join(ROOT, 'eval', 'anchors', 'harness.ts')],
-  outfile: join(outDir, 'harness.mjs'),
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'warning',
-  external: ['web-tree-sitter', 'tree-sitter-wasms'],
-  banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
-});
-const H = await import(join(outDir, 'harness.mjs'));
+const H = await loadHarness();
 
 let seed = 12345;
 const rnd = () => {

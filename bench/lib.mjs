@@ -10,6 +10,12 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'git-mem.js');
 export const SHARED_GEN = join(ROOT, '..', 'shared', 'bench', 'gen.mjs');
 
+/** The value after `--name` in the script's arguments, or `def` when it is not given. */
+export function argOpt(name, def, args = process.argv.slice(2)) {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : def;
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -119,26 +125,36 @@ export async function openFirstPage(ctx, how, url) {
   return { page: p, ready, fromCreation: origin + ready - t0 };
 }
 
+/** The embedding runtime's packages, left out of the bundles (loaded from node_modules when used). */
+export const EMBED_EXTERNAL = ['@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web', 'sharp'];
+
 /**
- * Imports a TypeScript entry point of the tree (a bench cannot import TypeScript): bundled by
- * esbuild into a folder of the tree (its node_modules resolve lazy requires), loaded, removed.
+ * esbuild `options` (entryPoints, outfile or outdir, …) bundled as an ES module for node 20 whose
+ * CommonJS dependencies still find `require` (a createRequire banner); errors only, unless
+ * options.logLevel says otherwise.
  */
-export async function importEntry(entry, tree = ROOT) {
+export async function bundleForNode(options) {
   const { build } = await import('esbuild');
-  const { rmSync } = await import('node:fs');
-  const { pathToFileURL } = await import('node:url');
-  const dir = join(tree, `.bench-entry-${process.pid}`);
-  await build({
-    entryPoints: { entry },
-    outdir: dir,
+  return build({
     bundle: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
     logLevel: 'error',
-    external: ['@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web', 'sharp'],
     banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
+    ...options,
   });
+}
+
+/**
+ * Imports a TypeScript entry point of the tree (a bench cannot import TypeScript): bundled by
+ * esbuild into a folder of the tree (its node_modules resolve lazy requires), loaded, removed.
+ */
+export async function importEntry(entry, tree = ROOT) {
+  const { rmSync } = await import('node:fs');
+  const { pathToFileURL } = await import('node:url');
+  const dir = join(tree, `.bench-entry-${process.pid}`);
+  await bundleForNode({ entryPoints: { entry }, outdir: dir, external: EMBED_EXTERNAL });
   try {
     return await import(pathToFileURL(join(dir, 'entry.js')).href);
   } finally {

@@ -19,8 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { BIN, fmt, hasSharedGen, median, pct, ROOT, SHARED_GEN, scratchRepo } from './lib.mjs';
+import { BIN, bundleForNode, EMBED_EXTERNAL, fmt, hasSharedGen, median, pct, ROOT, SHARED_GEN, scratchRepo } from './lib.mjs';
 
 if (!hasSharedGen()) {
   console.log('## long-lived\n\nSKIPPED: ../shared/bench/gen.mjs not found.');
@@ -49,18 +48,7 @@ async function bundle(root, tag) {
   const outdir = join(ROOT, `.bench-long-lived-${process.pid}-${tag}`);
   writeFileSync(entry, ENTRY);
   try {
-    await build({
-      entryPoints: { api: entry },
-      outdir,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      logLevel: 'error',
-      nodePaths: [join(ROOT, 'node_modules')],
-      external: ['@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web', 'sharp'],
-      banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
-    });
+    await bundleForNode({ entryPoints: { api: entry }, outdir, nodePaths: [join(ROOT, 'node_modules')], external: EMBED_EXTERNAL });
   } finally {
     rmSync(entry, { force: true });
   }

@@ -19,8 +19,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { BIN, ROOT, benchEnv, fmt, median, pct, scratchRepo } from './lib.mjs';
+import { loadHarness } from '../eval/anchors/load-harness.mjs';
+import { BIN, benchEnv, fmt, median, pct, scratchRepo } from './lib.mjs';
 
 const N = Number(process.env.BENCH_LSP_MEMORIES ?? 10000);
 const FILES = Number(process.env.BENCH_LSP_FILES ?? 2000);
@@ -30,20 +30,7 @@ const FIRST = Number(process.env.BENCH_LSP_FIRST ?? 15);
 const OLD = process.argv[2];
 
 // the store generator the anchors benchmark uses (eval/anchors/harness.ts: bulk anchored records)
-const outDir = join(ROOT, 'node_modules', '.cache', 'git-mem-eval');
-mkdirSync(outDir, { recursive: true });
-await build({
-  entryPoints: [join(ROOT, 'eval', 'anchors', 'harness.ts')],
-  outfile: join(outDir, 'harness.mjs'),
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'warning',
-  external: ['web-tree-sitter', 'tree-sitter-wasms'],
-  banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
-});
-const H = await import(join(outDir, 'harness.mjs'));
+const H = await loadHarness();
 
 const fileText = (i) => {
   const lines = [`// file ${i}`, `import { dep${i % 97} } from './dep';`, ''];

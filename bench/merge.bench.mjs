@@ -10,8 +10,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
-import { BIN, ROOT, SHARED_GEN, fmt, hasSharedGen, median, scratchRepo, timeMs, timeMsAsync } from './lib.mjs';
+import { BIN, ROOT, SHARED_GEN, bundleForNode, fmt, hasSharedGen, median, scratchRepo, timeMs, timeMsAsync } from './lib.mjs';
 
 const N = Number(process.env.BENCH_MERGE_N ?? 10000);
 const CHANGES = Number(process.env.BENCH_MERGE_CHANGES ?? 1000);
@@ -32,16 +31,10 @@ export { openRepo } from '${ROOT}src/gitstore/repo.ts';
 export { parseRecord, serializeRecord, recordPath, tombstonePath } from '${ROOT}src/model/record.ts';
 `,
 );
-await build({
+await bundleForNode({
   entryPoints: [join(bdir, 'entry.ts')],
   outfile: join(bdir, 'merge.mjs'),
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'error',
   nodePaths: [join(ROOT, 'node_modules')],
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
 });
 const M = await import(join(bdir, 'merge.mjs'));
 

@@ -22,7 +22,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, ROOT, SHARED_GEN, benchEnv, fmt, hasSharedGen, median } from './lib.mjs';
+import { BIN, EMBED_EXTERNAL, ROOT, SHARED_GEN, benchEnv, bundleForNode, fmt, hasSharedGen, median } from './lib.mjs';
 
 // ---- child: one measurement in a fresh process ----
 if (process.argv[2] === '--child') {
@@ -94,22 +94,11 @@ if (!hasSharedGen()) {
   console.log('## search memory\n\nSKIPPED: ../shared/bench/gen.mjs not found.');
   process.exit(0);
 }
-const { build } = await import('esbuild');
 
 /** Bundles a tree's in-process search API inside the tree (its node_modules resolve lazy requires). */
 async function bundle(tree) {
   const dir = join(tree, `.bench-mem-${process.pid}`);
-  await build({
-    entryPoints: { api: join(tree, 'bench', 'search-api.entry.ts') },
-    outdir: dir,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'error',
-    external: ['@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web', 'sharp'],
-    banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
-  });
+  await bundleForNode({ entryPoints: { api: join(tree, 'bench', 'search-api.entry.ts') }, outdir: dir, external: EMBED_EXTERNAL });
   return dir;
 }
 const builds = [{ name: 'new', dir: await bundle(ROOT) }];

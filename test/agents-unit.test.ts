@@ -19,6 +19,10 @@ import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { HOOK_COMMAND, mergeHooks, removeHooks } from '../src/hooks/claude-settings.js';
 import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
+import { fresh, template } from './support/template.js';
+
+/** a first commit and no store (the first write creates it): strategies and review run on copies of it */
+const NO_STORE = template('no-store', { init: false });
 
 let n = 0;
 function ev(e: Partial<AgentEvent> & { event: string }): AgentEvent {
@@ -66,7 +70,7 @@ const P = (o: Partial<Proposal>): Proposal => ({
   ...o,
 });
 
-async function storeOf(repo: TestRepo): Promise<Store> {
+async function storeOf(repo: Pick<TestRepo, 'dir' | 'env'>): Promise<Store> {
   return new Store(await openRepo(repo.dir, repo.env));
 }
 
@@ -307,7 +311,7 @@ describe('strategies', () => {
     expect(strategyConfidence(0, 20)).toBe(0.1);
     expect(strategyConfidence(100, 0)).toBe(0.95);
     expect(strategyConfidence(6, 1)).toBe(0.778);
-    const repo = makeRepo();
+    const repo = await fresh(NO_STORE);
     const s = await repo.memJson([
       'strategy',
       'add',
@@ -330,15 +334,10 @@ describe('strategies', () => {
       ])
     ).id;
     for (let i = 0; i < 2; i++) await repo.memJson(['strategy', 'record', s2, '--success']);
-    const store = new Store(await openRepo(repo.dir, repo.env));
-    try {
-      const { sessionStartContext } = await import('../src/agents/inject.js');
-      const ids = (await sessionStartContext(store)).ids;
-      expect(ids).toContain(s2);
-      expect(ids).not.toContain(s.id);
-    } finally {
-      store.close();
-    }
+    const { sessionStartContext } = await import('../src/agents/inject.js');
+    const ids = (await sessionStartContext(repo.store)).ids;
+    expect(ids).toContain(s2);
+    expect(ids).not.toContain(s.id);
     for (let i = 0; i < 3; i++) await repo.memJson(['strategy', 'record', s.id, '--failure']);
     const low = await repo.memJson(['strategy', 'record', s.id, '--failure']);
     expect(low).toMatchObject({ confidence: 0.286, status: 'archived', successes: 1, failures: 4 });
@@ -348,14 +347,20 @@ describe('strategies', () => {
     const shown = await repo.memJson(['show', s.id]);
     expect(shown.extra).toMatchObject({ successes: 2, failures: 4 });
     expect(shown.extra.archived_reason).toBeUndefined();
+    const tip = repo.tip();
     const both = await repo.mem(['strategy', 'record', s.id, '--success', '--failure']);
-    expect(both.code).toBe(2);
+    expect(both).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
+    expect(repo.tip()).toBe(tip);
     const other = (
       await repo.memJson(['add', '--type', 'decision', '--title', 'Use Postgres', '--content', 'x'])
     ).id;
+    const before = repo.tip();
     const wrong = await repo.mem(['strategy', 'record', other, '--success']);
-    expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/is a decision, not a strategy/);
+    expect(wrong).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
+    // names the memory and the type it has
+    expect(wrong.message).toContain(other.slice(0, 12));
+    expect(wrong.message).toContain('decision');
+    expect(repo.tip()).toBe(before);
     expect(
       outcomePatch({ ...shown, extra: { successes: 'x' } } as never, 'failure', 'now').extra,
     ).toMatchObject({ successes: 0, failures: 1 });
@@ -531,23 +536,17 @@ describe('hook robustness', () => {
 
 describe('review', () => {
   it('approves with an edit, rejects for good, and refuses what is not pending', async () => {
-    const repo = makeRepo();
+    const repo = await fresh(NO_STORE);
     await repo.memJson(['init']);
-    const store = await storeOf(repo);
     const { writeProposals } = await import('../src/agents/proposal.js');
-    let recs: Awaited<ReturnType<typeof writeProposals>>;
-    try {
-      recs = await writeProposals(
-        store,
-        [
-          P({ title: 'Staging resets every night', body: 'at 02:00' }),
-          P({ title: 'Flags live in flags.yaml', body: 'one file' }),
-        ],
-        { session: 'sx' },
-      );
-    } finally {
-      store.close();
-    }
+    const recs = await writeProposals(
+      repo.store,
+      [
+        P({ title: 'Staging resets every night', body: 'at 02:00' }),
+        P({ title: 'Flags live in flags.yaml', body: 'one file' }),
+      ],
+      { session: 'sx' },
+    );
     const [a, b] = recs.map((r) => r.id);
     const listed = await repo.memJson(['review']);
     expect(listed.map((x: { id: string }) => x.id)).toEqual([a, b]);
@@ -566,11 +565,18 @@ describe('review', () => {
     });
     expect((await repo.memJson(['review', '--reject', b]))[0].action).toBe('rejected');
     expect(await repo.memJson(['review'])).toEqual([]);
-    expect((await repo.mem(['show', b])).code).toBe(3);
+    expect(await repo.mem(['show', b])).toMatchObject({ code: 3, error: 'E_NOT_FOUND' });
+    const tip = repo.tip();
     const again = await repo.mem(['review', '--approve', a]);
-    expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/is active, not pending/);
-    expect((await repo.mem(['review', '--reject', 'ZZZZZZZZZZZZ'])).code).toBe(3);
+    expect(again).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
+    // names the memory and the status it has
+    expect(again.message).toContain(a.slice(0, 12));
+    expect(again.message).toContain('active');
+    expect(await repo.mem(['review', '--reject', 'ZZZZZZZZZZZZ'])).toMatchObject({
+      code: 3,
+      error: 'E_NOT_FOUND',
+    });
+    expect(repo.tip()).toBe(tip);
     // a rejected proposal is not proposed again
     const s2 = await storeOf(repo);
     try {

@@ -4,6 +4,9 @@
  * refuses; doctor reports paths outside the store layout; a stale
  * refs/memory.lock and a remote that cannot lock its ref are named in git's
  * and the file system's own terms. Plus the validator's pure checks.
+ * The export, doctor, import and rules cases copy template stores
+ * (test/support/template.ts) and run the commands on their open store; their
+ * refusals are asserted by code and the path they name.
  */
 import {
   existsSync,
@@ -29,14 +32,26 @@ import { newId } from '../src/model/id.js';
 import { recordPath } from '../src/model/record.js';
 import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
 import { plumber, recordText, type Spec } from './hostile-helpers.js';
+import { type Fresh, fresh, template } from './support/template.js';
 import { bareRemote, clone } from './sync-helpers.js';
 
-const refsOf = (r: TestRepo) => r.git('for-each-ref', '--format=%(objectname) %(refname)');
+/** a store holding one memory, "fine" */
+const FINE = template('boundary-fine', { commands: [['add', '--title', 'fine', '--content', 'fine\n']] });
+/** a store holding one memory ("one", ids[0]) exported as files under mem/ */
+const EXPORTED = template('boundary-exported', {
+  commands: [
+    ['add', '--title', 'one', '--content', 'one\n'],
+    ['export', '--dir', 'mem'],
+  ],
+});
+/** a first commit, no store yet */
+const NO_STORE = template('no-store', { init: false });
+
+const refsOf = (r: Pick<TestRepo, 'git'>) => r.git('for-each-ref', '--format=%(objectname) %(refname)');
 
 /** A store with one record, then `spec` laid over it straight into refs/memory (a poisoned clone). */
-async function poisoned(spec: Spec): Promise<TestRepo> {
-  const r = makeRepo({ commit: true });
-  await r.memJson(['add', '--title', 'fine', '--content', 'fine\n']);
+async function poisoned(spec: Spec): Promise<Fresh> {
+  const r = await fresh(FINE);
   const p = plumber(r.dir, r.env);
   const tip = r.git('rev-parse', 'refs/memory').trim();
   r.git('update-ref', 'refs/memory', p.commitOver(tip, spec), tip);
@@ -79,40 +94,41 @@ describe('export --dir of a poisoned store', () => {
     const top = listAll(r.dir).filter((f) => !f.startsWith('.git/'));
     const before = refsOf(r);
     const res = await r.mem(['export', '--dir', '.mem']);
-    expect(res.code).not.toBe(0);
-    expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(res.stderr).toMatch(
-      /cannot export \w{12}: memories\/\.\.: an entry named "\.\." .*nothing was written/,
-    );
+    expect(res).toMatchObject({ code: 2, error: 'E_INVALID_RECORD', data: { path: 'memories/..' } });
     expect(existsSync(join(r.dir, '.git', 'hooks', 'post-commit'))).toBe(false);
     expect(listAll(join(r.dir, '.git', 'hooks'))).toEqual(hooks);
     expect(listAll(r.dir).filter((f) => !f.startsWith('.git/'))).toEqual(top);
     expect(refsOf(r)).toBe(before);
     // doctor names it
-    const doc = await r.mem(['doctor']);
+    const doc = await r.mem(['doctor', '--json']);
     expect(doc.code).toBe(1);
-    expect(doc.stdout).toMatch(/ERROR tree: memories\/\.\.: an entry named "\.\."/);
+    const tree = doc.json.findings.filter((f: { check: string }) => f.check === 'tree');
+    expect(tree).toHaveLength(1);
+    expect(tree[0].level).toBe('error');
+    expect(tree[0].message).toMatch(/^memories\/\.\.: /);
   });
 
   it('never writes through a symlinked folder inside the target', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(NO_STORE);
     const one = await r.memJson(['add', '--title', 'one', '--content', 'one\n']);
     const outside = tmpDir('gm-outside-');
     mkdirSync(join(r.dir, '.mem'));
     symlinkSync(outside, join(r.dir, '.mem', 'memories'));
     const res = await r.mem(['export', '--dir', '.mem']);
-    expect(res.code).not.toBe(0);
-    expect(res.stderr).toMatch(/refusing to write "memories\/\w{2}\/\w+\.md" .*memories is a symbolic link/);
+    expect(res).toMatchObject({ code: 1, error: 'E_IO' });
+    // names the record it would have written and the link in the way
+    expect(res.message).toContain(recordPath(one.id));
+    expect(res.message).toContain('memories');
     expect(readdirSync(outside)).toEqual([]);
     // a symlinked record file in place is refused too, its target untouched
-    const r2 = makeRepo({ commit: true });
+    const r2 = await fresh(NO_STORE);
     const two = await r2.memJson(['add', '--title', 'two', '--content', 'two\n']);
     const victim = join(outside, 'victim.txt');
     writeFileSync(victim, 'keep\n');
     const f = join(r2.dir, '.mem', recordPath(two.id));
     mkdirSync(join(f, '..'), { recursive: true });
     symlinkSync(victim, f);
-    expect((await r2.mem(['export', '--dir', '.mem'])).code).not.toBe(0);
+    expect(await r2.mem(['export', '--dir', '.mem'])).toMatchObject({ code: 1, error: 'E_IO' });
     expect(readdirSync(outside)).toEqual(['victim.txt']);
     expect(one.id).toBeTruthy();
   });
@@ -128,9 +144,7 @@ describe('doctor', () => {
     });
     const doc = await r.mem(['doctor', '--json']);
     expect(doc.code).toBe(1);
-    const found = JSON.parse(doc.stdout).findings.filter(
-      (f: { check: string; level: string }) => f.check === 'tree',
-    );
+    const found = doc.json.findings.filter((f: { check: string; level: string }) => f.check === 'tree');
     const xx = id.slice(-2);
     expect(found.map((f: { message: string }) => f.message).sort()).toEqual(
       [
@@ -144,9 +158,8 @@ describe('doctor', () => {
       ),
     ).toBe(true);
     // a clean store says so
-    const clean = makeRepo();
-    await clean.memJson(['add', '--title', 'ok', '--content', 'ok\n']);
-    const ok = JSON.parse((await clean.mem(['doctor', '--json'])).stdout);
+    const clean = await fresh(FINE);
+    const ok = (await clean.mem(['doctor', '--json'])).json;
     expect(ok.findings).toContainEqual({
       level: 'ok',
       check: 'tree',
@@ -156,53 +169,55 @@ describe('doctor', () => {
 });
 
 describe('import', () => {
-  async function exported(): Promise<{ r: TestRepo; id: string; dir: string }> {
-    const r = makeRepo({ commit: true });
-    const one = await r.memJson(['add', '--title', 'one', '--content', 'one\n']);
-    await r.memJson(['export', '--dir', 'mem']);
-    return { r, id: one.id, dir: join(r.dir, 'mem') };
+  async function exported(): Promise<{ r: Fresh; id: string; dir: string }> {
+    const r = await fresh(EXPORTED);
+    return { r, id: r.ids[0], dir: join(r.dir, 'mem') };
   }
 
   it('--dir refuses links, anchors outside the repository, an unknown format and junk; the store unchanged', async () => {
     const { r, id, dir } = await exported();
     const before = refsOf(r);
-    const fresh = newId();
+    const added = newId();
     const put = (rel: string, text: string) => {
       mkdirSync(join(dir, rel, '..'), { recursive: true });
       writeFileSync(join(dir, rel), text);
     };
-    const tries: Array<[() => void, RegExp, () => void]> = [
+    // each refusal: its code and the path it names (in the folder given)
+    const tries: Array<[() => void, string, string, () => void]> = [
       [
         () => {
-          mkdirSync(join(dir, recordPath(fresh), '..'), { recursive: true });
-          symlinkSync('/etc/hostname', join(dir, recordPath(fresh)));
+          mkdirSync(join(dir, recordPath(added), '..'), { recursive: true });
+          symlinkSync('/etc/hostname', join(dir, recordPath(added)));
         },
-        /not a plain file or folder/,
-        () => rmSync(join(dir, recordPath(fresh))),
+        'E_INVALID_RECORD',
+        recordPath(added),
+        () => rmSync(join(dir, recordPath(added))),
       ],
       [
-        () => put(recordPath(fresh), recordText(fresh, 'x', 'y\n', 'anchors:\n  - path: ../../etc/passwd')),
-        /is outside the repository/,
-        () => rmSync(join(dir, recordPath(fresh))),
+        () => put(recordPath(added), recordText(added, 'x', 'y\n', 'anchors:\n  - path: ../../etc/passwd')),
+        'E_INVALID_RECORD',
+        recordPath(added),
+        () => rmSync(join(dir, recordPath(added))),
       ],
-      [() => put('FORMAT', 'format: 99\n'), /says format 99/, () => put('FORMAT', 'format: 1\n')],
+      [() => put('FORMAT', 'format: 99\n'), 'E_INVALID_RECORD', 'FORMAT', () => put('FORMAT', 'format: 1\n')],
       [
         () => put('memories/notes.txt', 'x\n'),
-        /not part of the store layout/,
+        'E_INVALID_RECORD',
+        'memories/notes.txt',
         () => rmSync(join(dir, 'memories/notes.txt')),
       ],
       [
-        () => put(recordPath(fresh), Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0xff]).toString('latin1')),
-        /does not parse|not valid UTF-8/,
-        () => rmSync(join(dir, recordPath(fresh))),
+        () => put(recordPath(added), Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0xff]).toString('latin1')),
+        'E_INVALID_RECORD',
+        recordPath(added),
+        () => rmSync(join(dir, recordPath(added))),
       ],
     ];
-    for (const [make, says, undo] of tries) {
+    for (const [make, code, path, undo] of tries) {
       make();
       const res = await r.mem(['import', '--dir', 'mem']);
-      expect(res.code, res.stderr).toBe(2);
-      expect(res.stderr).toMatch(says);
-      expect(res.stderr).toMatch(/nothing was imported/);
+      expect(res, path).toMatchObject({ code: 2, error: code });
+      expect(res.message, code).toContain(path);
       expect(refsOf(r)).toBe(before);
       undo();
     }
@@ -214,26 +229,25 @@ describe('import', () => {
     const before = refsOf(r);
     const token = 'ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
     const gone = newId();
-    const files: Array<[string, string, RegExp]> = [
+    // each file, and the line and kind the refusal names
+    const files: Array<[string, string, string[]]> = [
       [
         `tombstones/${gone.slice(-2)}/${gone}.yaml`,
         `id: ${gone}\ndeleted: "2026-01-01T00:00:00.000Z"\nreason: "token ${token}"\n`,
-        /GitHub token in tombstones\/\w\w\/\w+\.yaml at line 3/,
+        ['GitHub token', `tombstones/${gone.slice(-2)}/${gone}.yaml`, 'line 3'],
       ],
       [
         'config.yaml',
         'aws_secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n',
-        /in config\.yaml at line 1/,
+        ['config.yaml', 'line 1'],
       ],
     ];
-    for (const [rel, text, says] of files) {
+    for (const [rel, text, named] of files) {
       mkdirSync(join(dir, rel, '..'), { recursive: true });
       writeFileSync(join(dir, rel), text);
       const res = await r.mem(['import', '--dir', 'mem']);
-      expect(res.code, res.stderr).toBe(2);
-      expect(res.stderr).toMatch(/refusing to store a likely secret/);
-      expect(res.stderr).toMatch(says);
-      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(res, rel).toMatchObject({ code: 2, error: 'E_SECRET' });
+      for (const n of named) expect(res.message, rel).toContain(n);
       expect(refsOf(r)).toBe(before);
       rmSync(join(dir, rel));
     }
@@ -246,29 +260,28 @@ describe('import', () => {
   });
 
   it('JSON lines with an anchor outside the repository are refused', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(NO_STORE);
     await r.memJson(['init']);
     const before = refsOf(r);
     const line = JSON.stringify({ title: 't', body: 'b', anchors: [{ path: '../../../etc/passwd' }] });
     // named by its line in the file (blank lines count), not by a record number or an id made for it
     const res = await r.mem(['import', '-'], { stdin: `\n\n${line}\n` });
-    expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(
-      /^git-mem: error: line 3: anchor path "\.\.\/\.\.\/\.\.\/etc\/passwd" is outside the repository/,
-    );
+    expect(res).toMatchObject({ code: 2, error: 'E_ANCHOR' });
+    for (const named of ['line 3', '../../../etc/passwd']) expect(res.message).toContain(named);
     expect(refsOf(r)).toBe(before);
   });
 });
 
 describe('rules export and the merge driver', () => {
   it('rules export refuses a symlinked .cursor folder and writes nothing outside', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(NO_STORE);
     await r.memJson(['add', '--type', 'rule', '--title', 'Use pnpm', '--content', 'pnpm only\n']);
     const outside = tmpDir('gm-outside-');
     symlinkSync(outside, join(r.dir, '.cursor'));
     const res = await r.mem(['rules', 'export', '--to', 'cursor']);
-    expect(res.code).not.toBe(0);
-    expect(res.stderr).toMatch(/refusing to write ".cursor\/rules.*\.cursor is a symbolic link/);
+    expect(res).toMatchObject({ code: 1, error: 'E_IO' });
+    // names the file it would have written and the link in the way
+    for (const named of ['.cursor/rules', '.cursor']) expect(res.message).toContain(named);
     expect(readdirSync(outside)).toEqual([]);
   });
 

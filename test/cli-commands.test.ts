@@ -6,11 +6,16 @@ import { importJsonl } from '../src/commands/bulk.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { makeRepo, runBin, runCli, type TestRepo, tmpDir, until } from './helpers.js';
+import { fresh, runOn, template } from './support/template.js';
+import { withEnv } from './support/with-env.js';
 
-const tip = (r: TestRepo) => r.git('rev-parse', '-q', '--verify', 'refs/memory').trim();
+/** a repository with a first commit and no store: each command's first write creates it */
+const NO_STORE = template('no-store', { init: false });
+
+const tip = (r: Pick<TestRepo, 'git'>) => r.git('rev-parse', '-q', '--verify', 'refs/memory').trim();
 
 /** Plants a record file straight into refs/memory (as a sync from a broken client could). */
-function plant(r: TestRepo, path: string, content: string) {
+function plant(r: Pick<TestRepo, 'dir' | 'env' | 'git'>, path: string, content: string) {
   const oid = runGit(r, ['hash-object', '-w', '--stdin'], content).trim();
   const idx = join(tmpDir(), 'index');
   const env = { ...r.env, GIT_INDEX_FILE: idx };
@@ -20,7 +25,7 @@ function plant(r: TestRepo, path: string, content: string) {
   const commit = runGit(r, ['commit-tree', tree, '-p', 'refs/memory', '-m', 'plant'], undefined, env).trim();
   r.git('update-ref', 'refs/memory', commit);
 }
-function runGit(r: TestRepo, args: string[], input?: string, env = r.env): string {
+function runGit(r: Pick<TestRepo, 'dir' | 'env'>, args: string[], input?: string, env = r.env): string {
   return execFileSync('git', args, { cwd: r.dir, env, input, encoding: 'utf8' });
 }
 
@@ -96,14 +101,15 @@ describe('errors: one line, a stable code, a non-zero exit, the store untouched'
 describe('commands', () => {
   // update/history/rm, expiry and prune, list filters, supersede/mv/stats: test/ops/store-commands.test.ts
   it('list prints token estimates beside the titles', async () => {
-    const r = makeRepo();
+    const r = await fresh(NO_STORE);
     await r.memJson(['add', '--type', 'rule', '--title', 'DB rule', '--content', 'use the pool']);
+    // the rendered list is the product
     const human = await r.mem(['list']);
     expect(human.stdout).toMatch(/DB rule\s+~\d+t/);
   });
 
   it('imports JSON lines in one commit (foreign ids become aliases, unknown fields kept) and exports them back', async () => {
-    const r = makeRepo();
+    const r = await fresh(NO_STORE);
     const lines = [
       {
         id: 'm001',
@@ -139,24 +145,25 @@ describe('commands', () => {
       { path: 'packages/db/src/pool.ts', lines: [3, 9] },
     ]);
     const exported = (await r.mem(['export'])).stdout;
-    const other = makeRepo();
+    const other = await fresh(NO_STORE);
     const again = await other.memJson(['import', '--jsonl', '-'], { stdin: exported });
     expect(again.added).toBe(3);
     expect((await other.mem(['export'])).stdout).toBe(exported);
     // re-importing the same export changes nothing: no record replaced, no commit, not even an empty one
-    const tip = other.git('rev-parse', 'refs/memory').trim();
+    const tip = other.tip();
     const same = await other.mem(['import', '--jsonl', '-'], { stdin: exported });
     expect(same.code, same.stderr).toBe(0);
-    expect(same.stdout).toBe('3 memories (0 new, 0 replaced, 3 unchanged): nothing changed, no commit\n');
+    expect(other.tip()).toBe(tip);
     const json = await other.memJson(['import', '--jsonl', '-'], { stdin: exported });
     expect(json).toMatchObject({ added: 0, replaced: 0, unchanged: 3, commit: null });
-    expect(other.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    expect(other.tip()).toBe(tip);
     // a line that differs replaces its record in place, the others stay unchanged
     const edited = exported.replace('"title":"Pool fix"', '"title":"Pool fix, revised"');
     expect(edited).not.toBe(exported);
     const replace = await other.memJson(['import', '--jsonl', '-'], { stdin: edited });
     expect(replace).toMatchObject({ added: 0, replaced: 1, unchanged: 2 });
     expect(other.git('rev-list', '--count', `${tip}..refs/memory`).trim()).toBe('1');
+    // the commit's subject is data a person reads in git log
     expect(other.git('log', '--format=%s', '-1', 'refs/memory').trim()).toBe(
       'mem: import 3 records (0 new, 1 replaced, 2 unchanged)',
     );
@@ -165,10 +172,10 @@ describe('commands', () => {
     // the same file again: lines with no id of ours are the memories they repeat (foreign ids with
     // their aliases), so nothing is added twice
     const file = lines.map((l) => JSON.stringify(l)).join('\n');
-    const rtip = r.git('rev-parse', 'refs/memory').trim();
+    const rtip = r.tip();
     const twice = await r.memJson(['import', '--jsonl', '-'], { stdin: file });
     expect(twice).toMatchObject({ imported: 3, added: 0, replaced: 0, unchanged: 3, commit: null });
-    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(rtip);
+    expect(r.tip()).toBe(rtip);
     // each reports the memory it is
     expect(twice.ids).toEqual(res.ids);
     // a line that says something else is a new memory; lines repeated within a file are the file's to say
@@ -193,10 +200,11 @@ describe('commands', () => {
   });
 
   it('import that loses a race to a removal matches its lines again: the removed memory is not brought back', async () => {
-    const r = makeRepo();
+    const r = await fresh(NO_STORE);
     const line = `${JSON.stringify({ type: 'decision', title: 'Twin', body: 'Same text.' })}\n`;
     const twin = (await r.memJson(['import', '--jsonl', '-'], { stdin: line })).ids[0];
     const paused = join(r.dir, '.git', 'mem', 'test-paused');
+    // a second writer on the same repository, paused before its compare-and-swap
     const store = new Store(await openRepo(r.dir, { ...r.env, GIT_MEM_TEST_PAUSE_BEFORE_CAS: '30000' }));
     try {
       // the same memory with a tag: it replaces the twin, whose change is written when it is removed
@@ -216,7 +224,7 @@ describe('commands', () => {
   });
 
   it('import keeps what a line does not say: a foreign id names its memory, dates and clock stay', async () => {
-    const r = makeRepo();
+    const r = await fresh(NO_STORE);
     const line = (o: Record<string, unknown>) => `${JSON.stringify(o)}\n`;
     const first = await r.memJson(['import', '--jsonl', '-'], {
       stdin: line({ id: 'm001', type: 'decision', title: 'Foreign one', body: 'Body one.' }),
@@ -251,36 +259,50 @@ describe('commands', () => {
       tags: ['z'],
       alias: 'm001',
     });
-    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const tip = r.tip();
     for (let i = 0; i < 2; i++)
       expect(await r.memJson(['import', '--jsonl', '-'], { stdin: ours })).toMatchObject({
         unchanged: 1,
         commit: null,
       });
-    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    expect(r.tip()).toBe(tip);
     expect((await r.memJson(['show', id])).created).toBe(shown.created);
     // a line without an id that repeats it but adds a tag: that memory, replaced, not a second one
     const tagged = await r.memJson(['import', '--jsonl', '-'], {
       stdin: line({ type: 'decision', title: 'Foreign one', body: 'Body one, edited.', tags: ['z', 'new'] }),
     });
     expect(tagged).toMatchObject({ ids: [id], added: 0, replaced: 1 });
-    // imported by someone else, the same line changes nothing: the author is the stored one
-    const other = { ...r.env, GIT_AUTHOR_NAME: 'Someone Else', GIT_AUTHOR_EMAIL: 'else@example.com' };
-    const byOther = await r.mem(['import', '--jsonl', '-', '--json'], {
-      env: other,
+    // imported by someone else (a store opened as another author), the same line changes nothing:
+    // the author is the stored one
+    const other = await withEnv(r, {
+      ...r.env,
+      GIT_AUTHOR_NAME: 'Someone Else',
+      GIT_AUTHOR_EMAIL: 'else@example.com',
+    });
+    expect((await other.store.ident()).name).toBe('Someone Else');
+    const byOther = await other.mem(['import', '--jsonl', '-', '--json'], {
       stdin: line({ type: 'decision', title: 'Foreign one', body: 'Body one, edited.', tags: ['z', 'new'] }),
     });
     expect(byOther.code, byOther.stderr).toBe(0);
-    expect(JSON.parse(byOther.stdout)).toMatchObject({ ids: [id], unchanged: 1, commit: null });
+    expect(byOther.json).toMatchObject({ ids: [id], unchanged: 1, commit: null });
     expect((await r.memJson(['show', id])).tags).toEqual(['z', 'new']);
     expect(await r.memJson(['list'])).toHaveLength(1);
   });
 
   it('a large import is written by git as one pack, not a loose object per record', async () => {
-    const r = makeRepo();
+    const r = await fresh(NO_STORE);
     const n = 300;
     const lines = Array.from({ length: n }, (_, i) =>
       JSON.stringify({ id: `bulk-${i}`, type: 'decision', title: `Bulk ${i}`, body: `body ${i}` }),
+    );
+    const loose0 = Number(
+      Object.fromEntries(
+        r
+          .git('count-objects', '-v')
+          .trim()
+          .split('\n')
+          .map((l) => l.split(': ')),
+      ).count,
     );
     const res = await r.memJson(['import', '--jsonl', '-'], { stdin: lines.join('\n') });
     expect(res).toMatchObject({ imported: n, added: n });
@@ -293,29 +315,30 @@ describe('commands', () => {
     );
     // the records' blobs are in a pack; what stays loose is the commit and its trees (fan-out folders)
     expect(Number(count['in-pack'])).toBeGreaterThanOrEqual(n);
-    expect(Number(count.count)).toBeLessThan(n);
+    expect(Number(count.count) - loose0).toBeLessThan(n);
     expect(r.git('fsck', '--no-dangling').trim()).toBe('');
     expect((await r.memJson(['list', '--json'])).length).toBe(n);
     expect((await r.memJson(['show', 'bulk-7'])).body).toBe('body 7\n');
   });
 
   it('a malformed record pulled from elsewhere does not stop list; doctor names it and how to mend', async () => {
-    const r = makeRepo();
+    const r = await fresh(NO_STORE);
     await r.memJson(['add', '--title', 'Good', '--content', 'fine']);
     const badId = '01JBADBADBADBADBADBADBADBA';
-    plant(
-      r,
-      `memories/${badId.slice(-2)}/${badId}.md`,
-      `---\nid: ${badId}\ntype: decision\ntitle: [unclosed\n---\nbody\n`,
-    );
+    const badPath = `memories/${badId.slice(-2)}/${badId}.md`;
+    plant(r, badPath, `---\nid: ${badId}\ntype: decision\ntitle: [unclosed\n---\nbody\n`);
     const list = await r.mem(['list']);
     expect(list.code).toBe(0);
     expect(list.stdout).toContain('Good');
+    // the rendered list says what it skipped and the command that explains it
     expect(list.stdout).toMatch(/1 malformed record\(s\) skipped; run git mem doctor/);
-    const doc = await r.mem(['doctor']);
+    expect((await r.memJson(['list'])).map((m: { title: string }) => m.title)).toEqual(['Good']);
+    const doc = await r.mem(['doctor', '--json']);
     expect(doc.code).toBe(1);
-    expect(doc.stdout).toContain(`memories/${badId.slice(-2)}/${badId}.md`);
-    expect(doc.stdout).toMatch(/fix: inspect with git cat-file -p [0-9a-f]{12}/);
+    const bad = doc.json.findings.find((f: { check: string }) => f.check === 'record');
+    expect(bad).toMatchObject({ level: 'error' });
+    expect(bad.message).toContain(badPath);
+    expect(bad.fix).toMatch(/git cat-file -p [0-9a-f]{12}/);
     // the fix it names works, and names the full id: a healthy memory sharing its first 12
     // characters is not the one removed
     const twin = `${badId.slice(0, 20)}TWXNZZ`;
@@ -325,7 +348,10 @@ describe('commands', () => {
       `---\nid: ${twin}\ntype: decision\ntitle: Twin\nstatus: active\ntags: []\nscope: []\nconfidence: 0.8\ncreated: 2026-01-01T00:00:00.000Z\nupdated: 2026-01-01T00:00:00.000Z\nclock: 1\n---\ntwin\n`,
     );
     expect((await r.memJson(['show', twin])).title).toBe('Twin');
-    const fix = /remove it with git mem rm (\w+)/.exec((await r.mem(['doctor'])).stdout)?.[1];
+    const again = (await r.mem(['doctor', '--json'])).json.findings.find(
+      (f: { check: string }) => f.check === 'record',
+    );
+    const fix = /git mem rm (\w+)/.exec(again.fix)?.[1];
     expect(fix).toBe(badId);
     const rm = await r.mem(['rm', fix!]);
     expect(rm.code, rm.stderr).toBe(0);
@@ -337,23 +363,23 @@ describe('commands', () => {
   });
 
   it('a ref that names a blob: doctor says which and the commit to point it back at; a broken personal store is left out', async () => {
-    const r = makeRepo();
+    const r = await fresh(NO_STORE);
     await r.memJson(['add', '--type', 'rule', '--title', 'Project rule', '--content', 'x']);
     await r.memJson(['add', '--global', '--type', 'rule', '--title', 'Mine', '--content', 'y']);
     expect((await r.memJson(['rules'])).map((x: { title: string }) => x.title).sort()).toEqual([
       'Mine',
       'Project rule',
     ]);
-    const good = r.git('rev-parse', 'refs/memory').trim();
+    const good = r.tip();
     const blob = runGit(r, ['hash-object', '-w', '--stdin'], 'junk\n').trim();
     r.git('update-ref', 'refs/memory', blob);
-    const doc = await r.mem(['doctor']);
+    const doc = await r.mem(['doctor', '--json']);
     expect(doc.code).toBe(1);
-    expect(doc.stdout).toContain(
-      `ERROR ref: refs/memory in ${r.dir} does not point at a commit (blob ${blob.slice(0, 12)})`,
-    );
-    expect(doc.stdout).toContain(`fix: point it back at the last commit git-mem read: git --git-dir=`);
-    const fix = /git --git-dir=(\S+) update-ref refs\/memory ([0-9a-f]{40})/.exec(doc.stdout)!;
+    const [ref] = doc.json.findings;
+    expect(ref).toMatchObject({ level: 'error', check: 'ref' });
+    // names the ref, the repository and the blob it points at
+    for (const named of ['refs/memory', r.dir, blob.slice(0, 12)]) expect(ref.message).toContain(named);
+    const fix = /git --git-dir=(\S+) update-ref refs\/memory ([0-9a-f]{40})/.exec(ref.fix)!;
     expect(fix[2]).toBe(good);
     r.git(`--git-dir=${fix[1]}`, 'update-ref', 'refs/memory', fix[2]);
     expect((await r.mem(['doctor'])).code).toBe(0);
@@ -367,75 +393,90 @@ describe('commands', () => {
     execFileSync('git', ['--git-dir', home, 'update-ref', 'refs/memory', gblob], { env: r.env });
     const rules = await r.mem(['rules', '--json']);
     expect(rules.code, rules.stderr).toBe(0);
-    expect(JSON.parse(rules.stdout).map((x: { title: string }) => x.title)).toEqual(['Project rule']);
-    expect(rules.stderr).toBe(
-      `git-mem: warning: the personal store is left out: refs/memory in ${home} does not point at a commit (blob ${gblob.slice(0, 12)}) (run git mem doctor --global)\n`,
-    );
-    expect((await r.mem(['doctor', '--global'])).stdout).toMatch(
-      /ERROR ref: refs\/memory in .*store\.git does not point at a commit/,
-    );
+    expect(rules.json.map((x: { title: string }) => x.title)).toEqual(['Project rule']);
+    // one warning, naming the store, the blob and the command that mends it
+    expect(rules.stderr.trim().split('\n')).toHaveLength(1);
+    for (const named of [home, gblob.slice(0, 12), 'git mem doctor --global'])
+      expect(rules.stderr).toContain(named);
+    const gdoc = await r.mem(['doctor', '--global', '--json']);
+    expect(gdoc.code).toBe(1);
+    expect(gdoc.json.findings[0]).toMatchObject({ level: 'error', check: 'ref' });
+    expect(gdoc.json.findings[0].message).toContain('store.git');
   });
 
   it('an unreadable FORMAT: add says run doctor, doctor says run init, init writes it again; a newer one stays', async () => {
-    const r = makeRepo();
+    const r = await fresh(NO_STORE);
     await r.memJson(['add', '--title', 'Kept', '--content', 'x']);
     plant(r, 'FORMAT', 'garbage: [\n');
     const add = await r.mem(['add', '--title', 'New', '--content', 'y']);
-    expect(add.code).toBe(1); // E_FORMAT: the operation failed
-    expect(add.stderr).toMatch(/unreadable FORMAT file \(run git mem doctor\)/);
-    expect((await r.mem(['doctor'])).stdout).toMatch(/fix: run git mem init: it writes FORMAT again/);
-    const init = await r.mem(['init']);
-    expect(init.code, init.stderr).toBe(0);
-    expect(init.stdout).toMatch(
-      /^Wrote refs\/memory's unreadable FORMAT file again \(format 1; every record reads as it\)/,
+    expect(add).toMatchObject({ code: 1, error: 'E_FORMAT' }); // the operation failed
+    expect(add.hint).toContain('git mem doctor');
+    const fmt = (await r.mem(['doctor', '--json'])).json.findings.find(
+      (f: { check: string; level: string }) => f.check === 'format',
     );
+    expect(fmt.level).toBe('error');
+    expect(fmt.fix).toContain('git mem init');
+    const init = await r.mem(['init', '--json']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.json).toMatchObject({ created: false, repaired: true });
     expect(r.git('show', 'refs/memory:FORMAT')).toContain('format: 1');
     expect((await r.mem(['doctor'])).code).toBe(0);
     expect((await r.memJson(['add', '--title', 'New', '--content', 'y'])).id).toBeTruthy();
     expect((await r.memJson(['list'])).map((m: { title: string }) => m.title)).toEqual(['Kept', 'New']);
     // a newer store format is not ours to rewrite
     plant(r, 'FORMAT', 'format: 99\n');
-    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const tip = r.tip();
     const newer = await r.mem(['init']);
-    expect(newer.code).toBe(1);
-    expect(newer.stderr).toMatch(/uses store format 99; this git-mem reads format 1 \(upgrade git-mem\)/);
-    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    expect(newer).toMatchObject({ code: 1, error: 'E_FORMAT' });
+    expect(newer.message).toContain('99');
+    expect(newer.hint).toContain('upgrade');
+    expect(r.tip()).toBe(tip);
   });
 
   it('a shared config.yaml that does not read, or holds a value this version refuses, is named, not silently dropped', async () => {
-    const r = makeRepo();
+    const r = await fresh(NO_STORE);
     await r.memJson(['add', '--title', 'Good', '--content', 'fine']);
     plant(r, 'config.yaml', 'context-budget: [\nfoo\n');
     // a command that reads settings says so, once; a read that needs none goes on
     expect((await r.mem(['list'])).code).toBe(0);
     const add = await r.mem(['add', '--title', 'Two', '--content', 'second']);
     expect(add.code, add.stderr).toBe(0);
-    expect(add.stderr).toMatch(
-      /^git-mem: warning: config\.yaml in refs\/memory does not read as settings \(.+\): none of the team's settings apply \(rewrite it: git mem config set KEY VALUE --shared\)\n$/,
-    );
-    const doc = await r.mem(['doctor']);
+    // one warning, naming the file and the command that rewrites it
+    expect(add.stderr.trim().split('\n')).toHaveLength(1);
+    for (const named of ['config.yaml', 'git mem config set KEY VALUE --shared'])
+      expect(add.stderr).toContain(named);
+    const doc = await r.mem(['doctor', '--json']);
     expect(doc.code).toBe(1);
-    expect(doc.stdout).toMatch(/ERROR +config: config\.yaml does not read as settings \(.*column 1\): none/);
+    const cfg = doc.json.findings.find((f: { check: string }) => f.check === 'config');
+    expect(cfg.level).toBe('error');
+    expect(cfg.message).toContain('config.yaml');
     plant(r, 'config.yaml', 'context-budget: banana\nsecret-scan: block\n');
     const ctx = await r.mem(['context', '--query', 'fine']);
     expect(ctx.code, ctx.stderr).toBe(0);
-    expect(ctx.stderr).toBe(
-      'git-mem: warning: ignoring context-budget from the shared config in refs/memory: context-budget must be a whole number of at least 1, not "banana" (fix it for the team: git mem config set context-budget VALUE --shared)\n',
-    );
+    // one warning, naming the key, the value and the command that fixes it for the team
+    expect(ctx.stderr.trim().split('\n')).toHaveLength(1);
+    for (const named of ['context-budget', '"banana"', 'git mem config set context-budget VALUE --shared'])
+      expect(ctx.stderr).toContain(named);
     expect((await r.memJson(['config', 'get', 'context-budget'])).value).toBe(2000);
-    expect((await r.mem(['doctor'])).stdout).toMatch(/warn +config: ignoring context-budget/);
+    const warned = (await r.mem(['doctor', '--json'])).json.findings.find(
+      (f: { check: string }) => f.check === 'config',
+    );
+    expect(warned.level).toBe('warn');
+    expect(warned.message).toContain('context-budget');
     // this clone's own bad value names where it is and how to change it
     r.git('config', 'mem.context-budget', '-5');
     const own = await r.mem(['context', '--query', 'fine']);
-    expect(own.code).toBe(2);
-    expect(own.stderr).toMatch(
-      /context-budget must be a whole number of at least 1, not "-5", in this clone's git config \(git mem config set context-budget VALUE, or git mem config unset context-budget\)/,
-    );
-    expect((await r.mem(['config', 'set', 'context-budget', '--', '-5'])).code).toBe(2);
+    expect(own).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
+    expect(own.message).toContain('"-5"');
+    expect(own.hint).toContain('git mem config unset context-budget');
+    expect(await r.mem(['config', 'set', 'context-budget', '--', '-5'])).toMatchObject({
+      code: 2,
+      error: 'E_INVALID_ARG',
+    });
   });
 
   it('layers config: defaults < global < shared < local', async () => {
-    const r = makeRepo();
+    const r = await fresh(NO_STORE);
     const get = async () =>
       (await r.memJson(['config', 'get', 'context-budget'])) as { value: number; origin: string };
     expect(await get()).toMatchObject({ value: 2000, origin: 'default' });
@@ -457,58 +498,43 @@ describe('commands', () => {
       { key: 'context-budget', value: 3000, origin: 'shared' },
     ]);
     const none = await r.mem(['config', 'get', 'mcp.add-status', '--shared']);
-    expect(none.code).toBe(3);
-    expect(none.stderr).toMatch(/no setting mcp.add-status in the shared layer/);
+    expect(none).toMatchObject({ code: 3, error: 'E_NOT_FOUND' });
+    expect(none.message).toContain('mcp.add-status');
     // values the docs close: refused where they are set, named, the store as it was (settings
     // that send data are personal: set in this clone's layer, never the shared one)
-    for (const [k, v, says, layer] of [
-      [
-        'embedding-provider',
-        'foo',
-        /embedding-provider must be none, local, ollama, openai, not "foo"/,
-        '--local',
-      ],
-      ['llm.provider', 'bogus', /llm.provider must be openai, anthropic, off, not "bogus"/, '--local'],
-      ['llm.timeout', 'abc', /llm.timeout must be a whole number of at least 1, not "abc"/, '--local'],
-      ['mcp.add-status', 'later', /mcp.add-status must be active, pending, not "later"/, '--shared'],
-      [
-        'post-commit-budget-ms',
-        '1.5',
-        /post-commit-budget-ms must be a whole number of at least 0, not "1.5"/,
-        '--shared',
-      ],
+    const tip0 = r.tip();
+    for (const [k, v, layer] of [
+      ['embedding-provider', 'foo', '--local'],
+      ['llm.provider', 'bogus', '--local'],
+      ['llm.timeout', 'abc', '--local'],
+      ['mcp.add-status', 'later', '--shared'],
+      ['post-commit-budget-ms', '1.5', '--shared'],
     ] as const) {
       const bad = await r.mem(['config', 'set', k, v, layer]);
-      expect(bad.code, `${k} ${v}`).toBe(2);
-      expect(bad.stderr).toMatch(says);
+      expect(bad, `${k} ${v}`).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
+      // names the key and the value refused
+      expect(bad.message).toContain(k);
+      expect(bad.message).toContain(`"${v}"`);
     }
+    expect(r.tip()).toBe(tip0);
+    expect(r.git('config', '--get-regexp', '^mem\\.').trim()).toBe('mem.context-budget 4000');
     expect((await r.mem(['config', 'set', 'llm.provider', 'Anthropic', '--local'])).code).toBe(0);
     // read in lower case, as every module compares it (a Pending add-status is pending)
     expect((await r.memJson(['config', 'get', 'llm.provider'])).value).toBe('anthropic');
     await r.memJson(['config', 'set', 'mcp.add-status', 'Pending', '--local']);
     expect((await r.memJson(['config', 'get', 'mcp.add-status'])).value).toBe('pending');
     // the same shared value again: no commit
-    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const tip = r.tip();
     await r.memJson(['config', 'set', 'context-budget', '3000', '--shared']);
-    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    expect(r.tip()).toBe(tip);
   });
 
   it('prints the rules in force for a file, most specific first, project over global', async () => {
-    const r = makeRepo();
-    await r.memJson(['add', '--type', 'rule', '--title', 'Everywhere', '--content', 'be kind']);
-    await r.memJson([
-      'add',
-      '--type',
-      'rule',
-      '--title',
-      'TS files',
-      '--content',
-      'strict',
-      '--scope',
-      '**/*.ts',
-    ]);
-    await r.memJson([
-      'add',
+    const r = await fresh(NO_STORE);
+    const add = (...args: string[]) => r.memJson(['add', ...args]);
+    await add('--type', 'rule', '--title', 'Everywhere', '--content', 'be kind');
+    await add('--type', 'rule', '--title', 'TS files', '--content', 'strict', '--scope', '**/*.ts');
+    await add(
       '--type',
       'rule',
       '--title',
@@ -517,31 +543,10 @@ describe('commands', () => {
       'use pool',
       '--scope',
       'packages/db/**',
-    ]);
-    await r.memJson([
-      'add',
-      '--type',
-      'rule',
-      '--title',
-      'Web only',
-      '--content',
-      'react',
-      '--scope',
-      'apps/web/**',
-    ]);
-    await r.memJson([
-      'add',
-      '--type',
-      'decision',
-      '--title',
-      'Not a rule',
-      '--content',
-      'x',
-      '--scope',
-      '**',
-    ]);
-    await r.memJson([
-      'add',
+    );
+    await add('--type', 'rule', '--title', 'Web only', '--content', 'react', '--scope', 'apps/web/**');
+    await add('--type', 'decision', '--title', 'Not a rule', '--content', 'x', '--scope', '**');
+    await add(
       '--global',
       '--type',
       'rule',
@@ -551,21 +556,10 @@ describe('commands', () => {
       'no any',
       '--scope',
       '**/*.ts',
-    ]);
+    );
     // expired rules are in force nowhere, project or personal
     for (const g of [[], ['--global']])
-      await r.memJson([
-        'add',
-        ...g,
-        '--type',
-        'rule',
-        '--title',
-        'Old',
-        '--content',
-        'no',
-        '--expires',
-        '2020-01-01',
-      ]);
+      await add(...g, '--type', 'rule', '--title', 'Old', '--content', 'no', '--expires', '2020-01-01');
     const rules = await r.memJson(['rules', '--file', 'packages/db/src/pool.ts']);
     expect(rules.map((x: { title: string; origin: string }) => `${x.title}@${x.origin}`)).toEqual([
       'DB package@project',
@@ -575,8 +569,8 @@ describe('commands', () => {
     ]);
     const sub = join(r.dir, 'packages', 'db');
     r.write('packages/db/x.ts', '');
-    const fromSub = await r.memJson(['rules', '--file', 'x.ts'], { cwd: sub });
-    expect(fromSub[0].title).toBe('DB package');
+    const fromSub = await runOn(r, ['rules', '--file', 'x.ts'], { cwd: sub });
+    expect(fromSub.json[0].title).toBe('DB package');
     expect((await r.memJson(['list', '--global'])).map((m: { title: string }) => m.title)).toEqual([
       'My TS habit',
     ]);
@@ -587,22 +581,23 @@ describe('commands', () => {
     expect(existsSync(join(r.env.GIT_MEM_HOME!, 'store.git', 'HEAD'))).toBe(true);
   });
 
+  // end to end through main(): which store a command finds from its working directory
   it('outside a repository uses the global store unless strict-local is set', async () => {
-    const r = makeRepo();
+    const r = await fresh(NO_STORE);
     await r.memJson(['add', '--global', '--title', 'Personal', '--content', 'mine']);
     const outside = tmpDir();
     const res = await runCli(['list', '--json'], { cwd: outside, env: r.env });
     expect(JSON.parse(res.stdout).map((m: { title: string }) => m.title)).toEqual(['Personal']);
     await r.memJson(['config', 'set', 'strict-local', 'true', '--global']);
-    const strict = await runCli(['list'], { cwd: outside, env: r.env });
+    const strict = await runCli(['list', '--json'], { cwd: outside, env: r.env });
     expect(strict.code).toBe(1);
-    expect(strict.stderr).toMatch(/not a git repository/);
+    expect(JSON.parse(strict.stdout).error.code).toBe('E_NOT_A_REPO');
   });
 });
 
 describe('settings that change behaviour', () => {
   it('secret-scan: block refuses, warn stores with a warning, off skips; output: json/yaml from the global file', async () => {
-    const r = makeRepo();
+    const r = await fresh(NO_STORE);
     // distinct texts each time, so the duplicate warning does not interfere
     const secret = (n: string) => [
       'add',
@@ -611,29 +606,31 @@ describe('settings that change behaviour', () => {
       '--content',
       `${n} key AKIAIOSFODNN7EXAMPLE`,
     ];
-    expect((await r.mem(secret('one'))).code).toBe(2);
+    expect(await r.mem(secret('one'))).toMatchObject({ code: 2, error: 'E_SECRET' });
     await r.memJson(['config', 'set', 'secret-scan', 'warn', '--local']);
     const warned = await r.mem(secret('two'));
     expect(warned.code).toBe(0);
-    expect(warned.stderr).toMatch(/warning: likely secret \(AWS access key id\) in body at line 1/);
+    // one warning, naming the kind and where it is
+    expect(warned.stderr.trim().split('\n')).toHaveLength(1);
+    for (const named of ['AWS access key id', 'body', 'line 1']) expect(warned.stderr).toContain(named);
     // the shared layer (anyone who can push refs/memory) may not switch the scan off: ignored, said once
     await r.memJson(['config', 'set', 'secret-scan', 'off', '--shared']);
     await r.memJson(['config', 'unset', 'secret-scan', '--local']);
     const shared = await r.mem(secret('three alpha beta gamma'));
-    expect(shared.code).toBe(2);
-    expect(shared.stderr).toMatch(/^git-mem: warning: ignoring secret-scan: off from the shared config/);
-    expect(shared.stderr.match(/warning/g)).toHaveLength(1);
-    expect(shared.stderr).toMatch(/refusing to store a likely secret: AWS access key id in body/);
+    expect(shared).toMatchObject({ code: 2, error: 'E_SECRET' });
+    expect(shared.stderr.trim().split('\n')).toHaveLength(1);
+    for (const named of ['secret-scan', 'off', 'shared']) expect(shared.stderr).toContain(named);
     // this clone's own setting may
     await r.memJson(['config', 'set', 'secret-scan', 'off', '--local']);
     const off = await r.mem(secret('three alpha beta gamma'));
     expect(off.code).toBe(0);
     expect(off.stderr).toBe('');
+    // end to end through main(): the output format is read from the global file before a command runs
     await r.memJson(['config', 'set', 'output', 'json', '--global']);
-    const list = await r.mem(['list']);
+    const list = await runCli(['list'], { cwd: r.dir, env: r.env });
     expect(JSON.parse(list.stdout).length).toBe(2);
     await r.memJson(['config', 'set', 'output', 'yaml', '--global']);
-    const y = await r.mem(['stats']);
+    const y = await runCli(['stats'], { cwd: r.dir, env: r.env });
     expect(y.stdout).toMatch(/^records: 2$/m);
   });
 });

@@ -77,6 +77,19 @@ describe('the editor on a terminal', () => {
     }
   });
 
+  it('add without --title: the editor gives it; off a terminal the add wants one (E_INVALID_ARG, nothing written)', async () => {
+    const ed = editor('titled.sh', `printf 'Title from the editor\\n\\nbody\\n' > "$1"`);
+    const r = onTTY(['mem', 'add', '--json'], { GIT_EDITOR: ed });
+    expect(r.status, r.stdout).toBe(0);
+    const { id } = JSON.parse(r.stdout.slice(r.stdout.indexOf('{')));
+    expect((await repo.memJson(['show', id])).title).toBe('Title from the editor');
+    const before = tip();
+    const off = await repo.mem(['add', '--content', 'no title', '--json']);
+    expect(off.code).toBe(2);
+    expect(JSON.parse(off.stdout).error).toMatchObject({ code: 'E_INVALID_ARG', field: 'title' });
+    expect(tip()).toBe(before);
+  });
+
   it('core.editor is used as git uses it (git -c core.editor=…)', async () => {
     const ed = editor('core.sh', `printf 'From core.editor\\n\\nbody\\n' > "$1"`);
     const r = onTTY(['-c', `core.editor=${ed}`, 'mem', 'add', '--title', 'Draft', '--json']);

@@ -49,7 +49,7 @@ describe('the manual page', () => {
     expect(man.status, man.stderr).toBe(0);
     expect(man.stdout).toMatch(/GIT-MEM\(1\)/);
     expect(man.stdout).toMatch(/git mem add \[options\]/);
-    expect(man.stdout).toMatch(/--title STRING\s+one-line title \(required\)/);
+    expect(man.stdout).toMatch(/--title STRING\s+one-line title \(at most 300 characters\); required/);
     expect(man.stdout).toMatch(/git mem completion <shell>/);
     const cwd = tmpDir('gm-help-');
     for (const args of [

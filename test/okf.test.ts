@@ -13,11 +13,27 @@ import { CONCEPT_BYTES } from '../src/commands/okf.js';
 import { fromActor, generatedActor, parseCodeRef, verifierActor } from '../src/model/okf.js';
 import { TYPES } from '../src/model/schema.js';
 import { parse as parseYaml } from '../src/model/yaml.js';
-import { type Json, makeRepo, ROOT, type TestRepo, tmpDir } from './helpers.js';
+import { type Json, ROOT, type TestRepo, tmpDir } from './helpers.js';
+import { type Fresh, fresh, type MemResult, template } from './support/template.js';
+
+/**
+ * Ops tier: each test copies a template repository (test/support/template.ts: a
+ * first commit, no store yet, so the first import or add creates it) and runs the
+ * commands' run functions on its open store; refusals are asserted by error code.
+ */
+const NO_STORE = template('no-store', { init: false });
+/** a store holding one memory ("Kept"), for the hostile bundles */
+const KEPT = template('okf-kept', {
+  commands: [['add', '--type', 'decision', '--title', 'Kept', '--content', 'x']],
+});
+const commitAll = (r: Fresh, msg: string) => {
+  r.git('add', '-A');
+  r.git('commit', '-q', '-m', msg);
+};
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'okf');
-const tip = (r: TestRepo) => r.git('rev-parse', '-q', '--verify', 'refs/memory').trim();
-const jsonl = (r: TestRepo) =>
+const tip = (r: Pick<TestRepo, 'git'>) => r.git('rev-parse', '-q', '--verify', 'refs/memory').trim();
+const jsonl = (r: Fresh) =>
   r.mem(['export']).then((x) =>
     x.stdout
       .split('\n')
@@ -25,7 +41,7 @@ const jsonl = (r: TestRepo) =>
       .map((l) => JSON.parse(l) as Json),
   );
 const frontmatter = (file: string) => parseYaml(readFileSync(file, 'utf8').split('---\n')[1]) as Json;
-const errCode = (r: { stdout: string }) => JSON.parse(r.stdout).error.code;
+const errCode = (r: MemResult) => r.error;
 
 function writeConcept(dir: string, path: string, text: string) {
   const p = join(dir, path);
@@ -35,12 +51,12 @@ function writeConcept(dir: string, path: string, text: string) {
 
 describe('OKF: our records round-trip', () => {
   it('export --format okf, then import --okf into a fresh repo, gives every record back field for field', async () => {
-    const a = makeRepo({ commit: true });
+    const a = await fresh(NO_STORE);
     a.write(
       'src/db.ts',
       'export function pool(size: number) {\n  const p = new Array(size);\n  return p;\n}\n',
     );
-    a.commitAll('code');
+    commitAll(a, 'code');
     await a.mem(['init']);
     // one memory of every type, with what export lines may carry
     const lines = TYPES.map((type, i) => ({
@@ -89,7 +105,7 @@ describe('OKF: our records round-trip', () => {
     const dir = join(tmpDir('gm-okf-'), 'bundle');
     const ex = await a.mem(['export', '--format', 'okf', '--dir', dir, '--json']);
     expect(ex.code, ex.stderr).toBe(0);
-    const report = JSON.parse(ex.stdout);
+    const report = ex.json;
     expect(report.concepts).toBe(TYPES.length + 1);
     // what OKF has no field for is said, by kind and count
     const kinds = Object.fromEntries(report.kept_in_extension.map((n: Json) => [n.kind, n.count]));
@@ -118,7 +134,7 @@ describe('OKF: our records round-trip', () => {
     expect(idx).toMatch(/^---\nokf_version: "0\.2"\n---\n/);
     expect(idx).toContain('(constraint/db/pool-size.md)');
 
-    const b = makeRepo({ commit: true });
+    const b = await fresh(NO_STORE);
     const r = await b.memJson(['import', '--okf', dir]);
     expect(r.added).toBe(TYPES.length + 1);
     expect(r.skipped.map((s: Json) => s.path)).toEqual(['index.md']);
@@ -131,7 +147,7 @@ describe('OKF: our records round-trip', () => {
   });
 
   it('a later OKF verification and another status, edited by a third tool, win over the extension', async () => {
-    const a = makeRepo({ commit: true });
+    const a = await fresh(NO_STORE);
     const m = await a.memJson(['add', '--type', 'decision', '--title', 'T', '--content', 'B']);
     const dir = join(tmpDir('gm-okf-'), 'b');
     expect((await a.mem(['export', '--format', 'okf', '--dir', dir])).code).toBe(0);
@@ -149,7 +165,7 @@ describe('OKF: our records round-trip', () => {
 
 describe('OKF: the specification example bundles', () => {
   it('imports concepts of another tool: types, trust, lifecycle, sources and unknown keys kept', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(NO_STORE);
     const res = await r.memJson(['import', '--okf', join(FIXTURES, 'acme_retail')]);
     expect(res.added).toBe(2);
     expect(res.skipped).toEqual([{ path: 'index.md', reason: expect.any(String) }]);
@@ -213,7 +229,7 @@ describe('OKF: the specification example bundles', () => {
   });
 
   it('reads block-style frontmatter and a quoted timestamp with an offset (ga4)', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(NO_STORE);
     await r.memJson(['import', '--okf', join(FIXTURES, 'ga4')]);
     const [p] = await jsonl(r);
     expect(p).toMatchObject({
@@ -229,7 +245,7 @@ describe('OKF: the specification example bundles', () => {
 
 describe('OKF: a foreign concept re-imported from its own export', () => {
   it('is unchanged whatever order its keys had', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(NO_STORE);
     const dir = join(tmpDir('gm-okf-'), 'tool');
     writeConcept(
       dir,
@@ -248,9 +264,9 @@ describe('OKF: a foreign concept re-imported from its own export', () => {
 
 describe('OKF: code sources of another tool', () => {
   it('become anchors only when the path is a file of the committed tree; the rest stay sources', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(NO_STORE);
     r.write('src/db.ts', 'export const a = 1;\nexport const b = 2;\n');
-    r.commitAll('code');
+    commitAll(r, 'code');
     r.write('src/uncommitted.ts', 'x\n');
     const dir = join(tmpDir('gm-okf-'), 'tool');
     writeConcept(
@@ -270,8 +286,7 @@ describe('OKF: code sources of another tool', () => {
 
 describe('OKF: a hostile bundle', () => {
   const setup = async () => {
-    const r = makeRepo({ commit: true });
-    await r.mem(['add', '--type', 'decision', '--title', 'Kept', '--content', 'x']);
+    const r = await fresh(KEPT);
     return { r, before: tip(r), dir: join(tmpDir('gm-okf-'), 'evil') };
   };
 
@@ -296,7 +311,10 @@ describe('OKF: a hostile bundle', () => {
       '---\ntype: decision\ntitle: t\ngit_mem:\n  anchors:\n    - { path: ../../etc/passwd }\n---\nx\n',
     );
     const res = await r.mem(['import', '--okf', dir, '--json']);
-    expect(JSON.parse(res.stdout).error.message).toMatch(/outside the repository/);
+    expect(res.code).not.toBe(0);
+    expect(errCode(res)).toBe('E_ANCHOR');
+    // names the path it refused
+    expect(res.message).toContain('../../etc/passwd');
     expect(tip(r)).toBe(before);
   });
 
@@ -307,7 +325,7 @@ describe('OKF: a hostile bundle', () => {
     const res = await r.mem(['import', '--okf', dir, '--json']);
     expect(errCode(res)).toBe('E_TOO_LARGE');
     // refused by the read bound, before 10 MB is read (the record check would refuse it too, later)
-    expect(JSON.parse(res.stdout).error.message).toContain(String(CONCEPT_BYTES));
+    expect(res.message).toContain(String(CONCEPT_BYTES));
     expect(tip(r)).toBe(before);
   });
 
@@ -317,7 +335,7 @@ describe('OKF: a hostile bundle', () => {
     writeConcept(dir, 'esc.md', '---\ntype: Note\ntitle: "evil \\e]52;c;aGk=\\a title"\n---\nx\n');
     const res = await r.mem(['import', '--okf', dir, '--json']);
     expect(errCode(res)).toBe('E_INVALID_ARG');
-    expect(JSON.parse(res.stdout).error.message).toContain('esc.md');
+    expect(res.message).toContain('esc.md');
     expect(tip(r)).toBe(before);
   });
 
@@ -358,7 +376,7 @@ describe('OKF: a hostile bundle', () => {
 
 describe('OKF: export refuses what it must not write over', () => {
   it('a folder that is not empty is refused unless --force; an unknown format and a missing --dir too', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(NO_STORE);
     await r.mem(['add', '--type', 'decision', '--title', 'T', '--content', 'B']);
     const dir = tmpDir('gm-okf-');
     writeFileSync(join(dir, 'mine.txt'), 'keep');
@@ -376,7 +394,7 @@ describe('OKF: export refuses what it must not write over', () => {
   });
 
   it('an alias whose last segment is a reserved name is written under the id', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(NO_STORE);
     const m = await r.memJson([
       'add',
       '--type',
@@ -393,7 +411,7 @@ describe('OKF: export refuses what it must not write over', () => {
     expect(existsSync(join(dir, 'decision', `${m.id}.md`))).toBe(true);
     const copy = join(tmpDir('gm-okf-'), 'c');
     cpSync(dir, copy, { recursive: true });
-    const b = makeRepo({ commit: true });
+    const b = await fresh(NO_STORE);
     expect((await b.memJson(['import', '--okf', copy])).added).toBe(1);
   });
 });

@@ -2,7 +2,10 @@
  * git mem search / context / reindex and the duplicate warning of add, on real
  * repositories; the index cache (stamp, incremental update, rebuild); local
  * usage counters; optional vectors through a provider object, with failures
- * falling back to text.
+ * falling back to text. Ops tier: each test copies a template store (built
+ * once per worker, test/support/template.ts) and runs the commands' run
+ * functions on its open store; refusals are asserted by code and the data
+ * they name.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,94 +23,101 @@ import {
   readStamp,
 } from '../src/search/store-index.js';
 import { terms } from '../src/search/text.js';
-import { makeRepo, type TestRepo } from './helpers.js';
 import { plumber } from './hostile-helpers.js';
 import { hasLocalEmbeddings, LOCAL_EMBEDDINGS, needs } from './support/needs.js';
+import { type Fresh, fresh, runOn, template } from './support/template.js';
 
-async function seeded(): Promise<TestRepo & { ids: Record<string, string> }> {
-  const r = makeRepo({ commit: true });
-  r.write('packages/db/src/pool.ts', 'export const pool = 1;\n'.repeat(20));
-  r.write('services/api/src/app.ts', 'export const app = 1;\n'.repeat(20));
-  r.commitAll('code');
-  const lines = [
-    {
-      id: 'm1',
-      type: 'known_fix',
-      title: 'db suite fails with ECONNREFUSED on CI',
-      body: 'The postgres service is not ready when tests start; wait with pg_isready.',
-      tags: ['db', 'ci'],
-      anchors: [{ path: 'packages/db/src/pool.ts', lines: [1, 5] }],
-    },
-    {
-      id: 'm2',
-      type: 'known_fix',
-      title: 'api suite fails with ECONNREFUSED on CI',
-      body: 'The redis service is not ready when tests start; add a healthcheck.',
-      tags: ['api', 'ci'],
-      anchors: [{ path: 'services/api/src/app.ts', lines: [1, 5] }],
-    },
-    {
-      id: 'm3',
-      type: 'decision',
-      title: 'Connection pooling through pgbouncer',
-      body: 'All services connect through pgbouncer in transaction mode.',
-      tags: ['db'],
-    },
-    {
-      id: 'm4',
-      type: 'constraint',
-      title: 'Never run migrations from app pods',
-      body: 'Migrations run only in the CI migrate job.',
-      tags: ['db'],
-    },
-    {
-      id: 'm5',
-      type: 'rule',
-      title: 'Use the pool helper',
-      body: 'Get connections through getPool(), never new Pool().',
-      scope: ['packages/db/**'],
-    },
-    {
-      id: 'm6',
-      type: 'session',
-      title: 'Session: fixed flaky db tests',
-      body: 'Added pg_isready wait; CI green.',
-      created: '2026-01-02T00:00:00Z',
-    },
-    {
-      id: 'm7',
-      type: 'session',
-      title: 'Session: older work',
-      body: 'Older session.',
-      created: '2025-12-01T00:00:00Z',
-    },
-    {
-      id: 'm8',
-      type: 'decision',
-      title: 'Old pooling decision',
-      body: 'Services connect to postgres directly with pgbouncer disabled.',
-      status: 'superseded',
-      tags: ['db'],
-    },
-    {
-      id: 'm9',
-      type: 'known_fix',
-      title: 'Stale fix for ECONNREFUSED',
-      body: 'Restart the postgres container before the suite.',
-      status: 'stale',
-      tags: ['db'],
-    },
-  ];
-  r.write('mem.jsonl', lines.map((l) => JSON.stringify(l)).join('\n'));
-  const imp = await r.memJson(['import', '--jsonl', 'mem.jsonl']);
+const SEED_LINES = [
+  {
+    id: 'm1',
+    type: 'known_fix',
+    title: 'db suite fails with ECONNREFUSED on CI',
+    body: 'The postgres service is not ready when tests start; wait with pg_isready.',
+    tags: ['db', 'ci'],
+    anchors: [{ path: 'packages/db/src/pool.ts', lines: [1, 5] }],
+  },
+  {
+    id: 'm2',
+    type: 'known_fix',
+    title: 'api suite fails with ECONNREFUSED on CI',
+    body: 'The redis service is not ready when tests start; add a healthcheck.',
+    tags: ['api', 'ci'],
+    anchors: [{ path: 'services/api/src/app.ts', lines: [1, 5] }],
+  },
+  {
+    id: 'm3',
+    type: 'decision',
+    title: 'Connection pooling through pgbouncer',
+    body: 'All services connect through pgbouncer in transaction mode.',
+    tags: ['db'],
+  },
+  {
+    id: 'm4',
+    type: 'constraint',
+    title: 'Never run migrations from app pods',
+    body: 'Migrations run only in the CI migrate job.',
+    tags: ['db'],
+  },
+  {
+    id: 'm5',
+    type: 'rule',
+    title: 'Use the pool helper',
+    body: 'Get connections through getPool(), never new Pool().',
+    scope: ['packages/db/**'],
+  },
+  {
+    id: 'm6',
+    type: 'session',
+    title: 'Session: fixed flaky db tests',
+    body: 'Added pg_isready wait; CI green.',
+    created: '2026-01-02T00:00:00Z',
+  },
+  {
+    id: 'm7',
+    type: 'session',
+    title: 'Session: older work',
+    body: 'Older session.',
+    created: '2025-12-01T00:00:00Z',
+  },
+  {
+    id: 'm8',
+    type: 'decision',
+    title: 'Old pooling decision',
+    body: 'Services connect to postgres directly with pgbouncer disabled.',
+    status: 'superseded',
+    tags: ['db'],
+  },
+  {
+    id: 'm9',
+    type: 'known_fix',
+    title: 'Stale fix for ECONNREFUSED',
+    body: 'Restart the postgres container before the suite.',
+    status: 'stale',
+    tags: ['db'],
+  },
+];
+
+/** Code files the anchors name, and the seed memories imported through `import --jsonl` (foreign ids m1..m9 become aliases). */
+const SEEDED = template('search-seeded', {
+  files: {
+    'packages/db/src/pool.ts': 'export const pool = 1;\n'.repeat(20),
+    'services/api/src/app.ts': 'export const app = 1;\n'.repeat(20),
+    'mem.jsonl': SEED_LINES.map((l) => JSON.stringify(l)).join('\n'),
+  },
+  commands: [['import', '--jsonl', 'mem.jsonl']],
+});
+const BASE = template('base');
+
+/** A copy of SEEDED and the ids of its memories by their aliases (m1 …). */
+async function seeded(): Promise<Fresh & { ids: Record<string, string> }> {
+  const r = await fresh(SEEDED);
+  const cat = await r.store.catalog();
   const ids: Record<string, string> = {};
-  lines.forEach((l, i) => {
-    ids[l.id] = imp.ids[i];
-  });
+  for (const l of SEED_LINES) ids[l.id] = cat.aliases.get(l.id)!;
   return Object.assign(r, { ids });
 }
 
-async function storeOf(r: TestRepo): Promise<Store> {
+async function storeOf(r: Fresh): Promise<Store> {
   return new Store(await openRepo(r.dir, r.env));
 }
 
@@ -130,10 +140,10 @@ describe('git mem search', () => {
     const api = await r.memJson(['search', '--no-daemon', '--file', 'services/api/src/app.ts', q]);
     expect(api[0].alias).toBe('m2');
     // paths are taken relative to the current directory
-    const fromSub = await r.memJson(['search', '--no-daemon', '--file', 'src/app.ts', q], {
+    const fromSub = await runOn(r, ['search', '--no-daemon', '--file', 'src/app.ts', q], {
       cwd: join(r.dir, 'services/api'),
     });
-    expect(fromSub[0].alias).toBe('m2');
+    expect(fromSub.json[0].alias).toBe('m2');
   });
 
   it('filters by type and tag, limits, flags stale ones and leaves superseded ones out unless --all', async () => {
@@ -157,29 +167,35 @@ describe('git mem search', () => {
     expect(human.stdout).toContain('[stale]');
   });
 
-  it('rejects bad input with one line and a non-zero exit', async () => {
+  it('rejects bad input with a code and a non-zero exit, writing nothing', async () => {
     const r = await seeded();
+    const tip = r.tip();
     const bad = await r.mem(['search', '--no-daemon', '--type', 'nope', 'x']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/unknown type "nope"/);
+    expect(bad).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
+    expect(bad.message).toContain('"nope"');
     const none = await r.mem(['search', '--no-daemon']);
-    expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/nothing to search for/);
-    for (const q of ['the and of', '.*'])
-      expect((await r.mem(['search', '--no-daemon', q])).stderr, q).toBe(
-        `git-mem: error: nothing to search for in "${q}": only common words or symbols (pass words that say what the memory is about, --file PATH, --type or --tag)\n`,
-      );
+    expect(none).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
+    // only common words or symbols: refused, naming the question
+    for (const q of ['the and of', '.*']) {
+      const common = await r.mem(['search', '--no-daemon', q]);
+      expect(common, q).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
+      expect(common.message, q).toContain(`"${q}"`);
+    }
     for (const args of [
       ['search', '--no-daemon', '--type', '', 'x'],
       ['search', '--no-daemon', '--tag', '', 'x'],
       ['list', '--status', ''],
     ]) {
       const empty = await r.mem(args);
-      expect(empty.code, args.join(' ')).toBe(2);
-      expect(empty.stderr).toMatch(/^git-mem: error: --(type|tag|status) was given no value \(pass one/);
+      expect(empty, args.join(' ')).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
+      // names the option given no value
+      expect(empty.message, args.join(' ')).toContain(
+        args.find((a) => a.startsWith('--') && a !== '--no-daemon'),
+      );
     }
     const lim = await r.mem(['search', '--no-daemon', '--limit', '0', 'x']);
-    expect(lim.code).toBe(2);
+    expect(lim).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
+    expect(r.tip()).toBe(tip);
   });
 
   it('counts as used what an agent was given or a person opened, not a search list, without committing', async () => {
@@ -230,33 +246,40 @@ describe("the UI's memory page", () => {
 });
 
 describe('the search bar', () => {
+  const APP_LINES = [
+    {
+      title: 'Text in the app is clipped on small screens',
+      body: 'Wrap labels; the layout sets no max width.',
+    },
+    { title: 'Text rendering uses the system font', body: 'Bundling a font costs 300 kB.' },
+    ...[
+      'login',
+      'startup',
+      'billing',
+      'routing',
+      'logging',
+      'caching',
+      'metrics',
+      'settings',
+      'release',
+      'theming',
+    ].map((w) => ({
+      title: `The app ${w} module`,
+      body: `How the app handles ${w}: see the ${w} folder of the app.`,
+    })),
+  ].map((l) => ({ type: 'decision', ...l }));
+  const APP = template('search-app', {
+    files: { 'mem.jsonl': APP_LINES.map((l) => JSON.stringify(l)).join('\n') },
+    commands: [['import', '--jsonl', 'mem.jsonl']],
+  });
+
+  /** A copy of APP and its memories' ids in the order of APP_LINES (the titles differ). */
   async function appStore() {
-    const r = makeRepo({ commit: true });
-    const lines = [
-      {
-        title: 'Text in the app is clipped on small screens',
-        body: 'Wrap labels; the layout sets no max width.',
-      },
-      { title: 'Text rendering uses the system font', body: 'Bundling a font costs 300 kB.' },
-      ...[
-        'login',
-        'startup',
-        'billing',
-        'routing',
-        'logging',
-        'caching',
-        'metrics',
-        'settings',
-        'release',
-        'theming',
-      ].map((w) => ({
-        title: `The app ${w} module`,
-        body: `How the app handles ${w}: see the ${w} folder of the app.`,
-      })),
-    ].map((l) => ({ type: 'decision', ...l }));
-    r.write('mem.jsonl', lines.map((l) => JSON.stringify(l)).join('\n'));
-    const imp = await r.memJson(['import', '--jsonl', 'mem.jsonl']);
-    return Object.assign(r, { ids: imp.ids as string[] });
+    const r = await fresh(APP);
+    const byTitle = new Map(
+      ((await r.memJson(['list'])) as Array<{ id: string; title: string }>).map((m) => [m.title, m.id]),
+    );
+    return Object.assign(r, { ids: APP_LINES.map((l) => byTitle.get(l.title)!) });
   }
 
   it('drops the tail of hits that share only the common word of a longer question', async () => {
@@ -460,7 +483,7 @@ describe('git mem context', () => {
   });
 
   it('neutralises memory text that imitates the frame or carries control characters', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await fresh(BASE);
     const { id } = await r.memJson([
       'add',
       '--type',
@@ -507,10 +530,13 @@ describe('git mem add duplicate warning', () => {
       '--content',
       'All services connect through pgbouncer in transaction mode.',
     ]);
-    expect(same.code).toBe(2);
-    expect(same.stderr).toContain(
-      `likely duplicate of ${r.ids.m3.slice(0, 12)} (m3) decision "Connection pooling through pgbouncer" (same text)`,
-    );
+    expect(same).toMatchObject({
+      code: 2,
+      error: 'E_DUPLICATE',
+      data: { duplicates: [expect.objectContaining({ id: r.ids.m3, alias: 'm3', reason: 'exact' })] },
+    });
+    // the line a person reads names the memory it duplicates
+    expect(same.message).toContain(r.ids.m3.slice(0, 12));
     const near = await r.mem([
       'add',
       '--json',
@@ -519,10 +545,10 @@ describe('git mem add duplicate warning', () => {
       '--content',
       'All the services connect through pgbouncer using transaction mode.',
     ]);
-    expect(near.code).toBe(2);
-    expect(JSON.parse(near.stdout).error).toMatchObject({
-      code: 'E_DUPLICATE',
-      duplicates: [expect.objectContaining({ id: r.ids.m3, reason: 'overlap' })],
+    expect(near).toMatchObject({
+      code: 2,
+      error: 'E_DUPLICATE',
+      data: { duplicates: [expect.objectContaining({ id: r.ids.m3, reason: 'overlap' })] },
     });
     const count = (await r.memJson(['list'])).length;
     const forced = await r.mem([
@@ -534,17 +560,19 @@ describe('git mem add duplicate warning', () => {
       'All the services connect through pgbouncer using transaction mode.',
     ]);
     expect(forced.code).toBe(0);
-    expect(forced.stderr).toContain('added anyway (--force)');
+    // one note, naming the memory it duplicates and the flag that let it through
+    expect(forced.stderr.trim().split('\n')).toHaveLength(1);
+    for (const named of [r.ids.m3.slice(0, 12), '--force']) expect(forced.stderr).toContain(named);
     expect((await r.memJson(['list'])).length).toBe(count + 1);
-    const fresh = await r.mem([
+    const unlike = await r.mem([
       'add',
       '--title',
       'Websocket reconnect',
       '--content',
       'Reconnect with jitter.',
     ]);
-    expect(fresh.code).toBe(0);
-    expect(fresh.stderr).toBe('');
+    expect(unlike.code).toBe(0);
+    expect(unlike.stderr).toBe('');
   });
 });
 
@@ -641,7 +669,14 @@ describe('vectors from the configured local model (real transformers.js pipeline
     expect(existsSync(join(r.dir, '.git', 'mem', 'vectors'))).toBe(true);
     // switching the provider off drops back to text only, with a rebuilt (text) index
     r.git('config', 'mem.embedding-provider', 'none');
-    const text = await r.memJson(['search', '--no-daemon', 'pgbouncer']);
-    expect(text[0].why).not.toContain('vector');
+    // a store opened afresh, as a new command's: an open store keeps the provider it first read
+    // (src/search/index.ts providerFor is memoised per store)
+    const store = await storeOf(r);
+    try {
+      const text = (await runOn({ ...r, store }, ['search', '--no-daemon', 'pgbouncer'])).json;
+      expect(text[0].why).not.toContain('vector');
+    } finally {
+      store.close();
+    }
   }, 30_000);
 });

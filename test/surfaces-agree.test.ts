@@ -17,6 +17,7 @@ import { openStore } from '../src/commands/context.js';
 import { unframe } from '../src/safety/frame.js';
 import { startUi, type UiServer } from '../src/ui/server.js';
 import { BIN, type Json, makeRepo, ROOT, runBinAsync, type TestRepo } from './helpers.js';
+import { secretsCorpus } from './secrets-corpus.js';
 
 type Input = Record<string, unknown>;
 interface Case {
@@ -27,7 +28,12 @@ interface Case {
   verify?: { by?: string; ref?: string };
   /** the error code every surface must give; none: it must succeed */
   code?: string;
+  /** a setting made first in each surface's clone (`git mem config set KEY VALUE`) */
+  config?: [string, string];
 }
+
+/** Text every surface must take for a secret: an AWS access key id. */
+const SECRET = `key ${secretsCorpus()[0].secret}`;
 
 const CASES: Case[] = [
   { name: 'set source', update: { source: 'https://wiki.example/db' } },
@@ -53,19 +59,30 @@ const CASES: Case[] = [
   { name: 'a lifetime of ten days', update: { expires: '10d' } },
   { name: 'verify restarts the expiry', verify: {} },
   { name: 'verify an unknown memory', verify: { ref: 'nosuchalias' }, code: 'E_NOT_FOUND' },
+  // the one secret policy (src/commands/secret-policy.ts): the setting decides on every surface
+  { name: 'a likely secret is refused (secret-scan block)', update: { body: SECRET }, code: 'E_SECRET' },
+  { name: 'secret-scan warn stores it', config: ['secret-scan', 'warn'], update: { source: SECRET } },
+  { name: 'secret-scan off stores it', config: ['secret-scan', 'off'], update: { body: `${SECRET}\n` } },
+  {
+    name: 'secret-scan block again refuses it',
+    config: ['secret-scan', 'block'],
+    update: { title: SECRET },
+    code: 'E_SECRET',
+  },
+  { name: 'and a source without it', update: { source: '' } },
 ];
 
 interface Surface {
   name: string;
   repo: TestRepo;
   id: string;
-  /** runs a case; the error code, or undefined on success */
-  run: (c: Case) => Promise<string | undefined>;
+  /** runs a case: the error code (undefined on success) and how many warnings the surface gave */
+  run: (c: Case) => Promise<{ code?: string; warnings: number }>;
 }
 
 /** The CLI's arguments for an update's fields: `--KEY VALUE`, a list repeated, tag edits as --add-tag/--remove-tag. */
 function cliArgs(input: Input): string[] {
-  const flag: Record<string, string> = { add_tags: 'add-tag', remove_tags: 'remove-tag' };
+  const flag: Record<string, string> = { add_tags: 'add-tag', remove_tags: 'remove-tag', body: 'content' };
   return Object.entries(input).flatMap(([k, v]) =>
     [v].flat().flatMap((x) => [`--${flag[k] ?? k}`, String(x)]),
   );
@@ -128,8 +145,9 @@ describe('every surface gives the same answer', () => {
           ? ['verify', k.verify.ref ?? c.id, ...(k.verify.by ? ['--by', k.verify.by] : [])]
           : ['update', c.id, ...cliArgs(k.update ?? {})];
         const r = await runBinAsync([...args, '--json'], { cwd: c.repo.dir, env: c.repo.env });
-        if (r.code === 0) return undefined;
-        return JSON.parse(r.stdout).error.code as string;
+        const warnings = r.stderr.split('\n').filter((l) => l.startsWith('git-mem: warning:')).length;
+        if (r.code === 0) return { warnings };
+        return { code: JSON.parse(r.stdout).error.code as string, warnings };
       },
     });
     // the MCP server over stdio
@@ -152,10 +170,14 @@ describe('every surface gives the same answer', () => {
           : ['update', { id: m.id, ...k.update }];
         const res = (await mcp!.callTool({ name, arguments: args })) as {
           content: Array<{ text: string }>;
+          structuredContent?: { warnings?: string[] };
           isError?: boolean;
         };
-        if (!res.isError) return undefined;
-        return /^(E_[A-Z_]+):/.exec(unframe(res.content[0].text) ?? '')?.[1] ?? 'unknown';
+        if (!res.isError) return { warnings: res.structuredContent?.warnings?.length ?? 0 };
+        return {
+          code: /^(E_[A-Z_]+):/.exec(unframe(res.content[0].text) ?? '')?.[1] ?? 'unknown',
+          warnings: 0,
+        };
       },
     });
     // the UI's HTTP API
@@ -178,8 +200,8 @@ describe('every surface gives the same answer', () => {
           headers: { 'x-git-mem-token': ui!.token, 'content-type': 'application/json' },
           body: JSON.stringify(body),
         });
-        if (r.ok) return undefined;
-        return ((await r.json()) as { error: { code: string } }).error.code;
+        if (r.ok) return { warnings: ((await r.json()) as { warnings?: string[] }).warnings?.length ?? 0 };
+        return { code: ((await r.json()) as { error: { code: string } }).error.code, warnings: 0 };
       },
     });
   }, 60_000);
@@ -193,13 +215,20 @@ describe('every surface gives the same answer', () => {
   it('agrees on every case of the table: the same records, the same error codes', async () => {
     for (const k of CASES) {
       const codes: Record<string, string | undefined> = {};
+      const warned: Record<string, number> = {};
       const records: Record<string, unknown> = {};
       for (const s of surfaces) {
-        codes[s.name] = await s.run(k);
+        if (k.config) expect((await s.repo.mem(['config', 'set', ...k.config])).code, k.name).toBe(0);
+        const r = await s.run(k);
+        codes[s.name] = r.code;
+        warned[s.name] = r.warnings;
         records[s.name] = comparable(await s.repo.memJson(['show', s.id]));
       }
       const want = Object.fromEntries(surfaces.map((s) => [s.name, k.code]));
       expect(codes, k.name).toEqual(want);
+      // a likely secret stored under warn is said on every surface (stderr, `warnings` in the answer)
+      const warns = Object.fromEntries(surfaces.map((s) => [s.name, k.name.includes(' warn ') ? 1 : 0]));
+      expect(warned, k.name).toEqual(warns);
       expect(records.mcp, `${k.name}: mcp and cli`).toEqual(records.cli);
       expect(records.ui, `${k.name}: ui and cli`).toEqual(records.cli);
     }

@@ -221,7 +221,8 @@ async function runScenario(seed: number, remoteUrl: string, clients = 5, opsEach
       ).toBe(true);
     }
   }
-  expect(checkedTokens).toBeGreaterThan(50);
+  // not a vacuous run: a fifth of the operations left an edit the final state is checked for
+  expect(checkedTokens).toBeGreaterThan((clients * opsEach) / 5);
 }
 
 async function freePort(): Promise<number> {
@@ -279,8 +280,9 @@ async function gitDaemon(): Promise<string> {
 }
 
 /**
- * The default run covers seed 1 against a bare repository and seed 2 against git daemon (about
- * 15 s of CPU each, minutes on a loaded 2-core runner); SYNC_RANDOM_SEEDS=3,4,5 runs more seeds
+ * The default run covers seed 1 against a bare repository (five clones, 50 operations each, about
+ * 15 s of CPU, minutes on a loaded 2-core runner) and seed 2 against git daemon (three clones, 20
+ * operations each: the transport under the same model); SYNC_RANDOM_SEEDS=3,4,5 runs more seeds
  * against bare repositories (seed 3 was in the default run until the suite neared CI's 15 minutes).
  */
 const extraSeeds = (process.env.SYNC_RANDOM_SEEDS ?? '')
@@ -306,10 +308,12 @@ describe('five clones converge under random operations and syncs', () => {
     );
   }
 
+  // the merge is the bare scenario's to test; this one is the git:// transport under the same
+  // model (fetches, rejected pushes, retries), so three clones and 20 operations each suffice
   it(
-    'against git daemon on 127.0.0.1 (seed 2)',
+    'against git daemon on 127.0.0.1 (seed 2, three clones)',
     async () => {
-      await runScenario(2, await gitDaemon());
+      await runScenario(2, await gitDaemon(), 3, 20);
     },
     SCENARIO_MS,
   );

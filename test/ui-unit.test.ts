@@ -8,9 +8,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bufferIO } from '../src/cli/context.js';
 import { openStore } from '../src/commands/context.js';
+import { COMPARED_FIELDS, FIELD_BY_KEY, UI_FIELDS } from '../src/model/fields.js';
 import { diffRows, hunks, splitText } from '../src/ui/diff.js';
 import { checkRequest, openerPolicy } from '../src/ui/security.js';
 import { jsonForScript, startUi, type UiServer } from '../src/ui/server.js';
+import type { Info } from '../src/ui/wire.js';
 import { makeRepo, ROOT, type TestRepo } from './helpers.js';
 
 describe('the gate', () => {
@@ -235,6 +237,23 @@ describe('the API, in process', () => {
     expect(first.info).toEqual((await api('info')).body);
     // before the script that reads it
     expect(html.indexOf('id="git-mem-first"')).toBeLessThan(html.indexOf('<script type="module"'));
+  });
+
+  it('describes the edit form from the field table: its ui fields in order, each as declared', async () => {
+    const info = (await api('info')).body as unknown as Info;
+    expect(info.form.map((f) => f.key)).toEqual([...UI_FIELDS]);
+    for (const f of info.form) {
+      const def = FIELD_BY_KEY.get(f.key)!;
+      expect(f).toMatchObject({
+        input: def.input,
+        values: def.values ?? null,
+        minimum: def.minimum ?? null,
+        maximum: def.maximum ?? null,
+        clears: def.update === 'set-clear',
+        markdown: !def.frontmatter,
+      });
+    }
+    expect(info.compared).toEqual([...COMPARED_FIELDS]);
   });
 
   it('answers with the operations typed errors and refuses a wrong method', async () => {

@@ -25,6 +25,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPARED_FIELDS, FIELD_BY_KEY, UI_FIELDS } from '../src/model/fields.js';
 import { parseRecord, recordPath } from '../src/model/record.js';
 import { BIN, ROOT, type TestRepo, tmpDir, until } from './helpers.js';
 import { BROWSER, CHROMIUM, needs } from './support/needs.js';
@@ -544,6 +545,72 @@ describeUi('git mem ui in a browser', () => {
     await shot('memory-history');
   });
 
+  it('edits the fields the field table marks ui, in its order, each as the table declares it, and sends only what changed', async () => {
+    const id = await add(b, [
+      '--type',
+      'decision',
+      '--title',
+      'Form fields',
+      '--content',
+      'The form is derived.\n',
+      '--tags',
+      'ui,form',
+      '--source',
+      'https://example.test/form',
+      '--expires',
+      '30d',
+    ]);
+    const before = await record(id);
+    await open(`#/m/${id}`, `article.memory[data-id="${id}"]`);
+    await page.click('button[data-action="edit"]');
+    const form = page.locator('form.editor');
+    await form.waitFor();
+    await shot('memory-edit');
+    const controls = await form.locator('[name]').evaluateAll((els) =>
+      els.map((e) => ({
+        name: e.getAttribute('name'),
+        tag: e.tagName.toLowerCase(),
+        type: e.getAttribute('type'),
+        min: e.getAttribute('min'),
+        max: e.getAttribute('max'),
+        // (a property: preact sets an option's value so)
+        options:
+          e.tagName === 'SELECT'
+            ? [...e.querySelectorAll('option')].map((o) => (o as unknown as { value: string }).value)
+            : null,
+      })),
+    );
+    // exactly the table's ui fields, in its order
+    expect(controls.map((c) => c.name)).toEqual([...UI_FIELDS]);
+    for (const c of controls) {
+      const f = FIELD_BY_KEY.get(c.name!)!;
+      if (f.values) expect(c).toMatchObject({ tag: 'select', options: [...f.values] });
+      else if (!f.frontmatter) expect(c.tag).toBe('textarea');
+      else if (f.input === 'number')
+        expect(c).toMatchObject({
+          tag: 'input',
+          type: 'number',
+          min: String(f.minimum),
+          max: String(f.maximum),
+        });
+      else expect(c).toMatchObject({ tag: 'input', type: null });
+    }
+    // a number between the steps a spinner takes, an emptied field that clears, a list
+    await page.fill('input[name="confidence"]', '0.83');
+    await page.fill('input[name="source"]', '');
+    await page.fill('input[name="tags"]', 'ui, derived');
+    const commit = tip();
+    await page.click('button[type="submit"]');
+    await page.locator('.banner.ok').waitFor();
+    expect(tip()).not.toBe(commit);
+    const r = await record(id);
+    expect(r).toMatchObject({ confidence: 0.83, source: null, tags: ['ui', 'derived'] });
+    // the fields left alone were not sent: the update names only the three changed
+    expect(r.expires).toBe(before.expires);
+    const sent = /\(([^)]*)\)$/.exec(subject())?.[1].split(', ');
+    expect(sent?.sort()).toEqual(['confidence', 'source', 'tags']);
+  });
+
   it('approves a proposal through the page as git mem review --approve does', async () => {
     await open('#/review', '.proposal');
     expect(await page.locator('.proposal').count()).toBe(2);
@@ -600,6 +667,14 @@ describeUi('git mem ui in a browser', () => {
     const next = card.locator('.sbs .line.opk', { hasText: 'rollback by script' });
     const [l, r] = [(await next.nth(0).boundingBox())!, (await next.nth(1).boundingBox())!];
     expect(l.y).toBeCloseTo(r.y, 0);
+  });
+
+  it('compares the fields the field table marks compare, in its order', async () => {
+    await open('#/conflicts', '.conflict');
+    const table = page.locator(`li.conflict[data-id="${ids.deploy}"] table.fields-cmp`).first();
+    expect(await table.locator('tbody th').allInnerTexts()).toEqual([...COMPARED_FIELDS]);
+    // a field that differs is marked, and one shown as an object reads as text
+    expect(await table.innerText()).not.toMatch(/\[object Object\]/);
   });
 
   it('names who wrote each side of a conflict, beside the commit', async () => {

@@ -1,5 +1,6 @@
-// Git plumbing shared by the staleness benchmark's sampler, oracle and adapters: every read goes
-// through `git --git-dir=… ` (mirrors are bare), blobs and trees are cached per process.
+// Git plumbing shared by the staleness benchmark's sampler, oracle and adapters, and by
+// eval/anchors/real.mjs: every read goes through `git --git-dir=… ` (mirrors are bare), blobs and
+// trees are cached per process.
 import { execFileSync } from 'node:child_process';
 
 export function git(gitDir, argv, opts = {}) {
@@ -100,10 +101,13 @@ export function mapRange(hs, s, e) {
   return { start: s + off };
 }
 
-/** Renames from A to B by `git diff --name-status -M -C` (git's 50 % similarity): old path → new path. */
-export function renamesBetween(gitDir, A, B) {
+/**
+ * Renames from A to B by `git diff --name-status -M -C` (git's 50 % similarity; `copies: false`,
+ * eval/anchors/REAL.md's rule: `-M` alone): old path → new path.
+ */
+export function renamesBetween(gitDir, A, B, { copies = true } = {}) {
   const renames = new Map();
-  for (const l of git(gitDir, ['diff', '--name-status', '-M', '-C', A, B]).split('\n')) {
+  for (const l of git(gitDir, ['diff', '--name-status', '-M', ...(copies ? ['-C'] : []), A, B]).split('\n')) {
     const f = l.split('\t');
     if (f[0]?.startsWith('R')) renames.set(f[1], f[2]);
   }

@@ -1,6 +1,8 @@
 // The ground truth: where an anchor's exact text is at a later commit B, from git alone
 // (`git diff -U0` of the two blobs, `git diff -M -C` for renames, `git grep -F` and exact line
-// comparison for text that left its file). No git-mem code. Rules: bench/staleness/README.md.
+// comparison for text that left its file). No git-mem code. Rules: bench/staleness/README.md; the
+// same oracle labels eval/anchors/real.mjs (eval/anchors/REAL.md), whose shared-stratum anchors
+// (`stratum: 'shared'`, boilerplate) add rule U4.
 import { grepFiles, hunks, mapRange, occurrences } from './git.mjs';
 
 /** Labels: valid ones (the text is intact at B) and stale ones (it is not). */
@@ -14,8 +16,8 @@ export function truthOf(label) {
   return null;
 }
 
-/** Where the exact text is in files other than `exclude` at B, not counting files that had it at A. */
-function elsewhere(rd, A, B, text, exclude) {
+/** Where the exact text is in files other than `exclude` at B, not counting files that had it at A (none when A is null). */
+export function elsewhere(rd, A, B, text, exclude) {
   const probe = [...text].sort((x, y) => y.trim().length - x.trim().length)[0].trim();
   const hits = [];
   const preexisting = [];
@@ -33,8 +35,8 @@ function elsewhere(rd, A, B, text, exclude) {
   return { hits, preexisting };
 }
 
-// where indentation is meaning, a re-indent is an edit
-const INDENT = /\.(py|pyi|pyw|pyx|ya?ml|coffee|haml|slim|sass|styl|pug|nim|fs|fsx|hs|elm)$|(^|\/)(GNUm|M|m)akefile$/;
+// where indentation is meaning (the extensions of docs/anchors.md), a re-indent is an edit
+const INDENT = /\.(py|pyi|pyw|pyx|pxd|bzl|star|ya?ml|mk|mak|hs|lhs|elm|purs|idr|fs|fsi|fsx|nim|nims|nimble|coffee|litcoffee|gd|mojo|pug|jade|sass|styl|slim|haml|rst)$|(^|\/)(GNUm|M|m)akefile$/;
 const noWs = (s) => s.replace(/\s+/g, '');
 const keepIndent = (l) => {
   const m = /^\s*/.exec(l)[0];
@@ -58,7 +60,12 @@ function wsAligned(lines, want) {
   return false;
 }
 
-/** Whitespace-only change: unsure, or changed where indentation is meaning. */
+/**
+ * U1: the text is still there when whitespace is ignored (re-indented, re-wrapped, blank lines
+ * added or removed) — in P, or in a file new to it. Whether that is an edit is a policy question
+ * (a newline in a string literal is one), so the oracle says unsure; except where indentation is
+ * meaning, where a changed indent is an edit (R8i).
+ */
 function wsOnly(rd, A, B, an, P, linesB) {
   const want = noWs(an.text.join('\n'));
   if (!want) return null;
@@ -75,7 +82,7 @@ function wsOnly(rd, A, B, an, P, linesB) {
     if (!wsAligned(f.lines, want)) continue;
     if (INDENT.test(an.path) && !occurrences(f.lines, an.text, keepIndent).length)
       return { label: 'changed', to: null, rule: 'R8i', why: 'indentation changed where it is meaning' };
-    return { label: 'unsure', to: null, rule: 'U1', why: `whitespace-only change in ${f.path}` };
+    return { label: 'unsure', to: null, rule: 'U1', why: `whitespace-only change (re-indent, re-wrap or blank lines) in ${f.path}` };
   }
   return null;
 }
@@ -106,6 +113,10 @@ export function label(rd, A, B, renames, an) {
     if (occ.length === 1) return { label: renamed ? 'renamed' : 'moved', to: range(P, occ[0]), rule: 'R4' };
     if (occ.length > 1) return { label: 'ambiguous', to: null, candidates: occ.map((o) => range(P, o)), rule: 'R5' };
     const other = elsewhere(rd, A, B, an.text, [P, an.path]);
+    // boilerplate (shared stratum) that left a file still there, with one new copy elsewhere: as
+    // likely edited in place next to a coincidental copy as moved
+    if (other.hits.length === 1 && an.stratum === 'shared')
+      return { label: 'unsure', to: null, rule: 'U4', why: `text left the file; one new copy in ${other.hits[0].path}, but the text is boilerplate` };
     if (other.hits.length === 1) return { label: 'moved', to: other.hits[0], rule: 'R6' };
     if (other.hits.length > 1)
       return { label: 'unsure', to: null, rule: 'U3', why: `edited in place, or moved to one of ${other.hits.length} new copies` };
@@ -114,6 +125,8 @@ export function label(rd, A, B, renames, an) {
     return { label: 'changed', to: null, rule: 'R8' };
   }
   const other = elsewhere(rd, A, B, an.text, [an.path]);
+  // the file is gone and its text is in a file that did not exist at A: a rename by content
+  // (git's -M stops at 50 % similarity); into a file that existed, a move
   if (other.hits.length === 1)
     return rd.tree(A).has(other.hits[0].path)
       ? { label: 'moved', to: other.hits[0], rule: 'R9' }

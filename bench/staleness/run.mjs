@@ -17,6 +17,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { argOpt as opt } from '../lib.mjs';
 import { ADAPTERS } from './adapters/index.mjs';
 import { buildCases, scratchClone } from './cases.mjs';
 import { git, mulberry32, reader, renamesBetween } from './git.mjs';
@@ -27,10 +28,6 @@ import { lineAnchors, sourceFiles, symbolAnchors } from './sample.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
-const opt = (name, def) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : def;
-};
 const QUICK = args.includes('--quick');
 const JSON_OUT = args.includes('--json');
 const SEED = Number(opt('seed', '32'));

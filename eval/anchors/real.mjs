@@ -12,20 +12,19 @@
 // Writes eval/anchors/RESULTS-real.md.
 //
 //   node eval/anchors/real.mjs [--repos a,b] [--anchors N] [--bases N] [--seed S] [--verbose]
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// the git reads, the oracle and the CLI driver are the staleness benchmark's (one implementation)
+import { argOpt as opt } from '../../bench/lib.mjs';
+import { withGitMemClone } from '../../bench/staleness/adapters/git-mem.mjs';
+import { git, hunks, mulberry32, occurrences, reader, renamesBetween } from '../../bench/staleness/git.mjs';
+import { elsewhere, label } from '../../bench/staleness/oracle.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const BIN = join(root, 'bin', 'git-mem.js');
 const args = process.argv.slice(2);
-const opt = (name, def) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : def;
-};
 const VERBOSE = args.includes('--verbose');
 const MIRRORS = process.env.GIT_MEM_REAL_MIRRORS ?? '/work/.mirror';
 const ANCHORS = Number(opt('anchors', '25')); // per base commit A, text unique in the repository
@@ -41,101 +40,6 @@ const REPOS = [
   { name: 'vuejs/core', lang: 'TypeScript', ext: /\.(ts|tsx)$/ },
 ].filter((r) => !opt('repos') || opt('repos').split(',').some((x) => r.name.includes(x)));
 const SKIP_PATH = /(^|\/)(node_modules|vendor|dist|third_party)\/|\.min\.js$|\.d\.ts$/;
-
-function mulberry32(a) {
-  return () => {
-    a |= 0;
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const git = (gitDir, argv, opts = {}) =>
-  execFileSync('git', [`--git-dir=${gitDir}`, ...argv], {
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    ...opts,
-  });
-
-// ------------------------------------------------------------------ git reading (cached)
-function reader(gitDir) {
-  const files = new Map();
-  const trees = new Map();
-  return {
-    tree(commit) {
-      let t = trees.get(commit);
-      if (!t) {
-        t = new Map();
-        for (const line of git(gitDir, ['ls-tree', '-r', '-z', commit]).split('\0')) {
-          if (!line) continue;
-          const tab = line.indexOf('\t');
-          const [, type, blob] = line.slice(0, tab).split(' ');
-          if (type === 'blob') t.set(line.slice(tab + 1), blob);
-        }
-        trees.set(commit, t);
-      }
-      return t;
-    },
-    lines(blob) {
-      let l = files.get(blob);
-      if (!l) {
-        const text = git(gitDir, ['cat-file', 'blob', blob]);
-        l = text.split('\n');
-        if (l.length && l[l.length - 1] === '') l.pop();
-        files.set(blob, l);
-      }
-      return l;
-    },
-  };
-}
-
-/** 1-based start lines where `block` occurs contiguously and exactly in `lines`. */
-function occurrences(lines, block, norm = (s) => s) {
-  const out = [];
-  const b = block.map(norm);
-  const first = b[0];
-  for (let i = 0; i + b.length <= lines.length; i++) {
-    if (norm(lines[i]) !== first) continue;
-    let ok = true;
-    for (let j = 1; j < b.length; j++)
-      if (norm(lines[i + j]) !== b[j]) {
-        ok = false;
-        break;
-      }
-    if (ok) out.push(i + 1);
-  }
-  return out;
-}
-
-/** Hunks of `git diff -U0 blobA blobB` (git's own diff, default algorithm). */
-function hunks(gitDir, a, b) {
-  if (a === b) return [];
-  const out = git(gitDir, ['diff', '-U0', '--no-color', '--no-ext-diff', a, b]);
-  const hs = [];
-  for (const m of out.matchAll(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/gm))
-    hs.push({ a: +m[1], b: m[2] === undefined ? 1 : +m[2], c: +m[3], d: m[4] === undefined ? 1 : +m[4] });
-  return hs;
-}
-
-/** Maps [s,e] through hunks: {touched} or {start} (the new first line). */
-function mapRange(hs, s, e) {
-  let off = 0;
-  for (const h of hs) {
-    if (h.b === 0) {
-      // insertion after old line h.a
-      if (h.a < s) off += h.d;
-      else if (h.a < e) return { touched: true };
-    } else {
-      const last = h.a + h.b - 1;
-      if (last < s) off += h.d - h.b;
-      else if (h.a <= e) return { touched: true };
-    }
-  }
-  return { start: s + off };
-}
 
 // ------------------------------------------------------------------ anchor selection
 const informative = (l) => (l.match(/[A-Za-z0-9_]/g) ?? []).length >= 6 && /[A-Za-z_]{3,}/.test(l);
@@ -178,203 +82,25 @@ function pickAnchors(rd, repo, A, B, rand, n, shared = false) {
     if (text.some((l) => l.length > 300)) continue; // minified or generated
     if (occurrences(lines, text).length !== 1) continue; // must be unique in its file at A …
     // … and in the repository ("unique" stratum), or also in other files ("shared" stratum)
-    if (elsewhere(rd, repo.gitDir, null, A, text, [path]).hits.length > 0 !== shared) continue;
+    if (elsewhere(rd, null, A, text, [path]).hits.length > 0 !== shared) continue;
     const key = `${path}:${s}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ path, lines: [s, e], text, gitDir: repo.gitDir, stratum: shared ? 'shared' : 'unique' });
+    out.push({ path, lines: [s, e], text, stratum: shared ? 'shared' : 'unique' });
   }
   return out;
 }
 
-// ------------------------------------------------------------------ the oracle (git only)
-function grepFiles(gitDir, commit, line) {
-  try {
-    return [
-      ...new Set(
-        git(gitDir, ['grep', '-F', '-l', '-e', line, commit])
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => l.slice(commit.length + 1)),
-      ),
-    ];
-  } catch {
-    return []; // exit 1: no match
-  }
-}
-
-/** Where the exact text is in files other than `exclude` at B, not counting copies that were there at A. */
-function elsewhere(rd, gitDir, A, B, text, exclude) {
-  const probe = [...text].sort((x, y) => y.trim().length - x.trim().length)[0].trim();
-  const hits = [];
-  const preexisting = [];
-  for (const q of grepFiles(gitDir, B, probe)) {
-    if (exclude.includes(q)) continue;
-    const blob = rd.tree(B).get(q);
-    if (!blob) continue;
-    const occ = occurrences(rd.lines(blob), text);
-    if (!occ.length) continue;
-    const atA = A && rd.tree(A).get(q);
-    if (atA && occurrences(rd.lines(atA), text).length) preexisting.push(q);
-    else for (const o of occ) hits.push({ path: q, lines: [o, o + text.length - 1] });
-  }
-  return { hits, preexisting };
-}
-
-// indentation is meaning here (as in docs/anchors.md): a re-indent is an edit
-const INDENT = /\.(py|pyi|pyw|pyx|pxd|bzl|star|ya?ml|mk|mak|hs|lhs|elm|purs|idr|fs|fsi|fsx|nim|nims|nimble|coffee|litcoffee|gd|mojo|pug|jade|sass|styl|slim|haml|rst)$|(^|\/)(GNUm|M|m)akefile$/;
-const noWs = (s) => s.replace(/\s+/g, '');
-const keepIndent = (l) => {
-  const m = /^\s*/.exec(l)[0];
-  return m + l.slice(m.length).replace(/\s+/g, ' ').trim();
-};
-/**
- * U1: the text is still there when whitespace is ignored (re-indented, re-wrapped, blank lines
- * added or removed) — in P, or in exactly one other file new to it. Whether that is an edit is
- * a policy question (a newline in a string literal is one), so the oracle says unsure; except in
- * languages where indentation is meaning, where a changed indent is an edit (R8i) and a change
- * of spaces inside lines is unsure.
- */
-/** `want` (whitespace removed) in `lines` (whitespace removed), starting at a line start and ending at a line end. */
-function wsAligned(lines, want) {
-  const parts = lines.map(noWs);
-  const joined = parts.join('');
-  const starts = new Set();
-  const ends = new Set();
-  let o = 0;
-  for (const p of parts) {
-    starts.add(o);
-    o += p.length;
-    ends.add(o);
-  }
-  for (let i = joined.indexOf(want); i >= 0; i = joined.indexOf(want, i + 1))
-    if (starts.has(i) && ends.has(i + want.length)) return true;
-  return false;
-}
-
-function wsOnly(rd, A, B, an, P, linesB) {
-  const want = noWs(an.text.join('\n'));
-  if (!want) return null;
-  const files = [];
-  if (P) files.push({ path: P, lines: linesB });
-  {
-    const probe = [...an.text].sort((x, y) => y.trim().length - x.trim().length)[0].trim();
-    for (const q of grepFiles(an.gitDir, B, probe)) {
-      if (q === an.path || q === P) continue;
-      const atA = rd.tree(A).get(q);
-      if (atA && wsAligned(rd.lines(atA), want)) continue;
-      files.push({ path: q, lines: rd.lines(rd.tree(B).get(q)) });
-    }
-  }
-  for (const f of files) {
-    if (!wsAligned(f.lines, want)) continue;
-    if (INDENT.test(an.path) && !occurrences(f.lines, an.text, keepIndent).length)
-      return { label: 'changed', to: null, rule: 'R8i', why: 'indentation changed where it is meaning' };
-    return { label: 'unsure', why: `whitespace-only change (re-indent, re-wrap or blank lines) in ${f.path}`, rule: 'U1' };
-  }
-  return null;
-}
-
-function label(rd, repo, A, B, renames, an) {
-  const { gitDir } = repo;
-  const [s, e] = an.lines;
-  const n = e - s + 1;
-  const tb = rd.tree(B);
-  const blobA = rd.tree(A).get(an.path);
-  let P = tb.has(an.path) ? an.path : renames.get(an.path);
-  if (P && !tb.has(P)) P = undefined;
-  const renamed = P !== undefined && P !== an.path;
-  const range = (p, start) => ({ path: p, lines: [start, start + n - 1] });
-  if (P) {
-    const blobB = tb.get(P);
-    const linesB = rd.lines(blobB);
-    const m = mapRange(hunks(gitDir, blobA, blobB), s, e);
-    const occ = occurrences(linesB, an.text);
-    if (!m.touched) {
-      const to = range(P, m.start);
-      if (renamed) return { label: 'renamed', to, rule: 'R3' };
-      return { label: m.start === s ? 'fresh' : 'moved', to, rule: m.start === s ? 'R1' : 'R2' };
-    }
-    if (occ.length === 1) return { label: renamed ? 'renamed' : 'moved', to: range(P, occ[0]), rule: 'R4' };
-    if (occ.length > 1)
-      return { label: 'ambiguous', to: null, candidates: occ.map((o) => range(P, o)), rule: 'R5' };
-    const other = elsewhere(rd, gitDir, A, B, an.text, [P, an.path]);
-    // boilerplate (shared stratum) that left a file still there, with one new copy elsewhere: as
-    // likely edited in place next to a coincidental copy as moved
-    if (other.hits.length === 1 && an.stratum === 'shared')
-      return { label: 'unsure', why: `text left the file; one new copy in ${other.hits[0].path}, but the text is boilerplate`, rule: 'U4' };
-    if (other.hits.length === 1) return { label: 'moved', to: other.hits[0], rule: 'R6' };
-    if (other.hits.length > 1)
-      return { label: 'unsure', why: `edited in place, or moved to one of ${other.hits.length} new copies`, rule: 'U3' };
-    const ws = wsOnly(rd, A, B, an, P, linesB);
-    if (ws) return ws;
-    return { label: 'changed', to: null, rule: 'R8' };
-  }
-  const other = elsewhere(rd, gitDir, A, B, an.text, [an.path]);
-  // the file is gone and its text is in a file that did not exist at A: a rename by content
-  // (git's -M stops at 50 % similarity); into a file that existed, a move
-  if (other.hits.length === 1)
-    return rd.tree(A).has(other.hits[0].path)
-      ? { label: 'moved', to: other.hits[0], rule: 'R9' }
-      : { label: 'renamed', to: other.hits[0], rule: 'R9r' };
-  if (other.hits.length > 1) return { label: 'ambiguous', to: null, candidates: other.hits, rule: 'R7' };
-  if (other.preexisting.length) return { label: 'unsure', why: 'only a copy that existed at A', rule: 'U2' };
-  const ws = wsOnly(rd, A, B, an, null, null);
-  if (ws) return ws;
-  return { label: 'deleted', to: null, rule: 'R10' };
-}
-
 // ------------------------------------------------------------------ git-mem (the real CLI)
-function gm(cwd, argv, input) {
-  return execFileSync(process.execPath, [BIN, ...argv], {
-    cwd,
-    encoding: 'utf8',
-    input,
-    maxBuffer: 256 * 1024 * 1024,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1', GIT_MEM_NO_UPDATE_CHECK: '1' },
-  });
-}
-
 function judgeWithGitMem(repo, A, Bs, anchors) {
-  const dir = mkdtempSync(join(tmpdir(), 'gm-real-'));
-  try {
-    execFileSync('git', ['clone', '-q', '--shared', '--no-checkout', repo.gitDir, dir], { stdio: 'pipe' });
-    const g = (argv) => execFileSync('git', ['-C', dir, ...argv], { encoding: 'utf8', stdio: 'pipe' });
-    g(['checkout', '-q', '-B', 'evalbase', A]);
-    g(['config', 'user.name', 'eval']);
-    g(['config', 'user.email', 'eval@example.invalid']);
-    g(['config', 'mem.default-branch', 'evalbase']);
-    gm(dir, ['init']);
-    const jsonl = anchors
-      .map((an, i) =>
-        JSON.stringify({
-          type: 'architecture',
-          title: `anchor ${i} ${an.path}:${an.lines[0]}-${an.lines[1]}`,
-          body: `eval anchor ${i}`,
-          tags: [`a${i}`],
-          anchors: [{ path: an.path, lines: an.lines, commit: A }],
-        }),
-      )
-      .join('\n');
-    gm(dir, ['import', '--jsonl', '-'], `${jsonl}\n`);
-    gm(dir, ['check']); // completes the imported anchors at A (HEAD, the default branch's tip)
-    const out = new Map();
-    for (const B of Bs) {
-      const t0 = performance.now();
-      const r = JSON.parse(gm(dir, ['check', '--rev', B, '--dry-run', '--verbose', '--json']));
-      const ms = performance.now() - t0;
-      const byIdx = new Map();
-      for (const x of r.results ?? []) {
-        const m = /^anchor (\d+) /.exec(x.title ?? '');
-        if (m) byIdx.set(Number(m[1]), x);
-      }
-      out.set(B, { byIdx, ms, counts: r.counts });
-    }
-    return out;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const records = anchors.map((an, i) => ({
+    type: 'architecture',
+    title: `anchor ${i} ${an.path}:${an.lines[0]}-${an.lines[1]}`,
+    body: `eval anchor ${i}`,
+    tags: [`a${i}`],
+    anchors: [{ path: an.path, lines: an.lines, commit: A }],
+  }));
+  return withGitMemClone({ gitDir: repo.gitDir, base: A, records, bin: BIN }, (check) => new Map(Bs.map((B) => [B, check(B)])));
 }
 
 // ------------------------------------------------------------------ run
@@ -413,15 +139,11 @@ for (const repo of present) {
     const verdicts = judgeWithGitMem(repo, A, Bs, anchors);
     GAPS.forEach((gap, gi) => {
       const B = Bs[gi];
-      const renames = new Map();
-      for (const l of git(repo.gitDir, ['diff', '--name-status', '-M', A, B]).split('\n')) {
-        const f = l.split('\t');
-        if (f[0]?.startsWith('R')) renames.set(f[1], f[2]);
-      }
+      const renames = renamesBetween(repo.gitDir, A, B, { copies: false });
       const v = verdicts.get(B);
       checkMs.push({ repo: repo.name, n: anchors.length, ms: v.ms });
       anchors.forEach((an, i) => {
-        const oracle = label(rd, repo, A, B, renames, an);
+        const oracle = label(rd, A, B, renames, an);
         const x = v.byIdx.get(i);
         // `check --verbose` lists blob-fast-path anchors as {path} without lines
         // (the cached index has none): the same blob at the same path is the same range.

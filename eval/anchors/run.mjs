@@ -10,47 +10,21 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { argOpt as opt } from '../../bench/lib.mjs';
+import { mulberry32 } from '../../bench/staleness/git.mjs';
+import { loadHarness } from './load-harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
 const args = process.argv.slice(2);
-const opt = (name, def) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : def;
-};
 const SEEDS = Number(opt('seeds', '6'));
 const ONLY = opt('only', '')
   .split(',')
   .filter(Boolean);
 const VERBOSE = args.includes('--verbose');
 
-// bundle the harness (our TypeScript) next to node_modules so grammars resolve
-const outDir = join(root, 'node_modules', '.cache', 'git-mem-eval');
-mkdirSync(outDir, { recursive: true });
-await build({
-  entryPoints: [join(here, 'harness.ts')],
-  outfile: join(outDir, 'harness.mjs'),
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'warning',
-  external: ['web-tree-sitter', 'tree-sitter-wasms'],
-  banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
-});
-const H = await import(join(outDir, 'harness.mjs'));
+const H = await loadHarness();
 
 // ------------------------------------------------------------------ synthetic code
-function mulberry32(a) {
-  return () => {
-    a |= 0;
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'total', 'count', 'index', 'value', 'cache', 'limit', 'score', 'token', 'node', 'edge', 'queue', 'batch'];
 const pick = (r, xs) => xs[Math.floor(r() * xs.length)];
 const int = (r, n) => Math.floor(r() * n);

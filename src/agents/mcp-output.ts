@@ -38,9 +38,16 @@ export const OUTPUT_SCHEMAS: Record<string, Json> = {
     ]),
   ),
   context: obj({ text: str, items: { type: 'array' }, tokens: { type: 'number' } }, ['text']),
-  add: obj({ id: str, type, title: str, status, commit }),
+  // `warnings`: likely secrets stored because secret-scan is warn
+  add: obj({ id: str, type, title: str, status, commit, warnings: strs }, [
+    'id',
+    'type',
+    'title',
+    'status',
+    'commit',
+  ]),
   get: record,
-  update: obj({ id: str, changed: strs, commit }),
+  update: obj({ id: str, changed: strs, commit, warnings: strs }, ['id', 'changed', 'commit']),
   verify: obj({
     verified: { type: 'array', items: obj({ id: str, verified, expires: strOrNull }) },
     commit,

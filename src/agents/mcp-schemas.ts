@@ -1,7 +1,7 @@
 import { fromJsonSchema, type JsonSchemaType } from '@modelcontextprotocol/server';
 import { err } from '../errors.js';
-import { TAG_EDITS, UPDATABLE } from '../model/fields.js';
-import { STATUSES, TYPES } from '../model/record.js';
+import { ADD_REQUIRED, ADDABLE, type FieldDef, TAG_EDITS, UPDATABLE } from '../model/fields.js';
+import { TYPES } from '../model/record.js';
 
 // ------------------------------------------------------------------ schemas
 
@@ -41,20 +41,50 @@ const ID = str('Memory id, any unique id prefix (at least 4 characters), or alia
 const TYPE_ENUM = { type: 'string', enum: [...TYPES] };
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
-/** The update tool's field arguments, from the field table (src/model/fields.ts): one per field update may set. */
+const sentence = (help: string) => `${help[0].toUpperCase()}${help.slice(1)}.`;
+
+/**
+ * A field's argument in a tool's input schema, from the field table (src/model/fields.ts): its
+ * input type, bounds and values. `clearable`: update's list fields also take "" (the one rule
+ * that clears a field); the operation checks the items.
+ */
+function fieldProperty(f: FieldDef, description: string, clearable: boolean): Json {
+  if (f.input === 'strings')
+    return clearable ? { ...strs(description), type: ['array', 'string'] } : strs(description);
+  if (f.input === 'number') return { type: 'number', minimum: f.minimum, maximum: f.maximum, description };
+  return str(description, f.values ? { enum: [...f.values] } : {});
+}
+
+/** The update tool's field arguments: one per field update may set. */
 function updateProperties(): Record<string, Json> {
   const out: Record<string, Json> = {};
-  const enums: Record<string, readonly string[]> = { type: TYPES, status: STATUSES };
   for (const f of UPDATABLE) {
     const clears = `${f.input === 'strings' ? ' Replaces them all.' : ''}${f.update === 'set-clear' ? ' "" clears it.' : ''}`;
-    const description = `${f.help[0].toUpperCase()}${f.help.slice(1)}.${clears}`;
-    // a list, or "" to clear it (the one rule: src/model/fields.ts); the update operation checks the items
-    if (f.input === 'strings') out[f.key] = { ...strs(description), type: ['array', 'string'] };
-    else if (f.input === 'number')
-      out[f.key] = { type: 'number', minimum: f.minimum, maximum: f.maximum, description };
-    else out[f.key] = str(description, enums[f.key] ? { enum: [...enums[f.key]] } : {});
+    out[f.key] = fieldProperty(f, `${sentence(f.help)}${clears}`, f.update === 'set-clear');
   }
-  for (const t of TAG_EDITS) out[t.key] = strs(`${t.help[0].toUpperCase()}${t.help.slice(1)}.`);
+  for (const t of TAG_EDITS) out[t.key] = strs(sentence(t.help));
+  return out;
+}
+
+/**
+ * The add tool's field arguments: one per field add may set, what an agent is told about a few
+ * (its own defaults, the statuses an agent may give), and the anchors, which are not a field.
+ */
+function addProperties(): Record<string, Json> {
+  const agent: Record<string, Json> = {
+    status: str(
+      'active or pending (wait for human review); default from the mcp.add-status setting, else active.',
+      {
+        enum: ['active', 'pending'],
+      },
+    ),
+    source: str('Where it came from (URL, person, session); default "mcp".'),
+  };
+  const out: Record<string, Json> = {};
+  for (const f of ADDABLE) out[f.key] = agent[f.key] ?? fieldProperty(f, sentence(f.help), false);
+  out.anchors = strs(
+    'Code the memory is about: PATH, PATH:LINE or PATH:START-END. It is flagged stale when that code changes.',
+  );
   return out;
 }
 
@@ -106,32 +136,8 @@ export const TOOLS: ToolDef[] = [
       'Use status "pending" to leave it for human review.',
     inputSchema: {
       type: 'object',
-      properties: {
-        type: { ...TYPE_ENUM, description: 'Memory type.' },
-        title: str('One-line summary (at most 300 characters).'),
-        body: str('The memory itself, in Markdown: what, why, and how to apply it.'),
-        tags: strs('Tags (single words).'),
-        scope: strs('Globs the memory applies to (for rules and constraints), e.g. "src/db/**".'),
-        anchors: strs(
-          'Code the memory is about: PATH, PATH:LINE or PATH:START-END. It is flagged stale when that code changes.',
-        ),
-        alias: str('Optional path-like name, e.g. standards/ts/errors.'),
-        status: str(
-          'active or pending (wait for human review); default from the mcp.add-status setting, else active.',
-          {
-            enum: ['active', 'pending'],
-          },
-        ),
-        confidence: {
-          type: 'number',
-          minimum: 0,
-          maximum: 1,
-          description: 'How sure you are, 0..1 (default 0.8).',
-        },
-        source: str('Where it came from (URL, person, session); default "mcp".'),
-        expires: str('Expiry: ISO date or duration (30d, 2w).'),
-      },
-      required: ['type', 'title', 'body'],
+      properties: addProperties(),
+      required: [...ADD_REQUIRED],
       additionalProperties: false,
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -14,6 +14,7 @@ import { add } from '../commands/add.js';
 import { removeMemories, updateFromInput, updateMemory } from '../commands/memory.js';
 import { verifyMemories } from '../commands/verify.js';
 import { asGitMemError, err, type GitMemError } from '../errors.js';
+import { parseAddInput } from '../model/patch.js';
 import { recordToJSON } from '../model/record.js';
 import { frame, unframe } from '../safety/frame.js';
 import { rulesFor } from '../search/rules.js';
@@ -35,25 +36,27 @@ export { listResources, MEMORY_URI_TEMPLATE, type ResourceInfo, readResource } f
 export { checkArgs, TOOLS, type ToolDef } from './mcp-schemas.js';
 
 async function doAdd(env: McpEnv, a: Json): Promise<ToolResult> {
-  const input = {
-    type: String(a.type),
-    title: String(a.title),
-    body: String(a.body),
-    tags: (a.tags as string[] | undefined) ?? [],
-    scope: (a.scope as string[] | undefined) ?? [],
-    alias: a.alias as string | undefined,
-    status: (a.status as string | undefined) ?? (env.addStatus ? await env.addStatus() : 'active'),
-    confidence: a.confidence as number | undefined,
-    source: (a.source as string | undefined) ?? 'mcp',
-    expires: a.expires as string | undefined,
-  };
-  // anchors and the duplicate check exactly as `git mem add` (without --force) does them
-  const { record, commit } = await add(env.store, input, {
+  const { anchors, ...given } = a;
+  // the one reading of an add's fields (src/model/patch.ts), as the CLI's options are read
+  const input = parseAddInput({
+    ...given,
+    status: given.status ?? (env.addStatus ? await env.addStatus() : 'active'),
+    source: given.source ?? 'mcp',
+  });
+  // anchors, the duplicate check and the secret policy exactly as `git mem add` (without --force) does them
+  const { record, commit, warnings } = await add(env.store, input, {
     cwd: env.cwd,
     env: env.env ?? env.store.repo.env,
-    anchors: (a.anchors as string[] | undefined) ?? [],
+    anchors: (anchors as string[] | undefined) ?? [],
   });
-  return json({ id: record.id, type: record.type, title: record.title, status: record.status, commit });
+  return json({
+    id: record.id,
+    type: record.type,
+    title: record.title,
+    status: record.status,
+    commit,
+    ...(warnings.length ? { warnings } : {}),
+  });
 }
 
 async function doGet(env: McpEnv, a: Json): Promise<ToolResult> {
@@ -67,7 +70,12 @@ async function doGet(env: McpEnv, a: Json): Promise<ToolResult> {
 async function doUpdate(env: McpEnv, a: Json): Promise<ToolResult> {
   const { id, ...input } = a;
   const res = await updateFromInput(env.store, String(id), input);
-  return json({ id: res.record.id, changed: res.changed, commit: res.commit });
+  return json({
+    id: res.record.id,
+    changed: res.changed,
+    commit: res.commit,
+    ...(res.warnings.length ? { warnings: res.warnings } : {}),
+  });
 }
 
 async function doVerify(env: McpEnv, a: Json): Promise<ToolResult> {

@@ -1,17 +1,21 @@
 import { add } from '../commands/add.js';
 import { err } from '../errors.js';
-import { splitScopes } from '../model/glob.js';
+import { parseAddInput } from '../model/patch.js';
 import { mark } from '../trace.js';
 import { defineCommand } from './command.js';
-import { emit, list, openStore, readContent, secretPolicy } from './context.js';
-import { withFieldOptions } from './field-options.js';
+import { emit, openStore, readContent, secretScanFor } from './context.js';
+import { addInputOf, withFieldOptions } from './field-options.js';
 
 export default defineCommand({
   command: 'add',
   describe: 'add a memory (content from --content, --file, stdin, or the editor on a terminal)',
   builder: (y) =>
     // the fields' options come from the field table (src/model/fields.ts), as update's do
-    withFieldOptions(y, 'add', { type: { alias: 't', default: 'decision' }, title: { demandOption: true } })
+    // no option is demanded: the title may come from the editor; the add input's parser wants one (E_INVALID_ARG)
+    withFieldOptions(y, 'add', {
+      type: { alias: 't', default: 'decision' },
+      title: { describe: 'one-line title (at most 300 characters); required, unless the editor gives it' },
+    })
       .option('content', { alias: 'c', type: 'string', describe: 'the body text' })
       .option('file', { alias: 'f', type: 'string', describe: 'read the body from a file' })
       .option('anchor', {
@@ -37,17 +41,8 @@ export default defineCommand({
   async run(a, ctx) {
     mark('add: start');
     const f = a as Record<string, unknown>;
-    const text = (k: string) => (f[k] === undefined ? undefined : String(f[k]));
     // the duplicate check's module loads while the content and the store are read
     import('../search/duplicate-check.js').catch(() => {});
-    // `--scope ''` would vanish in the comma split below and store an unscoped memory
-    for (const s of [f.scope ?? []].flat())
-      if (!String(s).trim())
-        throw err(
-          'E_INVALID_ARG',
-          'scope "" is empty',
-          'scopes are globs relative to the repository root, e.g. src/db/**',
-        );
     if (a.store !== undefined) {
       if (a.global)
         throw err(
@@ -65,6 +60,8 @@ export default defineCommand({
     // without content on a terminal: the editor, as git commit (src/cli/editor.ts), once the store is open
     const editing = ctx.io.stdinIsTTY && a.content === undefined && a.file === undefined;
     let body = editing ? '' : ((await readContent(ctx, a, true)) ?? '');
+    // the one reading of an add's fields (src/model/patch.ts), as the MCP tool's: before the store opens
+    let fields = editing ? undefined : parseAddInput({ ...addInputOf(f), body });
     const project = await openStore(ctx, { global: a.global, create: a.store === undefined });
     let team: import('../commands/stores.js').TeamStore | undefined;
     if (a.store !== undefined) {
@@ -82,7 +79,7 @@ export default defineCommand({
       const edited = await editMessage(
         store.repo,
         ctx.env,
-        editTemplate(String(f.title), '', [
+        editTemplate(f.title === undefined ? '' : String(f.title), '', [
           `Adding a memory${team ? ` to ${team.name}` : ''} with`,
           ...given.map((g) => `  ${g}`),
         ]),
@@ -95,43 +92,19 @@ export default defineCommand({
           'aborting: the body is empty',
           'write the body after the title and a blank line',
         );
+      fields = parseAddInput({ ...addInputOf(f), body });
     }
-    const tags = list(f.tags);
-    const scope = splitScopes([f.scope ?? []].flat());
-    const allowSecret = secretPolicy(ctx, store, a['allow-secret'], {
-      title: text('title'),
-      body,
-      source: text('source'),
-      tags: tags.join(','),
-      scope: scope.join(' '),
-      alias: text('alias'),
+    const { record, commit, notes } = await add(store, fields!, {
+      cwd: ctx.cwd,
+      env: ctx.env,
+      anchors: a.anchor,
+      symbols: a.symbol,
+      duplicates: a.force ? 'force' : 'person',
+      daemon: !a.global && !team,
+      allowSecret: !!a['allow-secret'],
+      secretScan: secretScanFor(ctx, store),
+      warn: (line) => ctx.io.err(`${line}\n`),
     });
-    allowSecret.catch(() => {});
-    const { record, commit, notes } = await add(
-      store,
-      {
-        type: String(f.type),
-        title: String(f.title),
-        body,
-        tags,
-        scope,
-        alias: text('alias'),
-        expires: text('expires'),
-        status: text('status'),
-        confidence: f.confidence as number | undefined,
-        source: text('source'),
-      },
-      {
-        cwd: ctx.cwd,
-        env: ctx.env,
-        anchors: a.anchor,
-        symbols: a.symbol,
-        duplicates: a.force ? 'force' : 'person',
-        daemon: !a.global && !team,
-        allowSecret,
-        warn: (line) => ctx.io.err(`${line}\n`),
-      },
-    );
     mark('add: written');
     // a team store's memory is shared at once; a failed sync keeps it here, to be pushed by the next one
     let synced: { store: string; pushed: boolean; error?: string } | undefined;

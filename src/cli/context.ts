@@ -10,6 +10,7 @@ import {
   readTextFile,
   type TextLimit,
 } from '../commands/context.js';
+import type { SecretScan } from '../commands/secret-policy.js';
 import { err, isGitMemError } from '../errors.js';
 import { type ResolvedConfig, readGlobalConfig, resolveConfig, type Settings } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
@@ -102,39 +103,32 @@ export function settingsOf(ctx: Ctx, store: Store): Promise<Settings> {
 }
 
 /**
- * The secret-scan policy: `block` refuses (unless --allow-secret), `warn`
- * stores and says so on stderr, `off` skips the scan. Returns allowSecret.
+ * The secret-scan policy of this command's write to `store` (src/commands/secret-policy.ts
+ * decides what it means, for every surface): the store's settings, memoised; writing to a team
+ * store (add --store), the stricter of the project's and that store's own shared config.
  */
-/** secret-scan values, weakest first */
-const SECRET_POLICIES = ['off', 'warn', 'block'];
+export async function secretScanFor(ctx: Ctx, store: Store): Promise<SecretScan> {
+  const { asSecretScan, stricterScan } = await import('../commands/secret-policy.js');
+  let scan = asSecretScan((await settingsFor(ctx, store))['secret-scan']);
+  if (ctx.configStore && ctx.configStore !== store)
+    scan = stricterScan(scan, asSecretScan((await resolveConfig(ctx.env, store)).values['secret-scan']));
+  return scan;
+}
 
+/**
+ * For writes whose texts the command scans itself (check, reanchor, config): whether a likely
+ * secret may be stored (a person's `flag`, or the policy), its warnings printed on stderr.
+ */
 export async function secretPolicy(
   ctx: Ctx,
   store: Store,
   flag: unknown,
   fields: Record<string, string | undefined>,
 ): Promise<boolean> {
-  if (flag) return true;
-  const policyOf = (v: Settings) => String(v['secret-scan'] ?? 'block');
-  let policy = policyOf(await settingsFor(ctx, store));
-  if (ctx.configStore && ctx.configStore !== store) {
-    // writing to a team store (add --store): its own shared config may be stricter than the project's
-    const theirs = policyOf((await resolveConfig(ctx.env, store)).values);
-    if (SECRET_POLICIES.indexOf(theirs) > SECRET_POLICIES.indexOf(policy)) policy = theirs;
-  }
-  if (policy === 'off') return true;
-  if (policy === 'warn') {
-    const { scanSecrets } = await import('../safety/secrets.js');
-    for (const [field, text] of Object.entries(fields)) {
-      const f = text ? scanSecrets(text)[0] : undefined;
-      if (f)
-        ctx.io.err(
-          `git-mem: warning: likely secret (${f.kind}) in ${field} at line ${f.line}, column ${f.column}; stored because secret-scan is warn\n`,
-        );
-    }
-    return true;
-  }
-  return false;
+  const { decideSecrets } = await import('../commands/secret-policy.js');
+  const d = decideSecrets(flag ? 'off' : await secretScanFor(ctx, store), fields, !!flag);
+  for (const w of d.warnings) ctx.io.err(`git-mem: warning: ${w}\n`);
+  return d.allow;
 }
 
 /**

@@ -37,6 +37,13 @@ export function updateInputOf(a: Record<string, unknown>): Record<string, unknow
   return input;
 }
 
+/** The add input of parsed options: each field's value under its key, as the MCP tool sends it. */
+export function addInputOf(a: Record<string, unknown>): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const f of ADDABLE) if (f.key !== 'body' && a[f.key] !== undefined) input[f.key] = a[f.key];
+  return input;
+}
+
 /** Declares fieldOptions(verb) on a command's builder (their values are read with updateInputOf). */
 export function withFieldOptions<T>(
   y: Argv<T>,

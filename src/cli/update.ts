@@ -2,7 +2,7 @@ import { updateFromInput } from '../commands/memory.js';
 import { err } from '../errors.js';
 import { recordToJSON } from '../model/record.js';
 import { defineCommand } from './command.js';
-import { emit, openStore, readContent, secretPolicy } from './context.js';
+import { emit, openStore, readContent, secretScanFor } from './context.js';
 import { updateInputOf, withFieldOptions } from './field-options.js';
 
 export default defineCommand({
@@ -41,16 +41,11 @@ export default defineCommand({
       input.title = edited.title;
       input.body = edited.body;
     }
-    const text = (k: string) => (input[k] === undefined ? undefined : [input[k]].flat().join(','));
-    const allowSecret = await secretPolicy(ctx, store, a['allow-secret'], {
-      title: text('title'),
-      body,
-      source: text('source'),
-      tags: [text('tags'), text('add_tags')].filter((t) => t !== undefined).join(','),
-      scope: text('scope'),
-      alias: text('alias'),
+    const r = await updateFromInput(store, String(a.ref), input, {
+      allowSecret: !!a['allow-secret'],
+      secretScan: secretScanFor(ctx, store),
+      warn: (line) => ctx.io.err(`${line}\n`),
     });
-    const r = await updateFromInput(store, String(a.ref), input, { allowSecret });
     emit(ctx, { ...recordToJSON(r.record), changed: r.changed, commit: r.commit }, () =>
       r.changed.length
         ? `Updated ${r.record.id.slice(0, 12)} (${r.changed.join(', ')}) in ${r.commit?.slice(0, 12)}`

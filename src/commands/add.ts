@@ -11,6 +11,7 @@ import type { Store } from '../gitstore/store.js';
 import type { MemoryRecord } from '../model/record.js';
 import { assertRecordClean, scanRecord } from '../safety/secrets.js';
 import { type AddInput, addMemory } from './memory.js';
+import { decideSecrets, type SecretScan, secretScanOf, textsOf } from './secret-policy.js';
 
 export interface AddOptions {
   /** Where relative anchor paths are resolved from. */
@@ -30,8 +31,13 @@ export interface AddOptions {
   duplicates?: 'refuse' | 'person' | 'force' | 'off';
   /** Ask the search daemon for the duplicate check (not for the global store). Default true. */
   daemon?: boolean;
-  /** Store text that looks like a secret; may still be settling (a setting being read) when the add starts. */
-  allowSecret?: boolean | Promise<boolean>;
+  /** A person's --allow-secret: store text that looks like a secret whatever the setting (agents have none). */
+  allowSecret?: boolean;
+  /**
+   * The secret-scan policy when the caller has it (the CLI's settings, maybe still being read when
+   * the add starts); read from the store's config otherwise (./secret-policy.ts).
+   */
+  secretScan?: SecretScan | Promise<SecretScan>;
   /** Notes and warnings, one line each (stderr in the CLI). */
   warn?: (line: string) => void;
 }
@@ -41,6 +47,8 @@ export interface AddResult {
   commit: string;
   /** Lines describing the anchors made (and what was noticed making them). */
   notes: string[];
+  /** Likely secrets stored because secret-scan is warn, one line each (also given to `warn`). */
+  warnings: string[];
 }
 
 export async function add(
@@ -54,8 +62,12 @@ export async function add(
   dupCheck?.then((m) => m.preload(store, opts.env, opts.daemon ?? true)).catch(() => {});
   // what the write needs (its git processes, git config) starts now, beside the checks below
   store.prepareWrite();
-  const allowP = Promise.resolve(opts.allowSecret ?? false);
-  allowP.catch(() => {});
+  // the one secret policy (./secret-policy.ts): read beside the checks below unless the caller has it
+  // (a person's --allow-secret reads no setting: it stores whatever the policy)
+  const scanP: Promise<SecretScan> = opts.allowSecret
+    ? Promise.resolve('off')
+    : Promise.resolve(opts.secretScan ?? secretScanOf(store, opts.env));
+  scanP.catch(() => {});
   const fields = {
     title: input.title,
     body: input.body,
@@ -64,7 +76,11 @@ export async function add(
     scope: input.scope ?? [],
     alias: input.alias,
   };
-  if (scanRecord(fields).length && !(await allowP)) assertRecordClean(fields);
+  const found = scanRecord(fields).length > 0;
+  // a likely secret is refused before the duplicate check sees the text (it may go to an embedding endpoint)
+  const decision = found ? decideSecrets(await scanP, textsOf(fields)) : undefined;
+  if (found && !decision!.allow) assertRecordClean(fields);
+  for (const w of decision?.warnings ?? []) opts.warn?.(`git-mem: warning: ${w}`);
   const anchors = parseAnchorSpecs(opts.anchors, opts.symbols);
   const anchorSteps = anchors.length
     ? (await import('../anchors/add-anchors.js')).anchorSteps(opts.cwd, store)
@@ -84,11 +100,13 @@ export async function add(
           },
         );
   gate?.catch(() => {}); // awaited by the write; this only marks it handled until then
-  const [allowSecret] = await Promise.all([allowP, store.ident()]);
+  // anchored code is scanned inside the write: the policy decides for it too
+  const [scan] = await Promise.all([scanP, store.ident()]);
+  const allowSecret = decideSecrets(scan, {}).allow;
   const { record, commit } = await addMemory(
     store,
     { ...input, anchors, allowSecret },
     { prepareAnchors: anchorSteps?.prepareAnchors, gate },
   );
-  return { record, commit, notes: anchorSteps?.notes(record) ?? [] };
+  return { record, commit, notes: anchorSteps?.notes(record) ?? [], warnings: decision?.warnings ?? [] };
 }

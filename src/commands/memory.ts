@@ -10,6 +10,7 @@ import { FORMAT_PATH, FORMAT_TEXT, type Store, type Tx } from '../gitstore/store
 import { validateScopes } from '../model/glob.js';
 import { newId } from '../model/id.js';
 import {
+  type AddFields,
   applyPatch,
   type FieldPatch,
   parseUpdateInput,
@@ -31,6 +32,7 @@ import {
 } from '../model/record.js';
 import { nextClock } from '../model/schema.js';
 import { assertRecordClean } from '../safety/secrets.js';
+import { decideSecrets, type SecretScan, secretScanOf, textsOf } from './secret-policy.js';
 
 // moved down (src/model/patch.ts, src/gitstore/format.ts); named here too for callers not yet moved
 export { applyPatch, ensureFormat };
@@ -40,18 +42,8 @@ export interface WriteOptions {
   allowSecret?: boolean;
 }
 
-export interface AddInput extends WriteOptions {
-  type: string;
-  title: string;
-  body: string;
-  tags?: string[];
-  scope?: string[];
-  alias?: string;
-  /** ISO date or duration (30d, 2w) */
-  expires?: string;
-  status?: string;
-  confidence?: number;
-  source?: string;
+/** The fields of an add (src/model/patch.ts, from the field table), and what an operation adds to them. */
+export interface AddInput extends AddFields, WriteOptions {
   anchors?: Anchor[];
   links?: Partial<Links>;
   extra?: Record<string, unknown>;
@@ -135,6 +127,16 @@ export async function addMemory(
   return { record: res.value!, commit: res.commit! };
 }
 
+/** How updateFromInput applies the secret policy (./secret-policy.ts), as add does. */
+export interface UpdateOptions {
+  /** A person's --allow-secret (agents have none). */
+  allowSecret?: boolean;
+  /** The secret-scan policy when the caller has it; read from the store's config otherwise. */
+  secretScan?: SecretScan | Promise<SecretScan>;
+  /** Warnings, one line each (stderr in the CLI). */
+  warn?: (line: string) => void;
+}
+
 /** A change of some fields (src/model/patch.ts), and whether a likely secret may be stored. */
 export interface UpdatePatch extends FieldPatch, WriteOptions {}
 
@@ -147,9 +149,18 @@ export async function updateFromInput(
   store: Store,
   ref: string,
   input: Record<string, unknown>,
-  opts: WriteOptions = {},
-): Promise<{ record: MemoryRecord; commit: string | null; changed: string[] }> {
-  return updateMemory(store, ref, { ...parseUpdateInput(input), ...opts });
+  opts: UpdateOptions = {},
+): Promise<{ record: MemoryRecord; commit: string | null; changed: string[]; warnings: string[] }> {
+  // the one secret policy (./secret-policy.ts), as add applies it (a person's --allow-secret reads no setting)
+  const scanP: Promise<SecretScan> = opts.allowSecret
+    ? Promise.resolve('off')
+    : Promise.resolve(opts.secretScan ?? secretScanOf(store, store.repo.env));
+  scanP.catch(() => {}); // awaited below, once the input parses
+  const patch = parseUpdateInput(input);
+  const decision = decideSecrets(await scanP, textsOf(patch));
+  for (const w of decision.warnings) opts.warn?.(`git-mem: warning: ${w}`);
+  const res = await updateMemory(store, ref, { ...patch, allowSecret: decision.allow });
+  return { ...res, warnings: decision.warnings };
 }
 
 export async function updateMemory(

@@ -4,6 +4,8 @@
  * actor (a person or an agent) its commits name. A long-lived store forgets them between the
  * commands it runs for others.
  */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { actorFromEnv, type Provenance } from '../model/provenance.js';
 import { type GitProcess, git, output } from './git.js';
 import { StoreCatalog } from './store-catalog.js';
@@ -26,10 +28,10 @@ export class StoreConfig extends StoreCatalog {
   private configP?: Promise<Array<{ scope: string; key: string; value: string }>>;
 
   /**
-   * Forgets what was read of git's configuration and the environment (the identity,
-   * signing, the actor): a long-lived store that runs command after command, each with
-   * its client's environment (the daemon, src/cli/daemon-run.ts), reads them afresh for
-   * each, as a new process would.
+   * Forgets what was read of git's configuration and the environment (the identity, signing,
+   * the actor), so the next read is afresh, as a new process's would be. A long-lived store
+   * re-reads git config by itself once the clone's config file changes (gitConfig); this is for
+   * a caller that changes what it cannot see, such as the environment (the ops tests' stores).
    */
   forgetSettings(): void {
     this.configP = undefined;
@@ -43,12 +45,39 @@ export class StoreConfig extends StoreCatalog {
     return !this.configP;
   }
 
+  /** The stamp (size and mtime) of this clone's config files when configP was read. */
+  private configStamp?: string;
+
   /**
    * Every git config entry with its scope, in git's order: one `git config --list` per store
-   * (`proc`: that process, started with others; CONFIG_LIST are its arguments).
+   * (`proc`: that process, started with others; CONFIG_LIST are its arguments). A long-lived
+   * store (the MCP server, the UI) reads it again once this clone's config files changed, so a
+   * setting made meanwhile (`git mem config set secret-scan warn`) applies at its next write, as
+   * it would in a new process.
    */
   gitConfig(proc?: GitProcess): Promise<Array<{ scope: string; key: string; value: string }>> {
-    this.configP ??= (
+    if (this.longLived) {
+      const stamp = [join(this.repo.commonDir, 'config'), join(this.repo.gitDir, 'config.worktree')]
+        .map((f) => {
+          try {
+            const st = statSync(f);
+            return `${st.size}:${st.mtimeMs}`;
+          } catch {
+            return '-';
+          }
+        })
+        .join(' ');
+      if (stamp !== this.configStamp) {
+        this.configStamp = stamp;
+        this.configP = undefined;
+        this.signP = undefined;
+      }
+    }
+    if (this.configP) {
+      proc?.stdin.destroy(); // read already: the process given is not needed
+      return this.configP;
+    }
+    this.configP = (
       proc
         ? output(proc, 'config').then((r) => r.stdout)
         : git(CONFIG_LIST, { cwd: this.repo.cwd, env: this.repo.env, allowFail: true }).then((r) => r.stdout)

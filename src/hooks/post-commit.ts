@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { recordedBranchHint } from '../anchors/branch.js';
 import { type AnchorResult, runCheck } from '../anchors/check.js';
 import { type RunContext, repositoryStore } from '../commands/context.js';
+import { asSecretScan, decideSecrets } from '../commands/secret-policy.js';
 import { err } from '../errors.js';
 import { resolveConfig } from '../gitstore/config.js';
 import { memDir, type Repo } from '../gitstore/repo.js';
@@ -105,7 +106,7 @@ async function budgetMs(store: Store): Promise<{ ms: number; allowSecret: boolea
   try {
     const res = await resolveConfig(store.repo.env, store);
     // secret-scan warn or off: the check's write keeps what it finds, as add does under that policy
-    const allowSecret = String(res.values['secret-scan'] ?? 'block') !== 'block';
+    const allowSecret = decideSecrets(asSecretScan(res.values['secret-scan']), {}).allow;
     if (res.origin['post-commit-budget-ms'] === 'default') return { ms: fallback, allowSecret };
     const v = Number(res.values['post-commit-budget-ms']);
     return { ms: Number.isFinite(v) && v >= 0 ? v : fallback, allowSecret };

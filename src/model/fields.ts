@@ -7,9 +7,11 @@
  *   (`kind`, checked by recordFieldProblems in src/model/schema.ts),
  * - the input a person or an agent may give for it on every surface (`input`,
  *   `add`, `update`: the CLI's options, the MCP tools' input schemas, the UI's
- *   edit form, all read by one parser, src/model/field-input.ts),
+ *   edit form, all read by one parser per verb, src/model/patch.ts),
  * - the three-way merge (`merge`, src/merge/engine.ts), the fields the
- *   Conflicts page compares (`compare`), and import/export (`exported`).
+ *   Conflicts page compares (`compare`), and import/export (`exported`),
+ * - the UI's edit form: a control per field marked `ui`, in this order, from
+ *   its `input`, `values`, `label`, bounds and `update` (src/ui/form.ts).
  *
  * One rule clears a field, the same on every surface: give it the empty
  * value `""` (`git mem update ID --expires ''`, `{"expires": ""}` in MCP and
@@ -48,6 +50,26 @@ export type MergePolicy =
 /** What a surface accepts for the field: text, a number, or a list of text (a comma-separated text too). */
 export type InputType = 'string' | 'number' | 'strings';
 
+/** The types a memory may have (the `type` field's values). */
+export const TYPES = [
+  'decision',
+  'constraint',
+  'known_fix',
+  'failed_attempt',
+  'convention',
+  'preference',
+  'environment',
+  'architecture',
+  'dependency',
+  'security',
+  'rule',
+  'session',
+  'strategy',
+] as const;
+
+/** The statuses a memory may have (the `status` field's values). */
+export const STATUSES = ['pending', 'active', 'stale', 'superseded', 'archived'] as const;
+
 export interface FieldDef {
   /** frontmatter key, JSON name (show --json, export, the UI's wire), MCP argument and CLI option (`--key`) */
   key: string;
@@ -59,12 +81,16 @@ export interface FieldDef {
   help: string;
   /** how a surface gives it; absent: no surface sets it directly */
   input?: InputType;
-  /** `add` may set it */
-  add?: boolean;
+  /** `add` may set it; `'required'`: every add gives it (the CLI's `--type` has a default) */
+  add?: boolean | 'required';
   /** `update` may set it, or set and clear it */
   update?: 'set' | 'set-clear';
   /** the UI's edit form edits it */
   ui?: boolean;
+  /** the only values it may take (the UI's edit form offers them in a select) */
+  values?: readonly string[];
+  /** what the UI's edit form calls it (default: the key, capitalized) */
+  label?: string;
   /** the Conflicts page compares it */
   compare?: boolean;
   /** written by export and read back by import */
@@ -84,20 +110,21 @@ export const FIELDS: readonly FieldDef[] = [
     merge: 'scalar',
     help: 'memory type (decision, constraint, known_fix, rule, …)',
     input: 'string',
-    add: true,
+    add: 'required',
     update: 'set',
     ui: true,
     compare: true,
     exported: true,
+    values: TYPES,
   },
   {
     key: 'title',
     frontmatter: true,
     kind: 'own',
     merge: 'scalar',
-    help: 'one-line title',
+    help: 'one-line title (at most 300 characters)',
     input: 'string',
-    add: true,
+    add: 'required',
     update: 'set',
     ui: true,
     compare: true,
@@ -127,6 +154,7 @@ export const FIELDS: readonly FieldDef[] = [
     ui: true,
     compare: true,
     exported: true,
+    values: STATUSES,
   },
   {
     key: 'tags',
@@ -224,12 +252,13 @@ export const FIELDS: readonly FieldDef[] = [
     frontmatter: false,
     kind: 'own',
     merge: 'own',
-    help: 'the memory itself, in Markdown',
+    help: 'the memory itself, in Markdown: what, why, and how to apply it',
     input: 'string',
-    add: true,
+    add: 'required',
     update: 'set',
     ui: true,
     exported: true,
+    label: 'Text (Markdown)',
   },
 ];
 
@@ -242,6 +271,8 @@ export const FRONTMATTER_KEYS: readonly string[] = FIELDS.filter((f) => f.frontm
 export const UPDATABLE: readonly FieldDef[] = FIELDS.filter((f) => f.update);
 /** Fields `add` may set. */
 export const ADDABLE: readonly FieldDef[] = FIELDS.filter((f) => f.add);
+/** Fields every add gives. */
+export const ADD_REQUIRED: readonly string[] = FIELDS.filter((f) => f.add === 'required').map((f) => f.key);
 /** Fields merged as plain scalars. */
 export const SCALAR_FIELDS: readonly string[] = FIELDS.filter((f) => f.merge === 'scalar').map((f) => f.key);
 /** Fields merged by the later `at`. */
@@ -250,7 +281,7 @@ export const LATER_AT_FIELDS: readonly string[] = FIELDS.filter((f) => f.merge =
 );
 /** Fields the Conflicts page compares. */
 export const COMPARED_FIELDS: readonly string[] = FIELDS.filter((f) => f.compare).map((f) => f.key);
-/** Fields the UI's edit form may send. */
+/** Fields the UI's edit form edits, in its order (src/ui/form.ts describes each to the page). */
 export const UI_FIELDS: readonly string[] = FIELDS.filter((f) => f.ui).map((f) => f.key);
 
 /**

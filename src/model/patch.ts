@@ -9,7 +9,7 @@
  * Pure: no git, no file system.
  */
 import { err } from '../errors.js';
-import { FIELD_BY_KEY, TAG_EDITS, UPDATABLE, type Verified } from './fields.js';
+import { ADD_REQUIRED, ADDABLE, FIELD_BY_KEY, TAG_EDITS, UPDATABLE, type Verified } from './fields.js';
 import { splitScopes, validateScopes } from './glob.js';
 import {
   type Anchor,
@@ -129,6 +129,60 @@ export function parseUpdateInput(input: Record<string, unknown>): FieldPatch {
   if (!Object.keys(patch).length)
     throw err('E_INVALID_ARG', 'nothing to change', 'give at least one field, e.g. body or status');
   return patch;
+}
+
+/** What an add gives, typed: the fields the table lets add set (src/model/fields.ts). */
+export interface AddFields {
+  type: string;
+  title: string;
+  body: string;
+  tags?: string[];
+  scope?: string[];
+  alias?: string;
+  /** ISO date or duration (30d, 2w); read into a date by the add */
+  expires?: string;
+  status?: string;
+  confidence?: number;
+  source?: string;
+}
+
+/**
+ * The fields an add's input gives: `input` maps field keys (the JSON names, as the MCP tool sends
+ * them and the CLI's options are named) to what was given. The same reading as an update's
+ * (parseUpdateInput): a list is a list of text or one comma-separated text, a number a number or
+ * its text. Throws E_INVALID_ARG (with `field`) for an unknown field, one add may not set, a value
+ * of the wrong type, an empty scope, or a required field (type, title, body) missing. Values are
+ * judged by the add itself, as a record's are (validateRecord).
+ */
+export function parseAddInput(input: Record<string, unknown>): AddFields {
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(input)) {
+    if (v === undefined) continue;
+    const def = FIELD_BY_KEY.get(key);
+    if (!def?.add)
+      throw err(
+        'E_INVALID_ARG',
+        def ? `"${key}" cannot be set by add` : `unknown field "${key}"`,
+        `fields add sets: ${ADDABLE.map((f) => f.key).join(', ')}`,
+        { field: key },
+      );
+    if (def.input === 'strings') {
+      // an empty scope would vanish in the split and leave the memory unscoped
+      if (key === 'scope' && [v].flat().some((x) => typeof x === 'string' && !x.trim()))
+        throw err(
+          'E_INVALID_ARG',
+          'scope "" is empty',
+          'scopes are globs relative to the repository root, e.g. src/db/**',
+          { field: key },
+        );
+      out[key] = asList(key, v).filter((x) => x.trim() !== '');
+    } else if (def.input === 'number') out[key] = asNumber(key, v);
+    else out[key] = asText(key, v);
+  }
+  for (const key of ADD_REQUIRED)
+    if (out[key] === undefined || (key === 'title' && !String(out[key]).trim()))
+      throw err('E_INVALID_ARG', `"${key}" is required`, `give the memory a ${key}`, { field: key });
+  return out as unknown as AddFields;
 }
 
 /** Applies a patch to a record (pure); returns the names of the fields that changed. */

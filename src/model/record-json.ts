@@ -2,6 +2,8 @@
  * The views of a record: its summary (what `list` and the catalog keep) and the stable JSON
  * shapes of `list --json` and `show --json`. Pure. Split from src/model/record.ts.
  */
+
+import { FIELDS } from './fields.js';
 import type { Anchor, MemoryRecord, MemoryType, Status } from './record.js';
 import { recordTokens } from './record.js';
 
@@ -89,30 +91,44 @@ export function summaryToJSON(s: RecordSummary) {
   };
 }
 
-/** The stable JSON shape of one record (`show --json`). */
-export function recordToJSON(r: MemoryRecord) {
-  return {
-    id: r.id,
-    alias: r.alias ?? null,
-    type: r.type,
-    title: r.title,
-    status: r.status,
-    tags: r.tags,
-    scope: r.scope,
-    confidence: r.confidence,
-    source: r.source ?? null,
-    author: r.author ?? null,
-    by: r.by ?? null,
-    created: r.created,
-    updated: r.updated,
-    expires: r.expires ?? null,
-    verified: r.verified ?? null,
-    clock: r.clock,
-    links: r.links,
-    anchors: r.anchors,
-    tokens: recordTokens(r),
-    body: r.body,
-    extra: r.extra,
-    ...(isFlagged(r) ? { conflict: true as const } : {}),
-  };
+/** The stable JSON shape of one record (`show --json`), as the UI's wire (RecordJson) types it. */
+export interface RecordJSON {
+  id: string;
+  type: MemoryType;
+  title: string;
+  alias: string | null;
+  status: Status;
+  tags: string[];
+  scope: string[];
+  confidence: number;
+  source: string | null;
+  author: string | null;
+  by: NonNullable<MemoryRecord['by']> | null;
+  created: string;
+  updated: string;
+  expires: string | null;
+  verified: NonNullable<MemoryRecord['verified']> | null;
+  clock: number;
+  links: MemoryRecord['links'];
+  anchors: Anchor[];
+  body: string;
+  tokens: number;
+  /** frontmatter fields this version of git-mem does not know */
+  extra: Record<string, unknown>;
+  conflict?: true;
+}
+
+/**
+ * The stable JSON shape of one record (`show --json`): every field of the table
+ * (src/model/fields.ts) under its key, in table order, an absent one as null; then the token
+ * count, the unknown keys (`extra`) and the review flag.
+ */
+export function recordToJSON(r: MemoryRecord): RecordJSON {
+  const rec = r as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const f of FIELDS) out[f.key] = rec[f.key] ?? null;
+  out.tokens = recordTokens(r);
+  out.extra = r.extra;
+  if (isFlagged(r)) out.conflict = true;
+  return out as unknown as RecordJSON;
 }

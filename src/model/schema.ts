@@ -15,27 +15,11 @@
  * Pure: no git, no file system.
  */
 import type { ErrorCode } from '../errors.js';
-import { FIELDS, type FieldKind } from './fields.js';
+import { FIELDS, type FieldKind, STATUSES, TYPES } from './fields.js';
 import { isId } from './id.js';
 
-export const TYPES = [
-  'decision',
-  'constraint',
-  'known_fix',
-  'failed_attempt',
-  'convention',
-  'preference',
-  'environment',
-  'architecture',
-  'dependency',
-  'security',
-  'rule',
-  'session',
-  'strategy',
-] as const;
+export { STATUSES, TYPES };
 export type MemoryType = (typeof TYPES)[number];
-
-export const STATUSES = ['pending', 'active', 'stale', 'superseded', 'archived'] as const;
 export type Status = (typeof STATUSES)[number];
 
 export const LIMITS = {

@@ -13,11 +13,13 @@ import { verifyMemories } from '../commands/verify.js';
 import { err } from '../errors.js';
 import type { Catalog } from '../gitstore/catalog.js';
 import { listConflicts, type ResolveResult, resolveConflict } from '../merge/conflicts.js';
+import { COMPARED_FIELDS } from '../model/fields.js';
 import type { LogEntry as CommitEntry } from '../model/json.js';
 import { STATUSES, TYPES } from '../model/record.js';
 import { codeFile, codeTree } from './code.js';
 import { conflictsView } from './conflicts.js';
 import { type Memo, memoOf, storeNamed, type UiEnv } from './env.js';
+import { FORM_FIELDS } from './form.js';
 import {
   anchorCode,
   historyView,
@@ -135,6 +137,8 @@ async function info(env: UiEnv): Promise<Info> {
     types: TYPES,
     statuses: STATUSES,
     sorts: SORTS,
+    form: FORM_FIELDS,
+    compared: COMPARED_FIELDS,
   };
 }
 
@@ -184,7 +188,12 @@ const ROUTES: Route[] = [
     pattern: /^\/api\/memory\/([^/]+)$/,
     handler: async (env, [ref], { query: q, body }): Promise<UpdateAnswer> => {
       const r = await updateFromInput(storeNamed(env, opt(q, 'store')), ref, updateInput(body));
-      return { record: recordJSON(r.record), changed: r.changed, commit: r.commit };
+      return {
+        record: recordJSON(r.record),
+        changed: r.changed,
+        commit: r.commit,
+        ...(r.warnings.length ? { warnings: r.warnings } : {}),
+      };
     },
   },
   {

@@ -145,6 +145,32 @@ export interface Info {
   types: readonly string[];
   statuses: readonly string[];
   sorts: readonly string[];
+  /** the edit form's fields, in the field table's order (src/ui/form.ts) */
+  form: readonly FormField[];
+  /** the fields the Conflicts page compares, in the field table's order */
+  compared: readonly string[];
+}
+
+/**
+ * One field of the edit form, as the field table declares it (src/model/fields.ts): the page
+ * renders a control for each and sends what changed (the update operation reads it).
+ */
+export interface FormField {
+  /** the field's key: the control's name and the key of the JSON the form sends */
+  key: string;
+  label: string;
+  /** one line: the control's hint */
+  help: string;
+  /** text, a number, or a list (typed comma-separated, sent as an array) */
+  input: 'string' | 'number' | 'strings';
+  /** the only values it may take (a select), else null */
+  values: readonly string[] | null;
+  minimum: number | null;
+  maximum: number | null;
+  /** an emptied control clears it (sent as ""); else it must hold a value */
+  clears: boolean;
+  /** text of many lines, Markdown (the body) */
+  markdown: boolean;
 }
 
 // GET /api/conflicts/count: a number
@@ -257,6 +283,8 @@ export interface UpdateAnswer {
   /** the fields that changed */
   changed: string[];
   commit: string | null;
+  /** likely secrets stored because secret-scan is warn, one line each */
+  warnings?: string[];
 }
 
 /** GET /api/memory/:ref/anchor/:index: one anchor's code then and now, and the change between. */

@@ -146,6 +146,10 @@ export interface RunResult {
   code?: string;
   /** the error's message: for the data it names (an id, a path), never for its wording */
   message?: string;
+  /** the error's hint (the fix it names): for the flag, path or data it names, never for its wording */
+  hint?: string;
+  /** the error's data (src/errors.ts `err(..., data)`: the path or record it names) */
+  data?: Record<string, unknown>;
   stdout: string;
   stderr: string;
   // biome-ignore lint/suspicious/noExplicitAny: the command's --json document, checked by the assertions that read it
@@ -160,12 +164,14 @@ export interface RunResult {
 export async function runOn(
   f: Fresh,
   argv: string[],
-  opts: { stdin?: string; env?: NodeJS.ProcessEnv; json?: boolean } = {},
+  opts: { stdin?: string; env?: NodeJS.ProcessEnv; json?: boolean; cwd?: string } = {},
 ): Promise<RunResult> {
   const io = bufferIO(opts.stdin);
+  // each command reads git's configuration afresh (a setting the last one wrote), as a new process would
+  f.store.forgetSettings();
   const ctx: Ctx = {
     io,
-    cwd: f.dir,
+    cwd: opts.cwd ?? f.dir,
     env: opts.env ?? f.env,
     json: opts.json ?? true,
     formatFixed: true,
@@ -186,7 +192,15 @@ export async function runOn(
   } catch (e) {
     const ge = asGitMemError(e);
     if (!ge) throw e;
-    return { exit: ge.exitCode, code: ge.code, message: ge.message, stdout: io.stdout, stderr: io.stderr };
+    return {
+      exit: ge.exitCode,
+      code: ge.code,
+      message: ge.message,
+      hint: ge.hint,
+      data: ge.data,
+      stdout: io.stdout,
+      stderr: io.stderr,
+    };
   } finally {
     for (const s of ctx.stores) s.close();
   }

@@ -2,12 +2,22 @@
 import { useState } from 'preact/hooks';
 import type { Conflict, ConflictAuthor, ResolveAnswer } from '../../src/ui/wire';
 import { post } from '../api';
+import { useInfo } from '../info';
 import { ErrorBox, memoryHref, SideBySide, short, Time, useAction } from '../ui';
 import { QueuePage } from './queue';
 
-const FIELDS = ['title', 'type', 'status', 'alias', 'tags', 'scope', 'confidence', 'expires'] as const;
-const show = (v: unknown) =>
-  Array.isArray(v) ? v.join(', ') || '—' : v === null || v === undefined || v === '' ? '—' : String(v);
+/** A field's value as text: a list comma-separated, a map (links, a verification) as its non-empty entries. */
+function show(v: unknown): string {
+  if (Array.isArray(v)) return v.map(show).join(', ') || '—';
+  if (v === null || v === undefined || v === '') return '—';
+  if (typeof v === 'object') {
+    const parts = Object.entries(v)
+      .filter(([, x]) => show(x) !== '—')
+      .map(([k, x]) => `${k}: ${show(x)}`);
+    return parts.join('; ') || '—';
+  }
+  return String(v);
+}
 
 /** Who wrote a side, and in which commit. */
 function Author({
@@ -41,6 +51,9 @@ function Author({
 }
 
 function ConflictCard({ c, onDone }: { c: Conflict; onDone: (what: string) => void }) {
+  // the fields compared: the field table's (GET /api/info), as the server compares them
+  const compared = useInfo().data?.compared ?? [];
+  const ours = c.ours as unknown as Record<string, unknown>;
   const [editing, setEditing] = useState(false);
   const [content, setContent] = useState(c.ours.body);
   const act = useAction();
@@ -82,13 +95,13 @@ function ConflictCard({ c, onDone }: { c: Conflict; onDone: (what: string) => vo
               </tr>
             </thead>
             <tbody>
-              {FIELDS.map((k) => {
+              {compared.map((k) => {
                 const differs = o.fields.includes(k);
                 return (
                   <tr key={k} class={differs ? 'differs' : ''}>
                     <th>{k}</th>
-                    <td>{show(c.ours[k])}</td>
-                    <td>{o.record ? show(o.record[k]) : '—'}</td>
+                    <td>{show(ours[k])}</td>
+                    <td>{o.record ? show((o.record as unknown as Record<string, unknown>)[k]) : '—'}</td>
                   </tr>
                 );
               })}

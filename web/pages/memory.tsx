@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type {
   AnchorCode,
   AnchorView,
+  FormField,
   MemoryView,
   ReanchorAnswer,
   RecordJson,
@@ -137,36 +138,103 @@ function AnchorCard({
   );
 }
 
+/** A field's value in its control: a list comma-separated, a missing one empty. */
+function shownIn(v: unknown): string {
+  if (Array.isArray(v)) return v.join(', ');
+  return v === null || v === undefined ? '' : String(v);
+}
+
+const listOf = (s: string) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+/**
+ * What the form sends for a field whose control reads `text`: nothing when unchanged, "" when
+ * emptied and it clears (the one way every surface clears a field), a list as an array.
+ */
+function sentFor(f: FormField, text: string, was: unknown): { value: unknown } | null {
+  const now = f.markdown ? text : text.trim();
+  if (f.input === 'strings') {
+    const list = listOf(now);
+    if (list.join('\n') === (Array.isArray(was) ? was : []).join('\n')) return null;
+    return { value: list.length || !f.clears ? list : '' };
+  }
+  if (now === shownIn(was)) return null;
+  if (now === '' && f.clears) return { value: '' };
+  if (f.input === 'number') return Number(now) === was ? null : { value: Number(now) };
+  return { value: now };
+}
+
+/** One field's control, as the field table declares it (GET /api/info `form`). */
+function Control({ f, value, set }: { f: FormField; value: string; set: (v: string) => void }) {
+  const onInput = (e: Event) => set((e.target as HTMLInputElement).value);
+  if (f.values)
+    return (
+      <select id={`field-${f.key}`} name={f.key} value={value} onChange={onInput} title={f.help}>
+        {(f.values.includes(value) ? f.values : [value, ...f.values]).map((t) => (
+          <option key={t} value={t}>
+            {t.replace(/_/g, ' ')}
+          </option>
+        ))}
+      </select>
+    );
+  if (f.markdown)
+    return (
+      <textarea
+        id={`field-${f.key}`}
+        name={f.key}
+        rows={Math.min(30, Math.max(8, value.split('\n').length + 2))}
+        value={value}
+        onInput={onInput}
+        required={!f.clears}
+      />
+    );
+  if (f.input === 'number')
+    return (
+      <input
+        id={`field-${f.key}`}
+        name={f.key}
+        type="number"
+        min={f.minimum ?? undefined}
+        max={f.maximum ?? undefined}
+        step="any"
+        value={value}
+        onInput={onInput}
+        required={!f.clears}
+        title={f.help}
+      />
+    );
+  return (
+    <input
+      id={`field-${f.key}`}
+      name={f.key}
+      value={value}
+      placeholder={f.help}
+      onInput={onInput}
+      required={!f.clears}
+      title={`${f.help}${f.input === 'strings' ? ' (comma-separated)' : ''}${f.clears ? '; empty clears it' : ''}`}
+    />
+  );
+}
+
+/** The edit form: a control per field the field table marks `ui`, in its order (the server's `form`). */
 function Editor({ r, store, onDone }: { r: RecordJson; store: string; onDone: (changed: boolean) => void }) {
   const info = useInfo();
-  const [title, setTitle] = useState(r.title);
-  const [type, setType] = useState(r.type);
-  const [status, setStatus] = useState(r.status);
-  const [tags, setTags] = useState(r.tags.join(', '));
-  const [scope, setScope] = useState(r.scope.join(', '));
-  const [confidence, setConfidence] = useState(String(r.confidence));
-  const [source, setSource] = useState(r.source ?? '');
-  const [expires, setExpires] = useState(r.expires ?? '');
-  const [body, setBody] = useState(r.body);
+  const form = info.data?.form;
+  const was = r as unknown as Record<string, unknown>;
+  const [text, setText] = useState<Record<string, string> | null>(null);
   const act = useAction();
+  if (!form) return <Loading what="the form" />;
+  const values = text ?? Object.fromEntries(form.map((f) => [f.key, shownIn(was[f.key])]));
   const save = async (e: Event) => {
     e.preventDefault();
-    const split = (s: string) =>
-      s
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean);
     const patch: Record<string, unknown> = {};
-    if (title !== r.title) patch.title = title;
-    if (type !== r.type) patch.type = type;
-    if (status !== r.status) patch.status = status;
-    if (split(tags).join(',') !== r.tags.join(',')) patch.tags = split(tags);
-    if (split(scope).join(',') !== r.scope.join(',')) patch.scope = split(scope);
-    if (Number(confidence) !== r.confidence) patch.confidence = Number(confidence);
-    // an emptied field is sent as "": the one way every surface clears a field
-    if (source.trim() !== (r.source ?? '')) patch.source = source.trim();
-    if (expires.trim() !== (r.expires ?? '')) patch.expires = expires.trim();
-    if (body !== r.body) patch.body = body;
+    for (const f of form) {
+      const sent = sentFor(f, values[f.key], was[f.key]);
+      if (sent) patch[f.key] = sent.value;
+    }
     if (!Object.keys(patch).length) return onDone(false);
     const res = await act.run(() =>
       post<UpdateAnswer>(`memory/${r.id}`, patch, { store: store === 'global' ? 'global' : '' }),
@@ -175,100 +243,14 @@ function Editor({ r, store, onDone }: { r: RecordJson; store: string; onDone: (c
   };
   return (
     <form class="editor" onSubmit={save}>
-      <label>
-        Title{' '}
-        <input
-          name="title"
-          value={title}
-          onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
-          required
-        />
-      </label>
-      <div class="row">
-        <label>
-          Type
-          <select name="type" value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>
-            {(info.data?.types ?? [r.type]).map((t) => (
-              <option key={t} value={t}>
-                {t.replace(/_/g, ' ')}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Status
-          <select
-            name="status"
-            value={status}
-            onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}
-          >
-            {(info.data?.statuses ?? [r.status]).map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Confidence
-          <input
-            name="confidence"
-            type="number"
-            min="0"
-            max="1"
-            step="0.05"
-            value={confidence}
-            onInput={(e) => setConfidence((e.target as HTMLInputElement).value)}
-          />
-        </label>
+      <div class="fields">
+        {form.map((f) => (
+          <div key={f.key} class={f.markdown ? 'field wide' : 'field'}>
+            <label htmlFor={`field-${f.key}`}>{f.label}</label>
+            <Control f={f} value={values[f.key]} set={(v) => setText({ ...values, [f.key]: v })} />
+          </div>
+        ))}
       </div>
-      <label>
-        Tags{' '}
-        <input
-          name="tags"
-          value={tags}
-          placeholder="comma-separated"
-          onInput={(e) => setTags((e.target as HTMLInputElement).value)}
-        />
-      </label>
-      <label>
-        Scope{' '}
-        <input
-          name="scope"
-          value={scope}
-          placeholder="globs, comma-separated (src/db/**)"
-          onInput={(e) => setScope((e.target as HTMLInputElement).value)}
-        />
-      </label>
-      <div class="row">
-        <label>
-          Source{' '}
-          <input
-            name="source"
-            value={source}
-            placeholder="URL, person, session"
-            onInput={(e) => setSource((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <label>
-          Expires{' '}
-          <input
-            name="expires"
-            value={expires}
-            placeholder="2026-12-31 or 30d; empty: never"
-            onInput={(e) => setExpires((e.target as HTMLInputElement).value)}
-          />
-        </label>
-      </div>
-      <label>
-        Text (Markdown)
-        <textarea
-          name="body"
-          rows={Math.min(30, Math.max(8, body.split('\n').length + 2))}
-          value={body}
-          onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)}
-        />
-      </label>
       <ErrorBox error={act.error} />
       <div class="actions">
         <button type="submit" class="primary" disabled={act.busy}>

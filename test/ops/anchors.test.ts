@@ -1,135 +1,16 @@
+/**
+ * Code anchors on a store: add --anchor / --symbol, check (moves, renames,
+ * edits, deletions, symbols, scopes, the one commit a run records), reanchor,
+ * the post-commit hook's count and the record cache — each command's run
+ * function in-process on a template copy (test/support/template.ts). The pure
+ * parts (line diff, relocation, symbols) are test/unit/anchors-relocate.test.ts.
+ */
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diffLines, mapRange } from '../src/anchors/diff.js';
-import { gate, relocate } from '../src/anchors/relocate.js';
-import { extractSymbols } from '../src/anchors/symbols.js';
-import { hashLines, wsHash } from '../src/anchors/text.js';
-import { makeRepo } from './helpers.js';
-
-const lines = (n: number, p = 'line') => Array.from({ length: n }, (_, i) => `${p} ${i + 1}`);
-const reloc = (oldLines: string[], newLines: string[], start: number, end: number) => {
-  const needle = oldLines.slice(start - 1, end);
-  return relocate({
-    oldLines,
-    newLines,
-    start,
-    end,
-    hash: hashLines(needle),
-    wshash: wsHash(needle),
-    before: oldLines.slice(Math.max(0, start - 4), start - 1),
-    after: oldLines.slice(end, end + 3),
-  });
-};
-
-describe('line diff and range mapping', () => {
-  it('maps a range shifted by lines inserted and removed above it', () => {
-    const a = lines(20);
-    const b = ['new 1', 'new 2', ...a.slice(0, 3), ...a.slice(5)];
-    const d = diffLines(a, b);
-    expect(mapRange(d, 10, 12)).toEqual({ start: 10, end: 12, intact: true });
-    expect(mapRange(d, 4, 6).intact).toBe(false);
-  });
-  it('marks a range with an inserted line inside as not intact', () => {
-    const a = lines(10);
-    const b = [...a.slice(0, 5), 'inserted', ...a.slice(5)];
-    expect(mapRange(diffLines(a, b), 4, 7).intact).toBe(false);
-    expect(mapRange(diffLines(a, b), 1, 3)).toEqual({ start: 1, end: 3, intact: true });
-    expect(mapRange(diffLines(a, b), 8, 10)).toEqual({ start: 9, end: 11, intact: true });
-  });
-});
-
-describe('relocate', () => {
-  const file = [
-    'import x',
-    '',
-    'function a() {',
-    '  return 1;',
-    '}',
-    '',
-    'function b() {',
-    '  return 2;',
-    '}',
-    '',
-  ];
-  it('follows a block moved below another one', () => {
-    const moved = [
-      'import x',
-      '',
-      'function b() {',
-      '  return 2;',
-      '}',
-      '',
-      'function a() {',
-      '  return 1;',
-      '}',
-      '',
-    ];
-    const r = reloc(file, moved, 3, 5);
-    expect(r.kind).not.toBe('lost');
-    expect([r.start, r.end]).toEqual([7, 9]);
-  });
-  it('never reports an edited range as found', () => {
-    const edited = [...file];
-    edited[3] = '  return 42;';
-    expect(reloc(file, edited, 3, 5).kind).toBe('lost');
-  });
-  it('does not take a copy that already existed elsewhere for the edited anchored copy', () => {
-    const dup = ['function a() {', '  return 1;', '}', 'x', 'function a() {', '  return 1;', '}'];
-    const edited = ['function a() {', '  return 2;', '}', 'x', 'function a() {', '  return 1;', '}'];
-    expect(reloc(dup, edited, 1, 3).kind).toBe('lost');
-  });
-  it('accepts whitespace-only reformatting through the hash gate', () => {
-    const reformatted = file.map((l) => l.replace(/^ {2}/, '    '));
-    const r = reloc(file, reformatted, 3, 5);
-    expect(r.kind).toBe('found');
-    expect([r.start, r.end]).toEqual([3, 5]);
-    const needle = ['foo(a,', '    b)'];
-    expect(gate(['foo(a, b)'], hashLines(needle), wsHash(needle))).toBe('whitespace');
-  });
-  it('prefers the copy whose context matches when the text is duplicated', () => {
-    const a = ['ctx A1', 'ctx A2', 'dup', 'after A', 'x', 'y', 'z'];
-    const b = ['other', 'dup', 'noise', 'ctx A1', 'ctx A2', 'dup', 'after A', 'x', 'y', 'z'];
-    const r = reloc(a, b, 3, 3);
-    expect([r.start, r.end]).toEqual([6, 6]);
-  });
-});
-
-describe('symbols (tree-sitter grammars load for every supported language)', () => {
-  const cases: Array<[string, string, string]> = [
-    [
-      'typescript',
-      'export function foo(a: number) {\n  return a;\n}\nclass K {\n  bar() { return 1; }\n}\n',
-      'K.bar',
-    ],
-    ['javascript', 'const foo = (a) => a;\nclass K { bar() { return 1; } }\n', 'K.bar'],
-    ['python', 'def foo(a):\n    return a\n\nclass K:\n    def bar(self):\n        return 1\n', 'K.bar'],
-    [
-      'go',
-      'package p\n\nfunc foo(a int) int {\n\treturn a\n}\n\ntype K struct{}\n\nfunc (k *K) bar() int { return 1 }\n',
-      'K.bar',
-    ],
-    [
-      'rust',
-      'fn foo(a: i32) -> i32 {\n    a\n}\nstruct K;\nimpl K {\n    fn bar(&self) -> i32 { 1 }\n}\n',
-      'K.bar',
-    ],
-    ['java', 'class K {\n  int foo(int a) {\n    return a;\n  }\n  int bar() { return 1; }\n}\n', 'K.bar'],
-  ];
-  for (const [lang, src, qualified] of cases) {
-    it(`${lang}: finds definitions with qualified names`, async () => {
-      const defs = await extractSymbols(lang, src);
-      expect(defs.map((d) => d.qualified)).toContain(qualified);
-      expect(defs.some((d) => d.name === 'foo' || d.qualified.endsWith('.foo'))).toBe(true);
-    });
-  }
-  it('keeps the body hash across a rename and changes it on an edit', async () => {
-    const a = await extractSymbols('python', 'def foo(a):\n    return a + 1\n');
-    const b = await extractSymbols('python', 'def bar(a):\n    return a + 1\n');
-    const c = await extractSymbols('python', 'def foo(a):\n    return a + 2\n');
-    expect(a[0].bodyHash).toBe(b[0].bodyHash);
-    expect(a[0].bodyHash).not.toBe(c[0].bodyHash);
-  });
-});
+import { makeRepo } from '../helpers.js';
+import { freshRepo, storeOn } from '../support/anchors.js';
+import { runOn, template } from '../support/template.js';
 
 const SRC = [
   '// header',
@@ -144,18 +25,17 @@ const SRC = [
   '',
 ].join('\n');
 
-async function setup() {
-  const r = makeRepo();
-  r.write('src/m.ts', SRC);
-  r.write('README.md', '# r\n');
-  r.commitAll('init');
-  await r.memJson(['init']);
-  return r;
-}
+/** README.md and src/m.ts committed, the store initialised. */
+const M = template('anchors-m', { files: { 'src/m.ts': SRC } });
+/** M with one memory, "alpha", anchored to src/m.ts:2-5 (its id: ids[0]). */
+const ALPHA = template('anchors-alpha', {
+  files: { 'src/m.ts': SRC },
+  commands: [['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']],
+});
 
 describe('git mem add --anchor', () => {
   it('completes the anchor: blob, commit, hashes, text, context; keeps the blob reachable', async () => {
-    const r = await setup();
+    const r = await freshRepo(M);
     const head = r.git('rev-parse', 'HEAD').trim();
     const { id } = await r.memJson([
       'add',
@@ -185,28 +65,33 @@ describe('git mem add --anchor', () => {
     );
   });
   it('refuses paths outside the repository and ranges outside the file, leaving the store as it was', async () => {
-    const r = await setup();
-    const before = r.git('rev-parse', 'refs/memory').trim();
-    const esc = await r.mem(['add', '--title', 't', '--content', 'x', '--anchor', '../etc/passwd']);
-    expect(esc.code).toBe(2);
-    expect(esc.stderr).toMatch(/outside the repository/);
-    const range = await r.mem(['add', '--title', 't', '--content', 'x', '--anchor', 'src/m.ts:5-99']);
-    expect(range.code).toBe(2);
-    expect(range.stderr).toMatch(/outside src\/m.ts \(9 lines\)/);
-    const missing = await r.mem(['add', '--title', 't', '--content', 'x', '--anchor', 'nope.ts']);
-    expect(missing.code).toBe(2);
+    const r = await freshRepo(M);
+    const before = r.tip();
+    const add = (anchor: string) => r.mem(['add', '--title', 't', '--content', 'x', '--anchor', anchor]);
+    const esc = await add('../etc/passwd');
+    expect(esc).toMatchObject({ code: 2, error: 'E_ANCHOR' });
+    expect(esc.message).toContain('"../etc/passwd"');
+    const range = await add('src/m.ts:5-99');
+    expect(range).toMatchObject({ code: 2, error: 'E_ANCHOR' });
+    // the range and the file's length, as data
+    expect(range.message).toContain('5-99');
+    expect(range.message).toContain('src/m.ts (9 lines)');
+    const missing = await add('nope.ts');
+    expect(missing).toMatchObject({ code: 2, error: 'E_ANCHOR' });
+    expect(missing.message).toContain('"nope.ts"');
     // a file of a submodule (a repository inside this one) is another history's
     r.write('libs/sub/s.py', 'def s(): pass\n');
     r.git('-C', 'libs/sub', 'init', '-q');
-    const sub = await r.mem(['add', '--title', 't', '--content', 'x', '--anchor', 'libs/sub/s.py:1']);
-    expect(sub.code).toBe(2);
-    expect(sub.stderr).toBe(
-      'git-mem: error: anchor path "libs/sub/s.py" is inside libs/sub, another repository (a submodule?) (anchor it from there: cd libs/sub && git mem add …)\n',
-    );
-    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(before);
+    const sub = await add('libs/sub/s.py:1');
+    expect(sub).toMatchObject({ code: 2, error: 'E_ANCHOR' });
+    // names the anchor and the nested repository it is in
+    expect(sub.message).toContain('"libs/sub/s.py"');
+    expect(sub.message).toContain('inside libs/sub,');
+    expect(sub.hint).toContain('cd libs/sub ');
+    expect(r.tip()).toBe(before);
   });
   it('anchors uncommitted content, writes its blob and says so', async () => {
-    const r = await setup();
+    const r = await freshRepo(M);
     r.write('src/new.py', 'def gamma():\n    return 3\n');
     const res = await r.mem(['add', '--title', 'gamma', '--content', 'x', '--symbol', 'src/new.py#gamma']);
     expect(res.code).toBe(0);
@@ -223,20 +108,22 @@ describe('git mem add --anchor', () => {
     expect(r.git('cat-file', '-t', a.blob).trim()).toBe('blob');
   });
   it('resolves a symbol without a path and refuses an unknown one', async () => {
-    const r = await setup();
+    const r = await freshRepo(M);
     const { id } = await r.memJson(['add', '--title', 'beta', '--content', 'x', '--symbol', 'beta']);
     const a = (await r.memJson(['show', id])).anchors[0];
     expect(a).toMatchObject({ path: 'src/m.ts', lines: [7, 9], sym: { qualified: 'beta' } });
+    const tip = r.tip();
     const bad = await r.mem(['add', '--title', 'x', '--content', 'x', '--symbol', 'src/m.ts#nothere']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/no symbol "nothere" in src\/m.ts/);
+    expect(bad).toMatchObject({ code: 2, error: 'E_ANCHOR' });
+    expect(bad.message).toContain('"nothere" in src/m.ts');
+    expect(r.tip()).toBe(tip);
   });
 });
 
 describe('git mem check', () => {
   it('moves an anchor when lines are inserted above, and records it', async () => {
-    const r = await setup();
-    const { id } = await r.memJson(['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']);
+    const r = await freshRepo(ALPHA);
+    const id = r.ids[0];
     r.write('src/m.ts', `// one\n// two\n${SRC}`);
     r.commitAll('insert above');
     const rep = await r.memJson(['check']);
@@ -252,8 +139,8 @@ describe('git mem check', () => {
     expect(again.counts.fresh).toBe(1);
   });
   it('marks a memory stale when its anchored lines are edited, and active again when restored', async () => {
-    const r = await setup();
-    const { id } = await r.memJson(['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']);
+    const r = await freshRepo(ALPHA);
+    const id = r.ids[0];
     r.write('src/m.ts', SRC.replace('x * 2', 'x * 3'));
     r.commitAll('edit');
     const rep = await r.memJson(['check']);
@@ -280,8 +167,8 @@ describe('git mem check', () => {
     expect(after.extra.stale_reasons).toBeUndefined();
   });
   it('follows a rename and reports a deletion', async () => {
-    const r = await setup();
-    const { id } = await r.memJson(['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']);
+    const r = await freshRepo(ALPHA);
+    const id = r.ids[0];
     r.git('mv', 'src/m.ts', 'src/main.ts');
     r.commitAll('rename');
     const rep = await r.memJson(['check']);
@@ -305,14 +192,14 @@ describe('git mem check', () => {
     expect(del.results[0]).toMatchObject({ status: 'deleted', stale: true });
   });
   it('reports symbol renames and removals, and --dry-run records nothing', async () => {
-    const r = await setup();
+    const r = await freshRepo(M);
     const { id } = await r.memJson(['add', '--title', 'beta', '--content', 'x', '--symbol', 'src/m.ts#beta']);
     r.write('src/m.ts', SRC.replace('function beta', 'function betaRenamed'));
     r.commitAll('rename symbol');
-    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const tip = r.tip();
     const dry = await r.memJson(['check', '--dry-run']);
     expect(dry.results[0]).toMatchObject({ id, status: 'symbol_renamed', to: { symbol: 'betaRenamed' } });
-    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    expect(r.tip()).toBe(tip);
     r.write('src/m.ts', SRC.split('export function beta')[0]);
     r.commitAll('remove symbol');
     const rm = await r.memJson(['check']);
@@ -320,7 +207,7 @@ describe('git mem check', () => {
     expect((await r.memJson(['show', id])).status).toBe('stale');
   });
   it('completes anchors stored as given by git mem import', async () => {
-    const r = await setup();
+    const r = await freshRepo(M);
     const line = JSON.stringify({
       title: 'imported',
       body: 'b',
@@ -339,8 +226,8 @@ describe('git mem check', () => {
     expect(a.text).toBe("export function beta() {\n  return 'b';\n}");
   });
   it('reanchor makes a stale memory active at the new code', async () => {
-    const r = await setup();
-    const { id } = await r.memJson(['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']);
+    const r = await freshRepo(ALPHA);
+    const id = r.ids[0];
     r.write('src/m.ts', SRC.replace('x * 2', 'x * 3'));
     r.commitAll('edit');
     await r.memJson(['check']);
@@ -360,11 +247,12 @@ describe('git mem check', () => {
     expect(from.commit).toBeTruthy();
     r.write('README.md', 'other\n');
     r.commitAll('unrelated');
-    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const tip = r.tip();
     const again = await r.memJson(['reanchor', id]);
     expect(again).toMatchObject({ unchanged: true, commit: null });
-    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    expect(r.tip()).toBe(tip);
     expect((await r.memJson(['show', id])).anchors[0].reanchored.from).toEqual(from);
+    // the human view says nothing changed
     expect((await r.mem(['reanchor', id])).stdout).toMatch(
       /is already anchored where its code is: nothing changed/,
     );
@@ -373,19 +261,19 @@ describe('git mem check', () => {
 
 describe('git mem check: scopes', () => {
   it('--worktree reports against uncommitted edits and records nothing; --since limits to changed files', async () => {
-    const r = await setup();
+    const r = await freshRepo(M);
     r.write('src/other.ts', 'export const k = 1;\nexport const j = 2;\n');
     r.commitAll('other');
     const a = await r.memJson(['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']);
     const b = await r.memJson(['add', '--title', 'k', '--content', 'x', '--anchor', 'src/other.ts:1']);
-    const tip = r.git('rev-parse', 'refs/memory').trim();
+    const tip = r.tip();
     r.write('src/m.ts', SRC.replace('x * 2', 'x * 5'));
     const wt = await r.memJson(['check', '--worktree']);
     expect(wt.target).toBe('worktree');
     expect(wt.results).toEqual([expect.objectContaining({ id: a.id, status: 'changed' })]);
     expect(wt.counts).toMatchObject({ fresh: 1, changed: 1 });
     expect(wt.recorded).toBe(false);
-    expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
+    expect(r.tip()).toBe(tip);
     // committed: --since the previous commit only checks src/m.ts's anchor
     r.commitAll('edit m');
     r.write('src/other.ts', 'export const k = 100;\nexport const j = 2;\n');
@@ -395,42 +283,26 @@ describe('git mem check: scopes', () => {
     const one = await r.memJson(['check', b.id, '--dry-run']);
     expect(one).toMatchObject({ checked: 1, counts: { fresh: 1 } });
     const bad = await r.mem(['check', '--since', 'no-such-rev']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/cannot resolve --since "no-such-rev"/);
-  });
-});
-
-describe('relocate: common lines', () => {
-  it('takes the copy of a common line that its distinctive context surrounds, not the one the diff aligned', () => {
-    const block = (n: string) => [
-      `function ${n}() {`,
-      `  const ${n}1 = ${n}(1);`,
-      `  const ${n}2 = ${n}(2);`,
-      '  return a + b;',
-      '}',
-      '',
-    ];
-    const old = [...block('p'), ...block('q'), ...block('r')];
-    const shuffled = [...block('r'), ...block('q'), ...block('p')];
-    const r = reloc(old, shuffled, 4, 4); // p's return line
-    expect([r.start, r.end]).toEqual([16, 16]);
+    expect(bad).toMatchObject({ code: 2, error: 'E_REV' });
+    expect(bad.message).toContain('"no-such-rev"');
+    expect(r.tip()).toBe(tip);
   });
 });
 
 describe('anchor paths and repositories without commits', () => {
   it('resolves --anchor relative to the current directory', async () => {
-    const r = await setup();
-    const res = await r.mem(
-      ['add', '--title', 'from src', '--content', 'x', '--anchor', 'm.ts:2-5', '--json'],
-      { cwd: join(r.dir, 'src') },
-    );
-    expect(res.code).toBe(0);
-    const a = (await r.memJson(['show', JSON.parse(res.stdout).id])).anchors[0];
+    const r = await freshRepo(M);
+    const res = await runOn(r, ['add', '--title', 'from src', '--content', 'x', '--anchor', 'm.ts:2-5'], {
+      cwd: join(r.dir, 'src'),
+    });
+    expect(res.exit).toBe(0);
+    const a = (await r.memJson(['show', res.json.id])).anchors[0];
     expect(a).toMatchObject({ path: 'src/m.ts', lines: [2, 5] });
   });
   it('anchors a file in a repository with no commit yet, then follows it once committed and shifted', async () => {
-    const r = makeRepo();
-    r.write('a.py', 'def f():\n    return 1\n');
+    const repo = makeRepo();
+    repo.write('a.py', 'def f():\n    return 1\n');
+    const r = await storeOn(repo);
     await r.memJson(['init']);
     const add = await r.mem(['add', '--title', 'f', '--content', 'x', '--anchor', 'a.py:1-2']);
     expect(add.code).toBe(0);
@@ -444,8 +316,8 @@ describe('anchor paths and repositories without commits', () => {
 
 describe('git mem check records in one memory commit', () => {
   it('writes every verdict of a run in a single commit on refs/memory', async () => {
-    const r = await setup();
-    const a = await r.memJson(['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']);
+    const r = await freshRepo(ALPHA);
+    const a = { id: r.ids[0] };
     const b = await r.memJson(['add', '--title', 'beta', '--content', 'x', '--anchor', 'src/m.ts:7-9']);
     const c = await r.memJson(['add', '--title', 'readme', '--content', 'x', '--anchor', 'README.md']);
     const before = r.git('rev-list', '--count', 'refs/memory').trim();
@@ -463,7 +335,7 @@ describe('git mem check records in one memory commit', () => {
   });
 
   it('the post-commit commit counts the memories that went stale, as the hook line does', async () => {
-    const r = await setup();
+    const r = await freshRepo(M);
     // one memory with two anchors that both go stale, one already stale, one that only moves
     const two = ['--anchor', 'src/m.ts:2-3', '--anchor', 'src/m.ts:7-8'];
     await r.memJson(['add', '--title', 'alpha and beta', '--content', 'x', ...two]);
@@ -478,8 +350,8 @@ describe('git mem check records in one memory commit', () => {
     r.write('src/m.ts', `// new\n// two\n${SRC.replace('x * 2', 'x * 3').replace("'b'", "'B'")}`);
     r.write('README.md', '# changed again\n');
     r.commitAll('edit alpha and beta');
-    const hook = await r.mem(['hook', 'post-commit']);
-    expect(hook.stderr).toBe(
+    // the hook's line is its product: what the committer reads
+    expect(await r.hook('post-commit')).toBe(
       'git-mem: 1 memory went stale with this commit (git mem stale; git log --notes=memory)\n',
     );
     expect(r.git('log', '-1', '--format=%s', 'refs/memory').trim()).toMatch(
@@ -490,9 +362,8 @@ describe('git mem check records in one memory commit', () => {
 
 describe('record cache', () => {
   it('reuses parsed records by blob id and ignores a damaged cache entry', async () => {
-    const { readdirSync, writeFileSync } = await import('node:fs');
-    const r = await setup();
-    const { id } = await r.memJson(['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']);
+    const r = await freshRepo(ALPHA);
+    const id = r.ids[0];
     r.write('src/m.ts', `${SRC}// tail\n`);
     r.commitAll('edit elsewhere');
     const first = await r.memJson(['check', '--dry-run']);
@@ -503,15 +374,14 @@ describe('record cache', () => {
       .filter((f) => f.endsWith('.json'));
     expect(files).toHaveLength(1);
     writeFileSync(join(dir, files[0]), JSON.stringify({ id: 'SOMETHING-ELSE', anchors: [] }));
-    const again = await r.memJson(['check', '--dry-run']);
+    // a second store, as a new process: it knows only what is on disk
+    const again = await (await storeOn(r)).memJson(['check', '--dry-run']);
     expect(again.results[0]).toMatchObject({ id, status: 'fresh', reason: 'anchored lines unchanged' });
   });
 
   it('does not cache the old version of a record the check rewrites', async () => {
-    const { existsSync, readdirSync } = await import('node:fs');
-    const r = await setup();
-    await r.memJson(['add', '--title', 'alpha', '--content', 'x', '--anchor', 'src/m.ts:2-5']);
-    const before = r.git('rev-parse', 'refs/memory').trim();
+    const r = await freshRepo(ALPHA);
+    const before = r.tip();
     r.write('src/m.ts', `// moved down\n${SRC}`);
     r.commitAll('shift');
     const rep = await r.memJson(['check']);

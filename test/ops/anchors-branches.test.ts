@@ -1,24 +1,23 @@
+/**
+ * The shared record follows the default branch: on any other branch the
+ * post-commit hook and `check` give the verdicts of that commit (a note, the
+ * report) and never move or mark the record; the change reaches the record
+ * once, when it reaches the default branch. Each command and hook runs
+ * in-process on a template copy's store (test/support/anchors.ts): a hook's
+ * operation is run where git would run the installed hook. That git runs the
+ * installed hooks (post-commit, post-merge, post-rewrite) is
+ * test/system/anchors-branches-hooks.test.ts.
+ */
 import { describe, expect, it } from 'vitest';
-import { defaultBranch } from '../src/anchors/branch.js';
-import { openRepo } from '../src/gitstore/repo.js';
-import { Store } from '../src/gitstore/store.js';
-import { makeRepo, type TestRepo } from './helpers.js';
-import { bareRemote, tipOf } from './sync-helpers.js';
-
-// The shared record follows the default branch: on any other branch the
-// post-commit hook and `check` give the verdicts of that commit (a note, the
-// report) and never move or mark the record; the change reaches the record
-// once, when it reaches the default branch. The hooks run the built binary
-// (node scripts/build.mjs first).
-
-const SRC = `${Array.from(
-  { length: 14 },
-  (_, i) => `export function fn${i + 1}(x) { return x * ${i + 1} + ${(i * 7) % 5}; }`,
-).join('\n')}\n`;
+import { defaultBranch } from '../../src/anchors/branch.js';
+import { makeRepo } from '../helpers.js';
+import { type AnchorRepo, freshRepo, notesOf as notes, FN_SRC as SRC, storeOn } from '../support/anchors.js';
+import { template } from '../support/template.js';
+import { bareRemote, tipOf } from '../sync-helpers.js';
 
 type Case = {
   name: 'rename' | 'move' | 'edit' | 'delete';
-  change: (r: TestRepo) => void;
+  change: (r: AnchorRepo) => void;
   status: string;
   to: unknown;
   stale: boolean;
@@ -66,49 +65,41 @@ const CASES: Case[] = [
   },
 ];
 
-/** main with f.js, a memory anchored to f.js:5-10, the hooks installed. */
-async function anchoredRepo(r: TestRepo = makeRepo()): Promise<{ r: TestRepo; id: string }> {
-  r.write('f.js', SRC);
-  r.write('other.txt', 'x\n');
-  r.commitAll('init');
-  await r.memJson(['init']);
-  const { id } = await r.memJson([
-    'add',
-    '--title',
-    'fn5 to fn10',
-    '--content',
-    'x',
-    '--anchor',
-    'f.js:5-10',
-  ]);
-  return { r, id };
+/** main with f.js and other.txt, a memory anchored to f.js:5-10 (its id: ids[0]). */
+const ANCHORED = template('anchors-branches', {
+  files: { 'f.js': SRC, 'other.txt': 'x\n' },
+  commands: [['add', '--title', 'fn5 to fn10', '--content', 'x', '--anchor', 'f.js:5-10']],
+});
+
+async function anchoredRepo(): Promise<{ r: AnchorRepo; id: string }> {
+  const r = await freshRepo(ANCHORED);
+  return { r, id: r.ids[0] };
 }
 
-const memTip = (r: TestRepo) => r.git('rev-parse', 'refs/memory').trim();
-const notes = (r: TestRepo, rev = 'HEAD') =>
-  r
-    .git('notes', '--ref=memory', 'show', rev)
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
+/** A teammate's clone of the remote's main (origin/HEAD names main), its store open in-process. */
+async function teammate(url: string): Promise<AnchorRepo> {
+  const repo = makeRepo();
+  repo.git('remote', 'add', 'origin', url);
+  repo.git('fetch', '-q', 'origin');
+  repo.git('checkout', '-q', '-B', 'main', 'origin/main');
+  repo.git('remote', 'set-head', 'origin', 'main');
+  const b = await storeOn(repo);
+  await b.memJson(['sync']);
+  return b;
+}
 
 describe('the record follows the default branch', () => {
   for (const c of CASES) {
     it(`${c.name} on a feature branch: noted and reported there, recorded once merged (${c.merge}, by ${c.by})`, async () => {
       const { r, id } = await anchoredRepo();
-      const inst = await r.memJson(['hooks', 'install']);
-      expect(inst.map((h: { hook: string }) => h.hook)).toEqual([
-        'post-commit',
-        'post-merge',
-        'post-rewrite',
-      ]);
-      const tip0 = memTip(r);
+      const tip0 = r.tip();
 
       // the feature branch: the hook notes the commit's verdict, the shared record is untouched
       r.git('checkout', '-q', '-b', 'feature');
       c.change(r);
       const featureCommit = r.commitAll(`${c.name} on feature`);
-      expect(memTip(r)).toBe(tip0);
+      await r.hook('post-commit');
+      expect(r.tip()).toBe(tip0);
       expect(notes(r)).toEqual([expect.objectContaining({ id, verdict: c.status, to: c.to })]);
       const onFeature = await r.memJson(['check']);
       expect(onFeature).toMatchObject({
@@ -120,6 +111,7 @@ describe('the record follows the default branch', () => {
         expect.objectContaining({ id, status: c.status, to: c.to, stale: c.stale }),
       ]);
       expect(onFeature.counts[c.status]).toBe(1);
+      // the human report is the product here: what the committer reads on the feature branch
       const human = await r.mem(['check']);
       expect(human.code).toBe(0);
       expect(human.stdout).toContain(`${c.status.padEnd(14)} ${id.slice(0, 12)} f.js:5-10`);
@@ -129,7 +121,7 @@ describe('the record follows the default branch', () => {
       if (c.stale)
         expect(human.stdout).toContain(`${id.slice(0, 12)} active → stale at this commit "fn5 to fn10"`);
       else expect(human.stdout).not.toContain('→ stale');
-      expect(memTip(r)).toBe(tip0);
+      expect(r.tip()).toBe(tip0);
       // `stale` shows what is stale at this HEAD, not the shared record's view
       const staleHere = await r.memJson(['stale']);
       if (c.stale)
@@ -141,7 +133,7 @@ describe('the record follows the default branch', () => {
           }),
         ]);
       else expect(staleHere).toEqual([]);
-      expect(memTip(r)).toBe(tip0);
+      expect(r.tip()).toBe(tip0);
 
       // back on main: fresh, and nothing moves back (no flip-flop); again on feature: the same
       r.git('checkout', '-q', 'main');
@@ -151,7 +143,7 @@ describe('the record follows the default branch', () => {
       r.git('checkout', '-q', 'feature');
       expect((await r.memJson(['check'])).results[0].status).toBe(c.status);
       r.git('checkout', '-q', 'main');
-      expect(memTip(r)).toBe(tip0);
+      expect(r.tip()).toBe(tip0);
       expect((await r.memJson(['show', id])).status).toBe('active');
 
       // the pull request: what it does to the anchor as it stands at the merge base
@@ -167,14 +159,14 @@ describe('the record follows the default branch', () => {
           to: c.to,
         }),
       ]);
-      expect(memTip(r)).toBe(tip0);
+      expect(r.tip()).toBe(tip0);
 
-      // merged into main: the record moves (or is marked) once
-      if (c.by === 'check') await r.memJson(['hooks', 'uninstall']);
+      // merged into main: the record moves (or is marked) once, by the post-merge hook or a check
       if (c.merge === 'ff') r.git('merge', '-q', '--ff-only', 'feature');
       else r.git('merge', '-q', '--no-ff', '-m', 'merge feature', 'feature');
-      if (c.by === 'check') {
-        expect(memTip(r)).toBe(tip0);
+      if (c.by === 'hook') await r.hook('post-merge', '0');
+      else {
+        expect(r.tip()).toBe(tip0);
         const rep = await r.memJson(['check']);
         expect(rep).toMatchObject({ recorded: true, branch: { name: 'main', shared: true } });
       }
@@ -189,39 +181,41 @@ describe('the record follows the default branch', () => {
       if (c.stale) expect(rec.anchors[0].verdict).toMatchObject({ status: c.status });
       else expect(rec.anchors[0].current).toMatchObject(c.to as object);
       // once: checking again, on main or on the feature branch, writes nothing
-      const once = memTip(r);
+      const once = r.tip();
       expect((await r.memJson(['check'])).recorded).toBe(false);
       r.git('checkout', '-q', 'feature');
       expect((await r.memJson(['check'])).recorded).toBe(false);
-      expect(memTip(r)).toBe(once);
+      expect(r.tip()).toBe(once);
     });
   }
 
   it('mem.defaultBranch names the branch the record follows (here: feature, so main only reports)', async () => {
     const { r, id } = await anchoredRepo();
-    await r.memJson(['hooks', 'install']);
-    const tip0 = memTip(r);
+    const tip0 = r.tip();
     r.git('config', 'mem.defaultBranch', 'feature');
+    r.reread();
     r.git('checkout', '-q', '-b', 'feature');
     r.git('mv', 'f.js', 'g.js');
     r.commitAll('rename on feature');
     // the hook of the default branch records, as before
+    await r.hook('post-commit');
     expect(r.git('rev-list', '--count', `${tip0}..refs/memory`).trim()).toBe('1');
     expect((await r.memJson(['show', id])).anchors[0].current).toMatchObject({
       path: 'g.js',
       lines: [5, 10],
     });
-    const tip1 = memTip(r);
+    const tip1 = r.tip();
     // main is another branch now: its commits and checks leave the record alone
     r.git('checkout', '-q', 'main');
     r.write('f.js', SRC.replace('return x * 7 +', 'return x * 70 +'));
     r.commitAll('edit on main');
     // (the hook of main finds no anchor there: the record has it at g.js, which main does not touch)
-    expect(memTip(r)).toBe(tip1);
+    await r.hook('post-commit');
+    expect(r.tip()).toBe(tip1);
     const rep = await r.memJson(['check']);
     expect(rep).toMatchObject({ recorded: false, branch: { name: 'feature', shared: false } });
     expect(rep.results).toEqual([expect.objectContaining({ id, stale: true })]);
-    expect(memTip(r)).toBe(tip1);
+    expect(r.tip()).toBe(tip1);
   });
 
   it('a detached HEAD records only at the default branch tip', async () => {
@@ -229,10 +223,10 @@ describe('the record follows the default branch', () => {
     r.git('checkout', '-q', '-b', 'feature');
     r.git('rm', '-q', 'f.js');
     const gone = r.commitAll('delete');
-    const tip0 = memTip(r);
+    const tip0 = r.tip();
     r.git('checkout', '-q', '--detach', gone);
     expect(await r.memJson(['check'])).toMatchObject({ recorded: false, branch: { shared: false } });
-    expect(memTip(r)).toBe(tip0);
+    expect(r.tip()).toBe(tip0);
     // detached at the default branch's tip: that commit is the default branch's, so it records
     r.git('checkout', '-q', 'main');
     r.write('f.js', SRC.replace('return x * 7 +', 'return x * 70 +'));
@@ -253,19 +247,14 @@ describe('two clones', () => {
     await a.memJson(['sync']);
     const shared0 = remote.git('rev-parse', 'refs/mem/memory').trim();
 
-    // the teammate: a clone of main (origin/HEAD names main), the hooks installed
-    const b = makeRepo();
-    b.git('remote', 'add', 'origin', remote.url);
-    b.git('fetch', '-q', 'origin');
-    b.git('checkout', '-q', '-B', 'main', 'origin/main');
-    b.git('remote', 'set-head', 'origin', 'main');
-    await b.memJson(['sync']);
+    // the teammate: a clone of main (origin/HEAD names main); its post-commit hook runs after each commit
+    const b = await teammate(remote.url);
     expect(tipOf(b)).toBe(shared0);
-    await b.memJson(['hooks', 'install']);
     b.git('checkout', '-q', '-b', 'feature');
     b.git('mv', 'f.js', 'g.js');
     b.write('g.js', SRC.replace('return x * 7 +', 'return x * 70 +'));
     b.commitAll('rename and edit');
+    await b.hook('post-commit');
     expect(notes(b)).toEqual([expect.objectContaining({ id, verdict: 'changed' })]);
     expect(await b.memJson(['check'])).toMatchObject({
       recorded: false,
@@ -299,19 +288,14 @@ describe('a checkout behind the record', () => {
     a.git('push', '-q', 'origin', 'main');
     await a.memJson(['sync']);
     // the teammate clones main as it is now
-    const b = makeRepo();
-    b.git('remote', 'add', 'origin', remote.url);
-    b.git('fetch', '-q', 'origin');
-    b.git('checkout', '-q', '-B', 'main', 'origin/main');
-    b.git('remote', 'set-head', 'origin', 'main');
-    await b.memJson(['sync']);
+    const b = await teammate(remote.url);
     // on main, the first clone renames the file; its check moves the record, and both are pushed
     a.git('mv', 'f.js', 'g.js');
     a.commitAll('rename');
     expect(await a.memJson(['check'])).toMatchObject({ recorded: true });
     a.git('push', '-q', 'origin', 'main');
     await a.memJson(['sync']);
-    const moved = a.git('rev-parse', 'refs/memory').trim();
+    const moved = a.tip();
     // the teammate syncs memory but not code: main there still has f.js
     await b.memJson(['sync']);
     expect(tipOf(b)).toBe(moved);
@@ -319,6 +303,7 @@ describe('a checkout behind the record', () => {
     expect(behind).toMatchObject({ recorded: false, newer: 1 });
     expect(behind.results).toEqual([expect.objectContaining({ id, newer: true })]);
     expect(tipOf(b)).toBe(moved); // the record still says g.js
+    // the human report says why nothing was recorded, and what to do
     const human = await b.mem(['check']);
     expect(human.stdout).toMatch(/1 anchor was confirmed at a commit .* does not contain .*git pull/);
     // pulled: the record and the checkout agree, nothing to write
@@ -331,46 +316,21 @@ describe('a checkout behind the record', () => {
 
   it('reanchor on a feature branch is refused (the record follows main), and allowed with --any-branch', async () => {
     const { r, id } = await anchoredRepo();
-    const tip0 = memTip(r);
+    const tip0 = r.tip();
     r.git('checkout', '-q', '-b', 'feature');
     r.write('f.js', `// one\n${SRC}`);
     r.commitAll('shift');
     const refused = await r.mem(['reanchor', id]);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-    expect(refused.stderr).toMatch(/HEAD is not main.*--any-branch/);
-    expect(memTip(r)).toBe(tip0);
+    expect(refused).toMatchObject({ code: 2, error: 'E_ANCHOR' });
+    // one line, naming the branch the record follows
+    expect(refused.message).not.toContain('\n');
+    expect(refused.message).toMatch(/\bmain\b/);
+    // and the flag that does it anyway
+    expect(refused.hint).toContain('--any-branch');
+    expect(r.tip()).toBe(tip0);
     const forced = await r.memJson(['reanchor', id, '--anchor', 'f.js:6-11', '--any-branch']);
     expect(forced.anchors[0]).toMatchObject({ path: 'f.js', lines: [6, 11] });
-    expect(memTip(r)).not.toBe(tip0);
-  });
-
-  it('the post-rewrite hook records what a git pull --rebase brought onto main', async () => {
-    const remote = bareRemote();
-    const { r: a, id } = await anchoredRepo();
-    a.git('remote', 'add', 'origin', remote.url);
-    a.git('push', '-q', 'origin', 'main');
-    await a.memJson(['sync']);
-    const b = makeRepo();
-    b.git('remote', 'add', 'origin', remote.url);
-    b.git('fetch', '-q', 'origin');
-    b.git('checkout', '-q', '-B', 'main', 'origin/main');
-    b.git('remote', 'set-head', 'origin', 'main');
-    await b.memJson(['sync']);
-    const hooks = await b.memJson(['hooks', 'install']);
-    expect(JSON.stringify(hooks)).toContain('post-rewrite');
-    // upstream renames the anchored file; the teammate has a commit of their own, so the pull rebases it
-    a.git('mv', 'f.js', 'g.js');
-    a.commitAll('rename upstream');
-    a.git('push', '-q', 'origin', 'main');
-    b.write('other.txt', 'y\n');
-    b.commitAll('local work');
-    const tip0 = memTip(b);
-    b.git('-c', 'pull.rebase=true', 'pull', '-q', 'origin', 'main');
-    expect(memTip(b)).not.toBe(tip0);
-    expect(b.git('log', '-1', '--format=%s', 'refs/memory')).toMatch(/^mem: post-rewrite /);
-    const shown = await b.memJson(['show', id]);
-    expect(shown.anchors[0].current).toMatchObject({ path: 'g.js', lines: [5, 10] });
+    expect(r.tip()).not.toBe(tip0);
   });
 });
 
@@ -384,8 +344,10 @@ describe('git mem ci judges from the merge base, whatever the record says', () =
     r.commitAll('rename, edit fn1');
     // as the old behaviour did: record the feature branch's verdicts
     r.git('config', 'mem.default-branch', 'feature');
+    r.reread();
     expect((await r.memJson(['check'])).recorded).toBe(true);
     r.git('config', '--unset', 'mem.default-branch');
+    r.reread();
     expect((await r.memJson(['show', id])).anchors[0].current).toMatchObject({ path: 'g.js' });
     expect((await r.memJson(['show', id2])).status).toBe('stale');
     // the record says g.js (and stale for fn1) at the feature's head; the PR still renames and edits
@@ -441,44 +403,40 @@ describe('git mem ci judges from the merge base, whatever the record says', () =
 });
 
 describe('the default branch', () => {
-  async function resolved(r: TestRepo) {
-    const store = new Store(await openRepo(r.dir, r.env));
-    try {
-      const b = await defaultBranch(store);
-      return { name: b.name, source: b.source, tip: b.tip };
-    } finally {
-      store.close();
-    }
-  }
-
   it('is the setting, else origin/HEAD, else init.defaultBranch, else main or master', async () => {
-    const r = makeRepo({ commit: true });
+    const r = await storeOn(makeRepo({ commit: true }));
+    // each answer as a new process would find it: the git configuration read afresh
+    const resolved = async () => {
+      r.reread();
+      const b = await defaultBranch(r.store);
+      return { name: b.name, source: b.source, tip: b.tip };
+    };
     const main = r.git('rev-parse', 'HEAD').trim();
     // isolatedEnv sets init.defaultBranch = main
-    expect(await resolved(r)).toEqual({ name: 'main', source: 'init', tip: main });
+    expect(await resolved()).toEqual({ name: 'main', source: 'init', tip: main });
     r.git('checkout', '-q', '-b', 'trunk');
     r.write('t.txt', 't\n');
     const trunk = r.commitAll('trunk');
     // init.defaultBranch names a branch that does not exist: main or master, whichever exists
     r.git('config', 'init.defaultBranch', 'nope');
-    expect(await resolved(r)).toEqual({ name: 'main', source: 'guess', tip: main });
+    expect(await resolved()).toEqual({ name: 'main', source: 'guess', tip: main });
     r.git('branch', '-m', 'main', 'master');
-    expect(await resolved(r)).toEqual({ name: 'master', source: 'guess', tip: main });
+    expect(await resolved()).toEqual({ name: 'master', source: 'guess', tip: main });
     r.git('branch', '-D', 'master');
-    expect(await resolved(r)).toEqual({ name: 'nope', source: 'guess', tip: null });
+    expect(await resolved()).toEqual({ name: 'nope', source: 'guess', tip: null });
     // the remote's HEAD (a remote-tracking branch is enough)
     r.git('update-ref', 'refs/remotes/origin/trunk', trunk);
     r.git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/trunk');
-    expect(await resolved(r)).toEqual({ name: 'trunk', source: 'origin', tip: trunk });
+    expect(await resolved()).toEqual({ name: 'trunk', source: 'origin', tip: trunk });
     // the setting, as git config mem.defaultBranch or mem.default-branch, or shared
     r.git('branch', 'dev', main);
     r.git('config', 'mem.defaultBranch', 'dev');
-    expect(await resolved(r)).toEqual({ name: 'dev', source: 'setting', tip: main });
+    expect(await resolved()).toEqual({ name: 'dev', source: 'setting', tip: main });
     r.git('config', '--unset', 'mem.defaultBranch');
     await r.memJson(['init']);
     await r.memJson(['config', 'set', 'default-branch', 'refs/heads/dev', '--shared']);
-    expect(await resolved(r)).toEqual({ name: 'dev', source: 'setting', tip: main });
+    expect(await resolved()).toEqual({ name: 'dev', source: 'setting', tip: main });
     await r.memJson(['config', 'set', 'default-branch', 'trunk', '--local']);
-    expect(await resolved(r)).toEqual({ name: 'trunk', source: 'setting', tip: trunk });
+    expect(await resolved()).toEqual({ name: 'trunk', source: 'setting', tip: trunk });
   });
 });
