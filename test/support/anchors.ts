@@ -6,13 +6,7 @@
  * one, as a new process would open it. Every command runs in-process through
  * runOn on the store (test/support/template.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { afterEach } from 'vitest';
-import { openRepo } from '../../src/gitstore/repo.js';
-import { Store } from '../../src/gitstore/store.js';
-import { sh } from '../helpers.js';
-import { type Fresh, fresh, jsonOn, runOn, type Template } from './template.js';
+import { type Fresh, fresh, openOn, runOn, type Template } from './template.js';
 
 export interface AnchorRepo extends Fresh {
   /** `git add -A` and a commit in the work tree: the new HEAD */
@@ -51,11 +45,6 @@ export async function freshRepo(t: Template | Promise<Template>): Promise<Anchor
   return withRepo(await fresh(t));
 }
 
-const open: Store[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-
 /**
  * A store opened in-process on an existing repository (made by makeRepo, a clone):
  * the shape of a template copy, with no template records or ids. Opened again on a
@@ -63,28 +52,7 @@ afterEach(() => {
  * with the first, as a second process's.
  */
 export async function storeOn(r: { dir: string; env: NodeJS.ProcessEnv }): Promise<AnchorRepo> {
-  const store = new Store(await openRepo(r.dir, r.env));
-  open.push(store);
-  const git = (...args: string[]) => sh('git', args, r.dir, r.env);
-  const f: Fresh = {
-    dir: r.dir,
-    env: r.env,
-    git,
-    store,
-    records: [],
-    ids: [],
-    mem: async (args, o = {}) => {
-      const { exit, code, ...rest } = await runOn(f, args, { ...o, json: args.includes('--json') });
-      return { ...rest, code: exit, error: code };
-    },
-    memJson: (args, o = {}) => jsonOn(f, args, o),
-    tip: () => git('for-each-ref', '--format=%(objectname)', 'refs/memory').trim(),
-    write: (path, content) => {
-      mkdirSync(dirname(join(r.dir, path)), { recursive: true });
-      writeFileSync(join(r.dir, path), content);
-    },
-  };
-  return withRepo(f);
+  return withRepo(await openOn(r.dir, r.env));
 }
 
 /** test/*anchors-branches*: f.js, fourteen one-line functions (an anchor on 5-10 is fn5 to fn10). */

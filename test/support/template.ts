@@ -113,6 +113,21 @@ export async function fresh(t: Template | Promise<Template>): Promise<Fresh> {
   execFileSync('cp', ['-a', tpl.dir, dir]);
   // a home of its own (global config, global store): what one test writes there no other sees
   const env = isolatedEnv();
+  return openOn(dir, env, tpl.records, tpl.ids);
+}
+
+/**
+ * A store opened in-process on the repository at `dir` (a template's copy, a clone, a
+ * repository a test made), in the Fresh shape; closed after the test. Opened again on a
+ * repository that already has one open, it is a second store that shares no memory with the
+ * first, as a second process's.
+ */
+export async function openOn(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  records: MemoryRecord[] = [],
+  ids: string[] = [],
+): Promise<Fresh> {
   const store = new Store(await openRepo(dir, env));
   open.push(store);
   const git = (...args: string[]) => sh('git', args, dir, env);
@@ -121,8 +136,8 @@ export async function fresh(t: Template | Promise<Template>): Promise<Fresh> {
     env,
     git,
     store,
-    records: tpl.records,
-    ids: tpl.ids,
+    records,
+    ids,
     mem: async (args, o = {}) => {
       const { exit, code, ...rest } = await runOn(f, args, { ...o, json: args.includes('--json') });
       return { ...rest, code: exit, error: code };
