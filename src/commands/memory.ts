@@ -31,7 +31,7 @@ import {
   validateRecord,
 } from '../model/record.js';
 import { nextClock } from '../model/schema.js';
-import { assertRecordClean } from '../safety/secrets.js';
+import { assertRecordClean, scanSecrets } from '../safety/secrets.js';
 import { decideSecrets, type SecretScan, secretScanOf, textsOf } from './secret-policy.js';
 
 // moved down (src/model/patch.ts, src/gitstore/format.ts); named here too for callers not yet moved
@@ -151,13 +151,19 @@ export async function updateFromInput(
   input: Record<string, unknown>,
   opts: UpdateOptions = {},
 ): Promise<{ record: MemoryRecord; commit: string | null; changed: string[]; warnings: string[] }> {
-  // the one secret policy (./secret-policy.ts), as add applies it (a person's --allow-secret reads no setting)
-  const scanP: Promise<SecretScan> = opts.allowSecret
-    ? Promise.resolve('off')
-    : Promise.resolve(opts.secretScan ?? secretScanOf(store, store.repo.env));
-  scanP.catch(() => {}); // awaited below, once the input parses
+  // a setting the caller is still reading settles unawaited when no text needs it
+  Promise.resolve(opts.secretScan).catch(() => {});
   const patch = parseUpdateInput(input);
-  const decision = decideSecrets(await scanP, textsOf(patch));
+  const texts = textsOf(patch);
+  // the one secret policy (./secret-policy.ts), as add applies it; read only when a text holds a
+  // likely secret (most updates hold none: no config read per MCP or UI update)
+  const found = Object.values(texts).some((t) => !!t && scanSecrets(t).length > 0);
+  const decision = found
+    ? decideSecrets(
+        opts.allowSecret ? 'off' : await (opts.secretScan ?? secretScanOf(store, store.repo.env)),
+        texts,
+      )
+    : { allow: false, warnings: [] };
   for (const w of decision.warnings) opts.warn?.(`git-mem: warning: ${w}`);
   const res = await updateMemory(store, ref, { ...patch, allowSecret: decision.allow });
   return { ...res, warnings: decision.warnings };
