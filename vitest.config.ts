@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { useMemoryTmp } from './test/support/scratch-root.js';
 import { SYSTEM_FILES, TIER_GLOBS, UNIT_FILES } from './test/tiers.js';
+
+useMemoryTmp();
 
 // Three tiers (test/README.md): `npm test` runs all of them, `npm run test:unit|test:ops|test:system` one.
 export default defineConfig({
@@ -7,14 +10,24 @@ export default defineConfig({
     testTimeout: 120_000, // 2-core runners under load: process-heavy tests (the secrets corpus, the installed binary) need room
     hookTimeout: 60_000,
     pool: 'forks',
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // three workers on 2 cores: the system tier's files mostly wait on the processes they start
+    poolOptions: { forks: { maxForks: 3, minForks: 1 } },
     reporters: ['default'],
+    // the per-file clean-up (scratch folders, open stores), for files that share a worker too
+    setupFiles: ['./test/support/setup-file.ts'],
     projects: [
-      { extends: true, test: { name: 'unit', include: TIER_GLOBS.unit } },
+      // unit and ops files share their workers (the modules under test load once per worker, not
+      // once per file): their state is a store or repository each test makes, not the process's
+      { extends: true, test: { name: 'unit', include: TIER_GLOBS.unit, isolate: false } },
       // the default tier: every top-level test file not listed as unit or system
       {
         extends: true,
-        test: { name: 'ops', include: TIER_GLOBS.ops, exclude: [...UNIT_FILES, ...SYSTEM_FILES] },
+        test: {
+          name: 'ops',
+          include: TIER_GLOBS.ops,
+          exclude: [...UNIT_FILES, ...SYSTEM_FILES],
+          isolate: false,
+        },
       },
       { extends: true, test: { name: 'system', include: TIER_GLOBS.system } },
     ],

@@ -11,25 +11,25 @@ import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { bufferIO } from '../src/cli/context.js';
 import { main } from '../src/cli/main.js';
+import { atFileEnd } from './support/per-file.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = join(ROOT, 'bin', 'git-mem.js');
 
-const made: string[] = [];
-afterAll(() => {
+/** best effort: a daemon sent SIGTERM by daemonPids, or a checkpoint an agent hook left running in
+ * the background, may still be writing its last files into one (ENOTEMPTY): retried for 2 s, then
+ * left in the temp folder rather than failing the tests that ran */
+function removeDir(d: string): void {
   if (process.env.KEEP_TMP) return;
-  // best effort: a daemon sent SIGTERM by daemonPids, or a checkpoint an agent hook left running in
-  // the background, may still be writing its last files into one (ENOTEMPTY): retried for 2 s, then
-  // left in the temp folder rather than failing the tests that ran
-  for (const d of made)
-    try {
-      rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
-    } catch {}
-});
+  try {
+    rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch {}
+}
 
+/** A scratch folder, removed when the test file ends (test/support/per-file.ts). */
 export function tmpDir(prefix = 'gm-'): string {
   const d = mkdtempSync(join(tmpdir(), prefix));
-  made.push(d);
+  atFileEnd(() => removeDir(d));
   return d;
 }
 
@@ -41,8 +41,11 @@ export function tmpDir(prefix = 'gm-'): string {
 let binDir: string | undefined;
 export function gitMemBinDir(): string {
   if (!binDir) {
-    binDir = tmpDir('gm-bin-');
-    symlinkSync(BIN, join(binDir, 'git-mem'));
+    // kept for the worker's life: later files of a shared worker use it too
+    const d = mkdtempSync(join(tmpdir(), 'gm-bin-'));
+    symlinkSync(BIN, join(d, 'git-mem'));
+    process.once('exit', () => removeDir(d));
+    binDir = d;
   }
   return binDir;
 }

@@ -14,6 +14,7 @@ import { resolveConflict } from '../../src/merge/conflicts.js';
 import { mergeCommits } from '../../src/merge/merge-commits.js';
 import { tmpDir } from '../helpers.js';
 import { type Clone, clones, fetchTheirs } from '../merge-helpers.js';
+import { atFileEnd } from './per-file.js';
 import type { Template } from './template.js';
 
 export interface MergedTemplate extends Template {
@@ -76,7 +77,12 @@ async function build(): Promise<{ body: MergedTemplate; deletion: MergedTemplate
 }
 
 const both = () => {
-  built ??= build();
+  if (!built) {
+    built = build();
+    atFileEnd(() => {
+      built = undefined;
+    });
+  }
   return built;
 };
 

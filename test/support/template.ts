@@ -13,7 +13,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach } from 'vitest';
 import { loadCommand } from '../../src/cli/commands.js';
 import type { Ctx } from '../../src/cli/context.js';
 import { parseCommandLine } from '../../src/cli/main.js';
@@ -24,6 +23,7 @@ import { openRepo } from '../../src/gitstore/repo.js';
 import { Store } from '../../src/gitstore/store.js';
 import type { MemoryRecord } from '../../src/model/record.js';
 import { isolatedEnv, makeRepo, sh, tmpDir } from '../helpers.js';
+import { atFileEnd, atTestEnd } from './per-file.js';
 
 export interface Template {
   /** the template repository: never written once built */
@@ -69,12 +69,14 @@ export interface TemplateSpec {
 
 const built = new Map<string, Promise<Template>>();
 
-/** The template called `name`, built on first use in this worker (a test file runs in one worker). */
+/** The template called `name`, built on first use in this test file. */
 export function template(name: string, spec: TemplateSpec = {}): Promise<Template> {
   let t = built.get(name);
   if (!t) {
     t = build(spec);
     built.set(name, t);
+    // its folder goes when the file ends: a later file of a shared worker builds its own
+    atFileEnd(() => built.delete(name));
   }
   return t;
 }
@@ -101,11 +103,6 @@ async function build(spec: TemplateSpec): Promise<Template> {
   return { dir: r.dir, env: r.env, records, ids };
 }
 
-const open: Store[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-
 /** A fresh copy of a template, its store open in-process. */
 export async function fresh(t: Template | Promise<Template>): Promise<Fresh> {
   const tpl = await t;
@@ -129,7 +126,7 @@ export async function openOn(
   ids: string[] = [],
 ): Promise<Fresh> {
   const store = new Store(await openRepo(dir, env));
-  open.push(store);
+  atTestEnd(() => store.close());
   const git = (...args: string[]) => sh('git', args, dir, env);
   const f: Fresh = {
     dir,

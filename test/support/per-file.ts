@@ -1,0 +1,30 @@
+/**
+ * What a test file leaves behind, undone when the test or the file ends: open stores after each
+ * test, scratch folders and the templates made in them after the file. Unit and ops files share
+ * their workers (vitest.config.ts: `isolate: false`), so shared helpers load once per worker: a
+ * module-level afterAll in them would run for the first file only. The setup file
+ * (test/support/setup-file.ts) runs these for every file instead.
+ */
+const testEnd: Array<() => void> = [];
+const fileEnd: Array<() => void> = [];
+
+/** `fn` runs once the current test ends (before the file's). */
+export function atTestEnd(fn: () => void): void {
+  testEnd.push(fn);
+}
+
+/** `fn` runs once the current test file ends. */
+export function atFileEnd(fn: () => void): void {
+  fileEnd.push(fn);
+}
+
+function drain(list: Array<() => void>): void {
+  for (const fn of list.splice(0)) {
+    try {
+      fn();
+    } catch {}
+  }
+}
+
+export const testEnded = (): void => drain(testEnd);
+export const fileEnded = (): void => drain(fileEnd);
