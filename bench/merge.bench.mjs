@@ -31,12 +31,16 @@ export { openRepo } from '${ROOT}src/gitstore/repo.ts';
 export { parseRecord, serializeRecord, recordPath, tombstonePath } from '${ROOT}src/model/record.ts';
 `,
 );
-await bundleForNode({
-  entryPoints: [join(bdir, 'entry.ts')],
-  outfile: join(bdir, 'merge.mjs'),
-  nodePaths: [join(ROOT, 'node_modules')],
-});
-const M = await import(join(bdir, 'merge.mjs'));
+// written inside the tree: the lazy require() of yaml and micromatch (src/model/yaml.ts, glob.ts)
+// resolves from the bundle's folder, and a folder under /tmp has no node_modules
+const out = join(ROOT, `.bench-merge-${process.pid}`);
+await bundleForNode({ entryPoints: [join(bdir, 'entry.ts')], outfile: join(out, 'merge.mjs') });
+let M;
+try {
+  M = await import(join(out, 'merge.mjs'));
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}
 
 const { dir, repo, env } = scratchRepo('gm-bench-merge-');
 const opts = { cwd: repo, env, maxBuffer: 1 << 30 };
