@@ -1,6 +1,7 @@
 /** Human output: short, aligned, no colour unless a terminal asks for it. */
 
 import type { Catalog } from '../gitstore/catalog.js';
+import { TABLE_FIELDS, type Verified } from '../model/fields.js';
 import { provenanceText } from '../model/provenance.js';
 import type { MemoryRecord, RecordSummary } from '../model/record.js';
 import { isFlagged, recordTokens, summaryToJSON } from '../model/record.js';
@@ -11,6 +12,9 @@ export const VERIFIED_MARK = '✓ verified';
 
 /** How `list` and `show` mark a record a merge flagged for review, until `git mem resolve` clears it. */
 export const CONFLICT_MARK = '⚑ conflict';
+
+/** The table's own fields recordText gives a line of their own above (the rest follow generically). */
+const SHOWN_ABOVE = new Set(['confidence', 'author', 'expires', 'verified', 'source']);
 
 /** A place an anchor's code is: a path and its lines. */
 type Place = { path?: string; lines?: [number, number] };
@@ -57,6 +61,14 @@ export function recordText(r: MemoryRecord, cat?: Catalog, c: Colors = plain): s
   if (r.expires) lines.push(`expires:    ${r.expires}`);
   if (r.verified) lines.push(`verified:   ${r.verified.at} by ${r.verified.by}`);
   if (r.source) lines.push(`source:     ${r.source}`);
+  // any other field the table declares whole (src/model/fields.ts), under its key
+  const rec = r as unknown as Record<string, unknown>;
+  for (const f of TABLE_FIELDS) {
+    const v = rec[f.key];
+    if (SHOWN_ABOVE.has(f.key) || v === undefined || v === '') continue;
+    const text = f.kind === 'attestation' ? `${(v as Verified).at} by ${(v as Verified).by}` : String(v);
+    lines.push(`${pad(`${f.key}:`, 11)} ${text}`);
+  }
   for (const [k, v] of Object.entries(r.links)) {
     if (Array.isArray(v) && v.length)
       lines.push(`${pad(`${k}:`, 11)} ${v.map((x) => (cat ? cat.abbrev(String(x)) : x)).join(', ')}`);

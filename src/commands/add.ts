@@ -8,6 +8,7 @@
 
 import { parseAnchorSpecs } from '../anchors/types.js';
 import type { Store } from '../gitstore/store.js';
+import { TEXT_FIELDS } from '../model/fields.js';
 import type { MemoryRecord } from '../model/record.js';
 import { assertRecordClean, scanRecord } from '../safety/secrets.js';
 import { type AddInput, addMemory } from './memory.js';
@@ -68,14 +69,9 @@ export async function add(
     ? Promise.resolve('off')
     : Promise.resolve(opts.secretScan ?? secretScanOf(store, opts.env));
   scanP.catch(() => {});
-  const fields = {
-    title: input.title,
-    body: input.body,
-    source: input.source,
-    tags: input.tags ?? [],
-    scope: input.scope ?? [],
-    alias: input.alias,
-  };
+  // the text fields as given (src/model/fields.ts TEXT_FIELDS: title, tags, source, body, …)
+  const given = input as unknown as Record<string, unknown>;
+  const fields = Object.fromEntries(TEXT_FIELDS.map((k) => [k, given[k]]));
   const found = scanRecord(fields).length > 0;
   // a likely secret is refused before the duplicate check sees the text (it may go to an embedding endpoint)
   const decision = found ? decideSecrets(await scanP, textsOf(fields)) : undefined;

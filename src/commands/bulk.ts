@@ -7,7 +7,9 @@ import { err } from '../errors.js';
 import { writeBlobs } from '../gitstore/fast-import.js';
 import { ensureFormat } from '../gitstore/format.js';
 import type { Store } from '../gitstore/store.js';
+import { FIELDS } from '../model/fields.js';
 import { isId, newId } from '../model/id.js';
+import { importedTableFields } from '../model/patch.js';
 import { parseProvenance } from '../model/provenance.js';
 import {
   type Anchor,
@@ -138,17 +140,14 @@ function recordsFromItems(
         title,
         body,
         now: o.created ? parseDateInput(String(o.created)) : now.toISOString(),
+        // confidence, source, expires, verified …: the table's own fields, each read by its kind
+        ...importedTableFields(o),
         author: o.author ? String(o.author) : author,
         by,
         tags: Array.isArray(o.tags) ? o.tags.map(String) : o.tags ? String(o.tags).split(',') : [],
         scope: Array.isArray(o.scope) ? o.scope.map(String) : o.scope ? [String(o.scope)] : [],
         alias,
         status: o.status ? (String(o.status) as MemoryRecord['status']) : undefined,
-        confidence: o.confidence == null ? undefined : Number(o.confidence),
-        source: o.source == null ? undefined : String(o.source),
-        expires: o.expires ? parseDateInput(String(o.expires)) : undefined,
-        // checked with the record's other fields (src/model/schema.ts): an attestation {by, at}
-        verified: o.verified == null ? undefined : (o.verified as MemoryRecord['verified']),
         anchors,
         links: o.links && typeof o.links === 'object' ? (o.links as MemoryRecord['links']) : undefined,
         extra,
@@ -332,15 +331,18 @@ export async function exportRecords(store: Store, commit: string): Promise<Array
       updated: r.updated,
       clock: r.clock,
     };
-    if (r.alias) line.alias = r.alias;
-    if (r.scope.length) line.scope = r.scope;
-    if (r.source) line.source = r.source;
-    if (r.author) line.author = r.author;
-    if (r.by) line.by = r.by;
-    if (r.expires) line.expires = r.expires;
-    if (r.verified) line.verified = r.verified;
-    if (Object.values(r.links).some((v) => Array.isArray(v) && v.length)) line.links = r.links;
-    if (r.anchors.length) line.anchors = r.anchors;
+    const rec = r as unknown as Record<string, unknown>;
+    for (const f of FIELDS) {
+      if (!f.exported || f.key in line) continue;
+      if (f.key === 'alias' && r.alias) line.alias = r.alias;
+      else if (f.key === 'scope' && r.scope.length) line.scope = r.scope;
+      else if (f.key === 'by' && r.by) line.by = r.by;
+      else if (f.key === 'links' && Object.values(r.links).some((v) => Array.isArray(v) && v.length))
+        line.links = r.links;
+      else if (f.key === 'anchors' && r.anchors.length) line.anchors = r.anchors;
+      // the table's own fields (source, author, expires, verified, …), each when it has a value
+      else if (f.kind !== 'own' && rec[f.key] !== undefined && rec[f.key] !== '') line[f.key] = rec[f.key];
+    }
     return { ...line, ...r.extra };
   });
 }

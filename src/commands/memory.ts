@@ -11,6 +11,7 @@ import { validateScopes } from '../model/glob.js';
 import { newId } from '../model/id.js';
 import {
   type AddFields,
+  addedTableFields,
   applyPatch,
   type FieldPatch,
   parseUpdateInput,
@@ -24,7 +25,6 @@ import {
   type Links,
   type MemoryRecord,
   newRecord,
-  parseDateInput,
   recordPath,
   type Status,
   validateAlias,
@@ -89,10 +89,8 @@ export async function addMemory(
     scope: input.scope && validateScopes(input.scope),
     alias,
     status: input.status as Status | undefined,
-    confidence: input.confidence,
-    source: input.source,
-    // a date or a duration (30d), read here for every surface
-    expires: input.expires ? parseDateInput(input.expires) : undefined,
+    // confidence, source, expires (a date or a duration, 30d) …: the table's own fields
+    ...addedTableFields(input),
     // specs still to complete (a symbol without its path) are checked once complete, below
     anchors: hooks.prepareAnchors ? [] : input.anchors,
     links: input.links,

@@ -9,6 +9,7 @@
  */
 import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
+import { TEXT_FIELDS } from '../model/fields.js';
 import { scanSecrets } from '../safety/secrets.js';
 
 /** The values of `secret-scan`, weakest first. */
@@ -71,23 +72,17 @@ export function decideSecrets(
   return { allow: true, warnings };
 }
 
-/** The texts a patch or an add stores, by field (what decideSecrets scans). */
-export function textsOf(input: {
-  title?: string;
-  body?: string;
-  source?: string;
-  alias?: string | null;
-  tags?: readonly string[];
-  addTags?: readonly string[];
-  scope?: readonly string[];
-}): Record<string, string | undefined> {
-  const tags = [...(input.tags ?? []), ...(input.addTags ?? [])];
-  return {
-    title: input.title,
-    body: input.body,
-    source: input.source,
-    tags: tags.length ? tags.join(',') : undefined,
-    scope: input.scope?.length ? input.scope.join(' ') : undefined,
-    alias: input.alias ?? undefined,
-  };
+/**
+ * The texts a patch or an add stores, by field (what decideSecrets scans): every text field of
+ * the table (src/model/fields.ts TEXT_FIELDS), a list as one text, the tags an update adds with the tags.
+ */
+export function textsOf(input: object): Record<string, string | undefined> {
+  const given = input as Record<string, unknown> & { addTags?: readonly string[] };
+  const out: Record<string, string | undefined> = {};
+  for (const key of TEXT_FIELDS) {
+    const v = key === 'tags' ? [...((given.tags as string[]) ?? []), ...(given.addTags ?? [])] : given[key];
+    if (Array.isArray(v)) out[key] = v.length ? v.join(key === 'scope' ? ' ' : ',') : undefined;
+    else out[key] = v == null ? undefined : String(v);
+  }
+  return out;
 }

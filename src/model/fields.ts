@@ -98,10 +98,12 @@ export interface FieldDef {
   /** JSON schema bounds the MCP tools declare (derived from the same limits the record check uses) */
   minimum?: number;
   maximum?: number;
+  /** the value a new record, or a read record without it, gets (a field with one is never absent) */
+  default?: number | string;
 }
 
 /** In frontmatter order: the order serializeRecord writes the keys in. */
-export const FIELDS: readonly FieldDef[] = [
+const TABLE = [
   { key: 'id', frontmatter: true, kind: 'own', merge: 'own', help: 'the memory id', exported: true },
   {
     key: 'type',
@@ -196,6 +198,7 @@ export const FIELDS: readonly FieldDef[] = [
     exported: true,
     minimum: 0,
     maximum: 1,
+    default: 0.8,
   },
   {
     key: 'source',
@@ -260,7 +263,56 @@ export const FIELDS: readonly FieldDef[] = [
     exported: true,
     label: 'Text (Markdown)',
   },
-];
+] as const satisfies readonly FieldDef[];
+
+/** The field table (TABLE above), each row typed as a FieldDef. */
+export const FIELDS: readonly FieldDef[] = TABLE;
+
+/**
+ * What a record holds for a field of each kind but `own`: such a field is whole in its row, and
+ * the record's type, codec, new records, patches, import and export follow from the row alone
+ * (src/model/record.ts, patch.ts, src/commands/bulk.ts). An `own` field has code of its own.
+ */
+export interface KindValue {
+  unit: number;
+  line: string;
+  date: string;
+  attestation: Verified;
+}
+/** The kinds whose fields the table declares whole. */
+export type TableKind = keyof KindValue;
+type Row = (typeof TABLE)[number];
+type TableRow = Extract<Row, { kind: TableKind }>;
+/**
+ * A record's fields of the kinds the table declares whole, typed from their rows: one with a
+ * `default` always there (`confidence: number`), the others optional (`source?: string`).
+ */
+export type TableFields = {
+  [R in TableRow as R extends { default: unknown } ? R['key'] : never]: KindValue[R['kind']];
+} & {
+  [R in TableRow as R extends { default: unknown } ? never : R['key']]?: KindValue[R['kind']];
+};
+/** TableFields as JSON (`show --json`, the UI's wire): each under its key, an absent one null. */
+export type TableFieldsJSON = {
+  [K in keyof Required<TableFields>]: undefined extends TableFields[K]
+    ? NonNullable<TableFields[K]> | null
+    : TableFields[K];
+};
+/** The keys of TableFields. */
+export type TableKey = TableRow['key'];
+/** The keys of the table fields an add may set. */
+export type TableAddKey = Extract<TableRow, { add: true | 'required' }>['key'];
+/** The keys of the table fields an update may set. */
+export type TableUpdateKey = Extract<TableRow, { update: string }>['key'];
+/** The rows of the fields the table declares whole (every kind but `own`), in table order. */
+export const TABLE_FIELDS: readonly FieldDef[] = FIELDS.filter((f) => f.kind !== 'own');
+/**
+ * The fields whose text a write stores as given (what the secret scan reads by field): text and
+ * lists of text, but neither a choice of fixed values (type, status) nor a date read into one.
+ */
+export const TEXT_FIELDS: readonly string[] = FIELDS.filter(
+  (f) => (f.input === 'string' || f.input === 'strings') && !f.values && f.kind !== 'date',
+).map((f) => f.key);
 
 export const FIELD_BY_KEY: ReadonlyMap<string, FieldDef> = new Map(FIELDS.map((f) => [f.key, f]));
 

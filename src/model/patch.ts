@@ -9,7 +9,16 @@
  * Pure: no git, no file system.
  */
 import { err } from '../errors.js';
-import { ADD_REQUIRED, ADDABLE, FIELD_BY_KEY, TAG_EDITS, UPDATABLE, type Verified } from './fields.js';
+import {
+  ADD_REQUIRED,
+  ADDABLE,
+  FIELD_BY_KEY,
+  TABLE_FIELDS,
+  TAG_EDITS,
+  type TableAddKey,
+  type TableFields,
+  UPDATABLE,
+} from './fields.js';
 import { splitScopes, validateScopes } from './glob.js';
 import {
   type Anchor,
@@ -24,23 +33,21 @@ import {
 } from './record.js';
 import { nextClock, STATUSES, TYPES } from './schema.js';
 
-/** A change of some fields of a record: only what is given changes. */
-export interface FieldPatch {
+/**
+ * A change of some fields of a record: only what is given changes. The table's own fields
+ * (confidence, source, expires as an ISO date, verified, …: TableFields) are set as given.
+ */
+export interface FieldPatch extends Partial<TableFields> {
   title?: string;
   body?: string;
   tags?: string[];
   addTags?: string[];
   removeTags?: string[];
   status?: string;
-  /** an ISO date (parseDateInput's answer) */
-  expires?: string;
   type?: string;
   scope?: string[];
-  confidence?: number;
-  source?: string;
   alias?: string | null;
   anchors?: Anchor[];
-  verified?: Verified;
   /** fields to clear (those the table lets update clear) */
   clear?: string[];
   /** the same as clear: ['expires'] (older callers) */
@@ -61,11 +68,11 @@ export function validateStatus(s: string): Status {
 /**
  * Whether `v` is the value that clears field `key` (the one rule, every surface): the empty
  * value `""` (a list field's `[]` or `[""]`, what a repeatable CLI option gives for `--tags ''`),
- * and `never` for `expires`.
+ * and `never` for a date (`expires`).
  */
 export function isClearValue(key: string, v: unknown): boolean {
   if (Array.isArray(v)) return v.every((x) => x === '');
-  return v === null || v === '' || (key === 'expires' && v === 'never');
+  return v === null || v === '' || (v === 'never' && FIELD_BY_KEY.get(key)?.kind === 'date');
 }
 
 function asText(key: string, v: unknown): string {
@@ -122,7 +129,7 @@ export function parseUpdateInput(input: Record<string, unknown>): FieldPatch {
     const p = patch as Record<string, unknown>;
     if (def.input === 'strings') p[key] = asList(key, v);
     else if (def.input === 'number') p[key] = asNumber(key, v);
-    else if (key === 'expires') p[key] = parseDateInput(asText(key, v));
+    else if (def.kind === 'date') p[key] = parseDateInput(asText(key, v));
     else p[key] = asText(key, v);
   }
   if (clear.length) patch.clear = clear;
@@ -131,19 +138,51 @@ export function parseUpdateInput(input: Record<string, unknown>): FieldPatch {
   return patch;
 }
 
-/** What an add gives, typed: the fields the table lets add set (src/model/fields.ts). */
-export interface AddFields {
+/**
+ * What an add gives, typed: the fields the table lets add set (src/model/fields.ts); a date
+ * (`expires`) as given, an ISO date or a duration (30d, 2w), read into a date by the add.
+ */
+export interface AddFields extends Partial<Pick<TableFields, TableAddKey>> {
   type: string;
   title: string;
   body: string;
   tags?: string[];
   scope?: string[];
   alias?: string;
-  /** ISO date or duration (30d, 2w); read into a date by the add */
-  expires?: string;
   status?: string;
-  confidence?: number;
-  source?: string;
+}
+
+/**
+ * The table's own fields an add gives (confidence, source, expires, …: src/model/fields.ts), as a
+ * new record takes them: a date read into an ISO date here, for every surface; an empty value absent.
+ */
+export function addedTableFields(input: Partial<Record<TableAddKey, unknown>>): Partial<TableFields> {
+  const given = input as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const f of TABLE_FIELDS) {
+    const v = given[f.key];
+    if (!f.add || v === undefined || v === null || v === '') continue;
+    out[f.key] = f.kind === 'date' ? parseDateInput(String(v)) : v;
+  }
+  return out as Partial<TableFields>;
+}
+
+/**
+ * The table's own fields an import line gives (src/commands/bulk.ts), each read by its kind: a
+ * number, a line of text, a date through parseDateInput, an attestation as it came; an empty
+ * value absent. Judged with the whole record by validateRecord, as an add's are.
+ */
+export function importedTableFields(o: Record<string, unknown>): Partial<TableFields> {
+  const out: Record<string, unknown> = {};
+  for (const f of TABLE_FIELDS) {
+    const v = o[f.key];
+    if (!f.exported || v === undefined || v === null || v === '') continue;
+    if (f.kind === 'unit') out[f.key] = Number(v);
+    else if (f.kind === 'line') out[f.key] = String(v);
+    else if (f.kind === 'date') out[f.key] = parseDateInput(String(v));
+    else out[f.key] = v;
+  }
+  return out as Partial<TableFields>;
 }
 
 /**
@@ -214,12 +253,11 @@ export function applyPatch(r: MemoryRecord, p: FieldPatch, now: string): string[
   }
   set('tags', tags);
   if (p.scope !== undefined) set('scope', validateScopes(p.scope));
-  if (p.confidence !== undefined) set('confidence', p.confidence);
-  if (p.source !== undefined) set('source', p.source);
-  if (p.expires !== undefined) set('expires', p.expires);
+  // the table's own fields, each as given (judged with the whole record by validateRecord)
+  const given = p as Record<string, unknown>;
+  for (const f of TABLE_FIELDS) if (given[f.key] !== undefined) set(f.key, given[f.key]);
   if (p.alias !== undefined) set('alias', p.alias === null ? undefined : validateAlias(p.alias));
   if (p.anchors !== undefined) set('anchors', p.anchors);
-  if (p.verified !== undefined) set('verified', p.verified);
   if (p.extra) {
     const extra = { ...r.extra, ...p.extra };
     for (const [k, v] of Object.entries(extra)) if (v === undefined) delete extra[k];

@@ -3,7 +3,7 @@
  * shapes of `list --json` and `show --json`. Pure. Split from src/model/record.ts.
  */
 
-import { FIELDS } from './fields.js';
+import { FIELDS, type TableFieldsJSON } from './fields.js';
 import type { Anchor, MemoryRecord, MemoryType, Status } from './record.js';
 import { recordTokens } from './record.js';
 
@@ -92,7 +92,7 @@ export function summaryToJSON(s: RecordSummary) {
 }
 
 /** The stable JSON shape of one record (`show --json`), as the UI's wire (RecordJson) types it. */
-export interface RecordJSON {
+export interface RecordJSON extends TableFieldsJSON {
   id: string;
   type: MemoryType;
   title: string;
@@ -100,14 +100,9 @@ export interface RecordJSON {
   status: Status;
   tags: string[];
   scope: string[];
-  confidence: number;
-  source: string | null;
-  author: string | null;
   by: NonNullable<MemoryRecord['by']> | null;
   created: string;
   updated: string;
-  expires: string | null;
-  verified: NonNullable<MemoryRecord['verified']> | null;
   clock: number;
   links: MemoryRecord['links'];
   anchors: Anchor[];

@@ -5,7 +5,15 @@
  */
 
 import { err } from '../errors.js';
-import { FRONTMATTER_KEYS, type Verified } from './fields.js';
+import {
+  FIELDS,
+  type FieldDef,
+  FRONTMATTER_KEYS,
+  TABLE_FIELDS,
+  type TableFields,
+  type TableKind,
+  type Verified,
+} from './fields.js';
 import { fanout, isId } from './id.js';
 import { type Provenance, parseProvenance } from './provenance.js';
 import {
@@ -58,7 +66,14 @@ export interface Anchor {
   [k: string]: unknown;
 }
 
-export interface MemoryRecord {
+/**
+ * A record. The fields of the kinds the table declares whole (confidence, source, author,
+ * expires, verified: TableFields, src/model/fields.ts) come from their rows; the rest are here.
+ */
+export type MemoryRecord = OwnFields & TableFields;
+
+/** The fields a record has code of its own for (kind `own` in src/model/fields.ts). */
+export interface OwnFields {
   id: string;
   type: MemoryType;
   title: string;
@@ -66,16 +81,10 @@ export interface MemoryRecord {
   status: Status;
   tags: string[];
   scope: string[];
-  confidence: number;
-  source?: string;
-  author?: string;
   /** Who wrote it: a person, or an agent (name, session, model); absent in records from before git-mem kept it. */
   by?: Provenance;
   created: string;
   updated: string;
-  expires?: string;
-  /** Who last confirmed it still holds, and when (`git mem verify`); absent until someone does. */
-  verified?: Verified;
   /** Lamport clock, raised on every change and every merge (wall time is for display only). */
   clock: number;
   links: Links;
@@ -215,25 +224,59 @@ function emptyLinks(): Links {
   return { supersedes: [], superseded_by: [], related: [] };
 }
 
-export interface NewRecordInput {
+/** A new record's fields: the own ones and any of the table's (a table field left out gets its default). */
+export interface NewRecordInput extends Partial<TableFields> {
   id: string;
   type: MemoryType;
   title: string;
   body: string;
   now: string;
-  author?: string;
   by?: Provenance;
   tags?: string[];
   scope?: string[];
   alias?: string;
   status?: Status;
-  confidence?: number;
-  source?: string;
-  expires?: string;
-  verified?: Verified;
   anchors?: Anchor[];
   links?: Partial<Links>;
   extra?: Record<string, unknown>;
+}
+
+/**
+ * How each kind the table declares whole is read from a frontmatter and written into one.
+ * `read` is tolerant (undefined: absent, or a value this version cannot read, which the record
+ * keeps in `extra` and writes back as it came); `write` gives what the frontmatter holds, or
+ * undefined to leave the key out.
+ */
+const KIND_CODEC: {
+  [K in TableKind]: { read: (v: unknown, def: FieldDef) => unknown; write: (v: never) => unknown };
+} = {
+  unit: {
+    read: (v, def) => {
+      const n = v == null ? Number.NaN : Number(v);
+      return Number.isFinite(n) ? n : def.default;
+    },
+    write: (v: number | undefined) => v,
+  },
+  line: {
+    read: (v) => (v == null ? undefined : String(v)),
+    write: (v: string | undefined) => v || undefined,
+  },
+  date: {
+    read: (v) => (v == null ? undefined : String(v)),
+    write: (v: string | undefined) => v || undefined,
+  },
+  attestation: {
+    read: parseVerified,
+    write: (v: Verified | undefined) => (v ? { by: v.by, at: v.at } : undefined),
+  },
+};
+
+/** The table's fields of a new record's input, each as given or its default (src/model/fields.ts). */
+function tableFieldsOf(i: Partial<TableFields>): TableFields {
+  const given = i as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const f of TABLE_FIELDS) out[f.key] = given[f.key] ?? f.default;
+  return out as TableFields;
 }
 
 export function newRecord(i: NewRecordInput): MemoryRecord {
@@ -245,14 +288,10 @@ export function newRecord(i: NewRecordInput): MemoryRecord {
     status: i.status ?? 'active',
     tags: normalizeTags(i.tags ?? []),
     scope: i.scope ?? [],
-    confidence: i.confidence ?? 0.8,
-    source: i.source,
-    author: i.author,
     by: i.by,
     created: i.now,
     updated: i.now,
-    expires: i.expires,
-    verified: i.verified,
+    ...tableFieldsOf(i),
     clock: 1,
     links: { ...emptyLinks(), ...(i.links ?? {}) } as Links,
     anchors: i.anchors ?? [],
@@ -289,36 +328,39 @@ function strArray(v: unknown): string[] {
 /** The frontmatter of a record as serializeRecord writes it: known keys in a fixed order, unknown keys after. */
 export function frontmatterOf(r: MemoryRecord): Record<string, unknown> {
   const fm: Record<string, unknown> = {};
-  fm.id = r.id;
-  fm.type = r.type;
-  fm.title = r.title;
-  if (r.alias) fm.alias = r.alias;
-  fm.status = r.status;
-  fm.tags = r.tags;
-  if (r.scope.length) fm.scope = r.scope;
-  fm.confidence = r.confidence;
-  if (r.source) fm.source = r.source;
-  if (r.author) fm.author = r.author;
-  // a `by` this version does not read (a newer shape) is written back as it came
-  if (r.by) fm.by = r.by;
-  else if (r.extra.by !== undefined) fm.by = r.extra.by;
-  fm.created = r.created;
-  fm.updated = r.updated;
-  if (r.expires) fm.expires = r.expires;
-  // a `verified` this version does not read is written back as it came, as `by` is
-  if (r.verified) fm.verified = { by: r.verified.by, at: r.verified.at };
-  else if (r.extra.verified !== undefined) fm.verified = r.extra.verified;
-  fm.clock = r.clock;
-  const links: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(r.links)) {
-    if (Array.isArray(v) ? v.length : v != null) links[k] = v;
+  const rec = r as unknown as Record<string, unknown>;
+  for (const f of FRONTMATTER_FIELDS) {
+    const v = f.kind === 'own' ? ownValue(r, f.key) : KIND_CODEC[f.kind].write(rec[f.key] as never);
+    // a value this version does not read (a newer shape of `by`, `verified`, …) is written back as it came
+    if (v !== undefined) fm[f.key] = v;
+    else if ((f.kind !== 'own' || f.key === 'by') && r.extra[f.key] !== undefined) fm[f.key] = r.extra[f.key];
   }
-  if (Object.keys(links).length) fm.links = links;
-  if (r.anchors.length) fm.anchors = r.anchors;
   for (const [k, v] of Object.entries(r.extra)) {
     if (!(KNOWN_KEYS as readonly string[]).includes(k) && v !== undefined) fm[k] = v;
   }
   return fm;
+}
+
+/** The table's rows in the frontmatter, in the order they are written. */
+const FRONTMATTER_FIELDS = FIELDS.filter((f) => f.frontmatter);
+
+/** What the frontmatter holds for a field of kind `own` (undefined: the key is left out). */
+function ownValue(r: MemoryRecord, key: string): unknown {
+  switch (key) {
+    case 'alias':
+      return r.alias || undefined;
+    case 'scope':
+      return r.scope.length ? r.scope : undefined;
+    case 'links': {
+      const links: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(r.links)) if (Array.isArray(v) ? v.length : v != null) links[k] = v;
+      return Object.keys(links).length ? links : undefined;
+    }
+    case 'anchors':
+      return r.anchors.length ? r.anchors : undefined;
+    default:
+      return (r as unknown as Record<string, unknown>)[key];
+  }
 }
 
 /** Serialises deterministically: known keys in a fixed order, unknown keys after, in their order. */
@@ -411,14 +453,18 @@ function recordOf(o: Record<string, unknown>, body: string): MemoryRecord {
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) if (!(KNOWN_KEYS as readonly string[]).includes(k)) extra[k] = v;
   if (o.by != null && !by) extra.by = o.by;
-  const verified = parseVerified(o.verified);
-  if (o.verified != null && !verified) extra.verified = o.verified;
+  // the fields the table declares whole, each read by its kind; one this version cannot read is kept as it came
+  const table: Record<string, unknown> = {};
+  for (const f of TABLE_FIELDS) {
+    const v = KIND_CODEC[f.kind as TableKind].read(o[f.key], f);
+    table[f.key] = v;
+    if (v === undefined && o[f.key] != null) extra[f.key] = o[f.key];
+  }
   const anchors = Array.isArray(o.anchors)
     ? (o.anchors.filter(
         (a) => a && typeof a === 'object' && typeof (a as Anchor).path === 'string',
       ) as Anchor[])
     : [];
-  const conf = o.confidence == null ? 0.8 : Number(o.confidence);
   return {
     id,
     type,
@@ -427,14 +473,10 @@ function recordOf(o: Record<string, unknown>, body: string): MemoryRecord {
     status,
     tags: strArray(o.tags),
     scope: strArray(o.scope),
-    confidence: Number.isFinite(conf) ? conf : 0.8,
-    source: o.source == null ? undefined : String(o.source),
-    author: o.author == null ? undefined : String(o.author),
     by,
     created: String(o.created ?? ''),
     updated: String(o.updated ?? o.created ?? ''),
-    expires: o.expires == null ? undefined : String(o.expires),
-    verified,
+    ...(table as TableFields),
     clock: Number.isFinite(Number(o.clock)) ? Number(o.clock) : 0,
     links,
     anchors,

@@ -3,7 +3,7 @@
  * (src/ui/api.ts), declared once and shared by the server (src/ui, which
  * checks that what it returns is exactly these) and the page (web/, which
  * reads them with `import type`). Type-only: interfaces and type aliases, no
- * runtime code, and imports only src/model/json.ts (as import-free), so it
+ * runtime code, and imports only src/model/json.ts and fields.ts (both import-free), so it
  * compiles in both projects (Node's, and web/tsconfig.json's DOM without Node
  * types). A change on one side that the
  * other does not follow fails `npm run typecheck`, which `npm test` runs.
@@ -12,6 +12,7 @@
  * the server passes on what a record's frontmatter holds unchecked (a
  * proposal's method, a session's agent): the page must not assume their type.
  */
+import type { TableFieldsJSON } from '../model/fields.js';
 import type { LogEntry as CommitEntry, SessionRow, StoreStats } from '../model/json.js';
 
 export type { SessionRow, StoreStats };
@@ -88,16 +89,14 @@ export interface RecordHead {
   conflict?: true;
 }
 
-/** One record in full, as `git mem show --json` gives it (recordToJSON). */
-export interface RecordJson extends RecordHead {
-  source: string | null;
-  author: string | null;
+/**
+ * One record in full, as `git mem show --json` gives it (recordToJSON): the fields the table
+ * declares whole (confidence, source, author, expires, verified …) typed from their rows.
+ */
+export interface RecordJson extends RecordHead, TableFieldsJSON {
   by: Provenance | null;
   created: string;
   updated: string;
-  expires: string | null;
-  /** who last confirmed it still holds, and when (`git mem verify`) */
-  verified: { by: string; at: string } | null;
   clock: number;
   links: Links;
   anchors: RecordAnchor[];
