@@ -267,6 +267,8 @@ describe('git mem mcp over stdio', () => {
   it('review lists, approves (with edits) and rejects pending proposals', async () => {
     const pending = await callJson<Array<{ id: string; title: string }>>('review', { action: 'list' });
     expect(pending.map((p) => p.id).sort()).toEqual([ids.pending, ids.pending2].sort());
+    // the same view of each proposal as `git mem review --json` (and the UI's Review page)
+    expect(pending).toEqual(await r.memJson(['review']));
     const ok = await callJson('review', {
       action: 'approve',
       id: ids.pending,

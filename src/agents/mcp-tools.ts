@@ -157,20 +157,9 @@ async function doReview(env: McpEnv, a: Json): Promise<ToolResult> {
   const review = await import('./review.js');
   const action = String(a.action);
   if (action === 'list') {
+    // the view `git mem review --json` and the UI's Review page give (proposalJSON)
     const records = (await review.listPending(env.store)).slice(0, (a.limit as number) ?? 50);
-    return json(
-      records.map((r) => ({
-        id: r.id,
-        type: r.type,
-        title: r.title,
-        tags: r.tags,
-        confidence: r.confidence,
-        created: r.created,
-        source: r.source ?? null,
-        proposal: r.extra.proposal ?? null,
-        body: r.body,
-      })),
-    );
+    return json(records.map(review.proposalJSON));
   }
   if (a.id === undefined)
     throw err('E_INVALID_ARG', `review ${action}: "id" is required`, 'list the pending proposals first');
