@@ -166,9 +166,15 @@ function recordsFromItems(
         clock,
       });
     } catch (e) {
-      const ge = e as { code?: string; message: string; hint?: string };
+      const ge = e as { code?: string; message: string; hint?: string; data?: Record<string, unknown> };
+      // the line named first; what the error says of its field (a secret's kind and field) kept
       if (ge.code)
-        throw err((ge.code as 'E_INVALID_ARG') ?? 'E_INVALID_ARG', `${where}: ${ge.message}`, ge.hint);
+        throw err(
+          (ge.code as 'E_INVALID_ARG') ?? 'E_INVALID_ARG',
+          `${where}: ${ge.message}`,
+          ge.hint,
+          ge.data,
+        );
       throw e;
     }
   }

@@ -217,7 +217,8 @@ export function assertRecordClean(r: object, opts: { allow?: boolean; only?: rea
     'E_SECRET',
     `refusing to store a likely secret: ${describeFinding(f, multiline)}`,
     'remove it, or pass --allow-secret if it is not a secret',
-    { kind: f.kind, field: f.field, line: f.line, column: f.column },
+    // inKey: the secret is the name of a field (in `field`, '' at the top), not a value
+    { kind: f.kind, field: f.field, line: f.line, column: f.column, ...(f.inKey ? { inKey: true } : {}) },
   );
 }
 
