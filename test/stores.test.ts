@@ -12,9 +12,15 @@ import { normalizeStoreUrl, openTeamStores } from '../src/commands/stores.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { sync } from '../src/merge/sync.js';
-import type { TestRepo } from './helpers.js';
+import type { CliResult, TestRepo } from './helpers.js';
 import { plumber, recordText } from './hostile-helpers.js';
 import { secretsCorpus } from './secrets-corpus.js';
+
+/** The error a refused command printed with --json: `{error: {code, message, hint}}` on stdout. */
+function errorOf(r: CliResult): { code: string; message: string; hint?: string; [k: string]: unknown } {
+  return JSON.parse(r.stdout).error;
+}
+
 import { bareRemote, clone, type Remote, tipOf } from './sync-helpers.js';
 
 let standards: Remote; // read-only for the project
@@ -143,10 +149,11 @@ describe('team stores', () => {
 
     // read-only: a typed refusal in one line, naming the fix; nothing written
     const before = tipOf(project, 'refs/mem-stores/standards/memory');
-    const line = await project.mem(['add', '--store', 'standards', '--title', 'x', '-c', 'y']);
-    expect(line.code).toBe(5); // E_FORBIDDEN
+    const line = await project.mem(['add', '--store', 'standards', '--title', 'x', '-c', 'y', '--json']);
+    expect(line.code).toBe(5);
     expect(line.stderr.trim().split('\n')).toHaveLength(1);
-    expect(line.stderr).toMatch(/read-only.*git mem store add standards .* --writable/);
+    // the fix it names: registering the store again with --writable
+    expect(errorOf(line)).toMatchObject({ code: 'E_FORBIDDEN', hint: expect.stringContaining('--writable') });
     expect(tipOf(project, 'refs/mem-stores/standards/memory')).toBe(before);
 
     // the lead publishes more: sync follows; a rewound remote is followed too
@@ -170,10 +177,10 @@ describe('team stores', () => {
     });
     standards.git('update-ref', 'refs/mem/memory', link);
     const before = tipOf(project, 'refs/mem-stores/standards/memory');
-    const r = await project.mem(['store', 'sync', 'standards']);
+    const r = await project.mem(['store', 'sync', 'standards', '--json']);
     expect(r.code).toBe(4);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/E_MERGE|symlink|mode/i);
+    expect(errorOf(r).code).toBe('E_MERGE');
     expect(tipOf(project, 'refs/mem-stores/standards/memory')).toBe(before);
     expect(tipOf(project, 'refs/mem-stores/standards/remote/memory')).toBe(before);
     standards.git('update-ref', 'refs/mem/memory', base);
@@ -266,14 +273,15 @@ describe('team stores', () => {
     }
     const dash = await project.mem(['store', 'add', 'x', '--', '--upload-pack=touch /tmp/pwned']);
     expect(dash.code).toBe(2);
-    const missing = await project.mem(['store', 'add', 'nowhere', `${standards.dir}-missing`]);
+    const missing = await project.mem(['store', 'add', 'nowhere', `${standards.dir}-missing`, '--json']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/cannot fetch from nowhere/);
+    expect(errorOf(missing).code).toBe('E_REMOTE');
     const names = (await project.memJson(['store', 'list'])).map((s: { name: string }) => s.name);
     expect(names).toEqual(['standards']);
-    const unknown = await project.mem(['store', 'sync', 'nope']);
+    const unknown = await project.mem(['store', 'sync', 'nope', '--json']);
     expect(unknown.code).toBe(3);
-    expect(unknown.stderr).toMatch(/registered: standards/);
+    // the stores there are, in the error's data
+    expect(errorOf(unknown)).toMatchObject({ code: 'E_NOT_FOUND', store: 'nope', registered: ['standards'] });
   });
 
   it('takes only the transports a team store needs, and registers nothing for the others', async () => {

@@ -168,6 +168,7 @@ export async function findStore(repo: Repo, name: string): Promise<TeamStoreInfo
     'E_NOT_FOUND',
     `no team store named "${name}"${all.length ? ` (registered: ${all.map((s) => s.name).join(', ')})` : ''}`,
     `register it: git mem store add ${name} URL`,
+    { store: name, registered: all.map((s) => s.name) },
   );
 }
 
