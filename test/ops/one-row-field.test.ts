@@ -1,6 +1,7 @@
 /**
  * A new field is one row of the field table (src/model/fields.ts), issue #29: this file builds
- * git-mem with one row added, a `ticket` of kind `line`, and nothing else changed, then drives
+ * git-mem with two rows added, a `ticket` of kind `line` and a `due` date, and nothing else
+ * changed, then drives
  * that build's every surface in-process: the CLI's add, show, update, clearing, export and
  * import; the secret scan on each of them; the MCP tools' schemas and calls; the UI's form and
  * its HTTP API. A field that needed a second edit anywhere (the record's codec, the patch, the
@@ -19,6 +20,19 @@ const ROW = `  {
     kind: 'line',
     merge: 'scalar',
     help: 'the tracker ticket it belongs to',
+    input: 'string',
+    add: true,
+    update: 'set-clear',
+    ui: true,
+    compare: true,
+    exported: true,
+  },
+  {
+    key: 'due',
+    frontmatter: true,
+    kind: 'date',
+    merge: 'scalar',
+    help: 'when to look at it again: ISO date or duration (30d, 2w)',
     input: 'string',
     add: true,
     update: 'set-clear',
@@ -112,6 +126,38 @@ async function shown(id: string): Promise<Record<string, unknown>> {
 const tip = () => repo.git('rev-parse', 'refs/memory').trim();
 
 describe('a field added as one row of the table', () => {
+  it('a date row: the CLI and import read a duration or an ISO date, never clears it, an unreadable one is refused', async () => {
+    const day = 864e5;
+    const add = await mem([
+      'add',
+      '--title',
+      'Review the pool',
+      '--content',
+      'Size it again.',
+      '--due',
+      '30d',
+      '--json',
+    ]);
+    expect(add.code, add.stderr).toBe(0);
+    const id = JSON.parse(add.stdout).id;
+    const due = Date.parse(String((await shown(id)).due));
+    expect(Math.abs(due - (Date.now() + 30 * day))).toBeLessThan(day);
+    expect((await mem(['update', id, '--due', '2031-05-01'])).code).toBe(0);
+    expect((await shown(id)).due).toBe('2031-05-01T00:00:00.000Z');
+    expect((await mem(['update', id, '--due', 'never'])).code).toBe(0);
+    expect((await shown(id)).due).toBeNull();
+    const bad = await mem(['update', id, '--due', 'someday', '--json']);
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stdout).error.code).toBe('E_INVALID_ARG');
+    const imp = await mem(
+      ['import', '-'],
+      `${JSON.stringify({ type: 'decision', title: 'Dated', body: 'b', due: '2032-01-02' })}\n`,
+    );
+    expect(imp.code, imp.stderr).toBe(0);
+    const list = JSON.parse((await mem(['list', '--json'])).stdout) as Array<{ id: string; title: string }>;
+    expect((await shown(list.find((m) => m.title === 'Dated')!.id)).due).toBe('2032-01-02T00:00:00.000Z');
+  });
+
   let id: string;
 
   it('the CLI adds, shows, updates and clears it, and the record file holds it', async () => {
