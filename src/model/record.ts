@@ -328,12 +328,11 @@ function strArray(v: unknown): string[] {
 /** The frontmatter of a record as serializeRecord writes it: known keys in a fixed order, unknown keys after. */
 export function frontmatterOf(r: MemoryRecord): Record<string, unknown> {
   const fm: Record<string, unknown> = {};
-  const rec = r as unknown as Record<string, unknown>;
-  for (const f of FRONTMATTER_FIELDS) {
-    const v = f.kind === 'own' ? ownValue(r, f.key) : KIND_CODEC[f.kind].write(rec[f.key] as never);
+  for (const [key, value, keepsExtra] of WRITERS) {
+    const v = value(r);
     // a value this version does not read (a newer shape of `by`, `verified`, …) is written back as it came
-    if (v !== undefined) fm[f.key] = v;
-    else if ((f.kind !== 'own' || f.key === 'by') && r.extra[f.key] !== undefined) fm[f.key] = r.extra[f.key];
+    if (v !== undefined) fm[key] = v;
+    else if (keepsExtra && r.extra[key] !== undefined) fm[key] = r.extra[key];
   }
   for (const [k, v] of Object.entries(r.extra)) {
     if (!(KNOWN_KEYS as readonly string[]).includes(k) && v !== undefined) fm[k] = v;
@@ -342,25 +341,44 @@ export function frontmatterOf(r: MemoryRecord): Record<string, unknown> {
 }
 
 /** The table's rows in the frontmatter, in the order they are written. */
-const FRONTMATTER_FIELDS = FIELDS.filter((f) => f.frontmatter);
+/**
+ * What the frontmatter holds for each of the table's rows in it, in the order they are written
+ * (undefined: the key is left out), and whether a value this version could not read, kept in
+ * `extra`, is written back in its place (`by` and the table's own fields).
+ */
+const WRITERS: ReadonlyArray<readonly [string, (r: MemoryRecord) => unknown, boolean]> = FIELDS.filter(
+  (f) => f.frontmatter,
+).map((f) => [
+  f.key,
+  f.kind === 'own' ? ownWriter(f.key) : tableWriter(f),
+  f.kind !== 'own' || f.key === 'by',
+]);
 
-/** What the frontmatter holds for a field of kind `own` (undefined: the key is left out). */
-function ownValue(r: MemoryRecord, key: string): unknown {
+/** How a field of kind `own` is written. */
+function ownWriter(key: string): (r: MemoryRecord) => unknown {
   switch (key) {
     case 'alias':
-      return r.alias || undefined;
+      return (r) => r.alias || undefined;
     case 'scope':
-      return r.scope.length ? r.scope : undefined;
-    case 'links': {
-      const links: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(r.links)) if (Array.isArray(v) ? v.length : v != null) links[k] = v;
-      return Object.keys(links).length ? links : undefined;
-    }
+      return (r) => (r.scope.length ? r.scope : undefined);
+    case 'links':
+      return (r) => {
+        const links: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(r.links))
+          if (Array.isArray(v) ? v.length : v != null) links[k] = v;
+        return Object.keys(links).length ? links : undefined;
+      };
     case 'anchors':
-      return r.anchors.length ? r.anchors : undefined;
+      return (r) => (r.anchors.length ? r.anchors : undefined);
     default:
-      return (r as unknown as Record<string, unknown>)[key];
+      return (r) => (r as unknown as Record<string, unknown>)[key];
   }
+}
+
+/** How a field of a kind the table declares whole is written (KIND_CODEC). */
+function tableWriter(f: FieldDef): (r: MemoryRecord) => unknown {
+  const write = KIND_CODEC[f.kind as TableKind].write as (v: unknown) => unknown;
+  return (r) => write((r as unknown as Record<string, unknown>)[f.key]);
 }
 
 /** Serialises deterministically: known keys in a fixed order, unknown keys after, in their order. */
