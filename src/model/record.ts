@@ -328,16 +328,26 @@ function strArray(v: unknown): string[] {
 /** The frontmatter of a record as serializeRecord writes it: known keys in a fixed order, unknown keys after. */
 export function frontmatterOf(r: MemoryRecord): Record<string, unknown> {
   const fm: Record<string, unknown> = {};
+  eachFrontmatterValue(r, (k, v) => {
+    fm[k] = v;
+  });
+  return fm;
+}
+
+const KNOWN_KEY_SET: ReadonlySet<string> = new Set(FRONTMATTER_KEYS);
+
+/** Each key and value of a record's frontmatter, in the order frontmatterOf gives them. */
+function eachFrontmatterValue(r: MemoryRecord, visit: (k: string, v: unknown) => void): void {
   for (const [key, value, keepsExtra] of WRITERS) {
     const v = value(r);
     // a value this version does not read (a newer shape of `by`, `verified`, …) is written back as it came
-    if (v !== undefined) fm[key] = v;
-    else if (keepsExtra && r.extra[key] !== undefined) fm[key] = r.extra[key];
+    if (v !== undefined) visit(key, v);
+    else if (keepsExtra && r.extra[key] !== undefined) visit(key, r.extra[key]);
   }
-  for (const [k, v] of Object.entries(r.extra)) {
-    if (!(KNOWN_KEYS as readonly string[]).includes(k) && v !== undefined) fm[k] = v;
+  for (const k of Object.keys(r.extra)) {
+    const v = r.extra[k];
+    if (v !== undefined && !KNOWN_KEY_SET.has(k)) visit(k, v);
   }
-  return fm;
 }
 
 /** The table's rows in the frontmatter, in the order they are written. */
@@ -383,17 +393,16 @@ function tableWriter(f: FieldDef): (r: MemoryRecord) => unknown {
 
 /** Serialises deterministically: known keys in a fixed order, unknown keys after, in their order. */
 export function serializeRecord(r: MemoryRecord): string {
-  const fm = frontmatterOf(r);
   // one-line values first, in order; the rest (anchors, nested maps) through the yaml library
   const lines: string[] = [];
   let rest: Record<string, unknown> | undefined;
-  for (const [k, v] of Object.entries(fm)) {
+  eachFrontmatterValue(r, (k, v) => {
     if (isOneLine(v)) lines.push(oneLine(k, v));
     else {
       rest ??= {};
       rest[k] = v;
     }
-  }
+  });
   let yaml = lines.length ? `${lines.join('\n')}\n` : '';
   if (rest) yaml += writeBlockFields(rest) ?? stringify(rest, BLOCK_OPTIONS);
   const body = r.body.endsWith('\n') || r.body === '' ? r.body : `${r.body}\n`;
