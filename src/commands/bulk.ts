@@ -9,7 +9,7 @@ import { ensureFormat } from '../gitstore/format.js';
 import type { Store } from '../gitstore/store.js';
 import { FIELDS } from '../model/fields.js';
 import { isId, newId } from '../model/id.js';
-import { importedTableFields } from '../model/patch.js';
+import { tableValuesOf } from '../model/patch.js';
 import { parseProvenance } from '../model/provenance.js';
 import {
   type Anchor,
@@ -141,7 +141,7 @@ function recordsFromItems(
         body,
         now: o.created ? parseDateInput(String(o.created)) : now.toISOString(),
         // confidence, source, expires, verified …: the table's own fields, each read by its kind
-        ...importedTableFields(o),
+        ...tableValuesOf(o, (f) => f.exported),
         author: o.author ? String(o.author) : author,
         by,
         tags: Array.isArray(o.tags) ? o.tags.map(String) : o.tags ? String(o.tags).split(',') : [],

@@ -11,10 +11,10 @@ import { validateScopes } from '../model/glob.js';
 import { newId } from '../model/id.js';
 import {
   type AddFields,
-  addedTableFields,
   applyPatch,
   type FieldPatch,
   parseUpdateInput,
+  tableValuesOf,
   validateStatus,
   validateType,
 } from '../model/patch.js';
@@ -90,7 +90,7 @@ export async function addMemory(
     alias,
     status: input.status as Status | undefined,
     // confidence, source, expires (a date or a duration, 30d) …: the table's own fields
-    ...addedTableFields(input),
+    ...tableValuesOf(input, (f) => f.add),
     // specs still to complete (a symbol without its path) are checked once complete, below
     anchors: hooks.prepareAnchors ? [] : input.anchors,
     links: input.links,

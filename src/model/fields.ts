@@ -298,12 +298,8 @@ export type TableFieldsJSON = {
     ? NonNullable<TableFields[K]> | null
     : TableFields[K];
 };
-/** The keys of TableFields. */
-export type TableKey = TableRow['key'];
 /** The keys of the table fields an add may set. */
 export type TableAddKey = Extract<TableRow, { add: true | 'required' }>['key'];
-/** The keys of the table fields an update may set. */
-export type TableUpdateKey = Extract<TableRow, { update: string }>['key'];
 /** The rows of the fields the table declares whole (every kind but `own`), in table order. */
 export const TABLE_FIELDS: readonly FieldDef[] = FIELDS.filter((f) => f.kind !== 'own');
 /**

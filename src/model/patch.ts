@@ -13,6 +13,7 @@ import {
   ADD_REQUIRED,
   ADDABLE,
   FIELD_BY_KEY,
+  type FieldDef,
   TABLE_FIELDS,
   TAG_EDITS,
   type TableAddKey,
@@ -153,30 +154,21 @@ export interface AddFields extends Partial<Pick<TableFields, TableAddKey>> {
 }
 
 /**
- * The table's own fields an add gives (confidence, source, expires, …: src/model/fields.ts), as a
- * new record takes them: a date read into an ISO date here, for every surface; an empty value absent.
+ * The table's own fields (confidence, source, expires, verified, …: src/model/fields.ts) that
+ * `input` gives, of the rows `which` picks, each read by its kind: a number, a line of text, a
+ * date through parseDateInput (an ISO date or a duration, for every surface), an attestation as
+ * it came; an empty value absent. Judged with the whole record by validateRecord. An add reads
+ * its fields with it (`f.add`), an import its lines (`f.exported`).
  */
-export function addedTableFields(input: Partial<Record<TableAddKey, unknown>>): Partial<TableFields> {
+export function tableValuesOf(
+  input: object,
+  which: (f: FieldDef) => boolean | string | undefined,
+): Partial<TableFields> {
   const given = input as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const f of TABLE_FIELDS) {
     const v = given[f.key];
-    if (!f.add || v === undefined || v === null || v === '') continue;
-    out[f.key] = f.kind === 'date' ? parseDateInput(String(v)) : v;
-  }
-  return out as Partial<TableFields>;
-}
-
-/**
- * The table's own fields an import line gives (src/commands/bulk.ts), each read by its kind: a
- * number, a line of text, a date through parseDateInput, an attestation as it came; an empty
- * value absent. Judged with the whole record by validateRecord, as an add's are.
- */
-export function importedTableFields(o: Record<string, unknown>): Partial<TableFields> {
-  const out: Record<string, unknown> = {};
-  for (const f of TABLE_FIELDS) {
-    const v = o[f.key];
-    if (!f.exported || v === undefined || v === null || v === '') continue;
+    if (!which(f) || v === undefined || v === null || v === '') continue;
     if (f.kind === 'unit') out[f.key] = Number(v);
     else if (f.kind === 'line') out[f.key] = String(v);
     else if (f.kind === 'date') out[f.key] = parseDateInput(String(v));

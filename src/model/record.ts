@@ -478,7 +478,7 @@ function recordOf(o: Record<string, unknown>, body: string): MemoryRecord {
   for (const [k, v] of Object.entries(linksIn)) links[k] = Array.isArray(v) ? strArray(v) : v;
   const by = parseProvenance(o.by);
   const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (!(KNOWN_KEYS as readonly string[]).includes(k)) extra[k] = v;
+  for (const [k, v] of Object.entries(o)) if (!KNOWN_KEY_SET.has(k)) extra[k] = v;
   if (o.by != null && !by) extra.by = o.by;
   // the fields the table declares whole, each read by its kind; one this version cannot read is kept as it came
   const table: Record<string, unknown> = {};

@@ -14,33 +14,13 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, ROOT, type TestRepo } from '../helpers.js';
 
-const ROW = `  {
-    key: 'ticket',
-    frontmatter: true,
-    kind: 'line',
-    merge: 'scalar',
-    help: 'the tracker ticket it belongs to',
-    input: 'string',
-    add: true,
-    update: 'set-clear',
-    ui: true,
-    compare: true,
-    exported: true,
-  },
-  {
-    key: 'due',
-    frontmatter: true,
-    kind: 'date',
-    merge: 'scalar',
-    help: 'when to look at it again: ISO date or duration (30d, 2w)',
-    input: 'string',
-    add: true,
-    update: 'set-clear',
-    ui: true,
-    compare: true,
-    exported: true,
-  },
-`;
+/** A row of the table as its source would hold it: a field people give as text, set and cleared. */
+const row = (key: string, kind: 'line' | 'date', help: string) =>
+  `  { key: '${key}', frontmatter: true, kind: '${kind}', merge: 'scalar', help: '${help}', input: 'string', ` +
+  `add: true, update: 'set-clear', ui: true, compare: true, exported: true },\n`;
+const ROW =
+  row('ticket', 'line', 'the tracker ticket it belongs to') +
+  row('due', 'date', 'when to look at it again: ISO date or duration (30d, 2w)');
 /** an AWS access key id the scanner knows (assembled, so this file holds none) */
 const SECRET = `AKIA${'Q3JX7RZ2M5VTBN4W'}`;
 
