@@ -13,6 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, ROOT, type TestRepo } from '../helpers.js';
+import { plumber, recordText } from '../hostile-helpers.js';
+import { bareRemote } from '../sync-helpers.js';
 
 /** A row of the table as its source would hold it: a field people give as text, set and cleared. */
 const row = (key: string, kind: 'line' | 'date', help: string) =>
@@ -256,5 +258,32 @@ describe('a field added as one row of the table', () => {
       await ui.close();
       store.close();
     }
+  });
+
+  it('the sync boundary checks it as a local write does: too long a ticket is refused both ways', async () => {
+    const long = 'x'.repeat(5000);
+    const local = await mem(['update', id, '--ticket', long, '--json']);
+    expect(local.code, local.stderr).toBe(2);
+    expect(JSON.parse(local.stdout).error).toMatchObject({ field: 'ticket' });
+    const remote = bareRemote();
+    repo.git('remote', 'add', 'origin', remote.url);
+    expect((await mem(['sync'])).code).toBe(0);
+    const hostile = '01M8AAAAAAAAAAAAAAAAAAAAAB';
+    const over = plumber(remote.dir, repo.env).commitOver(remote.git('rev-parse', 'refs/mem/memory').trim(), {
+      memories: {
+        tree: {
+          AB: {
+            tree: { [`${hostile}.md`]: { blob: recordText(hostile, 'hostile', 'b\n', `ticket: ${long}`) } },
+          },
+        },
+      },
+    });
+    remote.git('update-ref', 'refs/mem/memory', over);
+    const before = tip();
+    const synced = await mem(['sync', '--json']);
+    expect(synced.code, synced.stderr).not.toBe(0);
+    expect(JSON.parse(synced.stdout).error.code).toBe('E_MERGE');
+    expect(synced.stderr).toContain(hostile);
+    expect(tip()).toBe(before);
   });
 });
