@@ -216,6 +216,7 @@ export class StoreWriter extends StoreConfig {
         mark('write: ref moved');
         return { commit, value: res.value, attempts: attempt };
       }
+      mark('write: the ref moved meanwhile, again');
       await backoff(attempt);
     }
     throw err(
