@@ -800,7 +800,9 @@ describe.concurrent('installed git-mem in a subdirectory under GIT_CEILING_DIREC
     if (!failed) throw new Error('git rev-parse found a repository under the ceiling');
   });
 
-  it.sequential('every repository command refuses with one line, twice', async ({ expect }) => {
+  it.sequential('every repository command refuses with one line, through git mem and the bin', async ({
+    expect,
+  }) => {
     const k: Kind = { name: 'ceiling', cwd: sub, env, scratch: tmpDir('gm-ceil-'), ids: {} };
     const cmds: string[][] = [
       ['init'],
@@ -847,12 +849,15 @@ describe.concurrent('installed git-mem in a subdirectory under GIT_CEILING_DIREC
     ];
     const outside = { ...env, GIT_CEILING_DIRECTORIES: undefined };
     const tipBefore = sh('git', ['rev-parse', 'refs/memory'], repo, outside).trim();
-    for (const run of [gm, bin]) {
-      const rs = await pool(cmds, 3, (a) => run(k, a, { stdin: '', timeoutMs: 20_000 }));
-      for (const r of rs) refused(expect, r, /not a git repository/);
-    }
+    // the refusal is the launcher's and the CLI's repository discovery, before any command runs:
+    // each command once, every other one through `git mem` (git's own dispatch) and the rest
+    // through the bin, and the first and last of the list both ways
+    const runs = cmds.map((a, i) => [i % 2 ? bin : gm, a] as const);
+    runs.push([bin, cmds[0]], [cmds.length % 2 ? bin : gm, cmds[cmds.length - 1]]);
+    const rs = await pool(runs, 3, ([run, a]) => run(k, a, { stdin: '', timeoutMs: 20_000 }));
+    for (const r of rs) refused(expect, r, /not a git repository/);
     expect.soft(sh('git', ['rev-parse', 'refs/memory'], repo, outside).trim()).toBe(tipBefore);
-  }, 240_000); // 82 process starts: seconds on an idle runner, longer on a loaded one
+  }, 240_000); // 43 process starts: seconds on an idle runner, longer on a loaded one
 });
 
 /** Runs `fn` over `items`, at most `n` at a time, results in order. */
