@@ -56,10 +56,11 @@ function blobOf(v: TestRepo, content: string): string {
  * boundary: then nothing arrived, which is also fine).
  */
 async function scene(anchors: (v: TestRepo) => string): Promise<Scene> {
-  const remote = bareRemote();
-  const seed = clone(remote.url);
-  await seed.memJson(['add', '--title', 'seed', '--content', 'seed\n']);
-  await seed.memJson(['sync']);
+  const { remote, base } = await sharedRemote();
+  // the remote as the seed left it: the scene before pushed its victim's merge (and notes)
+  for (const ref of remote.git('for-each-ref', '--format=%(refname)', 'refs/mem/').split('\n'))
+    if (ref && ref !== 'refs/mem/memory') remote.git('update-ref', '-d', ref);
+  remote.git('update-ref', 'refs/mem/memory', base);
   const v = clone(remote.url);
   v.write('notes.txt', 'public notes\n');
   v.write('.gitignore', '.env\n');
@@ -73,7 +74,6 @@ async function scene(anchors: (v: TestRepo) => string): Promise<Scene> {
   v.write('.env', `${ENV_SECRET}\n`);
   writeFileSync(join(v.dir, '..', `${basename(v.dir)}-outside.txt`), `${OUTSIDE_SECRET}\n`);
 
-  const base = remote.git('rev-parse', 'refs/mem/memory').trim();
   const id = newId();
   const p = plumber(remote.dir, isolatedEnv());
   const text = recordText(id, 'hostile anchors', 'b\n', `anchors:\n${anchors(v)}`);
@@ -90,6 +90,20 @@ async function scene(anchors: (v: TestRepo) => string): Promise<Scene> {
     v.git('update-ref', 'refs/memory', v.git('rev-parse', 'refs/hostile').trim());
   }
   return { v, remote, id, refused };
+}
+
+let shared: Promise<{ remote: Remote; base: string }> | undefined;
+
+/** One remote for every scene, its memory seeded with one record by a teammate's sync. */
+function sharedRemote(): Promise<{ remote: Remote; base: string }> {
+  shared ??= (async () => {
+    const remote = bareRemote();
+    const seed = clone(remote.url);
+    await seed.memJson(['add', '--title', 'seed', '--content', 'seed\n']);
+    await seed.memJson(['sync']);
+    return { remote, base: remote.git('rev-parse', 'refs/mem/memory').trim() };
+  })();
+  return shared;
 }
 
 /** Runs what a victim runs every day, then asserts nothing secret was written, printed or pushed. */
