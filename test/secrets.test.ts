@@ -402,38 +402,42 @@ describe('MCP tools refuse a secret in any field (an error the agent can act on)
     const store = new Store(await openRepo(repo.dir, repo.env));
     const env = { store, cwd: repo.dir };
     try {
-      for (const c of CORPUS) {
-        const ok = { type: 'decision', title: 'Agent note', body: 'Fine.' };
-        const adds: Array<[string, Record<string, unknown>]> = [
+      // every secret through one field of each tool, every field meeting ten secrets or more (as
+      // the CLI's cases above); the scan is one function of the field's text, tested whole above
+      const ok = { type: 'decision', title: 'Agent note', body: 'Fine.' };
+      const adds = inTurn(
+        (c): Array<[string, Record<string, unknown>]> => [
           ['title', { ...ok, title: `Note ${c.text}` }],
           ['body', { ...ok, body: c.text }],
           ['source', { ...ok, source: c.text }],
           ['tags', { ...ok, tags: ['ops', c.text] }],
           ['scope', { ...ok, scope: [`src/${c.text}/**`] }],
           ['alias', { ...ok, alias: c.text }],
-        ];
-        for (const [field, args] of adds) {
-          const res = await callTool(env, 'add', args);
-          expect(res.isError, `${c.name} in ${field}`).toBe(true);
-          // tool errors come framed, as every MCP result does: the message is the frame's content
-          expect(unframe(res.content[0].text), `${c.name} in ${field}`).toMatch(
-            new RegExp(
-              `^E_SECRET: refusing to store a likely secret: .+ in ${field.replace(/[[\].]/g, '\\$&')}`,
-            ),
-          );
-        }
-        const updates: Array<[string, Record<string, unknown>]> = [
+        ],
+      );
+      for (const [c, [field, args]] of adds) {
+        const res = await callTool(env, 'add', args);
+        expect(res.isError, `${c.name} in ${field}`).toBe(true);
+        // tool errors come framed, as every MCP result does: the frame's content is `CODE: line`
+        expect(unframe(res.content[0].text), `${c.name} in ${field}`).toMatch(
+          new RegExp(`^E_SECRET: .+ in ${field.replace(/[[\].]/g, '\\$&')}`),
+        );
+      }
+      const updates = inTurn(
+        (c): Array<[string, Record<string, unknown>]> => [
           ['title', { title: `Note ${c.text}` }],
           ['body', { body: c.text }],
           ['tags', { tags: [c.text] }],
           ['addTags', { add_tags: [c.text] }],
           ['scope', { scope: [c.text] }],
-        ];
-        for (const [field, args] of updates) {
-          const res = await callTool(env, 'update', { id: target, ...args });
-          expect(res.isError, `${c.name} in ${field}`).toBe(true);
-          expect(res.content[0].text, `${c.name} in ${field}`).toContain(` in ${field}`);
-        }
+        ],
+      );
+      for (const [c, [field, args]] of updates) {
+        const res = await callTool(env, 'update', { id: target, ...args });
+        expect(res.isError, `${c.name} in ${field}`).toBe(true);
+        expect(unframe(res.content[0].text), `${c.name} in ${field}`).toMatch(
+          new RegExp(`^E_SECRET: .+ in ${field}`),
+        );
       }
     } finally {
       store.close();
@@ -490,8 +494,10 @@ describe('agent text is redacted: sessions replayed through the hook, proposals,
       expect(r.code).toBe(0);
     };
     // eight sessions of eight secrets each: every secret is in the first prompt (the title), a failing
-    // command and its error, the same command passing with it in its output, and a "remember:" prompt
+    // command and its error, the same command passing with it in its output, and a "remember:" prompt;
+    // four secrets to an event, a line each (a redaction must find every one in a text, not the first)
     const GROUP = 8;
+    const PER_EVENT = 4;
     let n = 0;
     for (let g = 0; g < CORPUS.length; g += GROUP) {
       const group = CORPUS.slice(g, g + GROUP);
@@ -509,20 +515,24 @@ describe('agent text is redacted: sessions replayed through the hook, proposals,
         hook_event_name: 'UserPromptSubmit',
         prompt: group.map((c) => c.text).join(' ; '),
       });
-      for (const c of group) {
+      for (let e = 0; e < group.length; e += PER_EVENT) {
+        const texts = group.slice(e, e + PER_EVENT).map((c) => c.text);
+        const command = texts.join('\n');
         await send({
-          ...bash(c.text, {}),
+          ...bash(command, {}),
           hook_event_name: 'PostToolUseFailure',
-          error: `Exit code 1\n${c.text}\nconnection refused`,
+          error: `Exit code 1\n${texts.join('\n')}\nconnection refused`,
         });
         await send({
-          ...bash(c.text, { tool_response: { stdout: `done; ${c.text}`, stderr: '', exit_code: 0 } }),
+          ...bash(command, {
+            tool_response: { stdout: texts.map((t) => `done; ${t}`).join('\n'), stderr: '', exit_code: 0 },
+          }),
           hook_event_name: 'PostToolUse',
         });
         await send({
           ...base,
           hook_event_name: 'UserPromptSubmit',
-          prompt: `remember: staging uses ${c.text}`,
+          prompt: `remember: staging uses ${texts.join(' ; ')}`,
         });
       }
       await send({ ...base, hook_event_name: 'SessionEnd', reason: 'exit' });
