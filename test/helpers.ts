@@ -26,6 +26,16 @@ function removeDir(d: string): void {
   } catch {}
 }
 
+/** What fn throws (for asserting its code and data, not its wording); fails the test when it returns. */
+export function thrown(fn: () => unknown): { code?: string; data?: Record<string, unknown>; name?: string } {
+  try {
+    fn();
+  } catch (e) {
+    return e as { code?: string; data?: Record<string, unknown> };
+  }
+  throw new Error('expected a throw, and it returned');
+}
+
 /** A scratch folder, removed when the test file ends (test/support/per-file.ts). */
 export function tmpDir(prefix = 'gm-'): string {
   const d = mkdtempSync(join(tmpdir(), prefix));

@@ -21,7 +21,7 @@ import {
 } from '../src/model/record.js';
 import { stringify as stringifyYaml } from '../src/model/yaml.js';
 import { entropy, scanSecrets } from '../src/safety/secrets.js';
-import { ROOT, rng } from './helpers.js';
+import { ROOT, rng, thrown } from './helpers.js';
 
 function full(): MemoryRecord {
   return newRecord({
@@ -86,7 +86,7 @@ describe('record format', () => {
       lines.push(`${n}: &${n} [*${p},*${p},*${p},*${p},*${p},*${p},*${p},*${p},*${p}]`);
     }
     const text = `---\nid: ${id}\ntype: decision\ntitle: bomb\n${lines.join('\n')}\n---\n`;
-    expect(() => parseRecord(text)).toThrow(/invalid YAML|alias/i);
+    expect(() => parseRecord(text)).toThrow(RecordParseError);
   });
 
   it('validates on write: title, size, binary, type, alias', () => {
@@ -97,12 +97,16 @@ describe('record format', () => {
       body: 'b',
       now: new Date().toISOString(),
     };
-    expect(() => newRecord({ ...base, title: ' ' })).toThrow(/title is required/);
-    expect(() => newRecord({ ...base, title: 'a\nb' })).toThrow(/one line/);
-    expect(() => newRecord({ ...base, body: 'x'.repeat(70 * 1024) })).toThrow(/over the 65536-byte limit/);
-    expect(() => newRecord({ ...base, body: 'bin\u0000ary' })).toThrow(/binary/);
-    expect(() => newRecord({ ...base, type: 'nope' as never })).toThrow(/unknown type/);
-    expect(() => validateAlias('Has Spaces')).toThrow(/invalid alias/);
+    const refused = (over: Record<string, unknown>) => thrown(() => newRecord({ ...base, ...over }));
+    expect(refused({ title: ' ' })).toMatchObject({ code: 'E_INVALID_ARG', data: { field: 'title' } });
+    expect(refused({ title: 'a\nb' })).toMatchObject({ code: 'E_INVALID_ARG', data: { field: 'title' } });
+    expect(refused({ body: 'x'.repeat(70 * 1024) })).toMatchObject({
+      code: 'E_TOO_LARGE',
+      data: { field: 'body' },
+    });
+    expect(refused({ body: 'bin\u0000ary' })).toMatchObject({ code: 'E_BINARY', data: { field: 'body' } });
+    expect(refused({ type: 'nope' })).toMatchObject({ code: 'E_INVALID_ARG', data: { field: 'type' } });
+    expect(thrown(() => validateAlias('Has Spaces'))).toMatchObject({ code: 'E_INVALID_ARG' });
     expect(validateAlias('standards/ts/eslint')).toBe('standards/ts/eslint');
   });
 
@@ -123,7 +127,7 @@ describe('record format', () => {
     expect(estimateTokens('abcdefgh')).toBe(2);
     expect(parseDateInput('2026-12-31')).toBe('2026-12-31T00:00:00.000Z');
     expect(Date.parse(parseDateInput('2d', new Date(0)))).toBe(2 * 864e5);
-    expect(() => parseDateInput('someday')).toThrow(/invalid date/);
+    expect(thrown(() => parseDateInput('someday'))).toMatchObject({ code: 'E_INVALID_ARG' });
   });
 });
 
