@@ -21,7 +21,7 @@ import {
   scanRecord,
   scanSecrets,
 } from '../src/safety/secrets.js';
-import { BIN, makeRepo, ROOT, sh, type TestRepo } from './helpers.js';
+import { BIN, makeRepo, ROOT, sh, type TestRepo, thrown } from './helpers.js';
 import { HARMLESS, secretsCorpus } from './secrets-corpus.js';
 import { fresh, type MemResult, template } from './support/template.js';
 import { bareRemote, clone } from './sync-helpers.js';
@@ -117,7 +117,10 @@ describe('the scanner', () => {
       expect(() => assertRecordClean(r)).toThrow(
         expect.objectContaining({ message: expect.not.stringContaining(s) }),
       );
-      expect(() => assertRecordClean(r), field).toThrow(/refusing to store a likely secret/);
+      expect(
+        thrown(() => assertRecordClean(r)),
+        field,
+      ).toMatchObject({ code: 'E_SECRET', data: { field } });
       const red = redactRecord(r);
       expect(JSON.stringify(red), field).not.toContain(s);
       expect(scanRecord(red), field).toEqual([]);

@@ -19,7 +19,7 @@ import { recordFieldProblems } from '../src/model/schema.js';
 import { docFromRecord } from '../src/search/docs.js';
 import { type CorpusStats, rank } from '../src/search/rank.js';
 import { terms } from '../src/search/text.js';
-import { type Json, makeRepo } from './helpers.js';
+import { type Json, makeRepo, thrown } from './helpers.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const rec = (extra: Partial<Parameters<typeof newRecord>[0]> = {}, id = newId()): MemoryRecord =>
@@ -50,7 +50,10 @@ describe('the verified field', () => {
       expect(p?.field, bad).toMatch(/^verified/);
     }
     expect(recordFieldProblems({ ...fmOf(good), verified: 'yes' }, '')[0]?.field).toBe('verified');
-    expect(() => rec({ verified: { by: 'Alice', at: 'soon' } })).toThrow(/verified/);
+    expect(thrown(() => rec({ verified: { by: 'Alice', at: 'soon' } }))).toMatchObject({
+      code: 'E_INVALID_ARG',
+      data: { field: expect.stringMatching(/^verified/) },
+    });
   });
 
   it('merges by the later at, whichever side it is on, without a conflict', () => {
