@@ -25,7 +25,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPARED_FIELDS, FIELD_BY_KEY, UI_FIELDS } from '../src/model/fields.js';
+import { COMPARED_FIELDS, FIELD_BY_KEY, TABLE_FIELDS, UI_FIELDS } from '../src/model/fields.js';
 import { parseRecord, recordPath } from '../src/model/record.js';
 import { BIN, ROOT, type TestRepo, tmpDir, until } from './helpers.js';
 import { BROWSER, CHROMIUM, needs } from './support/needs.js';
@@ -609,6 +609,51 @@ describeUi('git mem ui in a browser', () => {
     expect(r.expires).toBe(before.expires);
     const sent = /\(([^)]*)\)$/.exec(subject())?.[1].split(', ');
     expect(sent?.sort()).toEqual(['confidence', 'source', 'tags']);
+  });
+
+  it("lists the table's fields by kind beside the text, and Verify records who and when as git mem verify does", async () => {
+    const args = [
+      '--type',
+      'decision',
+      '--content',
+      'Listed by kind.\n',
+      '--source',
+      'https://example.test/shown',
+    ];
+    const id = await add(b, [...args, '--title', 'Shown fields', '--expires', '30d']);
+    const twin = await add(b, [...args, '--title', 'Shown fields, verified by the CLI', '--expires', '30d']);
+    await open(`#/m/${id}`, `article.memory[data-id="${id}"]`);
+    const listed = () =>
+      page
+        .locator('aside.fields dd[data-field]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-field')));
+    const has = (r: Record<string, unknown>) =>
+      TABLE_FIELDS.map((f) => f.key).filter((k) => r[k] !== null && r[k] !== undefined && r[k] !== '');
+    const before = await record(id);
+    // every field of the table this memory holds, in the table's order, none it does not hold
+    expect(await listed()).toEqual(has(before));
+    expect(await page.locator('dd[data-field="source"]').innerText()).toBe('https://example.test/shown');
+    expect(await page.locator('dd[data-field="confidence"]').innerText()).toBe(String(before.confidence));
+    const commit = tip();
+    await page.click('button[data-action="verify"]');
+    await page.locator('dd[data-field="verified"]').waitFor();
+    expect(tip()).not.toBe(commit);
+    const after = await record(id);
+    expect(await listed()).toEqual(has(after));
+    expect(await listed()).toContain('verified');
+    // the same who as the command line's verify, and the same restarted expiry
+    const twinBefore = await record(twin);
+    await memJson(b, ['verify', twin]);
+    const cli = await record(twin);
+    expect(after.verified.by).toBe(cli.verified.by);
+    expect(await page.locator('dd[data-field="verified"]').innerText()).toContain(`by ${after.verified.by}`);
+    for (const [was, now] of [
+      [before, after],
+      [twinBefore, cli],
+    ])
+      expect(Date.parse(now.expires) - Date.parse(now.verified.at)).toBe(
+        Date.parse(was.expires) - Date.parse(was.created),
+      );
   });
 
   it('approves a proposal through the page as git mem review --approve does', async () => {

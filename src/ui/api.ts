@@ -19,7 +19,7 @@ import { STATUSES, TYPES } from '../model/record.js';
 import { codeFile, codeTree } from './code.js';
 import { conflictsView } from './conflicts.js';
 import { type Memo, memoOf, storeNamed, type UiEnv } from './env.js';
-import { FORM_FIELDS } from './form.js';
+import { FORM_FIELDS, SHOWN_FIELDS } from './form.js';
 import {
   anchorCode,
   historyView,
@@ -139,6 +139,7 @@ async function info(env: UiEnv): Promise<Info> {
     sorts: SORTS,
     form: FORM_FIELDS,
     compared: COMPARED_FIELDS,
+    shown: SHOWN_FIELDS,
   };
 }
 

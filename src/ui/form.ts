@@ -4,8 +4,8 @@
  * The page renders what this says (GET /api/info `form`); a field added to the table with
  * `ui: true` appears in the form with no change to the page.
  */
-import { FIELD_BY_KEY, type FieldDef, UI_FIELDS } from '../model/fields.js';
-import type { FormField } from './wire.js';
+import { FIELD_BY_KEY, type FieldDef, TABLE_FIELDS, type TableKind, UI_FIELDS } from '../model/fields.js';
+import type { FormField, ShownField } from './wire.js';
 
 function formField(f: FieldDef): FormField {
   // a form sends only what update takes
@@ -25,3 +25,13 @@ function formField(f: FieldDef): FormField {
 
 /** The edit form's fields, in the table's order. */
 export const FORM_FIELDS: readonly FormField[] = UI_FIELDS.map((k) => formField(FIELD_BY_KEY.get(k)!));
+
+/**
+ * The fields a memory's page lists beside the text, each by its kind (a number, a line, a date,
+ * who and when): every field the table declares whole, in its order, so a row added there shows
+ * with no change to the page.
+ */
+export const SHOWN_FIELDS: readonly ShownField[] = TABLE_FIELDS.map((f) => ({
+  key: f.key,
+  kind: f.kind as TableKind,
+}));

@@ -148,6 +148,14 @@ export interface Info {
   form: readonly FormField[];
   /** the fields the Conflicts page compares, in the field table's order */
   compared: readonly string[];
+  /** the fields a memory's page lists by kind, every one the table declares whole, in its order */
+  shown: readonly ShownField[];
+}
+
+/** A field a memory's page lists (src/ui/form.ts): its value's kind says how it reads. */
+export interface ShownField {
+  key: string;
+  kind: 'unit' | 'line' | 'date' | 'attestation';
 }
 
 /**

@@ -247,6 +247,17 @@ describe('a field added as one row of the table', () => {
       { assets: join(ROOT, 'dist'), log: () => {} },
     );
     try {
+      // the memory's page lists it by its kind (GET /api/info `shown`), as it lists the table's others
+      const info = await fetch(`http://127.0.0.1:${ui.port}/api/info`, {
+        headers: { 'x-git-mem-token': ui.token },
+      });
+      expect(info.status).toBe(200);
+      expect(((await info.json()) as { shown: unknown }).shown).toEqual(
+        expect.arrayContaining([
+          { key: 'ticket', kind: 'line' },
+          { key: 'due', kind: 'date' },
+        ]),
+      );
       const r = await fetch(`http://127.0.0.1:${ui.port}/api/memory/${id}`, {
         method: 'POST',
         headers: { 'x-git-mem-token': ui.token, 'content-type': 'application/json' },

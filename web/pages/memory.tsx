@@ -7,6 +7,7 @@ import type {
   MemoryView,
   ReanchorAnswer,
   RecordJson,
+  ShownField,
   UpdateAnswer,
 } from '../../src/ui/wire';
 import { get, post } from '../api';
@@ -264,6 +265,28 @@ function Editor({ r, store, onDone }: { r: RecordJson; store: string; onDone: (c
   );
 }
 
+/** A field the table declares whole, as its kind reads (nothing when the memory has none). */
+function Shown({ f, value }: { f: ShownField; value: unknown }) {
+  if (value === null || value === undefined || value === '') return null;
+  const attested = value as { by: string; at: string };
+  return (
+    <>
+      <dt>{f.key}</dt>
+      <dd data-field={f.key}>
+        {f.kind === 'date' ? (
+          <Time iso={String(value)} />
+        ) : f.kind === 'attestation' ? (
+          <>
+            <Time iso={attested.at} /> by {attested.by}
+          </>
+        ) : (
+          String(value)
+        )}
+      </dd>
+    </>
+  );
+}
+
 export function MemoryPage({ id, route }: { id: string; route: Route }) {
   const info = useInfo();
   const store = route.params.get('store') ?? '';
@@ -461,8 +484,6 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
                 <dd>{r.alias}</dd>
               </>
             ) : null}
-            <dt>confidence</dt>
-            <dd>{r.confidence}</dd>
             {r.scope.length ? (
               <>
                 <dt>scope</dt>
@@ -473,8 +494,6 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
                 </dd>
               </>
             ) : null}
-            <dt>author</dt>
-            <dd>{r.author ?? '—'}</dd>
             <dt>created</dt>
             <dd>
               <Time iso={r.created} />
@@ -483,28 +502,9 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
             <dd>
               <Time iso={r.updated} />
             </dd>
-            {r.expires ? (
-              <>
-                <dt>expires</dt>
-                <dd>
-                  <Time iso={r.expires} />
-                </dd>
-              </>
-            ) : null}
-            {r.verified ? (
-              <>
-                <dt>verified</dt>
-                <dd data-field="verified">
-                  <Time iso={r.verified.at} /> by {r.verified.by}
-                </dd>
-              </>
-            ) : null}
-            {r.source ? (
-              <>
-                <dt>source</dt>
-                <dd>{r.source}</dd>
-              </>
-            ) : null}
+            {(info.data?.shown ?? []).map((f) => (
+              <Shown key={f.key} f={f} value={(r as unknown as Record<string, unknown>)[f.key]} />
+            ))}
             <dt>tokens</dt>
             <dd>~{r.tokens}</dd>
           </dl>
