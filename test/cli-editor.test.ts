@@ -90,6 +90,16 @@ describe('the editor on a terminal', () => {
     expect(tip()).toBe(before);
   });
 
+  it("no editor set on a dumb terminal: one line naming the fix, not git's complaint beside it", () => {
+    const before = tip();
+    const r = onTTY(['mem', 'add', '--title', 'Draft'], { TERM: 'dumb' });
+    expect(r.status).toBe(2);
+    // the terminal's whole output (stdout and stderr both go to it) is our one line
+    expect(r.stdout.trim().split(/\r?\n/)).toHaveLength(1);
+    expect(r.stdout).toMatch(/^git-mem: error: /);
+    expect(tip()).toBe(before);
+  });
+
   it('core.editor is used as git uses it (git -c core.editor=…)', async () => {
     const ed = editor('core.sh', `printf 'From core.editor\\n\\nbody\\n' > "$1"`);
     const r = onTTY(['-c', `core.editor=${ed}`, 'mem', 'add', '--title', 'Draft', '--json']);

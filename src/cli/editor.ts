@@ -48,7 +48,13 @@ export function parseEdited(text: string): Edited | null {
 /** The editor git would start (`git var GIT_EDITOR` reads GIT_EDITOR, core.editor, VISUAL, EDITOR). */
 function gitEditor(repo: Repo, env: NodeJS.ProcessEnv): string {
   try {
-    return execFileSync('git', ['var', 'GIT_EDITOR'], { cwd: repo.cwd, env, encoding: 'utf8' }).trim();
+    // git's own complaint ("Terminal is dumb, but EDITOR unset") is not printed beside ours
+    return execFileSync('git', ['var', 'GIT_EDITOR'], {
+      cwd: repo.cwd,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
   } catch {
     throw err(
       'E_INVALID_ARG',
