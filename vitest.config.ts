@@ -31,10 +31,8 @@ export default defineConfig({
           isolate: false,
         },
       },
-      // system files too: their processes are their own, what they leave is undone per file
-      // (test/support/setup-file.ts); a fork per file cost the system tier 703 s of CPU and 412 s
-      // against 637–652 s and 378–383 s shared (2026-12-06, `npx vitest run --project system`)
-      { extends: true, test: { name: 'system', include: TIER_GLOBS.system, isolate: false } },
+      // a process per system file: shared workers cost the whole suite 671 s against 523 s (test/README.md)
+      { extends: true, test: { name: 'system', include: TIER_GLOBS.system } },
     ],
   },
 });
