@@ -12,7 +12,7 @@
  * the server passes on what a record's frontmatter holds unchecked (a
  * proposal's method, a session's agent): the page must not assume their type.
  */
-import type { TableFieldsJSON } from '../model/fields.js';
+import type { TableFieldsJSON, TableKind } from '../model/fields.js';
 import type { LogEntry as CommitEntry, SessionRow, StoreStats } from '../model/json.js';
 
 export type { SessionRow, StoreStats };
@@ -155,7 +155,7 @@ export interface Info {
 /** A field a memory's page lists (src/ui/form.ts): its value's kind says how it reads. */
 export interface ShownField {
   key: string;
-  kind: 'unit' | 'line' | 'date' | 'attestation';
+  kind: TableKind;
 }
 
 /**
