@@ -21,6 +21,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { confinedPath } from '../src/merge/confine.js';
+import type { ProblemKind } from '../src/merge/problems.js';
 import {
   anchorPathProblem,
   blobProblem,
@@ -358,32 +359,35 @@ describe("locks and refusals in git's words", () => {
 });
 
 describe('the validator, pure', () => {
-  it('names', () => {
-    for (const bad of [
-      '',
-      '.',
-      '..',
-      '.git',
-      '.GIT',
-      '.Git.',
-      'git~1',
-      '.g\u200cit',
-      'a/b',
-      'a\\b',
-      'a\nb',
-      'a\u0000b',
-      '\ufffd',
-    ])
-      expect(nameProblem(bad), JSON.stringify(bad)).not.toBeNull();
+  it('names: each refusal says which check it is', () => {
+    const kinds: Array<[string, ProblemKind]> = [
+      ['', 'empty-name'],
+      ['.', 'dot-name'],
+      ['..', 'dot-name'],
+      ['.git', 'git-name'],
+      ['.GIT', 'git-name'],
+      ['.Git.', 'git-name'],
+      ['git~1', 'git-name'],
+      ['.g\u200cit', 'git-name'],
+      ['a/b', 'separator'],
+      ['a\\b', 'separator'],
+      ['a\nb', 'control-chars'],
+      ['a\u0000b', 'control-chars'],
+      ['\ufffd', 'not-utf8'],
+    ];
+    for (const [bad, kind] of kinds) expect(nameProblem(bad)?.problem, JSON.stringify(bad)).toBe(kind);
     for (const ok of ['memories', 'AB', '01ARZ3NDEKTSV4RRFFQ69G5FAV.md', '.gitignore', 'git', 'config.yaml'])
       expect(nameProblem(ok), ok).toBeNull();
   });
 
   it('collisions', () => {
     expect(collisionProblems(['a', 'b', 'c'])).toEqual([]);
-    expect(collisionProblems(['README', 'readme'])[0].message).toMatch(/differ only in case/);
-    expect(collisionProblems(['\u00e9', 'e\u0301'])[0].message).toMatch(/Unicode normalisation/);
-    expect(collisionProblems(['x', 'x'])[0].message).toMatch(/two entries named "x"/);
+    expect(collisionProblems(['README', 'readme'])[0]).toMatchObject({
+      name: 'readme',
+      problem: 'case-collision',
+    });
+    expect(collisionProblems(['\u00e9', 'e\u0301'])[0]).toMatchObject({ problem: 'unicode-collision' });
+    expect(collisionProblems(['x', 'x'])[0]).toMatchObject({ name: 'x', problem: 'same-name' });
   });
 
   it('layout paths', () => {
@@ -406,6 +410,10 @@ describe('the validator, pure', () => {
       'a/b/c/d/e/f',
     ])
       expect(pathProblem(bad), bad).not.toBeNull();
+    expect(pathProblem('sessions/x')?.problem).toBe('layout');
+    expect(pathProblem(`memories/${id.slice(-2)}/${id}.md/x`)?.problem).toBe('file-or-folder');
+    expect(pathProblem(`memories/../${id}.md`)?.problem).toBe('dot-name');
+    expect(pathProblem('a/b/c/d/e/f')?.problem).toBe('too-deep');
   });
 
   it('anchor paths', () => {
@@ -429,11 +437,11 @@ describe('the validator, pure', () => {
     const id = newId();
     expect(blobProblem(recordPath(id), Buffer.from(recordText(id)))).toBeNull();
     expect(blobProblem('FORMAT', Buffer.from('# git-mem store\nformat: 1\n'))).toBeNull();
-    expect(blobProblem('FORMAT', Buffer.from('format: 2\n'))?.message).toMatch(/says format 2/);
+    expect(blobProblem('FORMAT', Buffer.from('format: 2\n'))).toMatchObject({ problem: 'format' });
     expect(blobProblem('config.yaml', Buffer.from('a: 1\n'))).toBeNull();
-    expect(blobProblem(recordPath(id), Buffer.alloc(400 * 1024, 97))?.message).toMatch(
-      /over the \d+-byte limit/,
-    );
+    expect(blobProblem('config.yaml', Buffer.from('- a\n'))).toMatchObject({ problem: 'config' });
+    expect(blobProblem(recordPath(id), Buffer.alloc(400 * 1024, 97))).toMatchObject({ problem: 'too-large' });
+    expect(blobProblem(recordPath(id), Buffer.from('no frontmatter'))).toMatchObject({ problem: 'record' });
   });
 
   it('confinement', () => {

@@ -215,6 +215,7 @@ describe('mergeCommits (two clones of one remote)', () => {
     const e = await mergeCommits(a.store, aTip, bTip).catch((x) => x);
     expect(isGitMemError(e)).toBe(true);
     expect(e.code).toBe('E_MERGE');
+    expect(e.data).toMatchObject({ problem: 'record', path: recordPath(bad.record.id) });
     expect(e.message).toContain(recordPath(bad.record.id));
     expect(e.message).toContain(bTip.slice(0, 12));
     expect(a.git('for-each-ref').trim()).toBe(before);
@@ -224,6 +225,7 @@ describe('mergeCommits (two clones of one remote)', () => {
     const beforeB = b.git('for-each-ref').trim();
     const e2 = await mergeCommits(b.store, bTip, aTip).catch((x) => x);
     expect(e2.code).toBe('E_MERGE');
+    expect(e2.data).toMatchObject({ problem: 'record', path: recordPath(bad.record.id) });
     expect(e2.message).toContain(recordPath(bad.record.id));
     expect(e2.message).toContain(bTip.slice(0, 12));
     expect(b.git('for-each-ref').trim()).toBe(beforeB);

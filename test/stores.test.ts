@@ -180,7 +180,7 @@ describe('team stores', () => {
     const r = await project.mem(['store', 'sync', 'standards', '--json']);
     expect(r.code).toBe(4);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(errorOf(r).code).toBe('E_MERGE');
+    expect(errorOf(r)).toMatchObject({ code: 'E_MERGE', problem: 'symlink' });
     expect(tipOf(project, 'refs/mem-stores/standards/memory')).toBe(before);
     expect(tipOf(project, 'refs/mem-stores/standards/remote/memory')).toBe(before);
     standards.git('update-ref', 'refs/mem/memory', base);

@@ -31,7 +31,7 @@ export default defineCommand({
     const theirs = readBuf(String(a.other));
     if (/(^|\/)(memories|tombstones|attic)\//.test(path) || rel === 'FORMAT' || rel === 'config.yaml') {
       const bad =
-        (root.split('/').filter(Boolean).map(nameProblem).find(Boolean) ?? pathProblem(rel)) ||
+        (root.split('/').filter(Boolean).map(nameProblem).find(Boolean) ?? pathProblem(rel))?.message ||
         (theirs.toString('utf8').trim() ? blobProblem(rel, theirs)?.message : null);
       if (bad) {
         ctx.io.err(`git-mem: refusing the other side's ${showPath(path)}: ${bad} (resolve it by hand)\n`);

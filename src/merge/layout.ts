@@ -194,7 +194,7 @@ export async function importDir(
   for (const p of files) {
     // the one validator: names and layout, then the size before reading, then the content
     const where = pathProblem(p);
-    if (where) throw refuse(p, where);
+    if (where) throw refuse(p, where.message);
     const limit = sizeLimit(p);
     const size = statSync(join(dir, p)).size;
     if (limit !== null && size > limit) throw refuse(p, `is ${size} bytes, over the ${limit}-byte limit`);

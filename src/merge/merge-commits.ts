@@ -34,6 +34,7 @@ import {
   resolveAliasClashes,
   type StoreMergeResult,
 } from './engine.js';
+import type { ProblemKind } from './problems.js';
 import { collectTombstones, parseTombstone, TOMB_RE } from './tombstones.js';
 
 export interface MergeStats {
@@ -68,7 +69,7 @@ function malformed(path: string, commit: string, e: unknown): Error {
     'E_MERGE',
     `cannot merge: ${path} at ${commit.slice(0, 12)} does not parse (${(e as Error).message})`,
     'fix or remove that record on the side that holds it, then merge again; nothing was written',
-    { path, commit },
+    { path, commit, problem: 'record' satisfies ProblemKind },
   );
 }
 

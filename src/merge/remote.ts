@@ -17,6 +17,7 @@ import { err } from '../errors.js';
 import { type GitResult, git } from '../gitstore/git.js';
 import { memDir, type Repo } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
+import type { ProblemKind } from './problems.js';
 
 /** Where the memory lives on a remote (two levels: servers refuse `refs/memory`). */
 export const REMOTE_MEMORY_REF = 'refs/mem/memory';
@@ -316,7 +317,7 @@ async function fsckRefusal(repo: Repo, remote: RemoteInfo, r: GitResult) {
     'E_MERGE',
     `the remote memory of ${remote.name}${commits.length ? ` (${commits.join(', ')})` : ''} fails git's object checks: ${line}`,
     'nothing was fetched or merged and the local memory is unchanged; remove that object where it was written, then sync again',
-    { remote: remote.name, commit: tip, notes, stderr: r.stderr },
+    { remote: remote.name, commit: tip, notes, stderr: r.stderr, problem: 'fsck' satisfies ProblemKind },
   );
 }
 

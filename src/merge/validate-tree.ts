@@ -8,6 +8,7 @@
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
+import type { Found, ProblemKind } from './problems.js';
 import {
   blobProblem,
   collisionProblems,
@@ -31,7 +32,7 @@ interface Layout {
     isTree: boolean,
     oid: string | undefined,
     hexLen: number,
-  ) => string | null;
+  ) => Found | null;
   limit: (path: string) => number | null;
   /** Whether the content of a file at `path` is read and checked (anchored code is not). */
   read: (path: string) => boolean;
@@ -51,7 +52,7 @@ const LAYOUTS: Record<'store' | 'notes', Layout> = {
     read: () => true,
     content: (path, content) => {
       const m = noteProblem(content);
-      return m ? { path, message: m, kind: 'entry' } : null;
+      return m ? { path, ...m, kind: 'entry' } : null;
     },
   },
 };
@@ -155,7 +156,7 @@ export async function validateTree(
   for (const c of list) {
     const root = roots.get(c);
     if (!root) {
-      add({ path: '', message: `${c} is not a commit`, kind: 'entry', commit: c });
+      add({ path: '', message: `${c} is not a commit`, kind: 'entry', problem: 'unreadable', commit: c });
       continue;
     }
     if (seen.has(`\0${root}`) || trusted.includes(root)) continue;
@@ -181,7 +182,13 @@ export async function validateTree(
       const commit = node.commit;
       const entries = byOid.get(node.oid);
       if (!entries) {
-        add({ path: here, message: 'is a tree object git cannot read', kind: 'entry', commit });
+        add({
+          path: here,
+          message: 'is a tree object git cannot read',
+          kind: 'entry',
+          problem: 'unreadable',
+          commit,
+        });
         continue;
       }
       const others = node.against.map((oid) => {
@@ -189,7 +196,13 @@ export async function validateTree(
         return es ? new Map(es.map((e) => [e.name, e])) : null;
       });
       for (const c of collisionProblems(entries.map((e) => e.name)))
-        add({ path: [...node.segs, c.name].join('/'), message: c.message, kind: 'entry', commit });
+        add({
+          path: [...node.segs, c.name].join('/'),
+          message: c.message,
+          kind: 'entry',
+          problem: c.problem,
+          commit,
+        });
       for (const e of entries) {
         const path = [...node.segs, e.name].join('/');
         if (others.some((m) => m?.get(e.name)?.oid === e.oid && m.get(e.name)!.mode === e.mode)) continue;
@@ -202,7 +215,7 @@ export async function validateTree(
           modeProblem(e.mode, isTree) ??
           layout.entry(node.segs, e.name, isTree, isTree ? undefined : e.oid, hexLen);
         if (problem) {
-          add({ path, message: problem, kind: 'entry', commit });
+          add({ path, ...problem, kind: 'entry', commit });
           continue;
         }
         if (isTree) {
@@ -234,6 +247,7 @@ export async function validateTree(
         path: b.path,
         message: `is not a readable blob (${s?.type ?? 'missing'})`,
         kind: 'entry',
+        problem: 'unreadable',
         commit: b.commit,
       });
       continue;
@@ -244,6 +258,7 @@ export async function validateTree(
         path: b.path,
         message: `is ${s.size} bytes, over the ${max}-byte limit for this file`,
         kind: 'entry',
+        problem: 'too-large',
         commit: b.commit,
       });
     else if (layout.read(b.path)) toRead.push(b);
@@ -254,7 +269,7 @@ export async function validateTree(
     const o = got[i];
     const p = o
       ? layout.content(b.path, o.content)
-      : { path: b.path, message: 'is missing', kind: 'entry' as const };
+      : { path: b.path, message: 'is missing', kind: 'entry' as const, problem: 'unreadable' as const };
     if (p) add({ ...p, commit: b.commit });
   });
   return problems;
@@ -300,7 +315,7 @@ async function incomingCommits(
       'E_MERGE',
       `${source} brings more than ${MAX_INCOMING_COMMITS} new commits (tip ${theirs.slice(0, 12)}): too many to check in one sync`,
       'nothing was merged and the local memory is unchanged; squash the remote history where it was written (git mem export, then import into a fresh store), then sync again',
-      { commit: theirs },
+      { commit: theirs, problem: 'too-many-commits' satisfies ProblemKind },
     );
   }
   return list.includes(theirs) ? [theirs, ...list.filter((c) => c !== theirs)] : list;
@@ -350,7 +365,7 @@ export async function assertIncoming(
     'E_MERGE',
     `${source} holds ${what} ${showPath(p.path) || '(root)'} (commit ${commit.slice(0, 12)}): ${p.message}`,
     'nothing was merged and the local memory is unchanged; fix or remove it where it was written, then sync again',
-    { path: p.path, commit, ...(p.field ? { field: p.field, reason: p.code } : {}) },
+    { path: p.path, commit, problem: p.problem, ...(p.field ? { field: p.field, reason: p.code } : {}) },
   );
 }
 
@@ -388,7 +403,7 @@ export async function assertIncomingSigned(
       'E_MERGE',
       `${source}: commit ${c.slice(0, 12)} ${what}, and sync.require-signed is set`,
       "nothing was merged and the local memory is unchanged; its author signs memory commits with git config commit.gpgsign true, and their key goes in your allowed signers (gpg.ssh.allowedSignersFile) or gpg's trust; then sync again",
-      { commit: c, signature: sig?.status ?? 'none' },
+      { commit: c, signature: sig?.status ?? 'none', problem: 'unsigned' satisfies ProblemKind },
     );
   }
 }
@@ -412,6 +427,6 @@ export async function assertIncomingNotes(
     'E_MERGE',
     `${source} hold an invalid note ${showPath(p.path) || '(root)'} (commit ${commit.slice(0, 12)}): ${p.message}`,
     'nothing was merged and the local memory and notes are unchanged; remove that note where it was written, then sync again',
-    { path: p.path, commit },
+    { path: p.path, commit, problem: p.problem },
   );
 }

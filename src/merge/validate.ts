@@ -46,6 +46,7 @@ import {
 import { anchorPathProblem, type FieldProblem, recordFieldProblems } from '../model/schema.js';
 import { parse as parseYaml } from '../model/yaml.js';
 import { parseTombstone } from './merge-commits.js';
+import { type Found, found, type ProblemKind } from './problems.js';
 
 /** Largest files the store holds (bytes), by kind: what local writes can produce, with room for YAML. */
 const FILE_LIMITS = {
@@ -64,6 +65,8 @@ export interface Problem {
   message: string;
   /** 'record': a record that does not parse or validate; 'entry': everything else. */
   kind: 'entry' | 'record';
+  /** Which check refused it (src/merge/problems.ts): E_MERGE's `data.problem`. */
+  problem: ProblemKind;
   /** The commit whose tree it was found in (validateTree over several commits). */
   commit?: string;
   /** A record's field that breaks its limit (src/model/schema.ts), and the code a local write gets for it. */
@@ -87,30 +90,36 @@ export function showPath(path: string): string {
 // ------------------------------------------------------------------ names
 
 /** What is wrong with one tree entry name (a single path component), or null. */
-export function nameProblem(name: string): string | null {
-  if (name === '') return 'an entry with an empty name';
-  if (name === '.' || name === '..') return `an entry named "${name}" (it would write outside its folder)`;
+export function nameProblem(name: string): Found | null {
+  if (name === '') return found('empty-name', 'an entry with an empty name');
+  if (name === '.' || name === '..')
+    return found('dot-name', `an entry named "${name}" (it would write outside its folder)`);
   // .git, and the spellings Windows and macOS file systems treat as .git
   const bare = name.replace(/[\u200b-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, '');
   if (/^\.git[. ]*$/i.test(bare) || /^git~\d+$/i.test(bare))
-    return `an entry named ${JSON.stringify(name)} (git's own folder)`;
+    return found('git-name', `an entry named ${JSON.stringify(name)} (git's own folder)`);
   if (name.includes('/') || name.includes('\\'))
-    return `an entry named ${JSON.stringify(name)} holds a path separator`;
+    return found('separator', `an entry named ${JSON.stringify(name)} holds a path separator`);
   if (/[\u0000-\u001f\u007f]/.test(name))
-    return `an entry named ${JSON.stringify(name)} holds control characters`;
-  if (name.includes('\ufffd')) return `an entry named ${JSON.stringify(name)} is not valid UTF-8`;
+    return found('control-chars', `an entry named ${JSON.stringify(name)} holds control characters`);
+  if (name.includes('\ufffd'))
+    return found('not-utf8', `an entry named ${JSON.stringify(name)} is not valid UTF-8`);
   return null;
 }
 
 /** Pairs of names in one folder that one file system would store as one file. */
-export function collisionProblems(names: readonly string[]): Array<{ name: string; message: string }> {
-  const out: Array<{ name: string; message: string }> = [];
+export function collisionProblems(names: readonly string[]): Array<Found & { name: string }> {
+  const out: Array<Found & { name: string }> = [];
   const exact = new Set<string>();
   const nfc = new Map<string, string>();
   const folded = new Map<string, string>();
   for (const n of names) {
     if (exact.has(n)) {
-      out.push({ name: n, message: `two entries named ${JSON.stringify(n)} in one folder` });
+      out.push({
+        name: n,
+        problem: 'same-name',
+        message: `two entries named ${JSON.stringify(n)} in one folder`,
+      });
       continue;
     }
     exact.add(n);
@@ -119,6 +128,7 @@ export function collisionProblems(names: readonly string[]): Array<{ name: strin
     if (prevC !== undefined) {
       out.push({
         name: n,
+        problem: 'unicode-collision',
         message: `${JSON.stringify(prevC)} and ${JSON.stringify(n)} are one name after Unicode normalisation (NFC/NFD): they collide on macOS`,
       });
       continue;
@@ -129,6 +139,7 @@ export function collisionProblems(names: readonly string[]): Array<{ name: strin
     if (prevF !== undefined) {
       out.push({
         name: n,
+        problem: 'case-collision',
         message: `${JSON.stringify(prevF)} and ${JSON.stringify(n)} differ only in case: they collide on case-insensitive file systems`,
       });
       continue;
@@ -140,12 +151,16 @@ export function collisionProblems(names: readonly string[]): Array<{ name: strin
 
 // ------------------------------------------------------------------ modes and layout
 
-export function modeProblem(mode: string, isTree: boolean): string | null {
-  if (mode === '120000') return 'a symbolic link (mode 120000): the store holds plain files only';
-  if (mode === '160000') return 'a gitlink (mode 160000, a submodule): the store holds plain files only';
-  if (isTree) return TREE_MODES.has(mode) ? null : `a folder with mode ${mode}`;
-  if (mode === '100755') return 'an executable file (mode 100755): the store holds plain files only';
-  if (mode !== '100644') return `a file with mode ${mode}: the store holds plain files (100644) only`;
+export function modeProblem(mode: string, isTree: boolean): Found | null {
+  if (mode === '120000')
+    return found('symlink', 'a symbolic link (mode 120000): the store holds plain files only');
+  if (mode === '160000')
+    return found('gitlink', 'a gitlink (mode 160000, a submodule): the store holds plain files only');
+  if (isTree) return TREE_MODES.has(mode) ? null : found('mode', `a folder with mode ${mode}`);
+  if (mode === '100755')
+    return found('executable', 'an executable file (mode 100755): the store holds plain files only');
+  if (mode !== '100644')
+    return found('mode', `a file with mode ${mode}: the store holds plain files (100644) only`);
   return null;
 }
 
@@ -166,14 +181,16 @@ export function layoutProblem(
   isTree: boolean,
   oid?: string,
   hexLen?: number,
-): string | null {
+): Found | null {
   const where = [...parents, name].join('/');
-  const notHere = (what: string) => `${where} is not part of the store layout (${what})`;
+  const notHere = (what: string) => found('layout', `${where} is not part of the store layout (${what})`);
   const [top, second, third] = parents;
   const blobNamed = (expect: string) =>
-    isTree ? `${where} is a folder where the layout has a file (${expect})` : null;
+    isTree ? found('file-or-folder', `${where} is a folder where the layout has a file (${expect})`) : null;
   const folderNamed = (expect: string) =>
-    !isTree ? `${where} is a file where the layout has a folder (${expect})` : null;
+    !isTree ? found('file-or-folder', `${where} is a file where the layout has a folder (${expect})`) : null;
+  const misnamed = (oid: string) =>
+    found('object-name', `${where} is named for object ${name} but holds ${oid}`);
   switch (parents.length) {
     case 0:
       if (name === FORMAT_PATH || name === SHARED_CONFIG_PATH) return blobNamed(name);
@@ -200,7 +217,7 @@ export function layoutProblem(
       // anchors/<hh>/: a blob named by its id, or a checked commit's folder
       if (!isHex(name, hexLen) || !name.startsWith(second))
         return notHere(`anchors/${second}/ holds objects named by ids starting with ${second}`);
-      if (!isTree && oid && oid !== name) return `${where} is named for object ${name} but holds ${oid}`;
+      if (!isTree && oid && oid !== name) return misnamed(oid);
       return null;
     }
     case 3:
@@ -212,12 +229,15 @@ export function layoutProblem(
         if (!isHex(name, hexLen))
           return notHere(`anchors/${second}/${third}/ holds blobs named by their ids`);
         if (isTree) return blobNamed('anchors/<hh>/<commit>/<blob>');
-        if (oid && oid !== name) return `${where} is named for object ${name} but holds ${oid}`;
+        if (oid && oid !== name) return misnamed(oid);
         return null;
       }
       return notHere(LAYOUT_HELP);
     default:
-      return `${where} is deeper than the store layout allows (at most ${MAX_DEPTH} levels)`;
+      return found(
+        'too-deep',
+        `${where} is deeper than the store layout allows (at most ${MAX_DEPTH} levels)`,
+      );
   }
 }
 
@@ -226,9 +246,9 @@ export function layoutProblem(
  * every component's name, then the layout. Null when the path is a file the
  * store may hold.
  */
-export function pathProblem(path: string): string | null {
+export function pathProblem(path: string): Found | null {
   const segs = path.split('/');
-  if (segs.length > MAX_DEPTH + 1) return `${path} is deeper than the store layout allows`;
+  if (segs.length > MAX_DEPTH + 1) return found('too-deep', `${path} is deeper than the store layout allows`);
   for (let i = 0; i < segs.length; i++) {
     const n = nameProblem(segs[i]);
     if (n) return n;
@@ -260,10 +280,10 @@ export function sizeLimit(path: string): number | null {
   return null;
 }
 
-export function sizeProblem(path: string, size: number): string | null {
+export function sizeProblem(path: string, size: number): Found | null {
   const limit = sizeLimit(path);
   return limit !== null && size > limit
-    ? `is ${size} bytes, over the ${limit}-byte limit for this file`
+    ? found('too-large', `is ${size} bytes, over the ${limit}-byte limit for this file`)
     : null;
 }
 
@@ -282,20 +302,26 @@ function formatVersion(text: string): number {
  * Anchored code blobs are not read (any bytes are fine there).
  */
 export function blobProblem(path: string, content: Buffer): Problem | null {
-  const entry = (message: string): Problem => ({ path, message, kind: 'entry' });
+  const entry = (problem: ProblemKind, message: string): Problem => ({
+    path,
+    message,
+    kind: 'entry',
+    problem,
+  });
   const size = sizeProblem(path, content.length);
-  if (size) return entry(size);
+  if (size) return entry(size.problem, size.message);
   if (path.startsWith('anchors/')) return null;
   let text: string;
   try {
     text = utf8.decode(content);
   } catch {
-    return entry('is not valid UTF-8');
+    return entry('not-utf8', 'is not valid UTF-8');
   }
   if (path === FORMAT_PATH) {
     const v = formatVersion(text);
     if (v !== FORMAT_VERSION)
       return entry(
+        'format',
         Number.isNaN(v)
           ? `does not say "format: ${FORMAT_VERSION}"`
           : `says format ${v}; this git-mem reads format ${FORMAT_VERSION} only`,
@@ -306,9 +332,9 @@ export function blobProblem(path: string, content: Buffer): Problem | null {
     try {
       const v = parseYaml(text, { maxAliasCount: LIMITS.yamlAliases });
       if (v !== null && v !== undefined && (typeof v !== 'object' || Array.isArray(v)))
-        return entry('is not a YAML mapping');
+        return entry('config', 'is not a YAML mapping');
     } catch (e) {
-      return entry(`is not valid YAML (${(e as Error).message.split('\n')[0]})`);
+      return entry('config', `is not valid YAML (${(e as Error).message.split('\n')[0]})`);
     }
     return null;
   }
@@ -318,9 +344,9 @@ export function blobProblem(path: string, content: Buffer): Problem | null {
     try {
       const t = parseTombstone(text, id);
       if (t.deleted !== undefined && Number.isNaN(Date.parse(String(t.deleted))))
-        return entry(`is a tombstone with an invalid date ${JSON.stringify(String(t.deleted))}`);
+        return entry('tombstone', `is a tombstone with an invalid date ${JSON.stringify(String(t.deleted))}`);
     } catch (e) {
-      return entry(`is a malformed tombstone: ${(e as Error).message}`);
+      return entry('tombstone', `is a malformed tombstone: ${(e as Error).message}`);
     }
     return null;
   }
@@ -330,6 +356,7 @@ export function blobProblem(path: string, content: Buffer): Problem | null {
       path,
       message: `does not parse: ${(e as Error).message}`,
       kind: 'record',
+      problem: 'record',
     });
     let parts: ReturnType<typeof readRecordParts>;
     try {
@@ -340,14 +367,24 @@ export function blobProblem(path: string, content: Buffer): Problem | null {
     // the frontmatter as read, before the reader's defaults: what a local write would have had to hold
     const fields = recordFieldProblems(parts.frontmatter, parts.body);
     const p = fields[0];
-    if (p) return { path, message: p.message, kind: 'record', field: p.field, code: p.code, fields };
+    if (p)
+      return {
+        path,
+        message: p.message,
+        kind: 'record',
+        problem: 'record-field',
+        field: p.field,
+        code: p.code,
+        fields,
+      };
     let r: MemoryRecord;
     try {
       r = recordFromParts(parts.frontmatter, parts.body, path);
     } catch (e) {
       return unparsed(e);
     }
-    if (r.id !== id) return { path, message: `its id ${r.id} does not match its path`, kind: 'record' };
+    if (r.id !== id)
+      return { path, message: `its id ${r.id} does not match its path`, kind: 'record', problem: 'record' };
     return null;
   }
   return null;
@@ -370,58 +407,68 @@ export function notesLayoutProblem(
   isTree: boolean,
   _oid: string | undefined,
   hexLen = 40,
-): string | null {
+): Found | null {
   const where = [...parents, name].join('/');
   const used = parents.join('').length;
   if (isTree) {
     if (!HEX2_RE.test(name) || parents.length >= NOTES_MAX_FANOUT)
-      return `${where} is not part of a notes tree (folders are two hex digits of an object id, at most ${NOTES_MAX_FANOUT} deep)`;
+      return found(
+        'layout',
+        `${where} is not part of a notes tree (folders are two hex digits of an object id, at most ${NOTES_MAX_FANOUT} deep)`,
+      );
     return null;
   }
   if (!/^[0-9a-f]+$/.test(name) || used + name.length !== hexLen)
-    return `${where} is not part of a notes tree (a note is named by the id of the object it annotates)`;
+    return found(
+      'layout',
+      `${where} is not part of a notes tree (a note is named by the id of the object it annotates)`,
+    );
   return null;
 }
 
 /** What is wrong with a note's text (UTF-8 JSON lines of {id, verdict, reason, …}), or null. */
-export function noteProblem(content: Buffer): string | null {
+export function noteProblem(content: Buffer): Found | null {
   if (content.length > NOTE_LIMITS.note)
-    return `is ${content.length} bytes, over the ${NOTE_LIMITS.note}-byte limit for a note`;
+    return found(
+      'too-large',
+      `is ${content.length} bytes, over the ${NOTE_LIMITS.note}-byte limit for a note`,
+    );
   let text: string;
   try {
     text = utf8.decode(content);
   } catch {
-    return 'is not valid UTF-8';
+    return found('not-utf8', 'is not valid UTF-8');
   }
+  const line = (message: string) => found('note', message);
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    if (!line.trim()) continue;
+    const ln = lines[i];
+    if (!ln.trim()) continue;
     const at = `line ${i + 1}`;
-    if (Buffer.byteLength(line) > NOTE_LIMITS.line)
-      return `${at} is over the ${NOTE_LIMITS.line}-byte limit for a note line`;
+    if (Buffer.byteLength(ln) > NOTE_LIMITS.line)
+      return found('too-large', `${at} is over the ${NOTE_LIMITS.line}-byte limit for a note line`);
     let v: unknown;
     try {
-      v = JSON.parse(line);
+      v = JSON.parse(ln);
     } catch {
-      return `${at} is not JSON`;
+      return line(`${at} is not JSON`);
     }
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return `${at} is not a JSON object`;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return line(`${at} is not a JSON object`);
     const o = v as Record<string, unknown>;
-    if (typeof o.id !== 'string' || !isId(o.id)) return `${at} has no record id`;
+    if (typeof o.id !== 'string' || !isId(o.id)) return line(`${at} has no record id`);
     if (typeof o.verdict !== 'string' || !/^[a-z][a-z_-]{0,31}$/.test(o.verdict))
-      return `${at} has no verdict`;
-    if (typeof o.reason !== 'string') return `${at} has no reason`;
+      return line(`${at} has no verdict`);
+    if (typeof o.reason !== 'string') return line(`${at} has no reason`);
     if (o.path !== undefined) {
       const p = anchorPathProblem(o.path);
-      if (p) return `${at}: ${p}`;
+      if (p) return line(`${at}: ${p}`);
     }
     if (
       o.lines !== undefined &&
       o.lines !== null &&
       !(Array.isArray(o.lines) && o.lines.length === 2 && o.lines.every((n) => Number.isInteger(n) && n >= 0))
     )
-      return `${at} has lines that are not [start, end]`;
+      return line(`${at} has lines that are not [start, end]`);
   }
   return null;
 }

@@ -293,7 +293,7 @@ describe('a field added as one row of the table', () => {
     const before = tip();
     const synced = await mem(['sync', '--json']);
     expect(synced.code, synced.stderr).not.toBe(0);
-    expect(JSON.parse(synced.stdout).error.code).toBe('E_MERGE');
+    expect(JSON.parse(synced.stdout).error).toMatchObject({ code: 'E_MERGE', problem: 'record-field' });
     expect(synced.stderr).toContain(hostile);
     expect(tip()).toBe(before);
   });
