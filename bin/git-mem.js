@@ -6,6 +6,7 @@ import module from 'node:module';
 // node 22.1+ keeps compiled code on disk between runs; node 20 has no such cache
 module.enableCompileCache?.();
 const argv = process.argv.slice(2);
+if (process.env.GIT_MEM_TRACE) process.stderr.write(`git-mem trace: ${performance.now().toFixed(1)} ms launcher\n`);
 // a reader that goes away (`git mem list | head`) ends us quietly, as it ends git
 process.stdout.on('error', (e) => {
   if (e.code === 'EPIPE') process.exit(0);

@@ -4,6 +4,7 @@
  */
 import { asGitMemError, err } from '../errors.js';
 import { terminalText } from '../safety/terminal.js';
+import { mark } from '../trace.js';
 import { commandInfo, commandLine, GLOBAL_OPTIONS, nearest, parse } from './args.js';
 import type { AnyCommand } from './command.js';
 import { commandAliases, commandLoaders, loadCommand } from './commands.js';
@@ -44,6 +45,7 @@ export function parseCommandLine(
 }
 
 export async function main(argv: string[], io: IO = processIO(), opts: MainOptions = {}): Promise<number> {
+  mark('cli: main');
   const env = opts.env ?? process.env;
   // a bare `git mem help` is the full help
   if (argv.length === 1 && argv[0] === 'help') argv = ['--help'];
@@ -100,9 +102,11 @@ export async function main(argv: string[], io: IO = processIO(), opts: MainOptio
         'see git mem --help',
       );
     }
+    mark('cli: command loaded');
     const args = parseCommandLine(argv, at, command);
     // color.mem / color.ui: read from git only by a command that colours (src/cli/output.ts)
     await settleColor(ctx, Object.hasOwn(commandAliases, name) ? commandAliases[name] : name, flags);
+    mark('cli: parsed');
     const code = await command.run(args, ctx);
     return typeof code === 'number' ? code : 0;
   } catch (e) {
