@@ -16,6 +16,9 @@ interface Finding {
   /** check 'limits': the record and its field that break a limit of a write */
   id?: string;
   field?: string;
+  /** checks 'tree' and 'limits': the path, and the check a sync of this store would be refused by (docs/sync.md) */
+  path?: string;
+  problem?: string;
 }
 
 export default defineCommand({
@@ -195,6 +198,8 @@ async function treeFindings(
           message: `${id}${x.field ? ` ${x.field}` : ''}: ${x.message}`,
           id,
           ...(x.field ? { field: x.field } : {}),
+          path: p.path,
+          problem: p.problem,
           fix: `written by commit ${commit.slice(0, 12)}; other clones refuse to sync while it is there: correct it (git mem update ${id}) or remove it (git mem rm ${id})`,
         });
       continue;
@@ -203,6 +208,8 @@ async function treeFindings(
       level: 'error',
       check: 'tree',
       message: `${showPath(p.path)}: ${p.message}`,
+      path: p.path,
+      problem: p.problem,
       fix: `added by commit ${commit.slice(0, 12)}; remove it from ${store.ref} (other clones refuse to sync a store holding it)`,
     });
   }
