@@ -95,7 +95,11 @@ describe('export --dir of a poisoned store', () => {
     const top = listAll(r.dir).filter((f) => !f.startsWith('.git/'));
     const before = refsOf(r);
     const res = await r.mem(['export', '--dir', '.mem']);
-    expect(res).toMatchObject({ code: 2, error: 'E_INVALID_RECORD', data: { path: 'memories/..' } });
+    expect(res).toMatchObject({
+      code: 2,
+      error: 'E_INVALID_RECORD',
+      data: { path: 'memories/..', problem: 'dot-name' },
+    });
     expect(existsSync(join(r.dir, '.git', 'hooks', 'post-commit'))).toBe(false);
     expect(listAll(join(r.dir, '.git', 'hooks'))).toEqual(hooks);
     expect(listAll(r.dir).filter((f) => !f.startsWith('.git/'))).toEqual(top);

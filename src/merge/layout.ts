@@ -25,6 +25,7 @@ import { stringify } from '../model/yaml.js';
 import { assertNoSecrets, assertRecordClean } from '../safety/secrets.js';
 import { confinedPath, removeConfined, writeConfined } from './confine.js';
 import { ATTIC_DIR } from './engine.js';
+import { type Found, found } from './problems.js';
 import { blobProblem, pathProblem, showPath, sizeLimit } from './validate.js';
 import { validateTree } from './validate-tree.js';
 
@@ -98,7 +99,7 @@ export async function exportDir(store: Store, commit: string, dir: string): Prom
       'E_INVALID_RECORD',
       `cannot export ${commit.slice(0, 12)}: ${showPath(bad.path)}: ${bad.message}`,
       'nothing was written; run git mem doctor, and remove that entry from the store',
-      { path: bad.path, commit },
+      { path: bad.path, commit, problem: bad.problem },
     );
   }
   const entries = (await store.lsTree(commit)).filter((e) => e.type === 'blob');
@@ -167,16 +168,18 @@ export async function importDir(
   }
   const { files, other } = layoutEntries(dir);
   const show = (p: string) => showPath(join(dir, p));
-  const refuse = (p: string, message: string) =>
+  // the check that refused it, as a sync names it (src/merge/problems.ts)
+  const refuse = (p: string, { problem, message }: Found) =>
     err(
       'E_INVALID_RECORD',
       `cannot import ${show(p)}: ${message}`,
       'fix or remove it; nothing was imported',
       {
         path: p,
+        problem,
       },
     );
-  if (other.length) throw refuse(other[0], 'not a plain file or folder (a symbolic link?)');
+  if (other.length) throw refuse(other[0], found('mode', 'not a plain file or folder (a symbolic link?)'));
   if (
     !files.some(
       (f) => f.startsWith(`${RECORDS_DIR}/`) || f.startsWith(`${TOMBSTONES_DIR}/`) || f === FORMAT_PATH,
@@ -194,13 +197,14 @@ export async function importDir(
   for (const p of files) {
     // the one validator: names and layout, then the size before reading, then the content
     const where = pathProblem(p);
-    if (where) throw refuse(p, where.message);
+    if (where) throw refuse(p, where);
     const limit = sizeLimit(p);
     const size = statSync(join(dir, p)).size;
-    if (limit !== null && size > limit) throw refuse(p, `is ${size} bytes, over the ${limit}-byte limit`);
+    if (limit !== null && size > limit)
+      throw refuse(p, found('too-large', `is ${size} bytes, over the ${limit}-byte limit`));
     const buf = readFileSync(join(dir, p));
     const bad = blobProblem(p, buf);
-    if (bad) throw refuse(p, bad.message);
+    if (bad) throw refuse(p, bad);
     const text = buf.toString('utf8');
     texts.set(p, text);
     const id = idFromPath(p);

@@ -1,9 +1,10 @@
 /**
  * Why the sync boundary refuses what another repository brings (a remote's memory or notes, an
- * imported folder, a merge driver's file): one row per check. A refusal is E_MERGE (exit 4) with
- * `data.problem` set to the row's name, beside `data.path` and `data.commit`, so a script or a CI
- * job can tell a symbolic link from an oversized file without reading the message; docs/sync.md
- * lists the rows (a test checks it names each one).
+ * imported folder, a merge driver's file): one row per check. A sync's refusal is E_MERGE (exit 4)
+ * with `data.problem` set to the row's name, beside `data.path` and `data.commit`, so a script or a
+ * CI job can tell a symbolic link from an oversized file without reading the message; `import
+ * --dir` and `export --dir` (E_INVALID_RECORD) and doctor's tree and limits findings name the same
+ * rows. docs/sync.md lists them (a test checks they are these, in these words).
  */
 export const PROBLEMS = {
   'empty-name': 'a tree entry with an empty name',

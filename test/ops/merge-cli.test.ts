@@ -195,7 +195,11 @@ describe('git mem export --dir / import --dir', () => {
     writeFileSync(join(r.dir, 'mem', recordPath(one)), '---\ntitle: [\n---\n');
     const tip = r.tip();
     const res = await r.mem(['import', '--dir', 'mem']);
-    expect(res).toMatchObject({ code: 2, error: 'E_INVALID_RECORD', data: { path: recordPath(one) } });
+    expect(res).toMatchObject({
+      code: 2,
+      error: 'E_INVALID_RECORD',
+      data: { path: recordPath(one), problem: 'record' },
+    });
     expect(r.tip()).toBe(tip);
     const none = await r.mem(['import', '--dir', 'nowhere']);
     expect(none).toMatchObject({ code: 2, error: 'E_INVALID_ARG' });
