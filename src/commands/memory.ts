@@ -25,6 +25,7 @@ import {
   type Links,
   type MemoryRecord,
   newRecord,
+  pastExpiryWarning,
   recordPath,
   type Status,
   validateAlias,
@@ -164,7 +165,13 @@ export async function updateFromInput(
     : { allow: false, warnings: [] };
   for (const w of decision.warnings) opts.warn?.(`git-mem: warning: ${w}`);
   const res = await updateMemory(store, ref, { ...patch, allowSecret: decision.allow });
-  return { ...res, warnings: decision.warnings };
+  const warnings = [...decision.warnings];
+  const past = res.changed.includes('expires') ? pastExpiryWarning(res.record) : undefined;
+  if (past) {
+    warnings.push(past);
+    opts.warn?.(`git-mem: warning: ${past}`);
+  }
+  return { ...res, warnings };
 }
 
 export async function updateMemory(

@@ -206,6 +206,18 @@ export function isExpired(r: Pick<MemoryRecord, 'expires'>, now = Date.now()): b
   return !!r.expires && Date.parse(r.expires) <= now;
 }
 
+/**
+ * The warning for an expiry a write sets in the past (an add, or an update that sets `expires`):
+ * the memory is stored, and expired at once, so search, context and the agents' packs leave it out.
+ */
+export function pastExpiryWarning(
+  r: Pick<MemoryRecord, 'id' | 'expires'>,
+  now = Date.now(),
+): string | undefined {
+  if (!r.expires || !isExpired(r, now)) return undefined;
+  return `${r.id.slice(0, 12)} expires ${r.expires.slice(0, 10)}, which has passed: search, context and the agents' packs leave it out (set a later expiry, or clear it)`;
+}
+
 /** A rule in force: active and not expired (what `rules`, its exports and the agents' packs apply). */
 export function ruleInForce(
   e: { type: string; status: string; expires?: string | null },
