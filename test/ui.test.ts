@@ -611,6 +611,25 @@ describeUi('git mem ui in a browser', () => {
     expect(sent?.sort()).toEqual(['confidence', 'source', 'tags']);
   });
 
+  it('says what the update said beside saving it: an expiry already past, as git mem update warns', async () => {
+    const id = await add(b, ['--title', 'Soon gone', '--content', 'Until the migration.\n']);
+    await open(`#/m/${id}`, `article.memory[data-id="${id}"]`);
+    await page.click('button[data-action="edit"]');
+    await page.fill('input[name="expires"]', '2020-01-01');
+    await page.click('button[type="submit"]');
+    await page.locator('.banner.ok').waitFor();
+    expect((await record(id)).expires).toMatch(/^2020-01-01/);
+    // the warning the operation returned, the one the CLI prints and the MCP tool gives
+    const warned = await page.locator('.banner.warn').allInnerTexts();
+    expect(warned).toEqual([expect.stringContaining(`${id.slice(0, 12)} expires 2020-01-01`)]);
+    // a change that warns of nothing clears it
+    await page.click('button[data-action="edit"]');
+    await page.fill('input[name="expires"]', '');
+    await page.click('button[type="submit"]');
+    await expect.poll(() => page.locator('.banner.warn').count()).toBe(0);
+    expect((await record(id)).expires).toBeNull();
+  });
+
   it("lists the table's fields by kind beside the text, and Verify records who and when as git mem verify does", async () => {
     const args = [
       '--type',

@@ -221,7 +221,16 @@ function Control({ f, value, set }: { f: FormField; value: string; set: (v: stri
 }
 
 /** The edit form: a control per field the field table marks `ui`, in its order (the server's `form`). */
-function Editor({ r, store, onDone }: { r: RecordJson; store: string; onDone: (changed: boolean) => void }) {
+function Editor({
+  r,
+  store,
+  onDone,
+}: {
+  r: RecordJson;
+  store: string;
+  /** `warnings`: what the update said beside saving it (an expiry already past, a likely secret kept) */
+  onDone: (changed: boolean, warnings?: string[]) => void;
+}) {
   const info = useInfo();
   const form = info.data?.form;
   const was = r as unknown as Record<string, unknown>;
@@ -240,7 +249,7 @@ function Editor({ r, store, onDone }: { r: RecordJson; store: string; onDone: (c
     const res = await act.run(() =>
       post<UpdateAnswer>(`memory/${r.id}`, patch, { store: store === 'global' ? 'global' : '' }),
     );
-    if (res) onDone(true);
+    if (res) onDone(true, res.warnings);
   };
   return (
     <form class="editor" onSubmit={save}>
@@ -294,13 +303,17 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
   const m = useLoad((s) => get<MemoryView>(`memory/${id}`, { store, at }, s), [id, store, at]);
   const [editing, setEditing] = useState(false);
   const [note, setNote] = useState<string | null>(null);
+  // what the last change said beside it, one line each, as git mem prints it on stderr
+  const [warnings, setWarnings] = useState<string[]>([]);
   const act = useAction();
   useEffect(() => {
     setEditing(false);
     setNote(null);
+    setWarnings([]);
   }, [id]);
-  const changed = (what: string) => {
+  const changed = (what: string, warned: string[] = []) => {
     setNote(what);
+    setWarnings(warned);
     m.reload();
     info.reload();
   };
@@ -323,13 +336,14 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
     if (res)
       changed(
         `Verified: it still holds${res.record.expires ? `; expires again on ${res.record.expires.slice(0, 10)}` : ''}${res.commit ? ` (${short(res.commit)})` : ''}.`,
+        res.warnings,
       );
   };
   const setStatus = async (status: string) => {
     const res = await act.run(() =>
       post<UpdateAnswer>(`memory/${r.id}`, { status }, { store: d.store === 'global' ? 'global' : '' }),
     );
-    if (res) changed(`Status set to ${status}${res.commit ? ` (${short(res.commit)})` : ''}.`);
+    if (res) changed(`Status set to ${status}${res.commit ? ` (${short(res.commit)})` : ''}.`, res.warnings);
   };
   return (
     <article class="page memory" data-id={r.id}>
@@ -416,6 +430,11 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
             {note}
           </p>
         ) : null}
+        {warnings.map((w) => (
+          <p key={w} class="banner warn" role="status">
+            {w}
+          </p>
+        ))}
       </header>
       {r.status === 'stale' ? (
         <section class="banner stale" aria-label="Why it is stale">
@@ -447,9 +466,9 @@ export function MemoryPage({ id, route }: { id: string; route: Route }) {
               key={`${r.id}:${r.updated}`}
               r={r}
               store={d.store}
-              onDone={(ch) => {
+              onDone={(ch, warned) => {
                 setEditing(false);
-                if (ch) changed('Saved.');
+                if (ch) changed('Saved.', warned);
               }}
             />
           ) : (
