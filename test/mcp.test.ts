@@ -20,7 +20,11 @@ const ids: Record<string, string> = {};
 type Content = Array<{ type: string; text: string }>;
 
 async function call(name: string, args: Record<string, unknown> = {}) {
-  const res = (await client.callTool({ name, arguments: args })) as { content: Content; isError?: boolean };
+  const res = (await client.callTool({ name, arguments: args })) as {
+    content: Content;
+    isError?: boolean;
+    _meta?: Record<string, { code?: string; [k: string]: unknown }>;
+  };
   return res;
 }
 async function callJson<T = Json>(name: string, args: Record<string, unknown> = {}): Promise<T> {
@@ -332,6 +336,10 @@ describe('git mem mcp over stdio', () => {
       const res = await call(name, args);
       expect(res.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
       expect(res.content[0].text).toMatch(re);
+      // the code as data, as --json gives it, and first in the model's line
+      const code = res._meta?.['git-mem/error']?.code ?? '';
+      expect(code, name).toMatch(/^E_[A-Z_]+$/);
+      expect(unframe(res.content[0].text)).toMatch(new RegExp(`^${code}: `));
     }
     expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
     // the fix named is one an agent can make with the tool's arguments, not a command-line flag
@@ -341,6 +349,7 @@ describe('git mem mcp over stdio', () => {
       body: 'token ghp_abcdefghijklmnopqrstuvwxyz0123456789',
     });
     expect(secret.content[0].text).toContain('remove it from the text');
+    expect(secret._meta?.['git-mem/error']).toMatchObject({ code: 'E_SECRET', field: 'body' });
     expect(secret.content[0].text).not.toContain('pass --allow-secret');
     const badAnchor = await call('add', { type: 'decision', title: 'a', body: 'b', anchors: ['x.ts:9-2'] });
     expect(badAnchor.isError).toBe(true);

@@ -172,12 +172,13 @@ describe('every surface gives the same answer', () => {
           content: Array<{ text: string }>;
           structuredContent?: { warnings?: string[] };
           isError?: boolean;
+          _meta?: Record<string, { code?: string }>;
         };
         if (!res.isError) return { warnings: res.structuredContent?.warnings?.length ?? 0 };
-        return {
-          code: /^(E_[A-Z_]+):/.exec(unframe(res.content[0].text) ?? '')?.[1] ?? 'unknown',
-          warnings: 0,
-        };
+        // the code as data (what --json gives), and the same code first in the model's line
+        const code = res._meta?.['git-mem/error']?.code ?? 'unknown';
+        expect(unframe(res.content[0].text)).toMatch(new RegExp(`^${code}: `));
+        return { code, warnings: 0 };
       },
     });
     // the UI's HTTP API

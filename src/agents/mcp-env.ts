@@ -1,4 +1,4 @@
-import { err } from '../errors.js';
+import { err, type GitMemError } from '../errors.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import type { Store } from '../gitstore/store.js';
 import { insideRoot } from '../model/paths.js';
@@ -42,9 +42,19 @@ export const json = (v: unknown): ToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(v, null, 2) }],
   structuredContent: Array.isArray(v) ? { items: v } : (v as Json),
 });
-export const toolError = (message: string): ToolResult => ({
+/** The `_meta` key of a tool error's code and data (MCP keeps `structuredContent` for the outputSchema's shape). */
+export const ERROR_META = 'git-mem/error';
+
+/**
+ * A tool's refusal: one line for the model (`CODE: what is wrong (the fix)`, the fix in the tool's
+ * terms), and for a client that reads JSON the code and the data `git mem … --json` gives in
+ * `error` (the field, path or records it names) under `_meta["git-mem/error"]`: a failed call has
+ * no `structuredContent` to validate against the tool's `outputSchema`.
+ */
+export const toolError = (message: string, e?: GitMemError): ToolResult => ({
   content: [{ type: 'text', text: message }],
   isError: true,
+  ...(e ? { _meta: { [ERROR_META]: { code: e.code, ...(e.data ?? {}) } } } : {}),
 });
 
 export function normFile(env: McpEnv, p: unknown): string | undefined {

@@ -239,16 +239,15 @@ export function mcpErrorLine(e: GitMemError): string {
 /** Runs a tool; every failure comes back as `isError` with one line naming the problem and the fix. */
 export async function callTool(env: McpEnv, name: string, args: unknown): Promise<ToolResult> {
   const tool = TOOLS.find((t) => t.name === name);
-  if (!tool)
-    return framed(
-      'error',
-      toolError(`unknown tool "${name}" (tools: ${TOOLS.map((t) => t.name).join(', ')})`),
-    );
+  if (!tool) {
+    const e = err('E_INVALID_ARG', `unknown tool "${name}"`, `tools: ${TOOLS.map((t) => t.name).join(', ')}`);
+    return framed('error', toolError(mcpErrorLine(e), e));
+  }
   try {
     return framed(name, await HANDLERS[name](env, checkArgs(tool, args)));
   } catch (e) {
     const ge = asGitMemError(e);
-    if (ge) return framed('error', toolError(mcpErrorLine(ge)));
+    if (ge) return framed('error', toolError(mcpErrorLine(ge), ge));
     return framed('error', toolError(`internal error: ${(e as Error)?.message ?? String(e)}`));
   }
 }
