@@ -189,8 +189,8 @@ export function layoutProblem(
     isTree ? found('file-or-folder', `${where} is a folder where the layout has a file (${expect})`) : null;
   const folderNamed = (expect: string) =>
     !isTree ? found('file-or-folder', `${where} is a file where the layout has a folder (${expect})`) : null;
-  const misnamed = (oid: string) =>
-    found('object-name', `${where} is named for object ${name} but holds ${oid}`);
+  const misnamed = (held: string) =>
+    found('object-name', `${where} is named for object ${name} but holds ${held}`);
   switch (parents.length) {
     case 0:
       if (name === FORMAT_PATH || name === SHARED_CONFIG_PATH) return blobNamed(name);
