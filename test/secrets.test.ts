@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
+import { ERROR_META, type ToolResult } from '../src/agents/mcp-env.js';
 import { layer } from '../src/gitstore/config.js';
 import { unframe } from '../src/safety/frame.js';
 import {
@@ -392,6 +393,10 @@ describe('human input is refused, every field, the store unchanged', () => {
   });
 });
 
+/** A tool error's code and data, as the MCP server gives them under `_meta` (src/agents/mcp-env.ts). */
+const toolErrorOf = (r: ToolResult): Record<string, unknown> | undefined =>
+  (r._meta as Record<string, Record<string, unknown>> | undefined)?.[ERROR_META];
+
 describe('MCP tools refuse a secret in any field (an error the agent can act on), the store unchanged', () => {
   it('add and update through the tool functions, every field', async () => {
     const repo = makeRepo({ commit: true });
@@ -421,10 +426,9 @@ describe('MCP tools refuse a secret in any field (an error the agent can act on)
       for (const [c, [field, args]] of adds) {
         const res = await callTool(env, 'add', args);
         expect(res.isError, `${c.name} in ${field}`).toBe(true);
-        // tool errors come framed, as every MCP result does: the frame's content is `CODE: line`
-        expect(unframe(res.content[0].text), `${c.name} in ${field}`).toMatch(
-          new RegExp(`^E_SECRET: .+ in ${field.replace(/[[\].]/g, '\\$&')}`),
-        );
+        // the code and the field as data (what --json gives), and the code first in the model's line
+        expect(toolErrorOf(res), `${c.name} in ${field}`).toMatchObject({ code: 'E_SECRET', field });
+        expect(unframe(res.content[0].text), `${c.name} in ${field}`).toMatch(/^E_SECRET: /);
       }
       const updates = inTurn(
         (c): Array<[string, Record<string, unknown>]> => [
@@ -438,9 +442,7 @@ describe('MCP tools refuse a secret in any field (an error the agent can act on)
       for (const [c, [field, args]] of updates) {
         const res = await callTool(env, 'update', { id: target, ...args });
         expect(res.isError, `${c.name} in ${field}`).toBe(true);
-        expect(unframe(res.content[0].text), `${c.name} in ${field}`).toMatch(
-          new RegExp(`^E_SECRET: .+ in ${field}`),
-        );
+        expect(toolErrorOf(res), `${c.name} in ${field}`).toMatchObject({ code: 'E_SECRET', field });
       }
     } finally {
       store.close();
