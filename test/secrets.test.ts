@@ -320,7 +320,8 @@ describe('human input is refused, every field, the store unchanged', () => {
         ['body', [`--content=${c.text}`]],
         ['source', [`--source=${c.text}`]],
         ['tags', [`--tags=${c.text}`]],
-        ['addTags', [`--add-tag=${c.text}`]],
+        // a tag added lands in tags, and is named so
+        ['tags', [`--add-tag=${c.text}`]],
         ['scope', [`--scope=src/${c.text}`]],
       ],
     );
@@ -435,7 +436,7 @@ describe('MCP tools refuse a secret in any field (an error the agent can act on)
           ['title', { title: `Note ${c.text}` }],
           ['body', { body: c.text }],
           ['tags', { tags: [c.text] }],
-          ['addTags', { add_tags: [c.text] }],
+          ['tags', { add_tags: [c.text] }],
           ['scope', { scope: [c.text] }],
         ],
       );

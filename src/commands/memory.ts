@@ -180,7 +180,12 @@ export async function updateMemory(
   patch: UpdatePatch,
 ): Promise<{ record: MemoryRecord; commit: string | null; changed: string[] }> {
   // the new text only: a secret stored earlier with --allow-secret does not block a later update
-  assertRecordClean({ ...patch, removeTags: undefined }, { allow: patch.allowSecret });
+  // tags added land in tags: a secret there is named as in tags (as --tags and add name it)
+  const added = patch.addTags?.length ? { tags: [...(patch.tags ?? []), ...patch.addTags] } : {};
+  assertRecordClean(
+    { ...patch, ...added, addTags: undefined, removeTags: undefined },
+    { allow: patch.allowSecret },
+  );
   const res = await store.write(async (tx) => {
     tx.allowSecret = !!patch.allowSecret;
     const cat = await tx.catalog();
