@@ -26,7 +26,7 @@ import { assertNoSecrets, assertRecordClean } from '../safety/secrets.js';
 import { confinedPath, removeConfined, writeConfined } from './confine.js';
 import { ATTIC_DIR } from './engine.js';
 import { type Found, found } from './problems.js';
-import { blobProblem, pathProblem, showPath, sizeLimit } from './validate.js';
+import { blobProblem, pathProblem, showPath, sizeProblem } from './validate.js';
 import { validateTree } from './validate-tree.js';
 
 /** The top-level folders of the layout that export owns (files there not in the store are removed). */
@@ -198,10 +198,9 @@ export async function importDir(
     // the one validator: names and layout, then the size before reading, then the content
     const where = pathProblem(p);
     if (where) throw refuse(p, where);
-    const limit = sizeLimit(p);
-    const size = statSync(join(dir, p)).size;
-    if (limit !== null && size > limit)
-      throw refuse(p, found('too-large', `is ${size} bytes, over the ${limit}-byte limit`));
+    // the size before reading, by the same check a sync's tree walk applies
+    const big = sizeProblem(p, statSync(join(dir, p)).size);
+    if (big) throw refuse(p, big);
     const buf = readFileSync(join(dir, p));
     const bad = blobProblem(p, buf);
     if (bad) throw refuse(p, bad);
