@@ -9,9 +9,9 @@
 import { parseAnchorSpecs } from '../anchors/types.js';
 import type { Store } from '../gitstore/store.js';
 import { TEXT_FIELDS } from '../model/fields.js';
-import { type MemoryRecord, pastExpiryWarning } from '../model/record.js';
+import type { MemoryRecord } from '../model/record.js';
 import { assertRecordClean, scanRecord } from '../safety/secrets.js';
-import { type AddInput, addMemory } from './memory.js';
+import { type AddInput, addMemory, pastExpiry } from './memory.js';
 import { decideSecrets, type SecretScan, secretScanOf, textsOf } from './secret-policy.js';
 
 export interface AddOptions {
@@ -104,11 +104,6 @@ export async function add(
     { ...input, anchors, allowSecret },
     { prepareAnchors: anchorSteps?.prepareAnchors, gate },
   );
-  const warnings = [...(decision?.warnings ?? [])];
-  const past = pastExpiryWarning(record);
-  if (past) {
-    warnings.push(past);
-    opts.warn?.(`git-mem: warning: ${past}`);
-  }
+  const warnings = [...(decision?.warnings ?? []), ...pastExpiry(record, opts.warn)];
   return { record, commit, notes: anchorSteps?.notes(record) ?? [], warnings };
 }

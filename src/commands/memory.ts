@@ -165,13 +165,22 @@ export async function updateFromInput(
     : { allow: false, warnings: [] };
   for (const w of decision.warnings) opts.warn?.(`git-mem: warning: ${w}`);
   const res = await updateMemory(store, ref, { ...patch, allowSecret: decision.allow });
-  const warnings = [...decision.warnings];
-  const past = res.changed.includes('expires') ? pastExpiryWarning(res.record) : undefined;
-  if (past) {
-    warnings.push(past);
-    opts.warn?.(`git-mem: warning: ${past}`);
-  }
+  const warnings = [
+    ...decision.warnings,
+    ...(res.changed.includes('expires') ? pastExpiry(res.record, opts.warn) : []),
+  ];
   return { ...res, warnings };
+}
+
+/**
+ * The warning of a write that sets an expiry already past (add, and an update of `expires`), given
+ * to `warn` (stderr in the CLI) and returned for the caller's `warnings` (MCP, the UI's API).
+ */
+export function pastExpiry(record: MemoryRecord, warn?: (line: string) => void): string[] {
+  const past = pastExpiryWarning(record);
+  if (!past) return [];
+  warn?.(`git-mem: warning: ${past}`);
+  return [past];
 }
 
 export async function updateMemory(
