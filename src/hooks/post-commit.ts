@@ -24,9 +24,10 @@ import { type AnchorResult, runCheck } from '../anchors/check.js';
 import { type RunContext, repositoryStore } from '../commands/context.js';
 import { asSecretScan, decideSecrets } from '../commands/secret-policy.js';
 import { err } from '../errors.js';
+import { parseCommitHeader } from '../gitstore/commit-object.js';
 import { resolveConfig } from '../gitstore/config.js';
 import { memDir, type Repo } from '../gitstore/repo.js';
-import type { Ident, NoteAdd, Store } from '../gitstore/store.js';
+import type { NoteAdd, Store } from '../gitstore/store.js';
 import { diffTrees } from '../gitstore/tree.js';
 import { mark } from '../trace.js';
 
@@ -131,15 +132,6 @@ function budgetGuard(ms: number, start: number): (done: number, total: number) =
   };
 }
 
-/** Tree, parents and committer of a commit object. */
-function parseCommit(content: Buffer): { tree: string; parents: string[]; committer?: Ident } {
-  const head = content.toString('utf8', 0, Math.max(0, content.indexOf('\n\n')));
-  const tree = /^tree ([0-9a-f]{40,64})$/m.exec(head)?.[1] ?? '';
-  const parents = [...head.matchAll(/^parent ([0-9a-f]{40,64})$/gm)].map((m) => m[1]);
-  const c = /^committer (.*?) <([^>]*)> /m.exec(head);
-  return { tree, parents, committer: c ? { name: c[1], email: c[2] } : undefined };
-}
-
 /** The hook's work; returns a one-line summary when something went stale, or undefined. */
 async function postCommit(store: Store, start: number): Promise<string | undefined> {
   mark('post-commit: start');
@@ -153,12 +145,12 @@ async function postCommit(store: Store, start: number): Promise<string | undefin
     throw err('E_GIT', `${store.ref} does not point at a commit`, 'run git mem doctor');
   if (headObj?.type !== 'commit') return undefined;
   const head = headObj.oid;
-  const commit = parseCommit(headObj.content);
+  const commit = parseCommitHeader(headObj.content);
   let parentTree: string | null = null;
   if (commit.parents[0]) {
     const p = parentObj?.oid === commit.parents[0] ? parentObj : await store.catFile.read(commit.parents[0]);
     if (p?.type !== 'commit') throw err('E_GIT', `cannot read ${commit.parents[0]}, the parent of HEAD`);
-    parentTree = parseCommit(p.content).tree;
+    parentTree = parseCommitHeader(p.content).tree;
   }
   mark('post-commit: commit read');
   // the files this commit touched, with their blob ids (the check needs no ls-tree)

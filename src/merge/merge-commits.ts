@@ -14,7 +14,7 @@
 
 import { err } from '../errors.js';
 import { loadCatalogCache } from '../gitstore/catalog-cache.js';
-import { git } from '../gitstore/git.js';
+import { parseCommitHeader } from '../gitstore/commit-object.js';
 import { type Change, SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';
 import {
   idFromPath,
@@ -452,16 +452,14 @@ async function mergeConfig(store: Store, base: string | null, oOid: string, tOid
   return { value: out, text: stringify(out) };
 }
 
+/** The committer times of `commits` (ms), read through the store's cat-file. */
 async function commitTimes(store: Store, commits: string[]): Promise<number[]> {
-  const r = await git(['show', '-s', '--format=%ct', ...commits], {
-    cwd: store.repo.cwd,
-    env: store.repo.env,
+  const objs = await store.catFile.readMany(commits);
+  return objs.map((o, i) => {
+    const t = o?.type === 'commit' ? parseCommitHeader(o.content).committedAt : Number.NaN;
+    if (Number.isNaN(t)) throw err('E_GIT', `cannot read the commit time of ${commits[i]}`);
+    return t;
   });
-  return r.stdout
-    .toString()
-    .trim()
-    .split('\n')
-    .map((l) => Number(l) * 1000);
 }
 
 /** Writes the merge commit of `ours` and `theirs` (no ref moves: the caller publishes it). */

@@ -6,6 +6,7 @@
  * Split from src/merge/validate.ts.
  */
 import { err } from '../errors.js';
+import { parseCommitHeader } from '../gitstore/commit-object.js';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
 import type { Found, ProblemKind } from './problems.js';
@@ -99,8 +100,8 @@ async function rootTrees(store: Store, commits: string[]): Promise<Map<string, s
   const out = new Map<string, string>();
   commits.forEach((c, i) => {
     const o = objs[i];
-    const m = o?.type === 'commit' ? /^tree ([0-9a-f]+)\n/.exec(o.content.toString('latin1', 0, 80)) : null;
-    if (m) out.set(c, m[1]);
+    const tree = o?.type === 'commit' ? parseCommitHeader(o.content).tree : '';
+    if (tree) out.set(c, tree);
   });
   return out;
 }
