@@ -28,9 +28,9 @@ if (argv.length === 2 && argv[0] === 'hook' && (argv[1] === 'claude-code' || arg
 } else {
   // the two commands a person waits for most: the store's git processes start while the CLI
   // loads (an add's writers too), and the store takes them when it opens (src/gitstore/store-start.ts)
-  const write = argv[0] === 'add' ? true : argv[0] === 'hook' && argv[1] === 'post-commit' ? false : undefined;
-  if (write !== undefined)
-    import('../dist/store-start.js').then((m) => m.startStoreEarly(process.cwd(), process.env, write), () => {});
+  const opening = argv[0] === 'add' ? 'write' : argv[0] === 'hook' && argv[1] === 'post-commit' ? 'read' : undefined;
+  if (opening)
+    import('../dist/store-start.js').then((m) => m.startStoreEarly(process.cwd(), process.env, opening), () => {});
   import('../dist/cli.js')
     .then((cli) => cli.main(argv, cli.processIO()))
     .then((code) => {

@@ -80,7 +80,7 @@ function settingsFor(ctx: Ctx, store?: Store): Promise<Settings> {
  */
 export async function openStore(
   ctx: Ctx,
-  opts: { global?: boolean; create?: boolean; read?: boolean } = {},
+  opts: { global?: boolean; create?: boolean; config?: boolean; read?: boolean } = {},
 ): Promise<Store> {
   const store = await openStoreOf(ctx, opts);
   if (opts.read) await adoptForRead(ctx, store, opts.global);

@@ -29,7 +29,7 @@ export default defineCommand({
     const r = await initStore(store);
     const rs = a.global
       ? {}
-      : await (await import('../merge/remote.js')).initRemoteStep(store.repo, !!a['remote-setup']);
+      : await (await import('../merge/remote.js')).initRemoteStep(store, !!a['remote-setup']);
     const setup = a['merge-driver'] && !a.global ? await import('../merge/driver-setup.js') : undefined;
     const md = setup ? await setup.registerMergeDriver(store.repo) : undefined;
     const mdNote = md

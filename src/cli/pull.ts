@@ -11,7 +11,7 @@ export default defineCommand({
       .option('global', { type: 'boolean', describe: 'pull into the personal global store' })
       .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing on success' }),
   async run(a, ctx) {
-    const store = await openStore(ctx, { global: a.global });
+    const store = await openStore(ctx, { global: a.global, config: true });
     const { pull } = await import('../merge/sync.js');
     const r = await pull(store, { remote: a.remote, interactive: ctx.io.stdinIsTTY });
     emit(ctx, r, () => (a.quiet ? '' : describePull(r)));

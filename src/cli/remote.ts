@@ -1,4 +1,4 @@
-import { openRepo } from '../gitstore/repo.js';
+import { repositoryStore } from '../commands/context.js';
 import { defineCommand } from './command.js';
 import { emit } from './context.js';
 
@@ -13,28 +13,26 @@ export default defineCommand({
       })
       .positional('remote', { type: 'string', describe: 'remote name (default: the upstream, else origin)' }),
   async run(a, ctx) {
-    const repo = await openRepo(ctx.cwd, ctx.env);
+    // the repository's store (never the global one): git's configuration is read once, as it opens
+    const store = await repositoryStore(ctx, 'config');
     const m = await import('../merge/remote.js');
-    const remote = await m.resolveRemote(repo, a.remote);
+    const remote = await m.resolveRemote(store, a.remote);
     if (a.action === 'setup') {
-      const r = await m.setupRemote(repo, remote.name);
+      const r = await m.setupRemote(store, remote.name);
       emit(ctx, { ...r, url: remote.url }, () =>
         r.added.length
           ? `${remote.name}: git fetch now brings the memory (refs/mem/* → refs/mem-remotes/${remote.name}/) and its notes\nShare yours: git mem sync ${remote.name}`
           : `${remote.name}: already set up; nothing to do`,
       );
     } else if (a.action === 'remove') {
-      const r = await m.unsetupRemote(repo, remote.name);
+      const r = await m.unsetupRemote(store, remote.name);
       emit(ctx, { ...r, url: remote.url }, () =>
         r.removed.length
           ? `${remote.name}: removed the memory fetch refspecs`
           : `${remote.name}: was not set up; nothing to do`,
       );
     } else {
-      const setUp = await m.isSetUp(repo, remote.name);
-      const { Store } = await import('../gitstore/store.js');
-      const store = new Store(repo);
-      ctx.stores.push(store);
+      const setUp = await m.isSetUp(store, remote.name);
       const t = await m.readTracking(store, remote.name);
       emit(ctx, { remote: remote.name, url: remote.url, setUp, tracking: t }, () =>
         [

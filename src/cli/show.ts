@@ -13,7 +13,7 @@ import { colors } from './output.js';
  */
 async function onRemote(store: Store, ref: string) {
   const { listRemotes, readTracking, trackingRef } = await import('../merge/remote.js');
-  for (const remote of await listRemotes(store.repo).catch(() => [] as string[])) {
+  for (const remote of await listRemotes(store).catch(() => [] as string[])) {
     const tip = (await readTracking(store, remote)).memory;
     if (!tip) continue;
     try {

@@ -74,7 +74,7 @@ export default defineCommand({
       .option('global', { type: 'boolean', describe: 'sync the personal global store' })
       .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing on success' }),
   async run(a, ctx) {
-    const store = await openStore(ctx, { global: a.global });
+    const store = await openStore(ctx, { global: a.global, config: true });
     const { sync } = await import('../merge/sync.js');
     const r = await sync(store, { remote: a.remote, retries: a.retries, interactive: ctx.io.stdinIsTTY });
     emit(ctx, r, () => (a.quiet ? '' : describePull(r)));

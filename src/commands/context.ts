@@ -13,6 +13,7 @@ import { gitMemHome, readGlobalConfig } from '../gitstore/config.js';
 import { git } from '../gitstore/git.js';
 import { openRepo, type Repo } from '../gitstore/repo.js';
 import { openRepositoryStore, Store } from '../gitstore/store.js';
+import type { StoreOpening } from '../gitstore/store-start.js';
 import type { TeamStore } from './stores.js';
 
 export interface IO {
@@ -171,11 +172,11 @@ function track(ctx: RunContext, s: Store): Store {
 /**
  * The store of the repository at ctx.cwd (never the global one): the one the
  * context holds open already (ctx.store), or a new one closed with the run
- * (`write`: with its writers started, src/gitstore/store.ts openRepositoryStore).
+ * (`opening`: what it starts beside its reader, src/gitstore/store-start.ts).
  */
-export async function repositoryStore(ctx: RunContext, write = false): Promise<Store> {
+export async function repositoryStore(ctx: RunContext, opening: StoreOpening = 'read'): Promise<Store> {
   if (ctx.store) return ctx.store;
-  return track(ctx, ctx.repo ? new Store(ctx.repo) : await openRepositoryStore(ctx.cwd, ctx.env, write));
+  return track(ctx, ctx.repo ? new Store(ctx.repo) : await openRepositoryStore(ctx.cwd, ctx.env, opening));
 }
 
 /**
@@ -183,14 +184,15 @@ export async function repositoryStore(ctx: RunContext, write = false): Promise<S
  * --global (or outside a repository, unless strict-local is set). `create`: a
  * command that writes the store it opens (add, import, init): the global store
  * is made where missing, and the repository's writers start with its reader.
+ * `config`: git's configuration is read as it opens (sync: the remotes).
  */
 export async function openStore(
   ctx: RunContext,
-  opts: { global?: boolean; create?: boolean } = {},
+  opts: { global?: boolean; create?: boolean; config?: boolean } = {},
 ): Promise<Store> {
   if (opts.global) return openGlobalStore(ctx, !!opts.create);
   try {
-    return await repositoryStore(ctx, !!opts.create);
+    return await repositoryStore(ctx, opts.create ? 'write' : opts.config ? 'config' : 'read');
   } catch (e) {
     if ((e as { code?: string }).code !== 'E_NOT_A_REPO') throw e;
     const strict = ['true', 'yes', 'on', '1'].includes(

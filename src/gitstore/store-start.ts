@@ -1,7 +1,7 @@
 /**
  * The git processes a repository's store starts as it opens (src/gitstore/store.ts
- * openRepositoryStore): rev-parse to find the repository, the reader, and for a command that
- * writes the config read and the object writers, all by one process start (startGits). The
+ * openRepositoryStore): rev-parse to find the repository, the reader, and as the command needs
+ * them the config read and the object writers, all by one process start (startGits). The
  * launcher (bin/git-mem.js) starts them early for the two commands a person waits for most,
  * `add` and the post-commit hook, while the CLI's modules load; the store takes them when it
  * opens, if they run where it opens and with its environment (else it ends them and starts its
@@ -25,16 +25,22 @@ export const WRITER_ARGS: readonly string[][] = [
   ['hash-object', '-t', 'commit', '-w', '--no-filters', '--stdin-paths'],
 ];
 
+/**
+ * What a store starts as it opens, beside rev-parse and the reader: nothing more (`read`); the
+ * config read (`config`: a command that needs git's settings at once, as sync does the remotes');
+ * the config read and the object writers (`write`: a command that writes). Each includes the last.
+ */
+export type StoreOpening = 'read' | 'config' | 'write';
+const OPENINGS: readonly StoreOpening[] = ['read', 'config', 'write'];
+
 /** In order: rev-parse (its stderr its own: a refusal's reason), cat-file, then config and the writers. */
-function storeStarts(write: boolean): GitStart[] {
-  return [
-    { args: REV_PARSE, stderr: true },
-    { args: CAT_FILE_ARGS },
-    ...(write ? [CONFIG_LIST, ...WRITER_ARGS].map((args) => ({ args })) : []),
-  ];
+function storeStarts(opening: StoreOpening): GitStart[] {
+  const more =
+    opening === 'write' ? [CONFIG_LIST, ...WRITER_ARGS] : opening === 'config' ? [CONFIG_LIST] : [];
+  return [{ args: REV_PARSE, stderr: true }, { args: CAT_FILE_ARGS }, ...more.map((args) => ({ args }))];
 }
 
-let early: { cwd: string; env: NodeJS.ProcessEnv; write: boolean; procs: GitProcess[] } | undefined;
+let early: { cwd: string; env: NodeJS.ProcessEnv; opening: StoreOpening; procs: GitProcess[] } | undefined;
 let opened = false;
 
 /**
@@ -42,30 +48,29 @@ let opened = false;
  * once a store has opened. They do not keep this process alive: a command that never opens
  * the store (bad input, --global) exits as it would, and git sees end of input.
  */
-export function startStoreEarly(cwd: string, env: NodeJS.ProcessEnv, write: boolean): void {
+export function startStoreEarly(cwd: string, env: NodeJS.ProcessEnv, opening: StoreOpening): void {
   if (opened || early) return;
-  const procs = startGits(storeStarts(write), cwd, env);
+  const procs = startGits(storeStarts(opening), cwd, env);
   for (const p of procs) holdProcess(p, false);
-  early = { cwd, env, write, procs };
+  early = { cwd, env, opening, procs };
 }
 
 /**
  * A store's processes, in storeStarts' order: those started early for this directory and this
- * environment (and writers, where `write`), else started now. `write`: whether the writers are
- * among them.
+ * environment (with at least what `opening` asks), else started now. `opening`: what is among them.
  */
 export function storeProcesses(
   cwd: string,
   env: NodeJS.ProcessEnv,
-  write: boolean,
-): { procs: GitProcess[]; write: boolean } {
+  opening: StoreOpening,
+): { procs: GitProcess[]; opening: StoreOpening } {
   opened = true;
   const e = early;
   early = undefined;
-  if (e && e.cwd === cwd && e.env === env && (e.write || !write)) {
+  if (e && e.cwd === cwd && e.env === env && OPENINGS.indexOf(e.opening) >= OPENINGS.indexOf(opening)) {
     for (const p of e.procs) holdProcess(p, true);
-    return { procs: e.procs, write: e.write };
+    return { procs: e.procs, opening: e.opening };
   }
   for (const p of e?.procs ?? []) p.stdin.destroy();
-  return { procs: startGits(storeStarts(write), cwd, env), write };
+  return { procs: startGits(storeStarts(opening), cwd, env), opening };
 }

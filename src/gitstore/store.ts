@@ -15,7 +15,7 @@
 import { CatFile } from './git.js';
 import { type Repo, repoFromRevParse } from './repo.js';
 import { MEMORY_REF } from './store-read.js';
-import { storeProcesses } from './store-start.js';
+import { type StoreOpening, storeProcesses } from './store-start.js';
 import { StoreWriter } from './store-write.js';
 
 export type { Ident } from './store-config.js';
@@ -34,8 +34,8 @@ export class Store extends StoreWriter {}
 
 /**
  * The store of the repository at `cwd`, found by `git rev-parse` (as openRepo finds it) while the
- * store's `git cat-file --batch` starts beside it, and for a command that writes (`write`) the
- * object writers and the config read too: all by one process start (store-start.ts), since each
+ * store's `git cat-file --batch` starts beside it, and as `opening` asks the config read (`config`)
+ * and the object writers too (`write`): all by one process start (store-start.ts), since each
  * start blocks this thread until the child runs (tens of milliseconds on a busy machine), or
  * taken from the launcher, which started them while the CLI loaded. git runs each from `cwd`
  * with `env`, as the store's own processes would, so they find the same repository. Where
@@ -44,9 +44,9 @@ export class Store extends StoreWriter {}
 export async function openRepositoryStore(
   cwd: string,
   env: NodeJS.ProcessEnv,
-  write = false,
+  opening: StoreOpening = 'read',
 ): Promise<Store> {
-  const started = storeProcesses(cwd, env, write);
+  const started = storeProcesses(cwd, env, opening);
   const [revParse, cat, ...writing] = started.procs;
   const reader = new CatFile(cwd, env);
   reader.warm(cat);
@@ -59,10 +59,8 @@ export async function openRepositoryStore(
     throw e;
   }
   const store = new Store(repo, MEMORY_REF, reader);
-  if (started.write) {
-    const [config, ...writers] = writing;
-    store.gitConfig(config).catch(() => {});
-    store.writer.adopt(writers);
-  }
+  const [config, ...writers] = writing;
+  if (config) store.gitConfig(config).catch(() => {});
+  if (writers.length) store.writer.adopt(writers);
   return store;
 }

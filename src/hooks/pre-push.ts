@@ -8,9 +8,8 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunContext } from '../commands/context.js';
-import { memDir, openRepo, type Repo } from '../gitstore/repo.js';
-import { Store } from '../gitstore/store.js';
+import { type RunContext, repositoryStore } from '../commands/context.js';
+import { memDir, type Repo } from '../gitstore/repo.js';
 
 function log(repo: Repo | undefined, line: string): void {
   if (!repo) return;
@@ -34,7 +33,10 @@ export async function runPrePushHook(ctx: RunContext, args: string[]): Promise<n
   if (v !== undefined && v !== '' && v !== '0') return 0;
   let repo: Repo | undefined;
   try {
-    repo = await openRepo(ctx.cwd, ctx.env);
+    // one store for the remote's config, the tips and the sync: the repository, its reader and
+    // git's configuration by one process start, the configuration read once
+    const store = await repositoryStore(ctx, 'config');
+    repo = store.repo;
     const remoteName = args[0] ?? '';
     const stdin = ctx.io.stdinIsTTY ? '' : ((await ctx.io.readStdin()) ?? '');
     if (pushesMemoryRefs(stdin)) {
@@ -42,12 +44,10 @@ export async function runPrePushHook(ctx: RunContext, args: string[]): Promise<n
       return 0;
     }
     const { listRemotes } = await import('../merge/remote.js');
-    if (!(await listRemotes(repo)).includes(remoteName)) {
+    if (!(await listRemotes(store)).includes(remoteName)) {
       log(repo, `skip: "${remoteName}" is not a configured remote (pushing to a URL)`);
       return 0;
     }
-    const store = new Store(repo);
-    ctx.stores.push(store);
     const { notesTip } = await import('../merge/notes.js');
     if (!(await store.tip()) && !(await notesTip(store))) {
       log(repo, 'skip: no memory in this repository');

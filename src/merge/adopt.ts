@@ -39,9 +39,9 @@ export interface Adoption {
 
 /** The memory git already fetched from any remote (default remote first), from local refs only. */
 export async function fetchedRemoteMemory(store: Store): Promise<{ remote: string; tip: string } | null> {
-  const remotes = await listRemotes(store.repo).catch(() => [] as string[]);
+  const remotes = await listRemotes(store).catch(() => [] as string[]);
   if (!remotes.length) return null;
-  const first = await resolveRemote(store.repo).then(
+  const first = await resolveRemote(store).then(
     (r) => r.name,
     () => remotes[0],
   );
@@ -78,7 +78,7 @@ export async function adoptRemoteMemory(
   opts: { autoFetch: boolean; timeoutMs?: number; force?: boolean },
 ): Promise<Adoption> {
   if (await store.tip()) return { action: 'present' };
-  const remotes = await listRemotes(store.repo).catch(() => [] as string[]);
+  const remotes = await listRemotes(store).catch(() => [] as string[]);
   if (!remotes.length) return { action: 'none' };
   const known = await fetchedRemoteMemory(store);
   // our own hooks and fetches set GIT_MEM_NO_SYNC: they never reach the network from here
@@ -88,8 +88,8 @@ export async function adoptRemoteMemory(
       : { action: 'none' };
   }
   const remote = known
-    ? await resolveRemote(store.repo, known.remote)
-    : await resolveRemote(store.repo).catch(() => resolveRemote(store.repo, remotes[0]));
+    ? await resolveRemote(store, known.remote)
+    : await resolveRemote(store).catch(() => resolveRemote(store, remotes[0]));
   const stamp = readStamp(store);
   if (
     !opts.force &&

@@ -44,31 +44,29 @@ const opts = (repo: Repo, extra: Partial<{ allowFail: boolean; env: NodeJS.Proce
   allowFail: extra.allowFail,
 });
 
-/** Remote names and URLs, and each branch's upstream remote, from one `git config` read. */
+/**
+ * What this module reads git's configuration through: a store's one `git config --list`
+ * (src/gitstore/store-config.ts), which the store reads anyway for the identity and settings.
+ */
+export type ConfigSource = Pick<Store, 'repo' | 'gitConfig'>;
+
+/** Remote names and URLs (a remote's first URL, as git fetches from it), and each branch's upstream remote. */
 async function remoteConfig(
-  repo: Repo,
+  src: ConfigSource,
 ): Promise<{ urls: Map<string, string>; upstream: Map<string, string> }> {
-  const r = await git(
-    ['config', '-z', '--get-regexp', '^(remote\\..+\\.url|branch\\..+\\.remote)$'],
-    opts(repo, { allowFail: true }),
-  );
   const urls = new Map<string, string>();
   const upstream = new Map<string, string>();
-  for (const kv of r.stdout.toString('utf8').split('\0')) {
-    const nl = kv.indexOf('\n');
-    if (nl < 0) continue;
-    const key = kv.slice(0, nl);
-    const value = kv.slice(nl + 1);
+  for (const { key, value } of await src.gitConfig()) {
     const m = /^(remote|branch)\.(.+)\.(url|remote)$/.exec(key);
     if (!m) continue;
-    if (m[1] === 'remote' && !urls.has(m[2])) urls.set(m[2], value);
-    if (m[1] === 'branch') upstream.set(m[2], value);
+    if (m[1] === 'remote' && m[3] === 'url' && !urls.has(m[2])) urls.set(m[2], value);
+    if (m[1] === 'branch' && m[3] === 'remote') upstream.set(m[2], value);
   }
   return { urls, upstream };
 }
 
-export async function listRemotes(repo: Repo): Promise<string[]> {
-  return [...(await remoteConfig(repo)).urls.keys()];
+export async function listRemotes(src: ConfigSource): Promise<string[]> {
+  return [...(await remoteConfig(src)).urls.keys()];
 }
 
 /** The checked-out branch's short name; '' when HEAD is detached. */
@@ -91,17 +89,17 @@ function pickDefault(
  * side by side, the branch only when no name is given.
  */
 async function pickRemote(
-  repo: Repo,
+  src: ConfigSource,
   name?: string,
 ): Promise<{ cfg: { urls: Map<string, string>; upstream: Map<string, string> }; remote: string }> {
   const given = name?.trim();
-  const [cfg, branch] = await Promise.all([remoteConfig(repo), given ? '' : headBranch(repo)]);
+  const [cfg, branch] = await Promise.all([remoteConfig(src), given ? '' : headBranch(src.repo)]);
   return { cfg, remote: given || pickDefault(cfg, branch) };
 }
 
 /** The current branch's upstream remote, else `origin`. */
-async function defaultRemote(repo: Repo): Promise<string> {
-  return (await pickRemote(repo)).remote;
+async function defaultRemote(src: ConfigSource): Promise<string> {
+  return (await pickRemote(src)).remote;
 }
 
 export interface RemoteInfo {
@@ -134,8 +132,8 @@ function specsOf(remote: RemoteInfo): string[] {
 }
 
 /** Resolves a remote name (default: upstream's, else origin); one clear error when it does not exist. */
-export async function resolveRemote(repo: Repo, name?: string): Promise<RemoteInfo> {
-  const { cfg, remote } = await pickRemote(repo, name);
+export async function resolveRemote(src: ConfigSource, name?: string): Promise<RemoteInfo> {
+  const { cfg, remote } = await pickRemote(src, name);
   const url = cfg.urls.get(remote);
   if (url === undefined) {
     const remotes = [...cfg.urls.keys()];
@@ -149,23 +147,24 @@ export async function resolveRemote(repo: Repo, name?: string): Promise<RemoteIn
   return { name: remote, url };
 }
 
-/** Fetch refspecs of `remote.<name>.fetch` that `remote setup` added. */
-async function configuredSpecs(repo: Repo, remote: string): Promise<string[]> {
-  const r = await git(['config', '--get-all', `remote.${remote}.fetch`], opts(repo, { allowFail: true }));
-  return r.stdout.toString().split('\n').filter(Boolean);
+/** The `remote.<name>.fetch` refspecs (those `remote setup` added among them). */
+async function configuredSpecs(src: ConfigSource, remote: string): Promise<string[]> {
+  const key = `remote.${remote}.fetch`;
+  return (await src.gitConfig()).filter((e) => e.key === key).map((e) => e.value);
 }
 
-export async function isSetUp(repo: Repo, remote: string): Promise<boolean> {
-  const have = await configuredSpecs(repo, remote);
+export async function isSetUp(src: ConfigSource, remote: string): Promise<boolean> {
+  const have = await configuredSpecs(src, remote);
   return fetchRefspecs(remote).every((s) => have.includes(s));
 }
 
 /** Adds the memory and notes fetch refspecs (idempotent). Never touches remote.*.push. */
 export async function setupRemote(
-  repo: Repo,
+  src: ConfigSource,
   remote: string,
 ): Promise<{ remote: string; added: string[]; present: string[] }> {
-  const have = await configuredSpecs(repo, remote);
+  const { repo } = src;
+  const have = await configuredSpecs(src, remote);
   const added: string[] = [];
   const present: string[] = [];
   for (const spec of fetchRefspecs(remote)) {
@@ -180,10 +179,11 @@ export async function setupRemote(
 
 /** Removes what setupRemote added, and nothing else. */
 export async function unsetupRemote(
-  repo: Repo,
+  src: ConfigSource,
   remote: string,
 ): Promise<{ remote: string; removed: string[] }> {
-  const have = await configuredSpecs(repo, remote);
+  const { repo } = src;
+  const have = await configuredSpecs(src, remote);
   const removed: string[] = [];
   for (const spec of fetchRefspecs(remote)) {
     if (!have.includes(spec)) continue;
@@ -427,26 +427,26 @@ export async function pushRefs(
  * set up yet. Never fails init.
  */
 export async function initRemoteStep(
-  repo: Repo,
+  src: ConfigSource,
   doSetup: boolean,
 ): Promise<{ setup?: { remote: string; added: string[]; present: string[] }; hint?: string }> {
-  const remotes = await listRemotes(repo).catch(() => [] as string[]);
+  const remotes = await listRemotes(src).catch(() => [] as string[]);
   if (doSetup) {
-    const name = await defaultRemote(repo);
+    const name = await defaultRemote(src);
     if (!remotes.includes(name)) {
       return {
         hint: `No remote "${name}" to set up yet: git remote add ${name} URL, then git mem remote setup ${name}`,
       };
     }
-    const remote = await resolveRemote(repo, name);
-    const setup = await setupRemote(repo, remote.name);
+    const remote = await resolveRemote(src, name);
+    const setup = await setupRemote(src, remote.name);
     return {
       setup,
       hint: `Remote ${remote.name} set up: git fetch brings the memory; share yours with git mem sync`,
     };
   }
   if (!remotes.length) return {};
-  const name = await defaultRemote(repo);
-  if (!remotes.includes(name) || (await isSetUp(repo, name))) return {};
+  const name = await defaultRemote(src);
+  if (!remotes.includes(name) || (await isSetUp(src, name))) return {};
   return { hint: `Share it with your team: git mem remote setup ${name} && git mem sync ${name}` };
 }

@@ -235,7 +235,7 @@ async function integrate(
 }
 
 function openRemote(store: Store, opts: SyncOptions): Promise<RemoteInfo> {
-  return opts.to ? Promise.resolve(opts.to) : resolveRemote(store.repo, opts.remote);
+  return opts.to ? Promise.resolve(opts.to) : resolveRemote(store, opts.remote);
 }
 
 /** Fetch and merge, no push. */
