@@ -404,15 +404,17 @@ async function refusing<T>(
     return await run();
   } catch (e) {
     if ((e as { code?: string }).code === 'E_MERGE') {
-      const put = async (ref: string, oid: string | null) =>
-        git(oid ? ['update-ref', ref, oid] : ['update-ref', '-d', ref], {
-          cwd: store.repo.cwd,
-          env: store.repo.env,
-          allowFail: true,
-        });
+      // both tracking refs back in one `git update-ref --stdin`
       const tracking = trackingRefsOf(remote);
-      await put(tracking.memory, prev.memory);
-      if (tracking.notes) await put(tracking.notes, prev.notes);
+      const back: Array<[string, string | null]> = [[tracking.memory, prev.memory]];
+      if (tracking.notes) back.push([tracking.notes, prev.notes]);
+      const lines = back.map(([ref, oid]) => (oid ? `update ${ref} ${oid}\n` : `delete ${ref}\n`));
+      await git(['update-ref', '--stdin'], {
+        cwd: store.repo.cwd,
+        env: store.repo.env,
+        input: lines.join(''),
+        allowFail: true,
+      });
     }
     throw e;
   }
