@@ -322,9 +322,15 @@ async function fsckRefusal(repo: Repo, remote: RemoteInfo, r: GitResult) {
 }
 
 export interface PushRef {
+  /** the local ref it is pushed from (refs/memory, refs/notes/memory) */
   src: string;
+  /**
+   * the commit pushed: what `src` held when the push was decided. A write that lands while the
+   * push is on the wire is not sent, and so not recorded as the remote's.
+   */
+  oid: string;
   dst: string;
-  /** The value we believe the remote holds (for the tracking ref after success). */
+  /** the tracking ref that names `oid` once the remote has taken it */
   tracking?: string;
 }
 
@@ -366,7 +372,7 @@ export async function pushRefs(
   for (;;) {
     const args = [...transportArgs(repo), 'push', '--porcelain', '--no-verify'];
     if (atomic) args.push('--atomic');
-    args.push(target(remote), ...refs.map((r) => `${r.src}:${r.dst}`));
+    args.push(target(remote), ...refs.map((r) => `${r.oid}:${r.dst}`));
     const r = await git(args, opts(repo, { allowFail: true, env: transportEnv(repo, interactive) }));
     const out = r.stdout.toString('utf8');
     if (
@@ -387,11 +393,10 @@ export async function pushRefs(
       if (m[1] === '!') rejected.push({ ref: m[2].split(':').pop() ?? m[2], reason: m[3].trim() });
     }
     if (r.code === 0 && !rejected.length) {
-      for (const ref of refs) {
-        if (ref.tracking) {
-          await git(['update-ref', ref.tracking, ref.src], opts(repo, { allowFail: true }));
-        }
-      }
+      // the tracking refs name what the remote now holds, in one `git update-ref --stdin`
+      const lines = refs.filter((x) => x.tracking).map((x) => `update ${x.tracking} ${x.oid}\n`);
+      if (lines.length)
+        await git(['update-ref', '--stdin'], { ...opts(repo, { allowFail: true }), input: lines.join('') });
       return { ok: true, retry: false, rejected: [] };
     }
     if (!sawStatus) throw transportError('push to', remote, r);

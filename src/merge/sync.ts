@@ -270,10 +270,10 @@ function pushList(
   const refs: PushRef[] = [];
   const tracking = trackingRefsOf(remote);
   if (local && local !== remoteTip)
-    refs.push({ src: store.ref, dst: REMOTE_MEMORY_REF, tracking: tracking.memory });
+    refs.push({ src: store.ref, oid: local, dst: REMOTE_MEMORY_REF, tracking: tracking.memory });
   // a team store has no notes: this repository's notes describe this repository's commits
   if (tracking.notes && notes && notes !== remoteNotes)
-    refs.push({ src: NOTES_REF, dst: NOTES_REF, tracking: tracking.notes });
+    refs.push({ src: NOTES_REF, oid: notes, dst: NOTES_REF, tracking: tracking.notes });
   return refs;
 }
 

@@ -1,0 +1,54 @@
+/**
+ * What a sync pushes and what it then records as the remote's: a memory written while the push
+ * is on the wire is neither claimed as pushed (the tracking ref names what the remote holds) nor
+ * left behind by the next `git mem push`. The remote's pre-receive hook holds the push open until
+ * the test has written.
+ */
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { bareRemote, clone, tipOf } from '../sync-helpers.js';
+
+const until = async (what: string, ok: () => boolean, ms = 20_000) => {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`waited ${ms} ms for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+it('a write during the push is not recorded as pushed; the next push sends it', async () => {
+  const remote = bareRemote();
+  const a = clone(remote.url);
+  await a.memJson(['add', '--title', 'first', '--content', 'one\n']);
+  await a.memJson(['sync']);
+  await a.memJson(['add', '--title', 'second', '--content', 'two\n']);
+  // the remote holds every push until the test says go
+  const started = join(remote.dir, 'push-started');
+  const go = join(remote.dir, 'push-go');
+  const hook = join(remote.dir, 'hooks', 'pre-receive');
+  writeFileSync(
+    hook,
+    `#!/bin/sh\ncat >/dev/null\n: > '${started}'\nwhile [ ! -e '${go}' ]; do sleep 0.02; done\n`,
+  );
+  chmodSync(hook, 0o755);
+
+  const syncing = a.mem(['sync', '--json']);
+  await until('the push to reach the remote', () => existsSync(started));
+  const pushed = tipOf(a); // what the push carries: the tip when it started
+  await a.memJson(['add', '--title', 'third', '--content', 'written while the push runs\n']);
+  writeFileSync(go, '');
+  const r = await syncing;
+  expect(r.code, r.stderr).toBe(0);
+
+  const onRemote = remote.git('rev-parse', 'refs/mem/memory').trim();
+  expect(onRemote).toBe(pushed);
+  // the tracking ref names what the remote holds, not the later local tip
+  expect(a.git('rev-parse', 'refs/mem-remotes/origin/memory').trim()).toBe(onRemote);
+  expect(tipOf(a)).not.toBe(onRemote);
+
+  // so a plain push sends the memory written meanwhile
+  const p = await a.memJson<{ pushed: boolean; local: string }>(['push']);
+  expect(p.pushed).toBe(true);
+  expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(tipOf(a));
+}, 60_000);
