@@ -7,15 +7,8 @@
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { until } from '../helpers.js';
 import { bareRemote, clone, tipOf } from '../sync-helpers.js';
-
-const until = async (what: string, ok: () => boolean, ms = 20_000) => {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`waited ${ms} ms for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 it('a write during the push is not recorded as pushed; the next push sends it', async () => {
   const remote = bareRemote();
@@ -34,10 +27,14 @@ it('a write during the push is not recorded as pushed; the next push sends it', 
   chmodSync(hook, 0o755);
 
   const syncing = a.mem(['sync', '--json']);
-  await until('the push to reach the remote', () => existsSync(started));
-  const pushed = tipOf(a); // what the push carries: the tip when it started
-  await a.memJson(['add', '--title', 'third', '--content', 'written while the push runs\n']);
-  writeFileSync(go, '');
+  let pushed: string | null;
+  try {
+    await until(() => (existsSync(started) ? true : undefined), 20_000); // the push reached the remote
+    pushed = tipOf(a); // what the push carries: the tip when it started
+    await a.memJson(['add', '--title', 'third', '--content', 'written while the push runs\n']);
+  } finally {
+    writeFileSync(go, ''); // never leave the remote's hook waiting
+  }
   const r = await syncing;
   expect(r.code, r.stderr).toBe(0);
 
