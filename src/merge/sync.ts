@@ -340,7 +340,17 @@ export async function sync(store: Store, opts: SyncOptions = {}): Promise<SyncRe
     if (!first) first = pr;
     const local = res.after;
     await opts.hooks?.beforePush?.({ attempt, local, remote: fetched.memory });
-    const refs = pushList(store, remote, local, fetched.memory, notes.after, fetched.notes);
+    // what goes is the memory and its notes as they are now, by id: a local write since the merge
+    // moved the ref from the merge on (every write is a compare-and-swap on the tip), so it goes too
+    const [tipNow, notesNow] = await Promise.all([store.tip(), notesTip(store)]);
+    const refs = pushList(
+      store,
+      remote,
+      tipNow ?? local,
+      fetched.memory,
+      notesNow ?? notes.after,
+      fetched.notes,
+    );
     const summary = async (pushed: boolean, pushedNotes: boolean): Promise<SyncResult> => ({
       ...pr,
       before: first!.before,

@@ -1,12 +1,16 @@
 /**
- * What a sync pushes and what it then records as the remote's: a memory written while the push
- * is on the wire is neither claimed as pushed (the tracking ref names what the remote holds) nor
- * left behind by the next `git mem push`. The remote's pre-receive hook holds the push open until
- * the test has written.
+ * What a sync pushes and what it then records as the remote's: a memory written after the merge
+ * and before the push goes with it; one written while the push is on the wire is neither claimed
+ * as pushed (the tracking ref names what the remote holds) nor left behind by the next
+ * `git mem push`. The remote's pre-receive hook holds the push open until the test has written.
  */
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
+import { addMemory } from '../../src/commands/memory.js';
+import { openRepo } from '../../src/gitstore/repo.js';
+import { Store } from '../../src/gitstore/store.js';
+import { sync } from '../../src/merge/sync.js';
 import { until } from '../helpers.js';
 import { bareRemote, clone, tipOf } from '../sync-helpers.js';
 
@@ -49,3 +53,29 @@ it('a write during the push is not recorded as pushed; the next push sends it', 
   expect(p.pushed).toBe(true);
   expect(remote.git('rev-parse', 'refs/mem/memory').trim()).toBe(tipOf(a));
 }, 60_000);
+
+const stores: Store[] = [];
+afterAll(() => {
+  for (const s of stores) s.close();
+});
+
+it('a write between the merge and the push goes with the push, and is tracked as pushed', async () => {
+  const remote = bareRemote();
+  const a = clone(remote.url);
+  await a.memJson(['add', '--title', 'first', '--content', 'one\n']);
+  await a.memJson(['sync']);
+  await a.memJson(['add', '--title', 'second', '--content', 'two\n']);
+  const store = new Store(await openRepo(a.dir, a.env));
+  stores.push(store);
+  const res = await sync(store, {
+    hooks: {
+      beforePush: async () => {
+        await addMemory(store, { type: 'decision', title: 'after the merge', body: 'three\n' });
+      },
+    },
+  });
+  expect(res.pushed).toBe(true);
+  const onRemote = remote.git('rev-parse', 'refs/mem/memory').trim();
+  expect(onRemote).toBe(tipOf(a));
+  expect(a.git('rev-parse', 'refs/mem-remotes/origin/memory').trim()).toBe(onRemote);
+});
