@@ -14,12 +14,18 @@ import { sync } from '../../src/merge/sync.js';
 import { until } from '../helpers.js';
 import { bareRemote, clone, tipOf } from '../sync-helpers.js';
 
-it('a write during the push is not recorded as pushed; the next push sends it', async () => {
+/** A clone whose first memory its remote has, and whose second it has not yet. */
+async function sharedThenAhead() {
   const remote = bareRemote();
   const a = clone(remote.url);
   await a.memJson(['add', '--title', 'first', '--content', 'one\n']);
   await a.memJson(['sync']);
   await a.memJson(['add', '--title', 'second', '--content', 'two\n']);
+  return { remote, a };
+}
+
+it('a write during the push is not recorded as pushed; the next push sends it', async () => {
+  const { remote, a } = await sharedThenAhead();
   // the remote holds every push until the test says go
   const started = join(remote.dir, 'push-started');
   const go = join(remote.dir, 'push-go');
@@ -60,11 +66,7 @@ afterAll(() => {
 });
 
 it('a write between the merge and the push goes with the push, and is tracked as pushed', async () => {
-  const remote = bareRemote();
-  const a = clone(remote.url);
-  await a.memJson(['add', '--title', 'first', '--content', 'one\n']);
-  await a.memJson(['sync']);
-  await a.memJson(['add', '--title', 'second', '--content', 'two\n']);
+  const { remote, a } = await sharedThenAhead();
   const store = new Store(await openRepo(a.dir, a.env));
   stores.push(store);
   const res = await sync(store, {
