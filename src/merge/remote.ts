@@ -123,6 +123,19 @@ export function trackingRefsOf(remote: RemoteInfo): { memory: string; notes: str
     : { memory: trackingRef(remote.name), notes: notesTrackingRef(remote.name) };
 }
 
+/**
+ * Sets tracking refs (null: deletes one) in one `git update-ref --stdin`. Best effort: they
+ * only record what was last seen of a remote, and the next fetch sets them again.
+ */
+export async function setTrackingRefs(
+  repo: Repo,
+  refs: ReadonlyArray<[string, string | null]>,
+): Promise<void> {
+  if (!refs.length) return;
+  const lines = refs.map(([ref, oid]) => (oid ? `update ${ref} ${oid}\n` : `delete ${ref}\n`));
+  await git(['update-ref', '--stdin'], { ...opts(repo, { allowFail: true }), input: lines.join('') });
+}
+
 /** What git fetch and push are given: a remote's name, a team store's URL. */
 const target = (remote: RemoteInfo) => (remote.store ? remote.url : remote.name);
 
@@ -393,10 +406,11 @@ export async function pushRefs(
       if (m[1] === '!') rejected.push({ ref: m[2].split(':').pop() ?? m[2], reason: m[3].trim() });
     }
     if (r.code === 0 && !rejected.length) {
-      // the tracking refs name what the remote now holds, in one `git update-ref --stdin`
-      const lines = refs.filter((x) => x.tracking).map((x) => `update ${x.tracking} ${x.oid}\n`);
-      if (lines.length)
-        await git(['update-ref', '--stdin'], { ...opts(repo, { allowFail: true }), input: lines.join('') });
+      // the tracking refs name what the remote now holds
+      await setTrackingRefs(
+        repo,
+        refs.flatMap((x) => (x.tracking ? [[x.tracking, x.oid] as [string, string]] : [])),
+      );
       return { ok: true, retry: false, rejected: [] };
     }
     if (!sawStatus) throw transportError('push to', remote, r);

@@ -12,7 +12,6 @@
  */
 
 import { err } from '../errors.js';
-import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
 import { type LostChange, lostChanges } from './conflicts.js';
 import { mergeCommits } from './merge-commits.js';
@@ -27,6 +26,7 @@ import {
   type RemoteInfo,
   readTracking,
   resolveRemote,
+  setTrackingRefs,
   trackingRefsOf,
 } from './remote.js';
 import { assertIncoming, assertIncomingNotes, assertIncomingSigned } from './validate-tree.js';
@@ -414,17 +414,11 @@ async function refusing<T>(
     return await run();
   } catch (e) {
     if ((e as { code?: string }).code === 'E_MERGE') {
-      // both tracking refs back in one `git update-ref --stdin`
+      // the tracking refs back to what they were before the fetch
       const tracking = trackingRefsOf(remote);
       const back: Array<[string, string | null]> = [[tracking.memory, prev.memory]];
       if (tracking.notes) back.push([tracking.notes, prev.notes]);
-      const lines = back.map(([ref, oid]) => (oid ? `update ${ref} ${oid}\n` : `delete ${ref}\n`));
-      await git(['update-ref', '--stdin'], {
-        cwd: store.repo.cwd,
-        env: store.repo.env,
-        input: lines.join(''),
-        allowFail: true,
-      });
+      await setTrackingRefs(store.repo, back);
     }
     throw e;
   }
