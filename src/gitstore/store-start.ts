@@ -57,20 +57,16 @@ export function startStoreEarly(cwd: string, env: NodeJS.ProcessEnv, opening: St
 
 /**
  * A store's processes, in storeStarts' order: those started early for this directory and this
- * environment (with at least what `opening` asks), else started now. `opening`: what is among them.
+ * environment (with at least what `opening` asks), else started now.
  */
-export function storeProcesses(
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  opening: StoreOpening,
-): { procs: GitProcess[]; opening: StoreOpening } {
+export function storeProcesses(cwd: string, env: NodeJS.ProcessEnv, opening: StoreOpening): GitProcess[] {
   opened = true;
   const e = early;
   early = undefined;
   if (e && e.cwd === cwd && e.env === env && OPENINGS.indexOf(e.opening) >= OPENINGS.indexOf(opening)) {
     for (const p of e.procs) holdProcess(p, true);
-    return { procs: e.procs, opening: e.opening };
+    return e.procs;
   }
   for (const p of e?.procs ?? []) p.stdin.destroy();
-  return { procs: startGits(storeStarts(opening), cwd, env), opening };
+  return startGits(storeStarts(opening), cwd, env);
 }

@@ -46,8 +46,7 @@ export async function openRepositoryStore(
   env: NodeJS.ProcessEnv,
   opening: StoreOpening = 'read',
 ): Promise<Store> {
-  const started = storeProcesses(cwd, env, opening);
-  const [revParse, cat, ...writing] = started.procs;
+  const [revParse, cat, ...writing] = storeProcesses(cwd, env, opening);
   const reader = new CatFile(cwd, env);
   reader.warm(cat);
   let repo: Repo;
