@@ -115,6 +115,23 @@ describe('the CLI and the UI search the same way', () => {
       expect(await uiIds(q, '&status=active'), q).toEqual(await cliIds(['--no-daemon', q]));
     }
   });
+
+  it('a limit gives the first hits of the whole list: the bar is applied before the cut', async () => {
+    // each ranks, between memories that clear the search bar, one that misses it (it matches
+    // one common word of the three), so a cut made before the bar would return too few
+    for (const q of ['postgres pool deploy', 'postgres cache reports', 'postgres deploy assets']) {
+      const all = await cliIds(['--no-daemon', q]);
+      for (let k = 1; k <= all.length + 1; k++) {
+        const hits = (await repo.memJson(['search', '--no-daemon', '--limit', String(k), q])) as Array<{
+          id: string;
+        }>;
+        expect(
+          hits.map((h) => h.id),
+          `${q} --limit ${k}`,
+        ).toEqual(all.slice(0, k));
+      }
+    }
+  });
 });
 
 describe('runSearch, the one operation', () => {

@@ -122,7 +122,13 @@ function validate(q: SearchQuery): void {
 }
 
 /** Ranking against an index already at the tip (the daemon and MCP server call this). */
-async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}): Promise<Ranked[]> {
+async function rankIn(
+  st: IndexState,
+  q: SearchQuery,
+  opts: SearchOptions = {},
+  /** how many of the best the caller reads (the rest are not checked against the bars) */
+  take = Number.POSITIVE_INFINITY,
+): Promise<Ranked[]> {
   const idx = st.index;
   const now = opts.now ?? Date.now();
   const file = q.file ? normalizePath(q.file) : undefined;
@@ -243,19 +249,26 @@ async function rankIn(st: IndexState, q: SearchQuery, opts: SearchOptions = {}):
       ranked = rank(cands, stats, { qterms: all, qweights, file, now, usage, vector, text }, params);
     }
   }
-  const relevant =
-    query || file
-      ? ranked.filter((r) => r.why.some((w) => /^(text|vector|anchored|scope|tag )/.test(w)))
-      : ranked;
   // a hit found by its text alone clears the search bar (relevance.ts clearsSearchBar): not a
   // tail of memories sharing one common word of the question (not while a word is being typed)
   const m = query && !completions.length && opts.bar !== false ? measureFor(query, stats) : undefined;
-  if (!m) return relevant;
-  return relevant.filter(
-    (r) =>
-      r.why.some((w) => /^(vector|anchored|scope|tag )/.test(w)) ||
-      clearsSearchBar(m.measure(r.doc), m.words),
-  );
+  // the hits with a reason of their own (text, vector, anchor, scope, tag) that clear the bar,
+  // best first, as many as the caller reads: the bar is measured for those only
+  const kept: Ranked[] = [];
+  for (const r of ranked) {
+    if (kept.length >= take) break;
+    if (query || file) {
+      if (!r.why.some((w) => /^(text|vector|anchored|scope|tag )/.test(w))) continue;
+      if (
+        m &&
+        !r.why.some((w) => /^(vector|anchored|scope|tag )/.test(w)) &&
+        !clearsSearchBar(m.measure(r.doc), m.words)
+      )
+        continue;
+    }
+    kept.push(r);
+  }
+  return kept;
 }
 
 /** The k-th largest value (quickselect on a copy). */
@@ -305,8 +318,8 @@ export async function searchMemories(
 ): Promise<SearchHit[]> {
   validate(q);
   const st = await state(store, opts);
-  const ranked = await rankIn(st, q, opts);
-  const hits = ranked.slice(0, q.limit ?? 10).map(hitOf);
+  const limit = q.limit ?? 10;
+  const hits = (await rankIn(st, q, opts, limit)).map(hitOf);
   if (opts.recordUsage === true)
     recordUse(
       store.repo,
