@@ -168,6 +168,8 @@ describe('catalog cache file', () => {
   });
 });
 
+const TYPES = ['decision', 'rule', 'constraint'] as const;
+
 describe('a catalog updated from the one built before', () => {
   it('sorts its ids as a full sort does (sortedWith)', () => {
     const rand = rng(5);
@@ -229,14 +231,15 @@ describe('a catalog updated from the one built before', () => {
         live.splice(live.indexOf(pick), 1);
       } else {
         const res = await addMemory(store, {
-          type: 'decision',
+          type: TYPES[i % TYPES.length],
           title: `m ${i}`,
           body: `b ${i}`,
           anchors: [],
         });
         live.push(res.record.id);
       }
-      await store.catalog(); // each tip's catalog is built from the previous one
+      // each tip's catalog is built from the previous one; its rows by type are listed at once
+      (await store.catalog()).rowsOfType('rule');
     }
     const kept = await store.catalog();
     store.close();
@@ -246,6 +249,14 @@ describe('a catalog updated from the one built before', () => {
     expect([...kept.sortedIds]).toEqual([...fresh.sortedIds]);
     expect(new Map(kept.rows)).toEqual(new Map(fresh.rows));
     expect(new Map(kept.lines)).toEqual(new Map(fresh.lines));
+    // the rows of each type, in the order of `rows`: the same rows as the catalog from scratch has
+    const byId = (rows: readonly CatalogRow[]) => [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
+    for (const t of TYPES) {
+      const ofType = [...kept.rows.values()].filter((row) => row.type === t);
+      expect(ofType.length, t).toBeGreaterThan(0);
+      expect(kept.rowsOfType(t), t).toEqual(ofType);
+      expect(byId(kept.rowsOfType(t)), t).toEqual(byId(fresh.rowsOfType(t)));
+    }
   });
 
   it('in a long-lived store: every object its cat-file keeps is what git has under that name', async () => {

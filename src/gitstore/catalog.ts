@@ -41,6 +41,7 @@ export class Catalog {
   /** id → the record summary as compact JSON (the `list --json` element) */
   readonly lines: SharedMap<string, string>;
   private aliasMap?: Map<string, string>;
+  private byType?: Map<string, CatalogRow[]>;
   private parsed?: Map<string, CatalogEntry>;
   constructor(
     readonly tip: string | null,
@@ -53,6 +54,22 @@ export class Catalog {
     this.rows = rows instanceof SharedMap ? rows : SharedMap.of(rows);
     this.lines = lines instanceof SharedMap ? lines : SharedMap.of(lines);
     this.sortedIds = sortedIds ?? [...this.rows.keys()].sort();
+  }
+
+  /**
+   * The rows of one type, in `rows` order (the lists built on first use: a long-lived process
+   * asks for the rules at every context pack, and they are a few of thousands of rows).
+   */
+  rowsOfType(type: string): readonly CatalogRow[] {
+    if (!this.byType) {
+      this.byType = new Map();
+      for (const r of this.rows.values()) {
+        const l = this.byType.get(r.type);
+        if (l) l.push(r);
+        else this.byType.set(r.type, [r]);
+      }
+    }
+    return this.byType.get(type) ?? [];
   }
 
   /** alias → id (built on first use: most catalogs of a long-lived process never resolve an alias) */

@@ -521,8 +521,10 @@ export async function contextCandidates(
   }
   // 4. latest session summaries
   const nSessions = o.sessions ?? 2;
-  const sessions = [...idx.docs.values()]
-    .filter((d) => d.type === 'session' && searchable(d, false, now))
+  const sessionDocs: SearchDoc[] = [];
+  for (const d of idx.docs.values())
+    if (d.type === 'session' && searchable(d, false, now)) sessionDocs.push(d);
+  const sessions = sessionDocs
     // a question alone gets the sessions it is about, unless --sessions asks for the latest
     .filter((d) => !bar || o.sessions !== undefined || bar(d))
     .sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : a.id < b.id ? 1 : -1))

@@ -59,9 +59,9 @@ async function rulesOf(
   const hits: Array<{ id: string; m: { matched: string | null; specificity: number } }> = [];
   // an expired rule is in force nowhere, as an expired memory is listed and searched nowhere
   const expired = expiredAt(Date.now());
-  for (const row of cat.rows.values()) {
+  for (const row of cat.rowsOfType('rule')) {
     // rows carry type and status, so only rule summaries are parsed
-    if (row.type !== 'rule' || row.status !== 'active') continue;
+    if (row.status !== 'active') continue;
     const e = cat.entry(row.id)!;
     if (!ruleInForce(e, expired)) continue;
     const m = matchScope(e.scope, file);
