@@ -232,14 +232,19 @@ describe('a catalog updated from the one built before', () => {
       } else {
         const res = await addMemory(store, {
           type: TYPES[i % TYPES.length],
-          title: `m ${i}`,
+          // a title quoting a scope is no scope (Catalog.scoped reads the lines before parsing them)
+          title: i % 5 === 1 ? `m ${i} "scope":["src/x.ts"]` : `m ${i}`,
           body: `b ${i}`,
           anchors: [],
+          ...(i % 4 === 0 ? { scope: [`src/m${i}/**`, 'lib/a.ts'] } : {}),
         });
         live.push(res.record.id);
       }
-      // each tip's catalog is built from the previous one; its rows by type are listed at once
-      (await store.catalog()).rowsOfType('rule');
+      // each tip's catalog is built from the previous one; its rows by type and its scoped
+      // summaries are listed at once
+      const cat = await store.catalog();
+      cat.rowsOfType('rule');
+      void cat.scoped;
     }
     const kept = await store.catalog();
     store.close();
@@ -257,6 +262,12 @@ describe('a catalog updated from the one built before', () => {
       expect(kept.rowsOfType(t), t).toEqual(ofType);
       expect(byId(kept.rowsOfType(t)), t).toEqual(byId(fresh.rowsOfType(t)));
     }
+    // the summaries with a scope: those of the catalog's entries, parsed alone
+    const scoped = [...fresh.entries.values()].filter((e) => e.scope.length);
+    expect(scoped.length).toBeGreaterThan(2);
+    expect(scoped.length).toBeLessThan(fresh.size);
+    expect(kept.scoped).toEqual(scoped);
+    expect(fresh.scoped).toEqual(scoped);
   });
 
   it('in a long-lived store: every object its cat-file keeps is what git has under that name', async () => {

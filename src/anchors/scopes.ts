@@ -51,8 +51,8 @@ export async function judgeScopes(
 ): Promise<ScopeReport> {
   const cat = await store.catalogAt(tip);
   const wanted: Array<{ id: string; title: string; path: string }> = [];
-  for (const e of cat.entries.values())
-    for (const s of e.scope ?? [])
+  for (const e of cat.scoped)
+    for (const s of e.scope)
       if (isLiteralScope(s) && isRepoPath(s)) wanted.push({ id: e.id, title: e.title, path: s });
   if (!wanted.length) return { moved: [], lost: [] };
   const paths = [...new Set(wanted.map((w) => w.path))];

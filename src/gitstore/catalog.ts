@@ -42,6 +42,7 @@ export class Catalog {
   readonly lines: SharedMap<string, string>;
   private aliasMap?: Map<string, string>;
   private byType?: Map<string, CatalogRow[]>;
+  private scopedList?: CatalogEntry[];
   private parsed?: Map<string, CatalogEntry>;
   constructor(
     readonly tip: string | null,
@@ -70,6 +71,23 @@ export class Catalog {
       }
     }
     return this.byType.get(type) ?? [];
+  }
+
+  /**
+   * The summaries that have a scope (a rule's, a scoped memory's), in id order, each parsed on
+   * its own: a summary's compact JSON line without `"scope":["` has none, so the other
+   * thousands are not parsed (a check looks for literal scopes at every run).
+   */
+  get scoped(): readonly CatalogEntry[] {
+    if (!this.scopedList) {
+      this.scopedList = [];
+      for (const id of this.sortedIds) {
+        if (!this.parsed && !this.lines.get(id)!.includes('"scope":["')) continue;
+        const e = this.entry(id)!;
+        if (e.scope?.length) this.scopedList.push(e);
+      }
+    }
+    return this.scopedList;
   }
 
   /** alias → id (built on first use: most catalogs of a long-lived process never resolve an alias) */

@@ -97,16 +97,18 @@ function charName(s: string, re: RegExp): string {
 /** Where an anchor path fails to stay inside the repository, or null. */
 export function anchorPathProblem(p: unknown): string | null {
   if (typeof p !== 'string' || p === '') return 'an anchor without a path';
-  const show = JSON.stringify(p);
+  // asked of every anchor a check selects: the path is quoted only for a problem found
+  const show = () => JSON.stringify(p);
   if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.startsWith('\\'))
-    return `anchor path ${show} is absolute: anchors are relative to the repository`;
+    return `anchor path ${show()} is absolute: anchors are relative to the repository`;
   // a tab is a file name's own (git allows it; a terminal shows it as space): every other control is refused
-  if (PATH_CONTROL_RE.test(p)) return `anchor path ${show} holds control characters`;
+  if (PATH_CONTROL_RE.test(p)) return `anchor path ${show()} holds control characters`;
   const segs = p.split(/[\\/]/);
-  if (segs.some((s) => s === '..')) return `anchor path ${show} is outside the repository`;
-  if (segs.some((s) => s === '' || s === '.')) return `anchor path ${show} is not a normalised relative path`;
-  if (/^\.git$/i.test(segs[0])) return `anchor path ${show} points inside .git`;
-  if (p.length > 4096) return `anchor path ${show.slice(0, 40)}… is over 4096 characters`;
+  if (segs.some((s) => s === '..')) return `anchor path ${show()} is outside the repository`;
+  if (segs.some((s) => s === '' || s === '.'))
+    return `anchor path ${show()} is not a normalised relative path`;
+  if (/^\.git$/i.test(segs[0])) return `anchor path ${show()} points inside .git`;
+  if (p.length > 4096) return `anchor path ${show().slice(0, 40)}… is over 4096 characters`;
   return null;
 }
 
