@@ -16,6 +16,7 @@ import {
   listJsonFromCache,
   loadCatalogCache,
   saveCatalogCache,
+  scopedFromCache,
 } from '../src/gitstore/catalog-cache.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
@@ -268,6 +269,13 @@ describe('a catalog updated from the one built before', () => {
     expect(scoped.length).toBeLessThan(fresh.size);
     expect(kept.scoped).toEqual(scoped);
     expect(fresh.scoped).toEqual(scoped);
+    // and from the cache file the store left on close, as bytes searched (a one-shot check's way)
+    const repo = await openRepo(r.dir, r.env);
+    expect(loadCatalogCache(repo, 'refs/memory')?.tip).toBe(kept.tip);
+    expect(scopedFromCache(repo, 'refs/memory', kept.tip!)).toEqual(
+      scoped.map((e) => ({ id: e.id, title: e.title, scope: e.scope })),
+    );
+    expect(scopedFromCache(repo, 'refs/memory', '0'.repeat(40))).toBeUndefined();
   });
 
   it('in a long-lived store: every object its cat-file keeps is what git has under that name', async () => {
