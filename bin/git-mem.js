@@ -28,7 +28,8 @@ if (argv.length === 2 && argv[0] === 'hook' && (argv[1] === 'claude-code' || arg
 } else {
   // the two commands a person waits for most: the store's git processes start while the CLI
   // loads (an add's writers too), and the store takes them when it opens (src/gitstore/store-start.ts)
-  const opening = argv[0] === 'add' ? 'write' : argv[0] === 'hook' && argv[1] === 'post-commit' ? 'read' : undefined;
+  // (the post-commit hook reads git's settings at every commit: the config read starts with them)
+  const opening = argv[0] === 'add' ? 'write' : argv[0] === 'hook' && argv[1] === 'post-commit' ? 'config' : undefined;
   if (opening)
     import('../dist/store-start.js').then((m) => m.startStoreEarly(process.cwd(), process.env, opening), () => {});
   import('../dist/cli.js')

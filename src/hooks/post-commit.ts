@@ -72,7 +72,9 @@ export async function runPostCommitHook(ctx: RunContext, _args: string[]): Promi
   const start = performance.now();
   let repo: Repo | undefined;
   try {
-    const store = await repositoryStore(ctx);
+    // git's settings are read at every commit (the default branch, for the check and for the
+    // hint below): the config read starts beside rev-parse and cat-file, by the same process start
+    const store = await repositoryStore(ctx, 'config');
     repo = store.repo;
     const summary = await postCommit(store, start);
     if (summary) ctx.io.err(`${summary}\n`);
