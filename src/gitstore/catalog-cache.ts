@@ -26,7 +26,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { Catalog, type CatalogRow } from './catalog.js';
+import { Catalog, type CatalogRow, SCOPE_MARK } from './catalog.js';
 import { memDir, type Repo } from './repo.js';
 
 const CACHE_VERSION = 6; // 5: a moved anchor's path is where it is now (anchorPathNow); 6: a flagged record's summary says so (conflict)
@@ -330,11 +330,11 @@ export interface ScopedSummary {
   scope: string[];
 }
 
-const SCOPE_KEY = Buffer.from('"scope":["');
+const SCOPE_KEY = Buffer.from(SCOPE_MARK);
 
 /**
  * The summaries with a scope (Catalog.scoped) straight from the cache file when it reflects
- * `tip`, in id order: the summary section is searched as bytes for `"scope":["` (a compact
+ * `tip`, in id order: the summary section is searched as bytes for SCOPE_MARK (a compact
  * summary without it has no scope) and only the lines holding it are decoded and parsed. A
  * check asks at every run, and building the catalog for the few scoped summaries cost ~75 ms at
  * 10k records. undefined = no fresh cache: the caller uses the catalog.

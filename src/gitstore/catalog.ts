@@ -34,6 +34,9 @@ export interface CatalogRow {
  * when `entries` is first read, so resolving an id or printing `list --json`
  * never parses 10k objects.
  */
+/** What a summary's compact JSON line holds when its scope is not empty (and only then as a key). */
+export const SCOPE_MARK = '"scope":["';
+
 export class Catalog {
   readonly sortedIds: string[];
   /** id → row (shared with the catalog this one was updated from: see `fork`) */
@@ -75,14 +78,14 @@ export class Catalog {
 
   /**
    * The summaries that have a scope (a rule's, a scoped memory's), in id order, each parsed on
-   * its own: a summary's compact JSON line without `"scope":["` has none, so the other
-   * thousands are not parsed (a check looks for literal scopes at every run).
+   * its own: a summary's compact JSON line without SCOPE_MARK has none, so the other thousands
+   * are not parsed (a check looks for literal scopes at every run).
    */
   get scoped(): readonly CatalogEntry[] {
     if (!this.scopedList) {
       this.scopedList = [];
       for (const id of this.sortedIds) {
-        if (!this.parsed && !this.lines.get(id)!.includes('"scope":["')) continue;
+        if (!this.parsed && !this.lines.get(id)!.includes(SCOPE_MARK)) continue;
         const e = this.entry(id)!;
         if (e.scope?.length) this.scopedList.push(e);
       }
