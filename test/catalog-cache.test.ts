@@ -276,6 +276,14 @@ describe('a catalog updated from the one built before', () => {
       scoped.map((e) => ({ id: e.id, title: e.title, scope: e.scope })),
     );
     expect(scopedFromCache(repo, 'refs/memory', '0'.repeat(40))).toBeUndefined();
+    // what a check asks of its store: the same, from the file or from a catalog already built
+    const pick = (xs: readonly { id: string; title: string; scope: string[] }[]) =>
+      xs.map((e) => ({ id: e.id, title: e.title, scope: e.scope }));
+    const oneShot = new Store(repo);
+    expect(pick(await oneShot.scopedAt(kept.tip!))).toEqual(pick(scoped));
+    await oneShot.catalogAt(kept.tip);
+    expect(pick(await oneShot.scopedAt(kept.tip!))).toEqual(pick(scoped));
+    oneShot.close();
   });
 
   it('in a long-lived store: every object its cat-file keeps is what git has under that name', async () => {

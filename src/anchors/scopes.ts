@@ -9,7 +9,6 @@
  * Only committed trees are read, and only repository paths are looked up: an
  * entry that leaves the tree (`../x`, an absolute path) is never handed to git.
  */
-import { scopedFromCache } from '../gitstore/catalog-cache.js';
 import type { Store, Tx } from '../gitstore/store.js';
 import { isLiteralScope } from '../model/glob.js';
 import { isRepoPath } from '../model/paths.js';
@@ -50,13 +49,8 @@ export async function judgeScopes(
   target: string,
   from: string | null,
 ): Promise<ScopeReport> {
-  // a one-shot check reads them from the cache file when it is at `tip` (no catalog built); a
-  // long-lived process from its catalog, kept in memory
-  const scoped =
-    (store.longLived ? undefined : scopedFromCache(store.repo, store.ref, tip)) ??
-    (await store.catalogAt(tip)).scoped;
   const wanted: Array<{ id: string; title: string; path: string }> = [];
-  for (const e of scoped)
+  for (const e of await store.scopedAt(tip))
     for (const s of e.scope)
       if (isLiteralScope(s) && isRepoPath(s)) wanted.push({ id: e.id, title: e.title, path: s });
   if (!wanted.length) return { moved: [], lost: [] };

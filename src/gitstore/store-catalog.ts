@@ -16,7 +16,13 @@ import {
 } from '../model/record.js';
 import { SharedMap } from '../model/shared-map.js';
 import { type BadRecord, Catalog, type CatalogEntry, type CatalogRow, rowOf } from './catalog.js';
-import { findInCache, loadCatalogCache, saveCatalogCache } from './catalog-cache.js';
+import {
+  findInCache,
+  loadCatalogCache,
+  type ScopedSummary,
+  saveCatalogCache,
+  scopedFromCache,
+} from './catalog-cache.js';
 import { StoreReader } from './store-read.js';
 import { diffTrees } from './tree.js';
 
@@ -48,6 +54,20 @@ export class StoreCatalog extends StoreReader {
       if (this.latest) saveCatalogCache(this.repo, this.ref, this.latest);
     }, CATALOG_SAVE_MS);
     this.saveTimer.unref();
+  }
+
+  /**
+   * The summaries with a scope at `commit` (Catalog.scoped): from the catalog this process has
+   * or is building for it, else, in a one-shot process, straight from the cache file when that
+   * is at `commit` (no catalog built for a few summaries: scopedFromCache), else from the
+   * catalog built now.
+   */
+  async scopedAt(commit: string): Promise<readonly ScopedSummary[]> {
+    if (!this.longLived && !this.catalogMemo.has(commit)) {
+      const fromFile = scopedFromCache(this.repo, this.ref, commit);
+      if (fromFile) return fromFile;
+    }
+    return (await this.catalogAt(commit)).scoped;
   }
 
   /** The catalog at the current tip (cached on disk, updated incrementally). */
