@@ -26,14 +26,27 @@ if (argv.length === 2 && argv[0] === 'hook' && (argv[1] === 'claude-code' || arg
       process.exitCode = code;
     }, report);
 } else {
-  // the two commands a person waits for most: the store's git processes start while the CLI
-  // loads (an add's writers too), and the store takes them when it opens (src/gitstore/store-start.ts)
-  // (the post-commit hook reads git's settings at every commit: the config read starts with them)
-  const opening = argv[0] === 'add' ? 'write' : argv[0] === 'hook' && argv[1] === 'post-commit' ? 'config' : undefined;
-  if (opening)
-    import('../dist/store-start.js').then((m) => m.startStoreEarly(process.cwd(), process.env, opening), () => {});
-  import('../dist/cli.js')
-    .then((cli) => cli.main(argv, cli.processIO()))
+  const cli = () => {
+    // the two commands a person waits for most: the store's git processes start while the CLI
+    // loads (an add's writers too), and the store takes them when it opens (src/gitstore/store-start.ts)
+    // (the post-commit hook reads git's settings at every commit: the config read starts with them)
+    const opening = argv[0] === 'add' ? 'write' : argv[0] === 'hook' && argv[1] === 'post-commit' ? 'config' : undefined;
+    if (opening)
+      import('../dist/store-start.js').then((m) => m.startStoreEarly(process.cwd(), process.env, opening), () => {});
+    return import('../dist/cli.js').then((cli) => cli.main(argv, cli.processIO()));
+  };
+  // every commit's hook: a running daemon of this work tree runs it on its warm store
+  // (src/hooks/git-hook.ts); else, and on any problem there, the CLI runs it here
+  const viaDaemon =
+    argv.length === 2 && argv[0] === 'hook' && argv[1] === 'post-commit'
+      ? import('../dist/git-hook.js').then((m) => m.postCommitViaDaemon(process.cwd(), process.env)).catch(() => undefined)
+      : Promise.resolve(undefined);
+  viaDaemon
+    .then((lines) => {
+      if (!lines) return cli();
+      for (const line of lines) process.stderr.write(`${line}\n`);
+      return 0;
+    })
     .then((code) => {
       process.exitCode = code;
     }, report);

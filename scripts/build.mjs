@@ -62,9 +62,11 @@ await build({
   // same module: shared chunks)
   // store-start: the store's git processes, which bin/git-mem.js starts for `add` and the
   // post-commit hook while the CLI loads (the CLI's store takes them: shared chunks)
+  // git-hook: the post-commit hook's way to a running daemon, which bin/git-mem.js asks first
   entryPoints: {
     cli: 'src/cli/main.ts',
     'agent-hook': 'src/hooks/claude-code.ts',
+    'git-hook': 'src/hooks/git-hook.ts',
     'store-start': 'src/gitstore/store-start.ts',
   },
   splitting: true,

@@ -10,17 +10,19 @@
  * `search --json` and `context --json` of the built binary, each run in a copy
  * of the repository with no daemon and in the repository with its daemon
  * running (the trace says the daemon answered).
+ * The post-commit hook, the one write a daemon does, likewise: the same lines, note, verdicts and
+ * author, commit by commit, in a copy with no daemon and in the repository with one.
  */
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DaemonHandle, serve } from '../src/daemon/server.js';
-import { ask } from '../src/daemon/wire.js';
+import { ask, buildId, E_DAEMON_ELSEWHERE, hookEnv, sameHookEnv } from '../src/daemon/wire.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { buildContextPack, providerFor, searchMemories } from '../src/search/index.js';
 import { promptContext } from '../src/search/relevance.js';
-import { daemonPids, makeRepo, runBinAsync, type TestRepo, tmpDir } from './helpers.js';
+import { BIN, daemonPids, makeRepo, runBinAsync, sh, type TestRepo, tmpDir } from './helpers.js';
 
 const MEMORIES: Array<[type: string, title: string, body: string, anchor?: string]> = [
   [
@@ -211,6 +213,60 @@ describe('the daemon answers as the process would alone', { timeout: 60_000 }, (
 
 const pids = daemonPids();
 
+describe('the post-commit hook goes to a daemon of its own work tree, settings and build only', () => {
+  it('the settings compared: git-mem and git variables, where the configuration is; not the author, trace or index', () => {
+    const base = {
+      HOME: '/h',
+      GIT_CONFIG_GLOBAL: '/h/.gitconfig',
+      GIT_MEM_HOME: '/h/m',
+      PATH: '/bin',
+      PWD: '/r',
+    };
+    const hook = {
+      ...base,
+      PWD: '/elsewhere',
+      GIT_MEM_TRACE: '1',
+      GIT_INDEX_FILE: '.git/index',
+      GIT_EDITOR: ':',
+      GIT_EXEC_PATH: '/usr/lib/git-core',
+      GIT_AUTHOR_NAME: 'A',
+      GIT_AUTHOR_EMAIL: 'a@example.com',
+      GIT_AUTHOR_DATE: '@1 +0000',
+    };
+    const sent = hookEnv(hook);
+    expect(sent).toEqual({
+      HOME: '/h',
+      GIT_CONFIG_GLOBAL: '/h/.gitconfig',
+      GIT_MEM_HOME: '/h/m',
+      GIT_AUTHOR_NAME: 'A',
+      GIT_AUTHOR_EMAIL: 'a@example.com',
+    });
+    const daemonEnv = hookEnv({ ...base, GIT_MEM_DAEMON: 'off' });
+    expect(sameHookEnv(daemonEnv, sent)).toBe(true);
+    // who the verdicts are by is the hook's, sent with it: an agent's commit goes to the daemon too
+    expect(sameHookEnv(daemonEnv, hookEnv({ ...hook, CLAUDECODE: '1', CLAUDE_CODE_SESSION_ID: 's1' }))).toBe(
+      true,
+    );
+    expect(hookEnv({ ...hook, CLAUDECODE: '1' }).CLAUDECODE).toBe('1');
+    for (const [k, v] of [
+      ['GIT_MEM_HOME', '/other'],
+      ['GIT_CONFIG_PARAMETERS', "'core.x'='1'"],
+      ['GIT_DIR', '/r/.git/worktrees/w'],
+      ['XDG_CONFIG_HOME', '/x'],
+    ])
+      expect(sameHookEnv(daemonEnv, hookEnv({ ...hook, [k]: v })), k).toBe(false);
+  });
+
+  it('a daemon handed no hook runner, another build or another work tree refuses: the hook runs alone', async () => {
+    const q = { cwd: r.dir, build: buildId(), env: hookEnv(r.env) };
+    for (const bad of [q, { ...q, build: 'another' }, { ...q, cwd: tmpDir('gm-elsewhere-') }]) {
+      const reply = await ask(daemon.path, { op: 'post-commit', q: bad }, 30_000);
+      expect(reply.ok).toBe(false);
+      expect(reply.error?.code).toBe(E_DAEMON_ELSEWHERE);
+    }
+  });
+});
+
 describe('real processes: the same answers with a daemon running and without one', {
   timeout: 120_000,
 }, () => {
@@ -276,6 +332,103 @@ describe('real processes: the same answers with a daemon running and without one
       ).toEqual(pa.items.map((x: { id: string }) => x.id));
       expect(pd.text, args.join(' ')).toBe(pa.text);
     }
+    await runBinAsync(['daemon', 'stop'], { cwd: served.dir, env: r.env });
+  });
+
+  it('the post-commit hook: the same lines, note, verdicts and author, run by the daemon and alone', async () => {
+    const alone = { dir: join(tmpDir('gm-alone-'), 'repo'), env: { ...r.env, GIT_MEM_DAEMON: 'off' } };
+    cpSync(r.dir, alone.dir, { recursive: true, filter: (f) => !/daemon\.sock$|starting$/.test(f) });
+    const served = { dir: r.dir, env: r.env };
+    const started = await runBinAsync(['daemon', 'start', '--json'], { cwd: served.dir, env: r.env });
+    expect(started.code, started.stderr).toBe(0);
+    pids.push(JSON.parse(started.stdout).pid);
+    const id = [...(await local.catalog()).entries.values()].find(
+      (e) => e.title === 'Connection limits for Postgres',
+    )!.id;
+    // the same commits on both sides (the same dates: the same ids), and the hook as git runs it:
+    // the commit's author in its environment, not the user the configuration names
+    const when = { GIT_AUTHOR_DATE: '2026-01-02T03:04:05Z', GIT_COMMITTER_DATE: '2026-01-02T03:04:05Z' };
+    const asGit = {
+      GIT_AUTHOR_NAME: 'Hook Author',
+      GIT_AUTHOR_EMAIL: 'hook@example.com',
+      GIT_INDEX_FILE: '.git/index',
+      GIT_EDITOR: ':',
+    };
+    const pool = (dir: string) => join(dir, 'src/db/pool.ts');
+    // the first commit is an agent's: the daemon serves it too, and its verdicts name the agent
+    const agent = { CLAUDECODE: '1', CLAUDE_CODE_SESSION_ID: 'agree-session' };
+    const steps: Array<[string, (dir: string) => void]> = [
+      [
+        'the anchored lines move',
+        (dir) => writeFileSync(pool(dir), `// pooled\n${readFileSync(pool(dir), 'utf8')}`),
+      ],
+      ['no anchored file', (dir) => writeFileSync(join(dir, 'README.md'), '# test, again\n')],
+      ['the anchored file goes', (dir) => rmSync(pool(dir))],
+    ];
+    const hookRun = async (
+      side: { dir: string; env: NodeJS.ProcessEnv },
+      step: string,
+      extra: NodeJS.ProcessEnv = {},
+    ) => {
+      const env = { ...side.env, ...when };
+      const git = (...args: string[]) => sh('git', args, side.dir, env).trim();
+      git('add', '-A');
+      git('commit', '-q', '-m', step);
+      const res = await runBinAsync(['hook', 'post-commit'], {
+        cwd: side.dir,
+        env: { ...side.env, ...asGit, ...extra, GIT_MEM_TRACE: '1' },
+      });
+      const show = JSON.parse(sh(process.execPath, [BIN, 'show', id, '--json'], side.dir, side.env));
+      let note = '';
+      try {
+        note = git('notes', '--ref=memory', 'show', 'HEAD');
+      } catch {}
+      return {
+        daemon: res.stderr.includes('daemon answered post-commit'),
+        result: {
+          code: res.code,
+          lines: res.stderr.split('\n').filter((l) => l && !l.startsWith('git-mem trace:')),
+          head: git('rev-parse', 'HEAD'),
+          note,
+          author: git('log', '-1', '--format=%an <%ae>', 'refs/memory'),
+          // the subject and the trailers: the operation, the ids, the agent
+          message: git('log', '-1', '--format=%B', 'refs/memory'),
+          // when each judged it aside
+          anchors: JSON.parse(JSON.stringify(show.anchors, (k, v) => (k === 'checked' ? undefined : v))),
+          status: show.status,
+        },
+      };
+    };
+    const seen = new Set<string>();
+    const authors = new Set<string>();
+    for (const [step, change] of steps) {
+      change(alone.dir);
+      change(served.dir);
+      const who = step === steps[0][0] ? agent : {};
+      const a = await hookRun(alone, step, who);
+      const d = await hookRun(served, step, who);
+      if (step === steps[0][0]) expect(a.result.message).toContain('Mem-Agent: claude-code');
+      expect(a.daemon, step).toBe(false);
+      expect(d.daemon, step).toBe(true);
+      expect(d.result, step).toEqual(a.result);
+      seen.add(a.result.anchors[0].verdict.status);
+      authors.add(a.result.author);
+      for (const l of a.result.lines) seen.add(l.replace(/ \(.*/, ''));
+    }
+    // what the steps were for: a move, then a deleted anchor with the hook's line about it
+    expect(seen).toContain('moved');
+    expect(seen).toContain('deleted');
+    expect([...seen].some((l) => /went stale with this commit/.test(l))).toBe(true);
+    // the verdicts are by the commit's author, whichever process wrote them
+    expect([...authors]).toEqual(['Hook Author <hook@example.com>']);
+    // a hook with other settings than the daemon's runs alone, with the same result as it
+    writeFileSync(join(alone.dir, 'README.md'), '# elsewhere\n');
+    writeFileSync(join(served.dir, 'README.md'), '# elsewhere\n');
+    const other = { GIT_MEM_HOME: tmpDir('gm-other-home-') };
+    const a = await hookRun(alone, 'other settings', other);
+    const d = await hookRun(served, 'other settings', other);
+    expect(d.daemon).toBe(false);
+    expect(d.result).toEqual(a.result);
     await runBinAsync(['daemon', 'stop'], { cwd: served.dir, env: r.env });
   });
 });

@@ -96,10 +96,12 @@ describe('one dispatcher for the agent hooks', () => {
   it('the launcher loads the module the CLI calls, and nothing else reads the hook', () => {
     const bin = readFileSync(join(ROOT, 'bin', 'git-mem.js'), 'utf8');
     // store-start: the store's git processes, started early for add and the post-commit hook
-    // (src/gitstore/store-start.ts); it reads no hook payload
+    // (src/gitstore/store-start.ts); git-hook: the post-commit hook's way to a running daemon
+    // (src/hooks/git-hook.ts); neither reads an agent hook's payload
     expect([...bin.matchAll(/import\('([^']+)'\)/g)].map((m) => m[1]).sort()).toEqual([
       '../dist/agent-hook.js',
       '../dist/cli.js',
+      '../dist/git-hook.js',
       '../dist/store-start.js',
     ]);
     expect(readFileSync(join(ROOT, 'scripts', 'build.mjs'), 'utf8')).toContain(

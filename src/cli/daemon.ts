@@ -6,7 +6,7 @@ import { emit, openStore } from './context.js';
 export default defineCommand({
   command: 'daemon <action>',
   describe:
-    "the query daemon: keeps the search index in memory and answers search, context, add's duplicate check and the agent's prompts on a Unix socket in .git/mem (start|stop|status|run)",
+    "the query daemon: keeps the search index in memory and answers search, context, add's duplicate check and the agent's prompts on a Unix socket in .git/mem, and runs the post-commit hook of its work tree (start|stop|status|run)",
   builder: (y) =>
     y
       .positional('action', {
@@ -92,7 +92,8 @@ export default defineCommand({
         process.on('SIGINT', onSignal);
         try {
           try {
-            h = await serve(store, { idleMs, log: (s) => ctx.io.err(`${s}\n`) });
+            const { postCommitHook } = await import('../hooks/post-commit.js');
+            h = await serve(store, { idleMs, log: (s) => ctx.io.err(`${s}\n`), postCommit: postCommitHook });
           } catch (e) {
             if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') return 0; // another daemon serves this store
             throw e;

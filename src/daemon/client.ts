@@ -20,10 +20,18 @@ import { fileURLToPath } from 'node:url';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
 import { mark } from '../trace.js';
-import { ask, type DaemonReply, type DaemonRequest, daemonMode, isRefusal } from './wire.js';
+import {
+  ask,
+  buildId,
+  COMMAND_ONLY,
+  type DaemonReply,
+  type DaemonRequest,
+  daemonMode,
+  isRefusal,
+} from './wire.js';
 
 export type { DaemonReply, DaemonRequest } from './wire.js';
-export { ask, daemonMode };
+export { ask, buildId, COMMAND_ONLY, daemonMode };
 
 /**
  * Snapshots bigger than this (bytes) make a one-shot search or add start the daemon (about 500
@@ -44,23 +52,6 @@ export function daemonDir(store: StoreAt): string {
 
 export function socketPath(store: StoreAt): string {
   return join(daemonDir(store), 'daemon.sock');
-}
-
-declare const __GIT_MEM_BUILD__: string | undefined;
-
-/**
- * Identifies this build of git-mem: the id scripts/build.mjs gives all its bundles
- * (the CLI as ES modules and as one CommonJS file, the fast paths), else (sources,
- * in tests) this file and its modification time.
- */
-export function buildId(): string {
-  if (typeof __GIT_MEM_BUILD__ === 'string') return __GIT_MEM_BUILD__;
-  const self = fileURLToPath(import.meta.url);
-  try {
-    return `${self}@${statSync(self).mtimeMs}`;
-  } catch {
-    return self;
-  }
 }
 
 /** The launcher script (bin/git-mem.js) of this installation. */
@@ -150,27 +141,6 @@ export function launchDaemon(store: StoreAt, env: NodeJS.ProcessEnv): boolean {
   child.unref();
   return true;
 }
-
-/**
- * Variables git sets for one command and its hooks: the identity and date of a commit, its index,
- * editor and pager, what a rebase tells the commands it runs. A daemon started from such a process
- * does not keep them.
- */
-export const COMMAND_ONLY = [
-  'GIT_CHERRY_PICK_HELP',
-  'GIT_SEQUENCE_EDITOR',
-  'GIT_AUTHOR_NAME',
-  'GIT_AUTHOR_EMAIL',
-  'GIT_AUTHOR_DATE',
-  'GIT_COMMITTER_NAME',
-  'GIT_COMMITTER_EMAIL',
-  'GIT_COMMITTER_DATE',
-  'GIT_INDEX_FILE',
-  'GIT_EDITOR',
-  'GIT_PREFIX',
-  'GIT_REFLOG_ACTION',
-  'GIT_PAGER_IN_USE',
-];
 
 /** Starts a daemon in the background (or finds one starting) and waits until it answers (or gives up after `waitMs`). */
 export async function startDaemon(

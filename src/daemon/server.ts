@@ -4,10 +4,14 @@
  * .git/mem/search/<ref>/daemon.sock. Every request first brings the index to
  * the ref's current tip (openIndex reads the tip and applies the tree diff),
  * so an answer never reflects an older store. Requests run one at a time.
- * It answers queries only (search, context, the duplicate check of an add, the
- * agent's prompt injection, ping and stop): each with the same function a
+ * It answers queries (search, context, the duplicate check of an add, the
+ * agent's prompt injection, ping and stop), each with the same function a
  * process asking alone would call, so the answer is the one it would get
- * (test/daemon-agreement.test.ts). It runs no command and writes no memory.
+ * (test/daemon-agreement.test.ts). It runs no command. The one write it does is
+ * the post-commit hook's, with the function it is handed (`serve`'s
+ * `postCommit`, the one the hook runs alone), for a hook of its own work tree,
+ * settings and build only (answerPostCommit): a commit's hook then skips node's
+ * cold start of the CLI and its git processes (bench/RESULTS-daemon-paths.md).
  * This folder imports nothing from src/cli: `git mem daemon run` (src/cli/daemon.ts)
  * calls serve(); clients reach it through ./client.ts and ./wire.ts.
  * Connections are bounded (wire.ts): how many at once, how large a
@@ -15,7 +19,15 @@
  * Exits after an idle period (GIT_MEM_DAEMON_IDLE_MS, default 10 minutes),
  * saving the index snapshot if it moved.
  */
-import { chmodSync, existsSync, type FSWatcher, rmSync, unlinkSync, watch as watchFs } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  type FSWatcher,
+  realpathSync,
+  rmSync,
+  unlinkSync,
+  watch as watchFs,
+} from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { isGitMemError } from '../errors.js';
@@ -32,12 +44,15 @@ import { openIndex, saveSnapshot } from '../search/store-index.js';
 import { ask, buildId, type DaemonReply, type DaemonRequest, socketPath } from './client.js';
 import {
   E_DAEMON_BUSY,
+  E_DAEMON_ELSEWHERE,
   E_DAEMON_TIMEOUT,
   E_DAEMON_TOO_LARGE,
+  hookEnv,
   isRefusal,
   MAX_CONNECTIONS,
   MAX_REQUEST_BYTES,
   REQUEST_MS,
+  sameHookEnv,
 } from './wire.js';
 
 const DEFAULT_IDLE_MS = 10 * 60 * 1000;
@@ -58,9 +73,16 @@ export interface DaemonHandle {
 type IndexState = Awaited<ReturnType<typeof openIndex>>;
 type Provider = Awaited<ReturnType<typeof providerFor>>;
 
+/** The post-commit hook's work (src/hooks/post-commit.ts postCommitHook): the lines it says. */
+export type PostCommitRunner = (
+  store: Store,
+  opts: { env: NodeJS.ProcessEnv; start: number },
+) => Promise<string[]>;
+
 /** What one daemon answers from: its store, the embedding provider, the index as last brought to the tip. */
 interface Served {
   store: Store;
+  postCommit?: PostCommitRunner;
   provider: Provider;
   build: string;
   started: number;
@@ -112,6 +134,50 @@ async function answerPrompt(d: Served, raw: unknown): Promise<DaemonReply> {
   return { ok: true, build: d.build, result: inj };
 }
 
+/** The real path of a directory, or the path itself where it cannot be resolved. */
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * The post-commit hook of a commit made in this daemon's work tree: the function the hook would run
+ * alone, on this warm store. Refused (E_DAEMON_ELSEWHERE: the hook then runs in its own process)
+ * unless the hook is of this build, runs in this work tree, and its settings (hookEnv: git's and
+ * git-mem's variables, where the configuration is) are this daemon's; of the hook's environment
+ * only who the verdicts are by (HOOK_WHO: the author git names, the agent) is taken, for this commit.
+ */
+async function answerPostCommit(d: Served, raw: unknown): Promise<DaemonReply> {
+  const start = performance.now();
+  const q = (raw ?? {}) as { cwd?: unknown; build?: unknown; env?: unknown };
+  const env = q.env && typeof q.env === 'object' ? (q.env as Record<string, unknown>) : undefined;
+  const strings = env && Object.values(env).every((v) => typeof v === 'string');
+  const refuse = (message: string): DaemonReply => ({
+    ok: false,
+    error: { code: E_DAEMON_ELSEWHERE, message },
+    build: d.build,
+  });
+  if (!d.postCommit) return refuse('this daemon does not run hooks');
+  if (q.build !== d.build) return refuse('a hook of another build');
+  if (typeof q.cwd !== 'string' || !d.store.repo.workTree || real(q.cwd) !== real(d.store.repo.workTree))
+    return refuse('a hook of another work tree');
+  if (!strings || !sameHookEnv(hookEnv(d.store.repo.env), env as Record<string, string>))
+    return refuse('a hook with other settings');
+  const store = d.store;
+  const { identity, actor } = store;
+  try {
+    const lines = await d.postCommit(store, { env: env as Record<string, string>, start });
+    return { ok: true, build: d.build, result: { lines } };
+  } finally {
+    // the identity and actor were this commit's: the next write reads its own
+    store.identity = identity;
+    store.actor = actor;
+  }
+}
+
 /** The answer to one request line: each op with the function a process asking alone would call. */
 async function answer(d: Served, line: string): Promise<DaemonReply> {
   const { store, provider, build } = d;
@@ -152,6 +218,8 @@ async function answer(d: Served, line: string): Promise<DaemonReply> {
       }
       case 'prompt':
         return await answerPrompt(d, req.q);
+      case 'post-commit':
+        return await answerPostCommit(d, req.q);
       case 'context':
         return {
           ok: true,
@@ -278,6 +346,8 @@ export async function serve(
     maxRequestBytes?: number;
     /** time for a connection to send its whole request (default REQUEST_MS, env GIT_MEM_DAEMON_REQUEST_MS) */
     requestMs?: number;
+    /** the post-commit hook's work, for hooks of this work tree (op `post-commit`); none: refused */
+    postCommit?: PostCommitRunner;
   } = {},
 ): Promise<DaemonHandle> {
   const path = socketPath(store);
@@ -288,6 +358,7 @@ export async function serve(
   // a long-lived process builds the postings once, then answers from them
   const d: Served = {
     store,
+    postCommit: opts.postCommit,
     provider,
     build: buildId(),
     started: Date.now(),

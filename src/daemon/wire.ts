@@ -1,13 +1,17 @@
 /**
  * The query daemon's wire protocol, client side: one newline-delimited JSON
- * request, one reply, over a Unix socket. Node built-ins only, so the agent
- * hook's dispatcher (src/hooks/claude-code.ts) can ask the daemon without
+ * request, one reply, over a Unix socket. Node built-ins only (and the names of
+ * the actor's variables), so the agent hook's dispatcher (src/hooks/claude-code.ts)
+ * and the post-commit hook's (src/hooks/git-hook.ts) can ask the daemon without
  * loading anything else.
  */
+import { statSync } from 'node:fs';
 import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { ACTOR_ENV } from '../model/provenance.js';
 
 export interface DaemonRequest {
-  op: 'search' | 'context' | 'dedup' | 'prompt' | 'ping' | 'stop';
+  op: 'search' | 'context' | 'dedup' | 'prompt' | 'post-commit' | 'ping' | 'stop';
   q?: unknown;
   /** search: count the hits as used (default false: only hits given to an agent are a use) */
   count?: boolean;
@@ -49,8 +53,94 @@ export const REQUEST_MS = 10_000;
 export const E_DAEMON_BUSY = 'E_DAEMON_BUSY';
 export const E_DAEMON_TOO_LARGE = 'E_DAEMON_TOO_LARGE';
 export const E_DAEMON_TIMEOUT = 'E_DAEMON_TIMEOUT';
+/** The daemon runs the post-commit hook only for its own work tree, settings and build (see hookEnv). */
+export const E_DAEMON_ELSEWHERE = 'E_DAEMON_ELSEWHERE';
 export function isRefusal(code: string | undefined): boolean {
-  return code === E_DAEMON_BUSY || code === E_DAEMON_TOO_LARGE || code === E_DAEMON_TIMEOUT;
+  return (
+    code === E_DAEMON_BUSY ||
+    code === E_DAEMON_TOO_LARGE ||
+    code === E_DAEMON_TIMEOUT ||
+    code === E_DAEMON_ELSEWHERE
+  );
+}
+
+declare const __GIT_MEM_BUILD__: string | undefined;
+
+/**
+ * Identifies this build of git-mem: the id scripts/build.mjs gives all its bundles
+ * (the CLI as ES modules and as one CommonJS file, the fast paths), else (sources,
+ * in tests) this file and its modification time.
+ */
+export function buildId(): string {
+  if (typeof __GIT_MEM_BUILD__ === 'string') return __GIT_MEM_BUILD__;
+  const self = fileURLToPath(import.meta.url);
+  try {
+    return `${self}@${statSync(self).mtimeMs}`;
+  } catch {
+    return self;
+  }
+}
+
+/**
+ * Variables git sets for one command and its hooks: the identity and date of a commit, its index,
+ * editor and pager, what a rebase tells the commands it runs. A daemon started from such a process
+ * does not keep them.
+ */
+export const COMMAND_ONLY = [
+  'GIT_CHERRY_PICK_HELP',
+  'GIT_SEQUENCE_EDITOR',
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_COMMITTER_DATE',
+  'GIT_INDEX_FILE',
+  'GIT_EDITOR',
+  'GIT_PREFIX',
+  'GIT_REFLOG_ACTION',
+  'GIT_PAGER_IN_USE',
+];
+
+/**
+ * Who the post-commit hook's verdicts are by: the author git names to its hooks (of COMMAND_ONLY)
+ * and the agent, if any (src/model/provenance.ts actorFromEnv). The hook sends them; a daemon
+ * running the hook takes them for that one commit.
+ */
+export const HOOK_WHO: readonly string[] = ['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', ...ACTOR_ENV];
+
+/** Variables that change nothing the post-commit hook does: tracing, the daemon's own, where git's programs are. */
+const HOOK_IGNORES = new Set([
+  'GIT_MEM_TRACE',
+  'GIT_MEM_CMD',
+  'GIT_MEM_DAEMON',
+  'GIT_MEM_DAEMON_IDLE_MS',
+  'GIT_MEM_DAEMON_REQUEST_MS',
+  'GIT_MEM_TEST_DAEMON_LOAD_MS',
+  'GIT_EXEC_PATH',
+]);
+
+/**
+ * The environment the post-commit hook's work depends on: git's variables and git-mem's (every
+ * `GIT_*`: the repository, git's configuration and `-c`, git-mem's settings), where the
+ * configuration files are, and who the verdicts are by (HOOK_WHO). A daemon runs a hook sent to
+ * it only when the others are its own; it never adopts them.
+ */
+export function hookEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined || HOOK_IGNORES.has(k)) continue;
+    if (COMMAND_ONLY.includes(k) && !HOOK_WHO.includes(k)) continue;
+    if (/^GIT_/.test(k) || k === 'HOME' || k === 'XDG_CONFIG_HOME' || HOOK_WHO.includes(k)) out[k] = v;
+  }
+  return out;
+}
+
+/** Whether a hook with `theirs` (hookEnv) would do what a daemon with `ours` does: the same variables, HOOK_WHO aside. */
+export function sameHookEnv(ours: Record<string, string>, theirs: Record<string, string>): boolean {
+  const keys = new Set([...Object.keys(ours), ...Object.keys(theirs)]);
+  for (const k of keys) if (!HOOK_WHO.includes(k) && ours[k] !== theirs[k]) return false;
+  return true;
 }
 
 /** The socket of the daemon serving `refs/memory`, under a repository's common git dir. */

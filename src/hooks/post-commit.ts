@@ -29,6 +29,7 @@ import { resolveConfig } from '../gitstore/config.js';
 import { memDir, type Repo } from '../gitstore/repo.js';
 import type { NoteAdd, Store } from '../gitstore/store.js';
 import { diffTrees } from '../gitstore/tree.js';
+import { actorFromEnv } from '../model/provenance.js';
 import { mark } from '../trace.js';
 
 export const NOTES_REF = 'refs/notes/memory';
@@ -70,31 +71,55 @@ function logLine(repo: Repo, text: string): string {
 
 export async function runPostCommitHook(ctx: RunContext, _args: string[]): Promise<number> {
   const start = performance.now();
-  let repo: Repo | undefined;
+  let store: Store;
   try {
     // git's settings are read at every commit (the default branch, for the check and for the
     // hint below): the config read starts beside rev-parse and cat-file, by the same process start
-    const store = await repositoryStore(ctx, 'config');
-    repo = store.repo;
-    const summary = await postCommit(store, start);
-    if (summary) ctx.io.err(`${summary}\n`);
+    store = await repositoryStore(ctx, 'config');
+  } catch (e) {
+    const msg = (e as Error)?.message ?? String(e);
+    ctx.io.err(`git-mem: warning: post-commit staleness check failed: ${msg.split('\n')[0]}\n`);
+    return 0;
+  }
+  for (const line of await postCommitHook(store, { env: ctx.env, start })) ctx.io.err(`${line}\n`);
+  return 0;
+}
+
+/**
+ * The post-commit hook's work on an open store, and what it says: the lines to print (none,
+ * usually). It never throws: a failure is logged and said in one line. `env` is the hook's
+ * environment (the verdicts are by the commit's author, as git gives it to its hooks); `start`,
+ * where its time budget runs from. The hook runs it in its own process, or a running query
+ * daemon of this work tree runs it for the hook (src/daemon/server.ts, op `post-commit`).
+ */
+export async function postCommitHook(
+  store: Store,
+  opts: { env: NodeJS.ProcessEnv; start: number },
+): Promise<string[]> {
+  const repo = store.repo;
+  const lines: string[] = [];
+  // an agent's commit: its verdicts name the agent, as its other writes do
+  store.actor = actorFromEnv(opts.env);
+  try {
+    const summary = await postCommit(store, opts.env, opts.start);
+    if (summary) lines.push(summary);
     // on a branch the record does not follow, once: how to make it the recorded one
     const hint = await recordedBranchHint(store).catch(() => undefined);
-    if (hint) ctx.io.err(`${hint}\n`);
+    if (hint) lines.push(hint);
   } catch (e) {
-    if (e instanceof OverBudget && repo) {
+    if (e instanceof OverBudget) {
       const file = logLine(repo, `skipped: ${e.message}`);
-      ctx.io.err(
-        `git-mem: post-commit check skipped: ${e.total} anchor${e.total === 1 ? '' : 's'} to judge would take over its ${e.budgetMs} ms budget (post-commit-budget-ms); run git mem check${file ? ` (logged in ${file})` : ''}\n`,
+      lines.push(
+        `git-mem: post-commit check skipped: ${e.total} anchor${e.total === 1 ? '' : 's'} to judge would take over its ${e.budgetMs} ms budget (post-commit-budget-ms); run git mem check${file ? ` (logged in ${file})` : ''}`,
       );
-      return 0;
+      return lines;
     }
     const msg = (e as Error)?.message ?? String(e);
-    const file = repo ? logLine(repo, (e as Error)?.stack ?? msg) : '';
+    const file = logLine(repo, (e as Error)?.stack ?? msg);
     const where = file ? ` (details in ${file})` : '';
-    ctx.io.err(`git-mem: warning: post-commit staleness check failed: ${msg.split('\n')[0]}${where}\n`);
+    lines.push(`git-mem: warning: post-commit staleness check failed: ${msg.split('\n')[0]}${where}`);
   }
-  return 0;
+  return lines;
 }
 
 /**
@@ -135,9 +160,8 @@ function budgetGuard(ms: number, start: number): (done: number, total: number) =
 }
 
 /** The hook's work; returns a one-line summary when something went stale, or undefined. */
-async function postCommit(store: Store, start: number): Promise<string | undefined> {
+async function postCommit(store: Store, env: NodeJS.ProcessEnv, start: number): Promise<string | undefined> {
   mark('post-commit: start');
-  const repo = store.repo;
   // read beside the commit and its diff; awaited only when there are anchors to judge
   const budget = budgetMs(store);
   // the memory tip, the new commit and its parent: one round trip of cat-file
@@ -163,12 +187,12 @@ async function postCommit(store: Store, start: number): Promise<string | undefin
   if (!diff.size) return undefined;
   const targetBlobs = new Map<string, string>();
   for (const [p, oid] of diff) if (oid) targetBlobs.set(p, oid);
-  // the verdicts are the committer's: no `git config` process for an identity
-  const env = repo.env;
-  if (commit.committer && !(env.GIT_AUTHOR_NAME && env.GIT_AUTHOR_EMAIL)) {
-    store.identity ??= {
-      name: env.GIT_AUTHOR_NAME || commit.committer.name || 'git-mem',
-      email: env.GIT_AUTHOR_EMAIL || commit.committer.email || 'git-mem@localhost',
+  // the verdicts are by the author git names to its hooks, else the committer: no `git config`
+  // process for an identity (the hook's own, also where a daemon runs it)
+  if (commit.committer || (env.GIT_AUTHOR_NAME && env.GIT_AUTHOR_EMAIL)) {
+    store.identity = {
+      name: env.GIT_AUTHOR_NAME || commit.committer?.name || 'git-mem',
+      email: env.GIT_AUTHOR_EMAIL || commit.committer?.email || 'git-mem@localhost',
     };
   }
   // the note on the code commit: written and published with the memory commit

@@ -58,6 +58,15 @@ export function agentProvenance(agent: unknown, session?: unknown, model?: unkno
  * Code sets `CLAUDECODE=1` for the commands it runs (and the hooks and MCP
  * server it starts); anything else is a person.
  */
+/** The variables actorFromEnv reads. */
+export const ACTOR_ENV = [
+  'GIT_MEM_AGENT',
+  'GIT_MEM_AGENT_SESSION',
+  'GIT_MEM_AGENT_MODEL',
+  'CLAUDECODE',
+  'CLAUDE_CODE_SESSION_ID',
+] as const;
+
 export function actorFromEnv(env: NodeJS.ProcessEnv): Provenance {
   if (provenanceValue(env.GIT_MEM_AGENT))
     return agentProvenance(env.GIT_MEM_AGENT, env.GIT_MEM_AGENT_SESSION, env.GIT_MEM_AGENT_MODEL);
