@@ -5,7 +5,7 @@
 //   - the agent hook (`hook claude-code`) on a tool event and on a prompt naming an anchored file,
 // for the build in OLD_ROOT (a checkout with dist/ built) and this one, each with a daemon
 // running (`git mem daemon start`: the old build's runs the whole command in it, this build's
-// answers add's duplicate check only) and without one (GIT_MEM_DAEMON=off). Each build and mode
+// answers add's duplicate check and runs the post-commit hook's work) and without one (GIT_MEM_DAEMON=off). Each build and mode
 // has its own copy of the same store of N memories (default 1000), 10 of them anchored; runs
 // alternate between the four, RUNS rounds (default 11), medians printed with node's floor and a
 // commit without hook. NEW_ROOT (default this checkout): the new build's copy, so that a build
