@@ -44,7 +44,9 @@ export class Catalog {
   /** id → the record summary as compact JSON (the `list --json` element) */
   readonly lines: SharedMap<string, string>;
   private aliasMap?: Map<string, string>;
-  private byType?: Map<string, CatalogRow[]>;
+  private byType?: Map<string, readonly CatalogRow[]>;
+  /** the type lists of the catalog this one was updated from, its rows, and the ids changed since */
+  private typeBase?: TypeBase;
   private scopedList?: CatalogEntry[];
   private parsed?: Map<string, CatalogEntry>;
   constructor(
@@ -54,24 +56,29 @@ export class Catalog {
     readonly bad: BadRecord[],
     /** the ids of `rows` already sorted (a catalog updated from another passes them on) */
     sortedIds?: string[],
+    /** the catalog this one was updated from, and the ids changed since (set or removed) */
+    from?: { catalog: Catalog; changed: readonly string[] },
   ) {
     this.rows = rows instanceof SharedMap ? rows : SharedMap.of(rows);
     this.lines = lines instanceof SharedMap ? lines : SharedMap.of(lines);
     this.sortedIds = sortedIds ?? [...this.rows.keys()].sort();
+    // the previous catalog's lists, where it built them (never the catalog itself: no chain of
+    // catalogs is kept alive by the ones updated from them)
+    const prev = from?.catalog.byType;
+    if (prev) this.typeBase = { byType: prev, rows: from.catalog.rows, changed: from.changed };
   }
 
   /**
-   * The rows of one type, in `rows` order (the lists built on first use: a long-lived process
-   * asks for the rules at every context pack, and they are a few of thousands of rows).
+   * The rows of one type, in id order (the lists built on first use: a long-lived process asks
+   * for the rules at every context pack, and they are a few of thousands of rows). A catalog
+   * updated from one that had built them derives its lists from those and the rows that changed.
    */
   rowsOfType(type: string): readonly CatalogRow[] {
     if (!this.byType) {
-      this.byType = new Map();
-      for (const r of this.rows.values()) {
-        const l = this.byType.get(r.type);
-        if (l) l.push(r);
-        else this.byType.set(r.type, [r]);
-      }
+      this.byType = this.typeBase
+        ? typesUpdated(this.typeBase, this.rows)
+        : typesOf(this.sortedIds, this.rows);
+      this.typeBase = undefined;
     }
     return this.byType.get(type) ?? [];
   }
@@ -210,6 +217,70 @@ export class Catalog {
     for (let i = lo; i < ids.length && ids[i].startsWith(prefix); i++) out.push(ids[i]);
     return out;
   }
+}
+
+interface TypeBase {
+  byType: ReadonlyMap<string, readonly CatalogRow[]>;
+  rows: ReadonlyMap<string, CatalogRow>;
+  changed: readonly string[];
+}
+
+/** Every row in a list of its type, in id order. */
+function typesOf(
+  sortedIds: readonly string[],
+  rows: ReadonlyMap<string, CatalogRow>,
+): Map<string, CatalogRow[]> {
+  const out = new Map<string, CatalogRow[]>();
+  for (const id of sortedIds) {
+    const r = rows.get(id)!;
+    const l = out.get(r.type);
+    if (l) l.push(r);
+    else out.set(r.type, [r]);
+  }
+  return out;
+}
+
+/**
+ * The type lists of `rows`, from those of the rows they were updated from (`base`): the lists no
+ * changed row was or is in are shared, the others copied with the changed rows taken out and put
+ * in at their place in id order.
+ */
+function typesUpdated(
+  base: TypeBase,
+  rows: ReadonlyMap<string, CatalogRow>,
+): Map<string, readonly CatalogRow[]> {
+  const out = new Map(base.byType);
+  const byType = new Map<string, { gone: Set<string>; put: CatalogRow[] }>();
+  const touch = (type: string) => {
+    let t = byType.get(type);
+    if (!t) {
+      t = { gone: new Set(), put: [] };
+      byType.set(type, t);
+    }
+    return t;
+  };
+  for (const id of new Set(base.changed)) {
+    const before = base.rows.get(id);
+    const now = rows.get(id);
+    if (before) touch(before.type).gone.add(id);
+    if (now) touch(now.type).put.push(now);
+  }
+  for (const [type, { gone, put }] of byType) {
+    const list = (out.get(type) ?? []).filter((r) => !gone.has(r.id));
+    for (const r of put.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid].id < r.id) lo = mid + 1;
+        else hi = mid;
+      }
+      list.splice(lo, 0, r);
+    }
+    if (list.length) out.set(type, list);
+    else out.delete(type);
+  }
+  return out;
 }
 
 export function rowOf(e: CatalogEntry): CatalogRow {

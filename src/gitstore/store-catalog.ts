@@ -147,7 +147,17 @@ export class StoreCatalog extends StoreReader {
             changed.map((c) => idFromPath(c.path)).filter((id): id is string => !!id && !rows.has(id)),
           )
         : undefined;
-    const cat = new Catalog(commit, rows, lines, [...badByPath.values()], ids);
+    const cat = new Catalog(
+      commit,
+      rows,
+      lines,
+      [...badByPath.values()],
+      ids,
+      from && {
+        catalog: from,
+        changed: changed.map((c) => idFromPath(c.path)).filter((id): id is string => !!id),
+      },
+    );
     if (useCache) {
       this.remember(cat);
       this.saveCatalog(cat);
