@@ -63,24 +63,32 @@ export async function add(
   dupCheck?.then((m) => m.preload(store, opts.env, opts.daemon ?? true)).catch(() => {});
   // what the write needs (its git processes, git config) starts now, beside the checks below
   store.prepareWrite();
-  // the one secret policy (./secret-policy.ts): read beside the checks below unless the caller has it
-  // (a person's --allow-secret reads no setting: it stores whatever the policy)
-  const scanP: Promise<SecretScan> = opts.allowSecret
-    ? Promise.resolve('off')
-    : Promise.resolve(opts.secretScan ?? secretScanOf(store, opts.env));
-  scanP.catch(() => {});
   // the text fields as given (src/model/fields.ts TEXT_FIELDS: title, tags, source, body, …)
   const given = input as unknown as Record<string, unknown>;
   const fields = Object.fromEntries(TEXT_FIELDS.map((k) => [k, given[k]]));
   const found = scanRecord(fields).length > 0;
+  const anchors = parseAnchorSpecs(opts.anchors, opts.symbols);
+  // the one secret policy (./secret-policy.ts) decides what a likely secret does, so it is read
+  // where there may be one: in the text fields, or in anchored code (scanned inside the write).
+  // Elsewhere the write scans the record as the strictest policy would, and finds what the
+  // fields scan found: nothing. A person's --allow-secret reads no setting: it stores whatever.
+  const scanP: Promise<SecretScan> = opts.allowSecret
+    ? Promise.resolve('off')
+    : opts.secretScan || found || anchors.length
+      ? Promise.resolve(opts.secretScan ?? secretScanOf(store, opts.env))
+      : Promise.resolve('block');
+  scanP.catch(() => {});
   // a likely secret is refused before the duplicate check sees the text (it may go to an embedding endpoint)
   const decision = found ? decideSecrets(await scanP, textsOf(fields)) : undefined;
   if (found && !decision!.allow) assertRecordClean(fields);
   for (const w of decision?.warnings ?? []) opts.warn?.(`git-mem: warning: ${w}`);
-  const anchors = parseAnchorSpecs(opts.anchors, opts.symbols);
   const anchorSteps = anchors.length
     ? (await import('../anchors/add-anchors.js')).anchorSteps(opts.cwd, store)
     : undefined;
+  // the policy and the identity are read before the duplicate check starts: its reads and ranking
+  // would otherwise come first, and the write (which needs both) would wait for the whole check
+  // instead of writing its objects beside it (the only way to the ref is through that check)
+  const [scan] = await Promise.all([scanP, store.ident()]);
   const gate =
     dupCheck === undefined
       ? undefined
@@ -97,7 +105,6 @@ export async function add(
         );
   gate?.catch(() => {}); // awaited by the write; this only marks it handled until then
   // anchored code is scanned inside the write: the policy decides for it too
-  const [scan] = await Promise.all([scanP, store.ident()]);
   const allowSecret = decideSecrets(scan, {}).allow;
   const { record, commit } = await addMemory(
     store,

@@ -266,17 +266,23 @@ function typesUpdated(
     if (now) touch(now.type).put.push(now);
   }
   for (const [type, { gone, put }] of byType) {
-    const list = (out.get(type) ?? []).filter((r) => !gone.has(r.id));
-    for (const r of put.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    // a copy of the list (its rows in id order), each changed row found by its id
+    const list = [...(out.get(type) ?? [])];
+    const at = (id: string) => {
       let lo = 0;
       let hi = list.length;
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
-        if (list[mid].id < r.id) lo = mid + 1;
+        if (list[mid].id < id) lo = mid + 1;
         else hi = mid;
       }
-      list.splice(lo, 0, r);
+      return lo;
+    };
+    for (const id of gone) {
+      const i = at(id);
+      if (list[i]?.id === id) list.splice(i, 1);
     }
+    for (const r of put) list.splice(at(r.id), 0, r);
     if (list.length) out.set(type, list);
     else out.delete(type);
   }
