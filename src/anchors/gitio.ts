@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { git } from '../gitstore/git.js';
 import type { Repo } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
-import { parseLsTree } from '../gitstore/tree.js';
+import { eachLsTreeEntry } from '../gitstore/tree.js';
 import { blobId } from './text.js';
 import { isOid } from './types.js';
 
@@ -35,7 +35,9 @@ export async function revParseVia(store: Store, rev: string): Promise<string | n
 
 /** The blobs of a `git ls-tree -z` listing, path → id. */
 function blobsOf(out: Buffer, into: Map<string, string>): void {
-  for (const e of parseLsTree(out)) if (e.type === 'blob') into.set(e.path, e.oid);
+  eachLsTreeEntry(out, (_mode, type, oid, path) => {
+    if (type === 'blob') into.set(path, oid);
+  });
 }
 
 /** path → blob id at a commit: the whole tree, or only the given paths. */
