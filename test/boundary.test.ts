@@ -421,18 +421,36 @@ describe('the validator, pure', () => {
   });
 
   it('anchor paths', () => {
-    for (const ok of ['src/a.ts', 'README.md', '.github/workflows/ci.yml'])
+    for (const ok of [
+      'src/a.ts',
+      'README.md',
+      '.github/workflows/ci.yml',
+      '.gitignore',
+      'a/.git/b',
+      'a/..b',
+      '...',
+      'a\tb',
+    ])
       expect(anchorPathProblem(ok), ok).toBeNull();
     for (const bad of [
       '',
       '/etc/passwd',
       'C:/x',
+      '\\srv\\x',
       '../x',
       'a/../../x',
+      'a\\..\\b',
+      '..',
       './a',
+      'a/.',
+      '.',
       'a//b',
+      'a/',
       '.git/config',
+      '.GIT\\config',
+      '.git',
       'a\u0000b',
+      'x'.repeat(4097),
     ])
       expect(anchorPathProblem(bad), bad).not.toBeNull();
   });
