@@ -29,7 +29,9 @@ import { join } from 'node:path';
 import { Catalog, type CatalogRow, SCOPE_MARK } from './catalog.js';
 import { memDir, type Repo } from './repo.js';
 
-const CACHE_VERSION = 6; // 5: a moved anchor's path is where it is now (anchorPathNow); 6: a flagged record's summary says so (conflict)
+// 5: a moved anchor's path is where it is now (anchorPathNow); 6: a flagged record's summary says so
+// (conflict); 7: the header says where the summaries with a scope are (scoped)
+const CACHE_VERSION = 7;
 
 interface Head {
   v?: number;
@@ -38,6 +40,8 @@ interface Head {
   bad?: unknown[];
   rows?: number;
   exp?: number | null;
+  /** the summaries holding SCOPE_MARK: each line's [start, end) in the summary section */
+  scoped?: Array<[number, number]>;
 }
 
 function cacheFile(repo: Repo, ref: string): string {
@@ -190,6 +194,7 @@ export function saveCatalogCache(repo: Repo, ref: string, cat: Catalog): void {
       json.push(line);
     }
     const rowText = rows.join('');
+    const summaries = Buffer.from(json.length ? `${json.join(',\n')}\n` : '');
     const head = {
       v: CACHE_VERSION,
       tip: cat.tip,
@@ -197,8 +202,9 @@ export function saveCatalogCache(repo: Repo, ref: string, cat: Catalog): void {
       bad: cat.bad,
       rows: Buffer.byteLength(rowText),
       exp,
+      scoped: linesHolding(summaries, SCOPE_KEY),
     };
-    writeFileSync(tmp, `${JSON.stringify(head)}\n${rowText}${json.length ? `${json.join(',\n')}\n` : ''}`);
+    writeFileSync(tmp, Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n${rowText}`), summaries]));
     renameSync(tmp, file);
   } catch {
     // a read-only .git is fine: the cache is only an optimisation
@@ -332,26 +338,65 @@ export interface ScopedSummary {
 
 const SCOPE_KEY = Buffer.from(SCOPE_MARK);
 
-/**
- * The summaries with a scope (Catalog.scoped) straight from the cache file when it reflects
- * `tip`, in id order: the summary section is searched as bytes for SCOPE_MARK (a compact
- * summary without it has no scope) and only the lines holding it are decoded and parsed. A
- * check asks at every run, and building the catalog for the few scoped summaries cost ~75 ms at
- * 10k records. undefined = no fresh cache: the caller uses the catalog.
- */
-export function scopedFromCache(repo: Repo, ref: string, tip: string): ScopedSummary[] | undefined {
-  const c = readCache(repo, ref);
-  if (!c || c.head.tip !== tip) return undefined;
-  const { buf, jsonAt } = c;
-  const out: ScopedSummary[] = [];
-  for (let at = buf.indexOf(SCOPE_KEY, jsonAt); at >= 0; ) {
-    // the row section ends with a newline at jsonAt - 1: every summary line starts after one
+/** The [start, end) of each line of `buf` that holds `key`, in order. */
+function linesHolding(buf: Buffer, key: Buffer): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let at = buf.indexOf(key); at >= 0; ) {
     const start = buf.lastIndexOf(10, at) + 1;
     let end = buf.indexOf(10, at);
     if (end < 0) end = buf.length;
-    const j = JSON.parse(buf.toString('utf8', start, buf[end - 1] === 44 ? end - 1 : end));
-    if (Array.isArray(j.scope) && j.scope.length) out.push({ id: j.id, title: j.title, scope: j.scope });
-    at = buf.indexOf(SCOPE_KEY, end);
+    out.push([start, end]);
+    at = buf.indexOf(key, end);
   }
   return out;
+}
+
+/**
+ * The summaries with a scope (Catalog.scoped) straight from the cache file when it reflects
+ * `tip`, in id order: its header says where the lines holding SCOPE_MARK are (a compact summary
+ * without it has no scope), and only those are read and parsed, not the 3.6 MB of the other
+ * summaries at 10k records. A check asks at every run, and building the catalog for the few
+ * scoped summaries cost ~75 ms there. undefined = no fresh cache: the caller uses the catalog.
+ */
+export function scopedFromCache(repo: Repo, ref: string, tip: string): ScopedSummary[] | undefined {
+  let fd: number;
+  try {
+    fd = openSync(cacheFile(repo, ref), 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    // the header line: within the first 64 KiB but for a store with thousands of scoped records
+    let first = Buffer.allocUnsafe(Math.min(size, 64 * 1024));
+    let got = readSync(fd, first, 0, first.length, 0);
+    let nl = first.subarray(0, got).indexOf(10);
+    if (nl < 0 && got < size) {
+      first = readFileSync(cacheFile(repo, ref));
+      got = first.length;
+      nl = first.indexOf(10);
+    }
+    if (nl < 0) return undefined;
+    const head = JSON.parse(first.toString('utf8', 0, nl)) as Head;
+    if (head.v !== CACHE_VERSION || head.tip !== tip || typeof head.rows !== 'number') return undefined;
+    if (!Array.isArray(head.scoped)) return undefined;
+    // a whole file ends with the summary section's newline (a torn write does not)
+    const last = Buffer.alloc(1);
+    if (head.n && (readSync(fd, last, 0, 1, size - 1) !== 1 || last[0] !== 10)) return undefined;
+    const jsonAt = nl + 1 + head.rows;
+    const out: ScopedSummary[] = [];
+    for (const [start, end] of head.scoped) {
+      const line = Buffer.allocUnsafe(end - start);
+      if (readSync(fd, line, 0, line.length, jsonAt + start) !== line.length) return undefined;
+      const j = JSON.parse(
+        line.toString('utf8', 0, line[line.length - 1] === 44 ? line.length - 1 : line.length),
+      );
+      if (Array.isArray(j.scope) && j.scope.length) out.push({ id: j.id, title: j.title, scope: j.scope });
+    }
+    return out;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
