@@ -17,7 +17,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DaemonHandle, serve } from '../src/daemon/server.js';
-import { ask, buildId, E_DAEMON_ELSEWHERE, hookEnv, sameHookEnv } from '../src/daemon/wire.js';
+import { ask, askStarted, buildId, E_DAEMON_ELSEWHERE, hookEnv, sameHookEnv } from '../src/daemon/wire.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { buildContextPack, providerFor, searchMemories } from '../src/search/index.js';
@@ -263,6 +263,49 @@ describe('the post-commit hook goes to a daemon of its own work tree, settings a
       const reply = await ask(daemon.path, { op: 'post-commit', q: bad }, 30_000);
       expect(reply.ok).toBe(false);
       expect(reply.error?.code).toBe(E_DAEMON_ELSEWHERE);
+    }
+  });
+});
+
+describe('a hook waits for its turn at a busy daemon, then runs alone', () => {
+  it('a request whose turn has not come is dropped when its hook stops waiting: the work runs once', async () => {
+    const h = makeRepo({ commit: true });
+    expect((await h.mem(['init'])).code).toBe(0);
+    const store = new Store(await openRepo(h.dir, h.env));
+    let release!: () => void;
+    const held = new Promise<void>((res) => {
+      release = res;
+    });
+    const runs: number[] = [];
+    const served = await serve(store, {
+      idleMs: 60_000,
+      // the first hook's work holds the daemon until released
+      postCommit: async () => {
+        runs.push(runs.length);
+        if (runs.length === 1) await held;
+        return [`run ${runs.length}`];
+      },
+    });
+    try {
+      const q = { cwd: h.dir, build: buildId(), env: hookEnv(h.env) };
+      const first = askStarted(served.path, { op: 'post-commit', q }, 5_000, 30_000);
+      while (!runs.length) await new Promise((r) => setTimeout(r, 5));
+      // the daemon is busy: the second hook's turn does not come within its wait
+      const second = await askStarted(served.path, { op: 'post-commit', q }, 200, 30_000);
+      expect(second).toBeUndefined();
+      // the daemon is still busy a while after the hook went (here it shares this process's
+      // event loop, which must get to see the connection close)
+      await new Promise((r) => setTimeout(r, 100));
+      release();
+      expect((await first)?.result).toEqual({ lines: ['run 1'] });
+      // the daemon reached the dropped request: it did not run it
+      const third = await askStarted(served.path, { op: 'post-commit', q }, 5_000, 30_000);
+      expect(third?.result).toEqual({ lines: ['run 2'] });
+      expect(runs).toEqual([0, 1]);
+    } finally {
+      served.stop();
+      await served.done;
+      store.close();
     }
   });
 });

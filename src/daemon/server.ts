@@ -134,6 +134,9 @@ async function answerPrompt(d: Served, raw: unknown): Promise<DaemonReply> {
   return { ok: true, build: d.build, result: inj };
 }
 
+/** The line a post-commit request gets when its turn comes, before its answer (wire.ts askStarted). */
+const STARTED: DaemonReply = { ok: true, started: true };
+
 /** The real path of a directory, or the path itself where it cannot be resolved. */
 function real(p: string): string {
   try {
@@ -150,7 +153,7 @@ function real(p: string): string {
  * git-mem's variables, where the configuration is) are this daemon's; of the hook's environment
  * only who the verdicts are by (HOOK_WHO: the author git names, the agent) is taken, for this commit.
  */
-async function answerPostCommit(d: Served, raw: unknown): Promise<DaemonReply> {
+async function answerPostCommit(d: Served, raw: unknown, started: () => void): Promise<DaemonReply> {
   const start = performance.now();
   const q = (raw ?? {}) as { cwd?: unknown; build?: unknown; env?: unknown };
   const env = q.env && typeof q.env === 'object' ? (q.env as Record<string, unknown>) : undefined;
@@ -168,6 +171,8 @@ async function answerPostCommit(d: Served, raw: unknown): Promise<DaemonReply> {
     return refuse('a hook with other settings');
   const store = d.store;
   const { identity, actor } = store;
+  // the hook waits a little for its turn, then runs alone; from here on it waits for this answer
+  started();
   try {
     const lines = await d.postCommit(store, { env: env as Record<string, string>, start });
     return { ok: true, build: d.build, result: { lines } };
@@ -179,7 +184,7 @@ async function answerPostCommit(d: Served, raw: unknown): Promise<DaemonReply> {
 }
 
 /** The answer to one request line: each op with the function a process asking alone would call. */
-async function answer(d: Served, line: string): Promise<DaemonReply> {
+async function answer(d: Served, line: string, started: () => void = () => {}): Promise<DaemonReply> {
   const { store, provider, build } = d;
   let req: DaemonRequest;
   try {
@@ -219,7 +224,7 @@ async function answer(d: Served, line: string): Promise<DaemonReply> {
       case 'prompt':
         return await answerPrompt(d, req.q);
       case 'post-commit':
-        return await answerPostCommit(d, req.q);
+        return await answerPostCommit(d, req.q, started);
       case 'context':
         return {
           ok: true,
@@ -301,7 +306,8 @@ function connections(
       chunks.push(nl < 0 ? d : d.subarray(0, nl));
       size += take;
       if (nl < 0) return;
-      // a whole request: stop reading (anything after it is ignored) and answer in turn
+      // a whole request: stop reading (anything after it is ignored) and answer in turn; a client
+      // that goes away meanwhile is still seen to (its request is then dropped, not run)
       sock.off('data', onData);
       sock.pause();
       clearTimeout(deadline);
@@ -386,8 +392,9 @@ export async function serve(
   const server = createServer(
     connections(limits, (line, sock) => {
       queue = queue.then(async () => {
+        // a client that stopped waiting (a post-commit hook that ran alone meanwhile) is not answered
         if (sock.destroyed) return;
-        const reply = await answer(d, line);
+        const reply = await answer(d, line, () => sock.write(`${JSON.stringify(STARTED)}\n`));
         // a request served keeps the daemon up; a refused one (busy, too large, too slow) does not
         if (reply.ok || !isRefusal(reply.error?.code)) armIdle();
         // then closed by us: a client that never closes its end does not keep a connection slot

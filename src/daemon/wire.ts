@@ -29,6 +29,8 @@ export interface DaemonReply {
   uptimeMs?: number;
   /** the worktree the daemon was started in (ping; it answers every worktree of the repository) */
   workTree?: string | null;
+  /** a post-commit request's first line: its turn has come (askStarted) */
+  started?: boolean;
 }
 
 /**
@@ -145,6 +147,55 @@ export function sameHookEnv(ours: Record<string, string>, theirs: Record<string,
 
 /** The socket of the daemon serving `refs/memory`, under a repository's common git dir. */
 export const DEFAULT_SOCKET = ['mem', 'search', 'refs_memory', 'daemon.sock'] as const;
+
+/**
+ * A request whose answer may take a while (the post-commit hook's): the daemon first sends
+ * `{"ok":true,"started":true}` when the request's turn comes, then the answer. Undefined when the
+ * turn has not come within `startMs` (the daemon busy with other requests: the connection is
+ * closed, and the daemon drops the request when it gets to it), or on any connection problem;
+ * a refusal is the first line and is returned as it is. Waits `answerMs` at most for the answer.
+ */
+export function askStarted(
+  path: string,
+  req: DaemonRequest,
+  startMs: number,
+  answerMs: number,
+): Promise<DaemonReply | undefined> {
+  return new Promise((resolve) => {
+    const sock = connect(path);
+    let buf = '';
+    let begun = false;
+    const done = (r: DaemonReply | undefined) => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(r);
+    };
+    let timer = setTimeout(() => done(undefined), startMs);
+    sock.setEncoding('utf8');
+    sock.on('connect', () => sock.write(`${JSON.stringify(req)}\n`));
+    sock.on('data', (d: string) => {
+      buf += d;
+      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+        let r: DaemonReply;
+        try {
+          r = JSON.parse(buf.slice(0, nl)) as DaemonReply;
+        } catch {
+          return done(undefined);
+        }
+        buf = buf.slice(nl + 1);
+        if (!begun && r.ok && r.started === true) {
+          begun = true;
+          clearTimeout(timer);
+          timer = setTimeout(() => done(undefined), answerMs);
+          continue;
+        }
+        return done(r);
+      }
+    });
+    sock.on('error', () => done(undefined));
+    sock.on('close', () => done(undefined));
+  });
+}
 
 /** One request, one reply (newline-delimited JSON); rejects on connection errors or timeout. */
 export function ask(path: string, req: DaemonRequest, timeoutMs = 30_000): Promise<DaemonReply> {

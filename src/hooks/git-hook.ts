@@ -9,10 +9,15 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ask, buildId, DEFAULT_SOCKET, daemonMode, hookEnv } from '../daemon/wire.js';
+import { askStarted, buildId, DEFAULT_SOCKET, daemonMode, hookEnv } from '../daemon/wire.js';
 import { mark } from '../trace.js';
 
-/** How long a commit waits for the daemon (its work is bounded by post-commit-budget-ms, 1 s by default). */
+/**
+ * How long a commit waits for its turn at the daemon (which answers one request at a time: a
+ * search, an index brought up to date after a sync), then for the work itself, bounded by
+ * post-commit-budget-ms (1 s by default). A turn that does not come runs the hook here.
+ */
+const TURN_MS = 500;
 const HOOK_WAIT_MS = 30_000;
 
 /**
@@ -28,17 +33,14 @@ export async function postCommitViaDaemon(
   // no socket is found here and the hook runs in its own process
   const sock = join(cwd, '.git', ...DEFAULT_SOCKET);
   if (!existsSync(sock)) return undefined;
-  try {
-    const reply = await ask(
-      sock,
-      { op: 'post-commit', q: { cwd, build: buildId(), env: hookEnv(env) } },
-      HOOK_WAIT_MS,
-    );
-    const lines = (reply.result as { lines?: unknown } | undefined)?.lines;
-    if (!reply.ok || !Array.isArray(lines) || !lines.every((l) => typeof l === 'string')) return undefined;
-    mark('daemon answered post-commit');
-    return lines;
-  } catch {
-    return undefined;
-  }
+  const reply = await askStarted(
+    sock,
+    { op: 'post-commit', q: { cwd, build: buildId(), env: hookEnv(env) } },
+    TURN_MS,
+    HOOK_WAIT_MS,
+  );
+  const lines = (reply?.result as { lines?: unknown } | undefined)?.lines;
+  if (!reply?.ok || !Array.isArray(lines) || !lines.every((l) => typeof l === 'string')) return undefined;
+  mark('daemon answered post-commit');
+  return lines;
 }
