@@ -33,7 +33,7 @@ if (argv.length === 2 && argv[0] === 'hook' && (argv[1] === 'claude-code' || arg
     const opening = argv[0] === 'add' ? 'write' : argv[0] === 'hook' && argv[1] === 'post-commit' ? 'config' : undefined;
     if (opening)
       import('../dist/store-start.js').then((m) => m.startStoreEarly(process.cwd(), process.env, opening), () => {});
-    return import('../dist/cli.js').then((cli) => cli.main(argv, cli.processIO()));
+    return import('../dist/cli.js').then((m) => m.main(argv, m.processIO()));
   };
   // every commit's hook: a running daemon of this work tree runs it on its warm store
   // (src/hooks/git-hook.ts); else, and on any problem there, the CLI runs it here

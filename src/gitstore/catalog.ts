@@ -115,16 +115,7 @@ export class Catalog {
    */
   sortedWith(added: Iterable<string>, removed: Iterable<string>): string[] {
     const ids = [...this.sortedIds];
-    const at = (id: string) => {
-      let lo = 0;
-      let hi = ids.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (ids[mid] < id) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    };
+    const at = (id: string) => firstAtOrAfter(ids, id, (x) => x);
     for (const id of removed) {
       const i = at(id);
       if (ids[i] === id) ids.splice(i, 1);
@@ -206,17 +197,23 @@ export class Catalog {
   }
   prefixMatches(prefix: string): string[] {
     const ids = this.sortedIds;
-    let lo = 0;
-    let hi = ids.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (ids[mid] < prefix) lo = mid + 1;
-      else hi = mid;
-    }
     const out: string[] = [];
-    for (let i = lo; i < ids.length && ids[i].startsWith(prefix); i++) out.push(ids[i]);
+    for (let i = firstAtOrAfter(ids, prefix, (x) => x); i < ids.length && ids[i].startsWith(prefix); i++)
+      out.push(ids[i]);
     return out;
   }
+}
+
+/** The index of the first item of `sorted` (in id order) whose id is not below `id`: where `id` is or goes. */
+function firstAtOrAfter<T>(sorted: readonly T[], id: string, idOf: (item: T) => string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (idOf(sorted[mid]) < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 interface TypeBase {
@@ -268,16 +265,7 @@ function typesUpdated(
   for (const [type, { gone, put }] of byType) {
     // a copy of the list (its rows in id order), each changed row found by its id
     const list = [...(out.get(type) ?? [])];
-    const at = (id: string) => {
-      let lo = 0;
-      let hi = list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (list[mid].id < id) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    };
+    const at = (id: string) => firstAtOrAfter(list, id, (r) => r.id);
     for (const id of gone) {
       const i = at(id);
       if (list[i]?.id === id) list.splice(i, 1);

@@ -98,7 +98,9 @@ export async function postCommitHook(
 ): Promise<string[]> {
   const repo = store.repo;
   const lines: string[] = [];
-  // an agent's commit: its verdicts name the agent, as its other writes do
+  // who the verdicts are by is this commit's (an agent's commit names the agent, as its other
+  // writes do), for this call only: a long-lived store's next write reads its own
+  const { identity, actor } = store;
   store.actor = actorFromEnv(opts.env);
   try {
     const summary = await postCommit(store, opts.env, opts.start);
@@ -118,6 +120,9 @@ export async function postCommitHook(
     const file = logLine(repo, (e as Error)?.stack ?? msg);
     const where = file ? ` (details in ${file})` : '';
     lines.push(`git-mem: warning: post-commit staleness check failed: ${msg.split('\n')[0]}${where}`);
+  } finally {
+    store.identity = identity;
+    store.actor = actor;
   }
   return lines;
 }
