@@ -309,8 +309,21 @@ describe('postings', () => {
     const idf = q.map((t) => Math.log(1 + (st.n - (st.df.get(t) ?? 0) + 0.5) / ((st.df.get(t) ?? 0) + 0.5)));
     const r = p.score(q, idf, st.avg, DEFAULT_PARAMS);
     expect(r.docs.map((d) => d.id).sort()).toEqual([a.id, b.id].sort());
-    for (let i = 0; i < r.docs.length; i++)
-      expect(r.scores[i]).toBeCloseTo(bm25f(r.docs[i], q, st, DEFAULT_PARAMS).score, 9);
+    // bm25f's score to the last bit, and its matched terms as bits (rank takes both as they are)
+    for (let i = 0; i < r.docs.length; i++) {
+      const one = bm25f(r.docs[i], q, st, DEFAULT_PARAMS);
+      expect(r.scores[i]).toBe(one.score);
+      expect(q.filter((_, k) => r.matched[i] & (1 << k))).toEqual(one.matched);
+    }
+    // weighted terms (a query's expansion) too
+    const qw = q.map((_, k) => (k ? 0.3 : 1));
+    const w = p.score(q, idf, st.avg, DEFAULT_PARAMS, qw);
+    for (let i = 0; i < w.docs.length; i++)
+      expect(w.scores[i]).toBe(bm25f(w.docs[i], q, st, DEFAULT_PARAMS, qw).score);
+    // past the bits' 30 terms one more bit says "a later term", and rank scores those documents itself
+    const many = [...Array.from({ length: 30 }, (_, k) => `absent${k}`), ...q];
+    const m = p.score(many, [...many.map(() => 1)], st.avg, DEFAULT_PARAMS);
+    expect(m.matched.every((bits) => bits === 1 << 30)).toBe(true);
     p.remove(a.id);
     expect(p.docsWith(q).map((d) => d.id)).toEqual([b.id]);
     expect(p.score(q, idf, st.avg, DEFAULT_PARAMS).docs.map((d) => d.id)).toEqual([b.id]);

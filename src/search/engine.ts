@@ -13,7 +13,7 @@
  */
 import type { MemoryRecord } from '../model/record.js';
 import { docFromRecord, type SearchDoc, TermCounts } from './docs.js';
-import { Postings } from './postings.js';
+import { Postings, type TextScores } from './postings.js';
 import { type CorpusStats, DEFAULT_PARAMS } from './rank.js';
 import { terms } from './text.js';
 
@@ -188,7 +188,7 @@ export class SearchIndex {
     qterms: readonly string[],
     p: { k1: number; w: readonly number[]; b: readonly number[] },
     qw?: readonly number[],
-  ): { docs: SearchDoc[]; scores: number[] } | undefined {
+  ): TextScores | undefined {
     if (!this.postings) return undefined;
     const st = this.stats();
     const idf = qterms.map((t) => {

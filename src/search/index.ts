@@ -21,6 +21,7 @@ import {
   type RankParams,
   rank,
   searchable,
+  type TextMatch,
 } from './rank.js';
 import { type BarInput, clearsBar, clearsSearchBar, distinctive } from './relevance.js';
 import { rulesFor } from './rules.js';
@@ -156,24 +157,25 @@ async function rankIn(
     !(q.types?.length && !q.types.includes(d.type)) &&
     !(tags.length && !tags.every((t) => d.tags.includes(t)));
   const scored = idx.textScores(qterms, params);
-  let textMap: Map<SearchDoc, number> | undefined;
+  let textMap: Map<SearchDoc, TextMatch> | undefined;
   let ids: Set<string>;
   if (scored) {
     // the best text matches by postings score (filters first, then the cut)
-    const docs: SearchDoc[] = [];
+    const at: number[] = [];
     const scores: number[] = [];
     for (let i = 0; i < scored.docs.length; i++) {
       if (!allowed(scored.docs[i])) continue;
-      docs.push(scored.docs[i]);
+      at.push(i);
       scores.push(scored.scores[i]);
     }
-    const min = docs.length > params.preK ? kthLargest(scores, params.preK) : Number.NEGATIVE_INFINITY;
+    const min = at.length > params.preK ? kthLargest(scores, params.preK) : Number.NEGATIVE_INFINITY;
     ids = new Set();
     textMap = new Map();
-    for (let i = 0; i < docs.length; i++) {
-      if (scores[i] < min) continue;
-      ids.add(docs[i].id);
-      textMap.set(docs[i], scores[i]);
+    for (let k = 0; k < at.length; k++) {
+      if (scores[k] < min) continue;
+      const i = at[k];
+      ids.add(scored.docs[i].id);
+      textMap.set(scored.docs[i], { score: scored.scores[i], matched: scored.matched[i] });
     }
   } else {
     ids = new Set<string>(idx.textCandidates(query, where, params.preK));
@@ -245,7 +247,9 @@ async function rankIn(
       const all = [...qterms, ...exp];
       const qweights = [...qterms.map(() => 1), ...exp.map(() => params.prfWeight)];
       const sc = idx.textScores(all, params, qweights);
-      const text = sc ? new Map(sc.docs.map((d, i) => [d, sc.scores[i]])) : undefined;
+      const text = sc
+        ? new Map(sc.docs.map((d, i) => [d, { score: sc.scores[i], matched: sc.matched[i] }]))
+        : undefined;
       ranked = rank(cands, stats, { qterms: all, qweights, file, now, usage, vector, text }, params);
     }
   }

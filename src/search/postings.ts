@@ -17,6 +17,18 @@ interface List {
   c: Uint16Array;
 }
 
+/** How many query terms `score` says a document matched, one bit each; later terms set MASK_MORE. */
+export const MASK_TERMS = 30;
+const MASK_MORE = 1 << MASK_TERMS;
+
+/** The documents a query's terms occur in, their BM25F scores and the terms each matched. */
+export interface TextScores {
+  docs: SearchDoc[];
+  scores: number[];
+  /** bit i: the document matched terms[i] (i < MASK_TERMS); bit MASK_TERMS: one of the later terms */
+  matched: number[];
+}
+
 function list(cap: number): List {
   return { n: 0, ords: new Int32Array(cap), c: new Uint16Array(cap * 3) };
 }
@@ -27,6 +39,7 @@ export class Postings {
   private ordOf = new Map<string, number>();
   private dead = 0;
   private acc = new Float64Array(0);
+  private masks = new Int32Array(0);
 
   /** `df` (term → number of documents), when known, sizes every list exactly once. */
   constructor(docs: Iterable<SearchDoc>, df?: ReadonlyMap<string, number>) {
@@ -97,7 +110,9 @@ export class Postings {
 
   /**
    * BM25F of every document containing a term (weights per term, idf given):
-   * the documents and their scores, in parallel arrays.
+   * the documents, their scores and which terms each matched, in parallel arrays.
+   * A score is bm25f's (src/search/rank.ts) to the last bit: the same operations in the
+   * same order. `matched` is a bit per term (bit i: terms[i]), for the first MASK_TERMS terms.
    */
   score(
     terms: readonly string[],
@@ -105,9 +120,13 @@ export class Postings {
     avg: readonly number[],
     p: { k1: number; w: readonly number[]; b: readonly number[] },
     qw?: readonly number[],
-  ): { docs: SearchDoc[]; scores: number[] } {
-    if (this.acc.length < this.byOrd.length) this.acc = new Float64Array(this.byOrd.length * 2);
+  ): TextScores {
+    if (this.acc.length < this.byOrd.length) {
+      this.acc = new Float64Array(this.byOrd.length * 2);
+      this.masks = new Int32Array(this.byOrd.length * 2);
+    }
     const acc = this.acc;
+    const masks = this.masks;
     const touched: number[] = [];
     const w0 = p.w[0];
     const w1 = p.w[1];
@@ -122,6 +141,7 @@ export class Postings {
       const l = this.lists.get(terms[i]);
       if (!l) continue;
       const k = (qw ? qw[i] : 1) * idf[i] * (p.k1 + 1);
+      const bit = i < MASK_TERMS ? 1 << i : 0;
       const { ords, c, n } = l;
       for (let j = 0; j < n; j++) {
         const d = this.byOrd[ords[j]];
@@ -133,18 +153,22 @@ export class Postings {
           (c[3 * j + 2] ? (w2 * c[3 * j + 2]) / (1 - b2 + (b2 * len[2]) / a2) : 0);
         if (tfw <= 0) continue;
         const o = ords[j];
-        if (acc[o] === 0) touched.push(o);
+        if (masks[o] === 0) touched.push(o);
         acc[o] += (k * tfw) / (tfw + p.k1);
+        masks[o] |= bit || MASK_MORE;
       }
     }
     const docs: SearchDoc[] = new Array(touched.length);
     const scores: number[] = new Array(touched.length);
+    const matched: number[] = new Array(touched.length);
     for (let i = 0; i < touched.length; i++) {
       const o = touched[i];
       docs[i] = this.byOrd[o]!;
       scores[i] = acc[o];
+      matched[i] = masks[o];
       acc[o] = 0;
+      masks[o] = 0;
     }
-    return { docs, scores };
+    return { docs, scores, matched };
   }
 }

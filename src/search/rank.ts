@@ -7,6 +7,7 @@
  */
 import micromatch from '../model/glob.js';
 import type { SearchDoc } from './docs.js';
+import { MASK_TERMS } from './postings.js';
 import { normalizePath, packageOf, pathWords } from './text.js';
 
 export interface CorpusStats {
@@ -176,7 +177,9 @@ export function bm25f(
     if (tfw <= 0) continue;
     const df = stats.df.get(t) ?? 0;
     const idf = Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
-    score += ((qw ? qw[i] : 1) * idf * tfw * (p.k1 + 1)) / (tfw + p.k1);
+    // the operations of Postings.score, in its order: the same bits whichever computes it
+    const k = (qw ? qw[i] : 1) * idf * (p.k1 + 1);
+    score += (k * tfw) / (tfw + p.k1);
     matched.push(t);
   }
   return { score, matched };
@@ -229,8 +232,28 @@ export interface RankInput {
   vector?: Map<string, number>;
   /** weight of each query term (default 1; expansion terms weigh less) */
   qweights?: number[];
-  /** text scores computed by the index (postings), used to cut a large candidate set */
-  text?: Map<SearchDoc, number>;
+  /**
+   * BM25F scores and matched terms the index's postings computed for these qterms (and
+   * qweights): taken as they are instead of scoring those documents again
+   */
+  text?: ReadonlyMap<SearchDoc, TextMatch>;
+}
+
+/** A document's BM25F score and the query terms it matched (Postings.score: a bit per term). */
+export interface TextMatch {
+  score: number;
+  matched: number;
+}
+
+/** bm25f's answer from the postings' score and bits; undefined past the terms the bits cover. */
+function fromPostings(
+  m: TextMatch,
+  qterms: readonly string[],
+): { score: number; matched: string[] } | undefined {
+  if (qterms.length > MASK_TERMS) return undefined;
+  const matched: string[] = [];
+  for (let i = 0; i < qterms.length; i++) if (m.matched & (1 << i)) matched.push(qterms[i]);
+  return { score: m.score, matched };
 }
 
 export interface Ranked {
@@ -256,7 +279,7 @@ export function rank(
     const scores = new Float64Array(cands.length);
     for (let i = 0; i < cands.length; i++) {
       scores[i] = given
-        ? (given.get(cands[i]) ?? 0)
+        ? (given.get(cands[i])?.score ?? 0)
         : bm25Score(cands[i], input.qterms, idf, stats.avg, p, input.qweights);
     }
     const order = Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a]);
@@ -268,7 +291,10 @@ export function rank(
     }
     cands = [...keep];
   }
-  for (const d of cands) text.set(d.id, bm25f(d, input.qterms, stats, p, input.qweights));
+  for (const d of cands) {
+    const g = given?.get(d);
+    text.set(d.id, (g && fromPostings(g, input.qterms)) ?? bm25f(d, input.qterms, stats, p, input.qweights));
+  }
   // rank lists
   const byText = cands
     .filter((d) => text.get(d.id)!.score > 0)
