@@ -13,6 +13,7 @@ import { dot } from './embed/vector-math.js';
 import { type EmbeddingProvider, embedSafe, loadProvider } from './embeddings.js';
 import type { SearchIndex } from './engine.js';
 import { assemblePack, type Pack, type PackCandidate } from './pack.js';
+import type { TextScores } from './postings.js';
 import {
   DEFAULT_PARAMS,
   expansionTerms,
@@ -122,6 +123,28 @@ function validate(q: SearchQuery): void {
   }
 }
 
+/** The best text matches by postings score, filters first, then the cut to about `preK`. */
+function bestTextMatches(
+  scored: TextScores,
+  allowed: (d: SearchDoc) => boolean,
+  preK: number,
+): Map<SearchDoc, TextMatch> {
+  const at: number[] = [];
+  const scores: number[] = [];
+  for (let i = 0; i < scored.docs.length; i++) {
+    if (!allowed(scored.docs[i])) continue;
+    at.push(i);
+    scores.push(scored.scores[i]);
+  }
+  const min = at.length > preK ? kthLargest(scores, preK) : Number.NEGATIVE_INFINITY;
+  const out = new Map<SearchDoc, TextMatch>();
+  for (let k = 0; k < at.length; k++) {
+    const i = at[k];
+    if (scores[k] >= min) out.set(scored.docs[i], { score: scored.scores[i], matched: scored.matched[i] });
+  }
+  return out;
+}
+
 /** Ranking against an index already at the tip (the daemon and MCP server call this). */
 async function rankIn(
   st: IndexState,
@@ -160,23 +183,8 @@ async function rankIn(
   let textMap: Map<SearchDoc, TextMatch> | undefined;
   let ids: Set<string>;
   if (scored) {
-    // the best text matches by postings score (filters first, then the cut)
-    const at: number[] = [];
-    const scores: number[] = [];
-    for (let i = 0; i < scored.docs.length; i++) {
-      if (!allowed(scored.docs[i])) continue;
-      at.push(i);
-      scores.push(scored.scores[i]);
-    }
-    const min = at.length > params.preK ? kthLargest(scores, params.preK) : Number.NEGATIVE_INFINITY;
-    ids = new Set();
-    textMap = new Map();
-    for (let k = 0; k < at.length; k++) {
-      if (scores[k] < min) continue;
-      const i = at[k];
-      ids.add(scored.docs[i].id);
-      textMap.set(scored.docs[i], { score: scored.scores[i], matched: scored.matched[i] });
-    }
+    textMap = bestTextMatches(scored, allowed, params.preK);
+    ids = new Set([...textMap.keys()].map((d) => d.id));
   } else {
     ids = new Set<string>(idx.textCandidates(query, where, params.preK));
     if (completions.length) for (const id of idx.termCandidates(completions)) ids.add(id);
