@@ -1,5 +1,13 @@
 /** Pure parts of search: text analysis, ranking, context-pack assembly, dedup measures, usage log. */
-import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -270,6 +278,8 @@ describe('duplicates and usage', () => {
     const log = join(commonDir, 'mem', 'usage.log');
     try {
       expect(usageCounts(repo).size).toBe(0);
+      // reading makes nothing; the first use makes the folder
+      expect(existsSync(join(commonDir, 'mem'))).toBe(false);
       recordUse(repo, ['A', 'B'], new Date('2026-01-01T00:00:00Z'));
       expect(Object.fromEntries(usageCounts(repo))).toEqual({ A: 1, B: 1 });
       recordUse(repo, ['A'], new Date('2026-01-02T00:00:00Z'));

@@ -23,8 +23,9 @@ export interface Usage {
   last: string;
 }
 
+/** Where the log is; its folder is made by the first append that needs it, not at every read. */
 function file(repo: Repo): string {
-  return join(memDir(repo), 'usage.log');
+  return join(repo.commonDir, 'mem', 'usage.log');
 }
 
 /** Parses the log: lines `ISO-time id id id…` (pure); `into` adds them to counters already read. */
@@ -110,7 +111,14 @@ export function recordUse(repo: Repo, ids: readonly string[], now = new Date()):
   if (!ids.length) return;
   try {
     const f = file(repo);
-    appendFileSync(f, `${now.toISOString()} ${ids.join(' ')}\n`);
+    const line = `${now.toISOString()} ${ids.join(' ')}\n`;
+    try {
+      appendFileSync(f, line);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      memDir(repo);
+      appendFileSync(f, line);
+    }
     // compact a large log into one line per id
     const size = statSync(f).size;
     if (size > 1 << 20) {
