@@ -6,8 +6,10 @@
  * the commands on its open store.
  */
 import { describe, expect, it } from 'vitest';
+import { add } from '../src/commands/add.js';
 import { isolatedEnv, type Json, makeRepo, sh, tmpDir } from './helpers.js';
 import { type Fresh, fresh, type MemResult, template } from './support/template.js';
+import { withEnv } from './support/with-env.js';
 
 // a GitHub token the scanner knows (assembled, so this file holds no token-shaped literal)
 const TOKEN = `ghp_${'a1B2c3D4e5'.repeat(3)}a1B2c3`;
@@ -170,6 +172,42 @@ describe('what git-mem writes into refs/memory is scanned whole', () => {
     expect((await r.memJson(['check'])).recorded).toBe(true);
     r.write('src/app.ts', `// three\n${source(300, 201)}`);
     expect((await r.mem(['reanchor', id])).code).toBe(0);
+  });
+
+  it('a likely secret in who writes (the git identity) follows the policy like one in the text', async () => {
+    const r = await setup();
+    // the author git names to an add holds a token: the record's `author` field would too (a
+    // store of its own per setting: a store reads the configuration once)
+    const addOne = async (title: string, warn?: (line: string) => void) => {
+      const w = await withEnv(r, {
+        ...r.env,
+        GIT_AUTHOR_NAME: `ci ${TOKEN}`,
+        GIT_AUTHOR_EMAIL: 'ci@example.com',
+      });
+      return add(
+        w.store,
+        { type: 'decision', title, body: `${title}: plain text` },
+        { cwd: w.dir, env: w.env, warn },
+      );
+    };
+    // block (the default): refused, nothing written
+    const before = tip(r);
+    await expect(addOne('under block')).rejects.toMatchObject({
+      code: 'E_SECRET',
+      // the write's own scan of the record it would store: the author line of its file
+      data: { kind: 'GitHub token', path: expect.stringMatching(/^memories\//) },
+    });
+    expect(tip(r)).toBe(before);
+    // warn: stored, and said
+    expect((await r.mem(['config', 'set', 'secret-scan', 'warn'])).code).toBe(0);
+    const said: string[] = [];
+    const warned = await addOne('violet harbour', (l) => said.push(l));
+    expect(warned.record.author).toContain(TOKEN);
+    expect(warned.warnings).toHaveLength(1);
+    expect(said).toHaveLength(1);
+    // off: stored, nothing said
+    expect((await r.mem(['config', 'set', 'secret-scan', 'off'])).code).toBe(0);
+    expect((await addOne('quartz lantern')).warnings).toEqual([]);
   });
 
   it('a record holding a secret stored with --allow-secret can still be updated and removed', async () => {

@@ -69,15 +69,23 @@ export async function add(
   const found = scanRecord(fields).length > 0;
   const anchors = parseAnchorSpecs(opts.anchors, opts.symbols);
   // the one secret policy (./secret-policy.ts) decides what a likely secret does, so it is read
-  // where there may be one: in the text fields, or in anchored code (scanned inside the write).
-  // Elsewhere the write scans the record as the strictest policy would, and finds what the
-  // fields scan found: nothing. A person's --allow-secret reads no setting: it stores whatever.
+  // where there may be one: in the text fields, in anchored code (scanned inside the write), or
+  // in who writes (the git identity and the agent, which the record holds too). Elsewhere the
+  // write scans the record as the strictest policy would, and finds what these scans found:
+  // nothing. A person's --allow-secret reads no setting: it stores whatever.
+  const policy = () => Promise.resolve(opts.secretScan ?? secretScanOf(store, opts.env));
+  const who = store.ident().then((i) => ({
+    author: `${i.name} <${i.email}>`,
+    by: JSON.stringify(store.writerActor()),
+  }));
+  const whoFound = who.then((w) => scanRecord(w).length > 0);
   const scanP: Promise<SecretScan> = opts.allowSecret
     ? Promise.resolve('off')
     : opts.secretScan || found || anchors.length
-      ? Promise.resolve(opts.secretScan ?? secretScanOf(store, opts.env))
-      : Promise.resolve('block');
+      ? policy()
+      : whoFound.then((f) => (f ? policy() : 'block'));
   scanP.catch(() => {});
+  whoFound.catch(() => {});
   // a likely secret is refused before the duplicate check sees the text (it may go to an embedding endpoint)
   const decision = found ? decideSecrets(await scanP, textsOf(fields)) : undefined;
   if (found && !decision!.allow) assertRecordClean(fields);
@@ -89,6 +97,9 @@ export async function add(
   // would otherwise come first, and the write (which needs both) would wait for the whole check
   // instead of writing its objects beside it (the only way to the ref is through that check)
   const [scan] = await Promise.all([scanP, store.ident()]);
+  // under warn, a likely secret in who writes is said too
+  const whoWarnings = scan === 'warn' && (await whoFound) ? decideSecrets(scan, await who).warnings : [];
+  for (const w of whoWarnings) opts.warn?.(`git-mem: warning: ${w}`);
   const gate =
     dupCheck === undefined
       ? undefined
@@ -111,6 +122,6 @@ export async function add(
     { ...input, anchors, allowSecret },
     { prepareAnchors: anchorSteps?.prepareAnchors, gate },
   );
-  const warnings = [...(decision?.warnings ?? []), ...pastExpiry(record, opts.warn)];
+  const warnings = [...(decision?.warnings ?? []), ...whoWarnings, ...pastExpiry(record, opts.warn)];
   return { record, commit, notes: anchorSteps?.notes(record) ?? [], warnings };
 }
