@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { blame } from '../src/commands/blame.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
-import { makeRepo } from './helpers.js';
+import { errorOf, makeRepo } from './helpers.js';
 
 const CODE = [
   'import { db } from "./db";',
@@ -273,8 +273,8 @@ describe('blame', () => {
       expect(res.stderr).toMatch(msg);
     }
     const empty = makeRepo();
-    const noHead = await empty.mem(['blame', 'x']);
+    const noHead = await empty.mem(['blame', 'x', '--json']);
     expect(noHead.code).toBe(2);
-    expect(noHead.stderr).toMatch(/HEAD is not a commit yet \(make a first commit/);
+    expect(errorOf(noHead).code).toBe('E_REV');
   });
 });

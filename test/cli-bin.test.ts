@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, type Json, makeRepo, ROOT, runBin, runCli, sh } from './helpers.js';
+import { BIN, errorOf, type Json, makeRepo, ROOT, runBin, runCli, sh } from './helpers.js';
 
 /** Runs the built CLI twice and returns both results; neither may be an internal error. */
 function twice(args: string[], o: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string }) {
@@ -205,9 +205,9 @@ describe('the built git-mem, run twice', () => {
     expect(
       JSON.parse(runBin(['list', '--json'], o).stdout).map((m: { title: string }) => m.title),
     ).not.toContain('Expired');
-    const missing = runBin(['show', 'no/such/alias'], o);
+    const missing = runBin(['show', 'no/such/alias', '--json'], o);
     expect(missing.code).toBe(3);
-    expect(missing.stderr).toContain('no/such/alias');
+    expect(errorOf(missing).code).toBe('E_NOT_FOUND');
     expect(
       JSON.parse(runBin(['show', ids[1]], { ...o, env: { ...r.env, GIT_MEM_OUTPUT: 'json' } }).stdout).id,
     ).toBe(ids[1]);

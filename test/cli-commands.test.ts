@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { importJsonl } from '../src/commands/bulk.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
-import { makeRepo, runBin, runCli, type TestRepo, tmpDir, until } from './helpers.js';
+import { errorOf, makeRepo, runBin, runCli, type TestRepo, tmpDir, until } from './helpers.js';
 import { fresh, runOn, template } from './support/template.js';
 import { withEnv } from './support/with-env.js';
 
@@ -92,9 +92,9 @@ describe('errors: one line, a stable code, a non-zero exit, the store untouched'
     ]) {
       expect(help.stdout).toMatch(new RegExp(`^  git mem ${c}\\b`, 'm'));
     }
-    const outside = runBin(['list'], { cwd: tmpDir(), env: r.env });
+    const outside = runBin(['list', '--json'], { cwd: tmpDir(), env: r.env });
     expect(outside.code).toBe(1);
-    expect(outside.stderr).toMatch(/not a git repository/);
+    expect(errorOf(outside).code).toBe('E_NOT_A_REPO');
   });
 });
 

@@ -12,7 +12,7 @@ import { add } from '../src/commands/add.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { sameTitle } from '../src/search/duplicate-check.js';
-import { makeRepo, ROOT } from './helpers.js';
+import { errorOf, makeRepo, ROOT } from './helpers.js';
 import { bareRemote, clone, tipOf } from './sync-helpers.js';
 
 async function added(r: ReturnType<typeof makeRepo>, title: string, body: string, ...more: string[]) {
@@ -154,9 +154,13 @@ describe('first-hour lines', () => {
       'Parallel writer 1 item 9',
       '--content',
       'Written by parallel writer 1, as item 9.',
+      '--json',
     ]);
     expect(same.code).toBe(2);
-    expect(same.stderr).toContain('likely duplicate of');
+    expect(errorOf(same)).toMatchObject({
+      code: 'E_DUPLICATE',
+      duplicates: expect.arrayContaining([expect.objectContaining({ title: 'parallel writer 1 item 9' })]),
+    });
     expect(r.git('rev-parse', 'refs/memory')).toBe(tip);
     // an agent's add (the MCP tool calls the operation with its default) keeps the gate
     const store = new Store(await openRepo(r.dir, r.env));

@@ -114,6 +114,14 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The refusal a command run with `--json` printed: its code and the data it names
+ * (`{"error":{"code":…}}` on stdout), for assertions on codes, not on wording.
+ */
+export function errorOf(r: CliResult): { code: string; [k: string]: unknown } {
+  return JSON.parse(r.stdout).error;
+}
+
 export async function runCli(
   args: string[],
   opts: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string },

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { queryViaDaemon, socketPath } from '../src/daemon/client.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
-import { BIN, daemonPids, makeRepo, runBinAsync } from './helpers.js';
+import { BIN, daemonPids, errorOf, makeRepo, runBinAsync } from './helpers.js';
 
 const pids = daemonPids();
 
@@ -70,9 +70,9 @@ describe('query daemon', () => {
       const pack = out(await bin(['context', '--format', 'json', '--query', 'websocket']));
       expect(pack.items.map((i: { title: string }) => i.title)).toContain('Websocket reconnect storms');
       // bad input is reported by the daemon as the CLI would
-      const bad = await bin(['search', '--type', 'nope', 'x']);
+      const bad = await bin(['search', '--type', 'nope', 'x', '--json']);
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toContain('unknown type "nope"');
+      expect(errorOf(bad).code).toBe('E_INVALID_ARG');
       // the human output, and the same hits as the CLI's own search without the daemon
       const human = await bin(['search', 'pgbouncer']);
       expect(human.stdout).toMatch(
@@ -94,9 +94,13 @@ describe('query daemon', () => {
         'Websocket reconnect storms',
         '--content',
         'Reconnect with jitter.',
+        '--json',
       ]);
       expect(dup.code).toBe(2);
-      expect(dup.stderr).toContain('likely duplicate of');
+      expect(errorOf(dup)).toMatchObject({
+        code: 'E_DUPLICATE',
+        duplicates: [{ title: 'Websocket reconnect storms' }],
+      });
       const status = out(await bin(['daemon', 'status', '--json']));
       expect(status).toMatchObject({ running: true, pid: info.pid, memories: 2 });
       expect((await bin(['daemon', 'stop'])).code).toBe(0);
