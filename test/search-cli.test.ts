@@ -366,6 +366,25 @@ describe('the index cache', () => {
     }
   });
 
+  it('a long-lived process answers first and saves the snapshot after, before its next open', async () => {
+    const r = await seeded();
+    const store = await storeOf(r);
+    store.longLived = true;
+    try {
+      const st = await openIndex(store, { provider: null, postings: true });
+      expect(st.last.mode).toBe('rebuild');
+      // the answer came before the save (an MCP search does not wait ~0.2 s for it at 10k memories)
+      expect(readStamp(store)).toBeNull();
+      // the next open waits for it: the snapshot is the index at its tip
+      const again = await openIndex(store, { provider: null, postings: true });
+      expect(again).toBe(st);
+      const tip = r.git('rev-parse', 'refs/memory').trim();
+      expect(readStamp(store)).toMatchObject({ tip, format: INDEX_FORMAT, docs: 9 });
+    } finally {
+      store.close();
+    }
+  });
+
   it('a long-lived process (postings) ranks exactly like a one-shot one (term scan)', async () => {
     const r = await seeded();
     const store = await storeOf(r);

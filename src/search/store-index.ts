@@ -130,14 +130,26 @@ export async function openIndex(store: Store, opts: OpenOptions = {}): Promise<I
     if (provider && provider !== st.provider) st.provider = provider;
     if (st.provider) await embedMissing(store, st);
     st.last.ms = performance.now() - t0;
-    if (opts.persist !== false && (st.savedTip === null || st.pending >= RESAVE_AFTER || res === 'rebuild')) {
-      if (st.tip) await saveSnapshot(store, st);
-    }
-    return st;
+    const due =
+      opts.persist !== false &&
+      !!st.tip &&
+      (st.savedTip === null || st.pending >= RESAVE_AFTER || res === 'rebuild');
+    // a one-shot process saves before it answers; a long-lived one (MCP server, UI) answers first
+    // and saves after, in the chain the next open waits for (the save needs the index as it is)
+    if (due && !store.longLived) await saveSnapshot(store, st);
+    return { st, later: due && store.longLived };
   })();
-  live.set(key, p);
-  p.catch(() => live.delete(key));
-  return p;
+  const answer = p.then((r) => r.st);
+  const chain = p.then(async (r) => {
+    if (r.later) {
+      await new Promise((done) => setImmediate(done)); // after the answer has gone out
+      await saveSnapshot(store, r.st);
+    }
+    return r.st;
+  });
+  live.set(key, chain);
+  chain.catch(() => live.delete(key));
+  return answer;
 }
 
 async function loadSnapshot(
