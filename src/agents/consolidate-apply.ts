@@ -1,6 +1,7 @@
 import { markSuperseded, removeInTx } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
+import { identLine } from '../gitstore/store-config.js';
 import { applyPatch } from '../model/patch.js';
 import { type MemoryRecord, validateRecord } from '../model/record.js';
 import { consolidationOf } from './consolidate-pairs.js';
@@ -24,7 +25,7 @@ export async function applyConsolidation(
   edit: ApplyEdit = {},
 ): Promise<MemoryRecord> {
   const ident = await store.ident();
-  const by = `${ident.name} <${ident.email}>`;
+  const by = identLine(ident);
   const res = await store.write(async (tx) => {
     const cat = await tx.catalog();
     const id = cat.resolve(ref);

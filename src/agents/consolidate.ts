@@ -57,6 +57,9 @@ export {
   METHOD_PREFIX,
   type PairVerdict,
 } from './consolidate-pairs.js';
+
+import { identLine } from '../gitstore/store-config.js';
+
 export { type MergedText, mergePrompt, mergeText, parseMerge } from './consolidate-text.js';
 export interface ConsolidationProposal {
   kind: ConsolidationKind;
@@ -212,7 +215,7 @@ export async function consolidate(store: Store, opts: ConsolidateOptions = {}): 
       if (opts.llm) p.merged = await llmMerge(members, p.merged, opts.llm);
     }
     if (!opts.dryRun) {
-      const item = reviewItem(p, members, `${ident.name} <${ident.email}>`, store, now);
+      const item = reviewItem(p, members, identLine(ident), store, now);
       p.reviewId = item.id;
       toWrite.push(item);
     }

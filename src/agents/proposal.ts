@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { ensureFormat } from '../gitstore/format.js';
 import { memDir } from '../gitstore/repo.js';
 import type { Store } from '../gitstore/store.js';
+import { identLine } from '../gitstore/store-config.js';
 import { newId } from '../model/id.js';
 import { agentProvenance } from '../model/provenance.js';
 import { isType, LIMITS, type MemoryRecord, type MemoryType, newRecord } from '../model/record.js';
@@ -224,7 +225,7 @@ export async function writeProposals(
       title: withoutControls(p.title, false),
       body: withoutControls(p.body.endsWith('\n') ? p.body : `${p.body}\n`),
       now: now.toISOString(),
-      author: `${ident.name} <${ident.email}>`,
+      author: identLine(ident),
       by: agentProvenance(meta.agent ?? 'agent', meta.session, meta.model),
       tags: p.tags?.map((t) => withoutControls(t, false)),
       status: 'pending',

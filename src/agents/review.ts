@@ -2,6 +2,7 @@
 import { removeMemory, updateMemory } from '../commands/memory.js';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
+import { identLine } from '../gitstore/store-config.js';
 import type { MemoryRecord } from '../model/record.js';
 import { rememberRejected, rememberRejectedKey } from './proposal.js';
 
@@ -78,7 +79,7 @@ export async function approveProposal(
     extra: {
       review: {
         state: edit.title !== undefined || edit.body !== undefined ? 'edited' : 'approved',
-        by: `${ident.name} <${ident.email}>`,
+        by: identLine(ident),
         at: new Date().toISOString(),
       },
     },

@@ -14,6 +14,7 @@ import { basename, join } from 'node:path';
 import { importRecords } from '../commands/bulk.js';
 import { err } from '../errors.js';
 import type { Store } from '../gitstore/store.js';
+import { identLine } from '../gitstore/store-config.js';
 import { newId } from '../model/id.js';
 import { LIMITS, type MemoryRecord, newRecord } from '../model/record.js';
 import { scanSecrets } from '../safety/secrets.js';
@@ -416,7 +417,7 @@ export async function importRules(store: Store, opts: ImportOptions): Promise<Im
         title: d.title,
         body,
         now: now.toISOString(),
-        author: `${ident.name} <${ident.email}>`,
+        author: identLine(ident),
         by: store.writerActor(),
         tags: d.tags,
         scope: d.scope,

@@ -9,6 +9,7 @@ import { ensureFormat, removeInTx } from '../commands/memory.js';
 import type { CatalogEntry } from '../gitstore/catalog.js';
 import { layer, readGlobalConfig, readLocalConfig, readSharedConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
+import { identLine } from '../gitstore/store-config.js';
 import type { SessionRow } from '../model/json.js';
 import { agentProvenance } from '../model/provenance.js';
 import { type MemoryRecord, newRecord, parseRecord, recordPath } from '../model/record.js';
@@ -180,7 +181,7 @@ export async function writeSessionSummary(
         const started = (o.extra.session as { started?: unknown } | undefined)?.started;
         if (typeof started === 'string' && !record.body.includes(started))
           record.body = mergeSessionBody(record.body, started, o.body);
-        removeInTx(tx, o, `${ident.name} <${ident.email}>`, `same agent session as ${id}`);
+        removeInTx(tx, o, identLine(ident), `same agent session as ${id}`);
       }
       const body = mergeSessionBody(record.body, summary.started, part);
       const first = isFirstPart(record.body, summary.started);
@@ -210,7 +211,7 @@ export async function writeSessionSummary(
         title: partTitle,
         body: part,
         now,
-        author: `${ident.name} <${ident.email}>`,
+        author: identLine(ident),
         by: agentProvenance(summary.agent, summary.session, opts.model),
         tags: ['session', summary.agent],
         confidence: 1,

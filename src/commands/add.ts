@@ -11,7 +11,7 @@ import type { Store } from '../gitstore/store.js';
 import { TEXT_FIELDS } from '../model/fields.js';
 import type { MemoryRecord } from '../model/record.js';
 import { assertRecordClean, scanRecord } from '../safety/secrets.js';
-import { type AddInput, addMemory, pastExpiry } from './memory.js';
+import { type AddInput, addMemory, pastExpiry, writerOf } from './memory.js';
 import { decideSecrets, type SecretScan, secretScanOf, textsOf } from './secret-policy.js';
 
 export interface AddOptions {
@@ -74,10 +74,8 @@ export async function add(
   // write scans the record as the strictest policy would, and finds what these scans found:
   // nothing. A person's --allow-secret reads no setting: it stores whatever.
   const policy = () => Promise.resolve(opts.secretScan ?? secretScanOf(store, opts.env));
-  const who = store.ident().then((i) => ({
-    author: `${i.name} <${i.email}>`,
-    by: JSON.stringify(store.writerActor()),
-  }));
+  // who writes, as addMemory puts it in the record
+  const who = writerOf(store);
   const whoFound = who.then((w) => scanRecord(w).length > 0);
   const scanP: Promise<SecretScan> = opts.allowSecret
     ? Promise.resolve('off')
@@ -98,7 +96,10 @@ export async function add(
   // instead of writing its objects beside it (the only way to the ref is through that check)
   const [scan] = await Promise.all([scanP, store.ident()]);
   // under warn, a likely secret in who writes is said too
-  const whoWarnings = scan === 'warn' && (await whoFound) ? decideSecrets(scan, await who).warnings : [];
+  const whoWarnings =
+    scan === 'warn' && (await whoFound)
+      ? decideSecrets(scan, { author: (await who).author, by: JSON.stringify((await who).by) }).warnings
+      : [];
   for (const w of whoWarnings) opts.warn?.(`git-mem: warning: ${w}`);
   const gate =
     dupCheck === undefined

@@ -7,6 +7,7 @@ import { err } from '../errors.js';
 import { writeBlobs } from '../gitstore/fast-import.js';
 import { ensureFormat } from '../gitstore/format.js';
 import type { Store } from '../gitstore/store.js';
+import { identLine } from '../gitstore/store-config.js';
 import { FIELDS } from '../model/fields.js';
 import { isId, newId } from '../model/id.js';
 import { tableValuesOf } from '../model/patch.js';
@@ -309,7 +310,7 @@ export async function importJsonl(store: Store, text: string, opts: ImportOption
  */
 export async function importItems(store: Store, items: readonly ImportItem[], opts: ImportOptions = {}) {
   const ident = await store.ident();
-  const { records, lines } = recordsFromItems(items, `${ident.name} <${ident.email}>`, opts);
+  const { records, lines } = recordsFromItems(items, identLine(ident), opts);
   const { recordProblem } = await import('../merge/validate.js');
   records.forEach((r, i) => {
     const p = recordProblem(r);

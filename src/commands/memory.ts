@@ -7,6 +7,7 @@
 import { err } from '../errors.js';
 import { ensureFormat } from '../gitstore/format.js';
 import { FORMAT_PATH, FORMAT_TEXT, type Store, type Tx } from '../gitstore/store.js';
+import { identLine } from '../gitstore/store-config.js';
 import { validateScopes } from '../model/glob.js';
 import { newId } from '../model/id.js';
 import {
@@ -18,6 +19,7 @@ import {
   validateStatus,
   validateType,
 } from '../model/patch.js';
+import type { Provenance } from '../model/provenance.js';
 import {
   type Anchor,
   idFromPath,
@@ -65,6 +67,11 @@ function shortTitle(t: string): string {
   return t.length > 60 ? `${t.slice(0, 57)}...` : t;
 }
 
+/** Who an add's record says wrote it: the git identity (`author`) and the person or agent (`by`). */
+export async function writerOf(store: Store): Promise<{ author: string; by: Provenance }> {
+  return { author: identLine(await store.ident()), by: store.writerActor() };
+}
+
 export async function addMemory(
   store: Store,
   input: AddInput,
@@ -76,7 +83,7 @@ export async function addMemory(
   assertRecordClean(input, { allow: input.allowSecret });
   const alias = input.alias ? validateAlias(input.alias) : undefined;
   const id = input.id ?? newId((input.now ?? new Date()).getTime());
-  const ident = await store.ident();
+  const { author, by } = await writerOf(store);
   // validate everything we can before touching git
   const draft = newRecord({
     id,
@@ -84,8 +91,8 @@ export async function addMemory(
     title: input.title.trim(),
     body: input.body,
     now: (input.now ?? new Date()).toISOString(),
-    author: `${ident.name} <${ident.email}>`,
-    by: store.writerActor(),
+    author,
+    by,
     tags: input.tags,
     scope: input.scope && validateScopes(input.scope),
     alias,
@@ -246,7 +253,7 @@ export async function removeMemories(
   // the reason is stored in the tombstone, on the shared ref like any record
   if (reason) assertRecordClean({ reason });
   const ident = await store.ident();
-  const by = `${ident.name} <${ident.email}>`;
+  const by = identLine(ident);
   const res = await store.write(async (tx) => {
     const cat = await tx.catalog();
     if (!tx.base) throw err('E_NOT_FOUND', `no memory matches "${refs[0]}"`);
@@ -372,7 +379,7 @@ export async function pruneExpired(store: Store, now = Date.now(), dryRun = fals
       tx.removeRecord(e.id, {
         id: e.id,
         deleted: new Date(now).toISOString(),
-        by: `${ident.name} <${ident.email}>`,
+        by: identLine(ident),
         title: e.title,
         reason: 'expired',
       });

@@ -16,6 +16,9 @@ export interface Ident {
   email: string;
 }
 
+/** An identity as a record and git name it: `Name <email>`. */
+export const identLine = (i: Ident): string => `${i.name} <${i.email}>`;
+
 export class StoreConfig extends StoreCatalog {
   identity?: Ident;
   /**

@@ -9,6 +9,7 @@ import { changedRuns } from '../anchors/diff.js';
 import { err } from '../errors.js';
 import { git } from '../gitstore/git.js';
 import type { Store } from '../gitstore/store.js';
+import { identLine } from '../gitstore/store-config.js';
 import {
   type MemoryRecord,
   parseRecord,
@@ -381,7 +382,7 @@ export async function resolveConflict(
       tx.removeRecord(id, {
         id,
         deleted: now,
-        by: `${ident.name} <${ident.email}>`,
+        by: identLine(ident),
         title: rec.title,
         ...(rec.alias ? { alias: rec.alias } : {}),
         clock: nextClock(rec.clock),

@@ -11,6 +11,7 @@ import { join, sep } from 'node:path';
 import { err } from '../errors.js';
 import { ensureFormat } from '../gitstore/format.js';
 import { FORMAT_PATH, SHARED_CONFIG_PATH, type Store } from '../gitstore/store.js';
+import { identLine } from '../gitstore/store-config.js';
 import {
   idFromPath,
   type MemoryRecord,
@@ -273,7 +274,7 @@ export async function importDir(
             stringify({
               id,
               deleted: now,
-              by: `${ident.name} <${ident.email}>`,
+              by: identLine(ident),
               title,
               clock,
               reason: 'removed from the exported folder',

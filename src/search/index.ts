@@ -184,7 +184,8 @@ async function rankIn(
   let ids: Set<string>;
   if (scored) {
     textMap = bestTextMatches(scored, allowed, params.preK);
-    ids = new Set([...textMap.keys()].map((d) => d.id));
+    ids = new Set();
+    for (const d of textMap.keys()) ids.add(d.id);
   } else {
     ids = new Set<string>(idx.textCandidates(query, where, params.preK));
     if (completions.length) for (const id of idx.termCandidates(completions)) ids.add(id);
