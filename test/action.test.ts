@@ -468,6 +468,16 @@ describe('action.yml, run as GitHub runs it', () => {
     ]);
     expect(which()).toBe(join(String(npmEnv.npm_config_prefix), 'bin', 'git-mem'));
     expect(existsSync(join(actionPath, 'dist', 'cli.js'))).toBe(true); // built in the action's folder
+    // with the runtime's packages and the build's (web/package.json), not a contributor's tools
+    for (const [pkg, there] of [
+      ['esbuild', true],
+      ['preact', true],
+      ['yaml', true],
+      ['@biomejs', false],
+      ['typescript', false],
+      ['vitest', false],
+    ] as const)
+      expect(existsSync(join(actionPath, 'node_modules', pkg)), pkg).toBe(there);
     expect(run1.steps[0].stdout, run1.out).toMatch(/^git-mem \d+\.\d+\.\d+/m);
     expect(run1.steps[3].uses?.with).toEqual({ sarif_file: 'git-mem.sarif', category: 'git-mem' });
     expect(run1.steps[4].stdout, run1.out).toMatch(/^::warning file=src\/m.py,line=1,endLine=3,/m);
