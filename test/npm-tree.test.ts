@@ -1,12 +1,12 @@
 /**
  * The repository's own npm side: no warnings from its npm config, and the
  * README's first command (`npm install`) leaves package-lock.json as it is.
- * npm runs offline on a copy of package.json and the lock (the lock is all
- * it reads; --package-lock-only touches no node_modules).
+ * npm runs offline on a copy of package.json, the lock and the workspaces'
+ * package.json files (all it reads; --package-lock-only touches no node_modules).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { ROOT, tmpDir } from './helpers.js';
 
@@ -27,7 +27,16 @@ it('npm reads no unknown project config', () => {
 
 it('npm install leaves package-lock.json byte for byte as committed', () => {
   const dir = tmpDir('gm-lock-');
-  for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(ROOT, f), join(dir, f));
+  // the package, its lock, and its workspaces' package files (web/package.json: the build's packages)
+  const { workspaces = [] } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  for (const f of [
+    'package.json',
+    'package-lock.json',
+    ...workspaces.map((w: string) => `${w}/package.json`),
+  ]) {
+    mkdirSync(dirname(join(dir, f)), { recursive: true });
+    copyFileSync(join(ROOT, f), join(dir, f));
+  }
   const r = npm(
     ['install', '--package-lock-only', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'],
     dir,
