@@ -70,11 +70,13 @@ await build({
     'store-start': 'src/gitstore/store-start.ts',
   },
   splitting: true,
-  // bundled CommonJS packages call require()
-  banner: {
-    js: "import { createRequire as __gmCreateRequire } from 'node:module'; const require = __gmCreateRequire(import.meta.url);",
-  },
 });
+// no module of these bundles calls require(): the CommonJS packages (yaml, micromatch) are
+// required on first use through createRequire in src/model/yaml.ts and glob.ts. A bundled
+// CommonJS package would get esbuild's shim, which throws at run time: fail here instead.
+for (const f of readdirSync(tmp))
+  if (f.endsWith('.js') && readFileSync(`${tmp}/${f}`, 'utf8').includes('Dynamic require of'))
+    throw new Error(`build: ${f} bundles a CommonJS require(); load that package through createRequire`);
 for (const [name, pkg] of Object.entries(VENDOR))
   await build({
     entryPoints: [pkg],
