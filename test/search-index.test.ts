@@ -135,8 +135,22 @@ describe('index: postings answer like the scan', () => {
       ['edited retry', { type: { in: ['decision'] } }],
       ['nothing here', {}],
     ];
-    for (const [q, where] of qs)
-      expect(sorted(post.textCandidates(q, where, 100000))).toEqual(sorted(scan.textCandidates(q, where)));
+    for (const [q, where] of qs) {
+      expect(sorted(post.textCandidates(q, where, 100000))).toEqual(
+        sorted(scan.textCandidates(q, where, 100000)),
+      );
+      // cut to a limit, both keep the same best (a duplicate check asks for 30, a search for about 300)
+      for (const k of [5, 30, 300])
+        expect(post.textCandidates(q, where, k)).toEqual(scan.textCandidates(q, where, k));
+    }
+    // the scan's scores are the postings', to the last bit, with the same bits per term
+    const asMap = (t: ReturnType<SearchIndex['textScores']>) =>
+      new Map(t.docs.map((d, i) => [d.id, [t.scores[i], t.matched[i]]]));
+    for (const q of [
+      ['rare', 'pool'],
+      ['shared', 'edited', 'nothing'],
+    ])
+      expect(asMap(scan.textScores(q, DEFAULT_PARAMS))).toEqual(asMap(post.textScores(q, DEFAULT_PARAMS)));
     expect(sorted(post.termCandidates(['pool', 'flaki']))).toEqual(
       sorted(scan.termCandidates(['pool', 'flaki'])),
     );
@@ -149,7 +163,7 @@ describe('index: postings answer like the scan', () => {
     for (const id of scan.textCandidates('rare pool'))
       if (!top.includes(id)) expect(score(id)).toBeLessThanOrEqual(best);
     // postings scores are the scan's BM25F
-    const sc = post.textScores(['rare', 'pool'], DEFAULT_PARAMS)!;
+    const sc = post.textScores(['rare', 'pool'], DEFAULT_PARAMS);
     for (let i = 0; i < sc.docs.length; i += 37) expect(sc.scores[i]).toBe(score(sc.docs[i].id));
   });
 });

@@ -55,7 +55,9 @@ export async function findDuplicates(
 ): Promise<Duplicate[]> {
   const tip = await store.tip();
   if (!tip) return [];
-  const st = await openIndex(store, { provider });
+  // a long-lived process (MCP server, UI) builds the postings once; a one-shot one scans: the
+  // same candidates either way (textCandidates)
+  const st = await openIndex(store, { provider, postings: store.longLived });
   mark('duplicates: index open');
   const idx = st.index;
   if (!idx.size) return [];

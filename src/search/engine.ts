@@ -14,7 +14,7 @@
 import type { MemoryRecord } from '../model/record.js';
 import { docFromRecord, type SearchDoc, TermCounts } from './docs.js';
 import { Postings, type TextScores } from './postings.js';
-import { type CorpusStats, DEFAULT_PARAMS } from './rank.js';
+import { type CorpusStats, DEFAULT_PARAMS, type RankParams, scanScores } from './rank.js';
 import { terms } from './text.js';
 
 /** Everything an anchored path contributes to the anchor filter: the path and its folders. */
@@ -180,17 +180,13 @@ export class SearchIndex {
   }
 
   /**
-   * BM25F of every document containing a query term, straight from the
-   * postings (long-lived processes). Undefined when there are no postings
-   * (one-shot processes).
+   * BM25F of every document containing a query term: from the postings (long-lived processes),
+   * else from a scan of every document's term counts (scanScores: one-shot processes). The
+   * same documents and scores to the last bit either way (tested), so both cut alike.
    */
-  textScores(
-    qterms: readonly string[],
-    p: { k1: number; w: readonly number[]; b: readonly number[] },
-    qw?: readonly number[],
-  ): TextScores | undefined {
-    if (!this.postings) return undefined;
+  textScores(qterms: readonly string[], p: RankParams, qw?: readonly number[]): TextScores {
     const st = this.stats();
+    if (!this.postings) return scanScores(this.docs.values(), qterms, st, p, qw);
     const idf = qterms.map((t) => {
       const df = this.df.get(t) ?? 0;
       return Math.log(1 + (st.n - df + 0.5) / (df + 0.5));
@@ -226,35 +222,20 @@ export class SearchIndex {
 
   /**
    * Ids of documents matching any query term, optionally restricted by enum
-   * filters (`type`/`status` {in|eq}, `paths`/`tagset` {containsAny}). With
-   * postings, at most `limit`: the best by BM25F; otherwise (a scan of the
-   * term counts) every match.
+   * filters (`type`/`status` {in|eq}, `paths`/`tagset` {containsAny}): at most
+   * `limit`, the best by BM25F (ties by id), with postings or without.
    */
   textCandidates(query: string, where: Record<string, unknown> = {}, limit = 1000): string[] {
     const qterms = [...new Set(terms(query))];
     if (!qterms.length) return [];
-    if (this.postings) {
-      const sc = this.textScores(qterms, DEFAULT_PARAMS)!;
-      const hits: number[] = [];
-      for (let i = 0; i < sc.docs.length; i++) if (matchesWhere(sc.docs[i], where)) hits.push(i);
-      if (hits.length > limit) {
-        hits.sort((a, b) => sc.scores[b] - sc.scores[a] || (sc.docs[a].id < sc.docs[b].id ? -1 : 1));
-        hits.length = limit;
-      }
-      return hits.map((i) => sc.docs[i].id);
+    const sc = this.textScores(qterms, DEFAULT_PARAMS);
+    const hits: number[] = [];
+    for (let i = 0; i < sc.docs.length; i++) if (matchesWhere(sc.docs[i], where)) hits.push(i);
+    if (hits.length > limit) {
+      hits.sort((a, b) => sc.scores[b] - sc.scores[a] || (sc.docs[a].id < sc.docs[b].id ? -1 : 1));
+      hits.length = limit;
     }
-    const out: string[] = [];
-    for (const d of this.docs.values()) {
-      let hit = false;
-      for (const t of qterms) {
-        if (d.tf.indexOf(t) >= 0) {
-          hit = true;
-          break;
-        }
-      }
-      if (hit && matchesWhere(d, where)) out.push(d.id);
-    }
-    return out;
+    return hits.map((i) => sc.docs[i].id);
   }
 
   /**
@@ -306,7 +287,7 @@ export class SearchIndex {
   }
 }
 
-/** The enum filters of textCandidates, applied to a document (scan path). */
+/** The enum filters of textCandidates, applied to a document. */
 function matchesWhere(d: SearchDoc, where: Record<string, unknown>): boolean {
   for (const [k, cond] of Object.entries(where)) {
     const c = cond as { in?: string[]; eq?: string; nin?: string[]; containsAny?: string[] };

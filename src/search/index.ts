@@ -179,17 +179,10 @@ async function rankIn(
     searchable(d, !!q.includeStale, now) &&
     !(q.types?.length && !q.types.includes(d.type)) &&
     !(tags.length && !tags.every((t) => d.tags.includes(t)));
-  const scored = idx.textScores(qterms, params);
-  let textMap: Map<SearchDoc, TextMatch> | undefined;
-  let ids: Set<string>;
-  if (scored) {
-    textMap = bestTextMatches(scored, allowed, params.preK);
-    ids = new Set();
-    for (const d of textMap.keys()) ids.add(d.id);
-  } else {
-    ids = new Set<string>(idx.textCandidates(query, where, params.preK));
-    if (completions.length) for (const id of idx.termCandidates(completions)) ids.add(id);
-  }
+  // the best text matches, cut to about preK: from postings in a long-lived process, else a scan
+  const textMap = bestTextMatches(idx.textScores(qterms, params), allowed, params.preK);
+  const ids = new Set<string>();
+  for (const d of textMap.keys()) ids.add(d.id);
   if (file) {
     const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
     const keys = [file, dir, packageOf(file)].filter(Boolean);
@@ -255,7 +248,8 @@ async function rankIn(
       }
       const all = [...qterms, ...exp];
       const qweights = [...qterms.map(() => 1), ...exp.map(() => params.prfWeight)];
-      const sc = idx.textScores(all, params, qweights);
+      // from postings; a one-shot process scores just these candidates (rank, with bm25f)
+      const sc = idx.hasPostings ? idx.textScores(all, params, qweights) : undefined;
       const text = sc
         ? new Map(sc.docs.map((d, i) => [d, { score: sc.scores[i], matched: sc.matched[i] }]))
         : undefined;

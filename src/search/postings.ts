@@ -19,7 +19,7 @@ interface List {
 
 /** How many query terms `score` says a document matched, one bit each; later terms set MASK_MORE. */
 export const MASK_TERMS = 30;
-const MASK_MORE = 1 << MASK_TERMS;
+export const MASK_MORE = 1 << MASK_TERMS;
 
 /** The documents a query's terms occur in, their BM25F scores and the terms each matched. */
 export interface TextScores {

@@ -7,7 +7,7 @@
  */
 import micromatch from '../model/glob.js';
 import type { SearchDoc } from './docs.js';
-import { MASK_TERMS } from './postings.js';
+import { MASK_MORE, MASK_TERMS, type TextScores } from './postings.js';
 import { normalizePath, packageOf, pathWords } from './text.js';
 
 export interface CorpusStats {
@@ -126,42 +126,15 @@ const TYPE_PRIORITY: Record<string, number> = {
   session: 0.2,
 };
 
-/** BM25F score only (no allocation), with the query's idf values precomputed: the hot loop over many candidates. */
-function bm25Score(
-  doc: SearchDoc,
-  qterms: readonly string[],
-  idf: readonly number[],
-  avg: readonly number[],
-  p: RankParams,
-  qw?: readonly number[],
-): number {
-  let score = 0;
-  for (let i = 0; i < qterms.length; i++) {
-    const at = doc.tf.indexOf(qterms[i]);
-    if (at < 0) continue;
-    let tfw = 0;
-    for (let f = 0; f < 3; f++) {
-      const tf = doc.tf.c[3 * at + f];
-      if (tf) tfw += (p.w[f] * tf) / (1 - p.b[f] + (p.b[f] * doc.len[f]) / (avg[f] || 1));
-    }
-    if (tfw > 0) score += ((qw ? qw[i] : 1) * idf[i] * tfw * (p.k1 + 1)) / (tfw + p.k1);
-  }
-  return score;
-}
-
-function idfOf(t: string, stats: CorpusStats): number {
-  const df = stats.df.get(t) ?? 0;
-  return Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
-}
-
 export function bm25f(
   doc: SearchDoc,
   qterms: readonly string[],
   stats: CorpusStats,
   p: RankParams,
   qw?: readonly number[],
-): { score: number; matched: string[] } {
+): { score: number; matched: string[]; mask: number } {
   let score = 0;
+  let mask = 0;
   const matched: string[] = [];
   for (let i = 0; i < qterms.length; i++) {
     const t = qterms[i];
@@ -181,8 +154,32 @@ export function bm25f(
     const k = (qw ? qw[i] : 1) * idf * (p.k1 + 1);
     score += (k * tfw) / (tfw + p.k1);
     matched.push(t);
+    mask |= i < MASK_TERMS ? 1 << i : MASK_MORE;
   }
-  return { score, matched };
+  return { score, matched, mask };
+}
+
+/**
+ * bm25f of every document that matches a query term, as Postings.score answers for the same
+ * terms (the same documents, scores to the last bit, bits per term): what a one-shot process,
+ * which builds no postings, scores its candidates by.
+ */
+export function scanScores(
+  docs: Iterable<SearchDoc>,
+  qterms: readonly string[],
+  stats: CorpusStats,
+  p: RankParams,
+  qw?: readonly number[],
+): TextScores {
+  const out: TextScores = { docs: [], scores: [], matched: [] };
+  for (const d of docs) {
+    const r = bm25f(d, qterms, stats, p, qw);
+    if (!r.mask) continue;
+    out.docs.push(d);
+    out.scores.push(r.score);
+    out.matched.push(r.mask);
+  }
+  return out;
 }
 
 export interface FileMatch {
@@ -275,12 +272,15 @@ export function rank(
   const given = input.text;
   const text = new Map<string, { score: number; matched: string[] }>();
   if (cands.length > p.preK) {
-    const idf = input.qterms.map((t) => idfOf(t, stats));
     const scores = new Float64Array(cands.length);
     for (let i = 0; i < cands.length; i++) {
-      scores[i] = given
-        ? (given.get(cands[i])?.score ?? 0)
-        : bm25Score(cands[i], input.qterms, idf, stats.avg, p, input.qweights);
+      const d = cands[i];
+      if (given) scores[i] = given.get(d)?.score ?? 0;
+      else {
+        const r = bm25f(d, input.qterms, stats, p, input.qweights);
+        text.set(d.id, r);
+        scores[i] = r.score;
+      }
     }
     const order = Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a]);
     const keep = new Set<SearchDoc>();
@@ -292,6 +292,7 @@ export function rank(
     cands = [...keep];
   }
   for (const d of cands) {
+    if (text.has(d.id)) continue;
     const g = given?.get(d);
     text.set(d.id, (g && fromPostings(g, input.qterms)) ?? bm25f(d, input.qterms, stats, p, input.qweights));
   }
