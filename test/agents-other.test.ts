@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeRepo, runBin, until } from './helpers.js';
+import { errorOf, makeRepo, runBin, until } from './helpers.js';
 
 describe('Codex CLI and Factory Droid', { timeout: 60_000 }, () => {
   it('installs each agent its hook file with the events it has, idempotently, and removes exactly that', async () => {
@@ -49,9 +49,10 @@ describe('Codex CLI and Factory Droid', { timeout: 60_000 }, () => {
         (c: { action: string }) => c.action,
       ),
     ).toEqual(['already installed', 'already installed']);
-    const bad = await repo.mem(['hooks', 'install', '--codex', '--local']);
+    const bad = await repo.mem(['hooks', 'install', '--codex', '--local', '--json']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('Codex has no local hook file');
+    expect(errorOf(bad).code).toBe('E_INVALID_ARG');
+    expect(errorOf(bad).message).toContain('Codex'); // the agent it refused --local for (no data field)
 
     await repo.memJson(['hooks', 'uninstall', '--codex', '--droid']);
     // the Codex file was created by install: gone with its directory; Droid's settings are back as they were

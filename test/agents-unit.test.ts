@@ -18,7 +18,7 @@ import {
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { HOOK_COMMAND, mergeHooks, removeHooks } from '../src/hooks/claude-settings.js';
-import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
+import { errorOf, makeRepo, type TestRepo, tmpDir } from './helpers.js';
 import { fresh, template } from './support/template.js';
 
 /** a first commit and no store (the first write creates it): strategies and review run on copies of it */
@@ -490,9 +490,10 @@ describe('Claude Code settings', () => {
     expect(existsSync(local)).toBe(false);
     expect(existsSync(join(repo.dir, '.claude'))).toBe(false);
     repo.write('.claude/settings.json', '{ "hooks": [ oops');
-    const bad = await repo.mem(['hooks', 'install', '--claude']);
+    const bad = await repo.mem(['hooks', 'install', '--claude', '--json']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/cannot parse .*settings\.json/);
+    expect(errorOf(bad).code).toBe('E_INVALID_ARG');
+    expect(errorOf(bad).message).toContain(join('.claude', 'settings.json')); // the file (no data field)
     expect(readFileSync(join(repo.dir, '.claude', 'settings.json'), 'utf8')).toBe('{ "hooks": [ oops');
     // pure helpers agree
     const s: Record<string, unknown> = {};

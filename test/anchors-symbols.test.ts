@@ -14,7 +14,7 @@ import {
   preferredSymbols,
 } from '../src/anchors/symbols.js';
 import { parseAnchorSpecs } from '../src/anchors/types.js';
-import { makeRepo } from './helpers.js';
+import { errorOf, makeRepo } from './helpers.js';
 
 /** One language: its files before, after one commit that edits, moves, renames and removes symbols, and the anchors. */
 interface Case {
@@ -821,12 +821,16 @@ describe('symbols by language (syntax trees)', () => {
     // unique across the repository: the class in the header, not its constructor in the .cpp
     expect(shown[all.length - 1]).toMatchObject({ path: 'src/server.h', sym: { qualified: 'net.Server' } });
     // a plain name defined in several files is refused with one line naming the candidates
-    const amb = await r.mem(['add', '--title', 'render', '--content', 'x', '--symbol', 'render']);
+    const amb = await r.mem(['add', '--title', 'render', '--content', 'x', '--symbol', 'render', '--json']);
     expect(amb.code).toBe(2);
     expect(amb.stderr.trim().split('\n')).toHaveLength(1);
-    expect(amb.stderr).toMatch(
-      /symbol "render" is defined in several places: lib\/application\.js#app\.render, lib\/response\.js#res\.render, lib\/view\.js#View\.render/,
-    );
+    expect(errorOf(amb).code).toBe('E_ANCHOR');
+    // the candidates, each as PATH#NAME to pass instead (no data field holds them)
+    expect(String(errorOf(amb).message).match(/[\w./-]+#[\w.]+/g)).toEqual([
+      'lib/application.js#app.render',
+      'lib/response.js#res.render',
+      'lib/view.js#View.render',
+    ]);
 
     for (const c of CASES) for (const [p, text] of Object.entries(c.after)) r.write(p, text);
     r.commitAll('edit, move, rename and remove symbols');

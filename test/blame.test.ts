@@ -256,21 +256,22 @@ describe('blame', () => {
     const none = await r.mem(['blame', 'a.txt:3']);
     expect(none.stdout).toContain('No memory is anchored here and no rule covers a.txt.');
 
-    for (const [args, code, msg] of [
-      [
-        ['blame', 'a.txt:5'],
-        2,
-        /a.txt has 3 lines at HEAD .*; line 5 is past its end \(pass lines within 1-3\)/,
-      ],
-      [['blame', 'a.txt:3-2'], 2, /invalid FILE\[:START\[-END\]\] "a.txt:3-2"/],
-      [['blame', 'nope.txt'], 3, /nope.txt is not a file at HEAD .* \(blame reads committed files/],
-      [['blame', '.'], 2, /invalid path|is a directory/],
-      [['blame', '../x'], 2, /outside the repository/],
+    // each refusal: its exit and error code, what it names (none carries a data field) and the fix
+    const head = r.git('rev-parse', 'HEAD').trim().slice(0, 12);
+    for (const [args, exit, code, named, fix] of [
+      [['blame', 'a.txt:5'], 2, 'E_INVALID_ARG', ['a.txt', head], 'pass lines within 1-3'],
+      [['blame', 'a.txt:3-2'], 2, 'E_INVALID_ARG', ['"a.txt:3-2"'], ''],
+      [['blame', 'nope.txt'], 3, 'E_NOT_FOUND', ['nope.txt', head], 'blame reads committed files'],
+      [['blame', '.'], 2, 'E_INVALID_ARG', [], ''],
+      [['blame', '../x'], 2, 'E_INVALID_ARG', ['../x'], ''],
     ] as const) {
-      const res = await r.mem([...args]);
-      expect(res.code, res.stderr).toBe(code);
+      const res = await r.mem([...args, '--json']);
+      expect(res.code, res.stderr).toBe(exit);
       expect(res.stderr.trim().split('\n')).toHaveLength(1);
-      expect(res.stderr).toMatch(msg);
+      const e = errorOf(res);
+      expect(e.code, args.join(' ')).toBe(code);
+      for (const n of named) expect(e.message, args.join(' ')).toContain(n);
+      expect(e.hint ?? '', args.join(' ')).toContain(fix);
     }
     const empty = makeRepo();
     const noHead = await empty.mem(['blame', 'x', '--json']);

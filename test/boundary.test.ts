@@ -18,7 +18,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { confinedPath } from '../src/merge/confine.js';
 import type { ProblemKind } from '../src/merge/problems.js';
@@ -31,7 +31,7 @@ import {
 } from '../src/merge/validate.js';
 import { newId } from '../src/model/id.js';
 import { recordPath } from '../src/model/record.js';
-import { makeRepo, type TestRepo, tmpDir } from './helpers.js';
+import { errorOf, makeRepo, type TestRepo, thrown, tmpDir } from './helpers.js';
 import { plumber, recordText, type Spec } from './hostile-helpers.js';
 import { type Fresh, fresh, template } from './support/template.js';
 import { bareRemote, clone } from './sync-helpers.js';
@@ -120,8 +120,8 @@ describe('export --dir of a poisoned store', () => {
     symlinkSync(outside, join(r.dir, '.mem', 'memories'));
     const res = await r.mem(['export', '--dir', '.mem']);
     expect(res).toMatchObject({ code: 1, error: 'E_IO' });
-    // names the record it would have written and the link in the way
-    expect(res.message).toContain(recordPath(one.id));
+    // names the record it would have written (data) and the link in the way
+    expect(res.data).toMatchObject({ path: recordPath(one.id) });
     expect(res.message).toContain('memories');
     expect(readdirSync(outside)).toEqual([]);
     // a symlinked record file in place is refused too, its target untouched
@@ -285,8 +285,9 @@ describe('rules export and the merge driver', () => {
     symlinkSync(outside, join(r.dir, '.cursor'));
     const res = await r.mem(['rules', 'export', '--to', 'cursor']);
     expect(res).toMatchObject({ code: 1, error: 'E_IO' });
-    // names the file it would have written and the link in the way
-    for (const named of ['.cursor/rules', '.cursor']) expect(res.message).toContain(named);
+    // names the file it would have written (data) and the link in the way
+    expect(res.data).toMatchObject({ path: '.cursor/rules' });
+    expect(res.message).toContain('.cursor');
     expect(readdirSync(outside)).toEqual([]);
   });
 
@@ -337,12 +338,15 @@ describe("locks and refusals in git's words", () => {
     const old = new Date(Date.now() - 3600_000);
     utimesSync(lock, old, old);
     const before = b.git('rev-parse', 'refs/memory').trim();
-    const res = await b.mem(['sync']);
+    const res = await b.mem(['sync', '--json']);
     expect(res.code).toBe(1);
     expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(res.stderr).toContain(`refs/memory is locked by ${lock}, left 60 min ago`);
-    expect(res.stderr).toContain(`rm '${lock}'`);
-    expect(res.stderr).not.toMatch(/kept moving/);
+    // the lock and its age, as the error's data (not E_CONFLICT_RETRY: no retrying behind it)
+    const e = errorOf(res);
+    expect(e).toMatchObject({ code: 'E_LOCKED', lock });
+    expect(e.ageMs).toBeGreaterThanOrEqual(59 * 60_000);
+    expect(e.ageMs).toBeLessThan(61 * 60_000);
+    expect(res.stderr).toContain(`rm '${lock}'`); // the hint: how to clear it
     expect(b.git('rev-parse', 'refs/memory').trim()).toBe(before);
   });
 
@@ -353,12 +357,19 @@ describe("locks and refusals in git's words", () => {
     await a.memJson(['sync']);
     await a.memJson(['add', '--title', 'second', '--content', 'b\n']);
     writeFileSync(join(remote.dir, 'refs', 'mem', 'memory.lock'), '');
-    const res = await a.mem(['sync']);
+    const res = await a.mem(['sync', '--json']);
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(
-      /origin could not update its memory ref 3 times: cannot lock ref 'refs\/mem\/memory': Unable to create '.*memory\.lock': File exists/,
+    // E_REMOTE naming the ref the remote refused (not E_CONFLICT_RETRY after 9 rejections) ...
+    const e = errorOf(res);
+    expect(e).toMatchObject({
+      code: 'E_REMOTE',
+      remote: 'origin',
+      rejected: [expect.objectContaining({ ref: 'refs/mem/memory' })],
+    });
+    // ... with git's own reason, passed on
+    expect(e.message).toMatch(
+      /cannot lock ref 'refs\/mem\/memory': Unable to create '.*memory\.lock': File exists/,
     );
-    expect(res.stderr).not.toMatch(/rejected 9 times/);
   });
 });
 
@@ -469,9 +480,20 @@ describe('the validator, pure', () => {
   it('confinement', () => {
     const root = tmpDir('gm-conf-');
     expect(confinedPath(root, 'a/b.md')).toBe(join(root, 'a', 'b.md'));
+    // E_IO naming the path refused and the folder it must stay in, as data
     for (const bad of ['../x', 'a/../../x', '/etc/passwd', ''])
-      expect(() => confinedPath(root, bad), bad).toThrow(/refusing to write/);
+      expect(
+        thrown(() => confinedPath(root, bad)),
+        bad,
+      ).toMatchObject({
+        code: 'E_IO',
+        data: { path: bad, root: resolve(root) },
+      });
     symlinkSync(tmpDir('gm-conf-out-'), join(root, 'link'));
-    expect(() => confinedPath(root, 'link/x')).toThrow(/link is a symbolic link/);
+    // a path inside the folder, refused only for the link on its way
+    expect(thrown(() => confinedPath(root, 'link/x'))).toMatchObject({
+      code: 'E_IO',
+      data: { path: 'link/x', root: resolve(root) },
+    });
   });
 });

@@ -93,9 +93,10 @@ describe('the built git-mem, run twice', () => {
 
     // a refused model download is one clear line, on every run
     const host = await closedPortUrl();
-    for (const res of twice(['models', 'pull', 'acme/some-model', '--host', host], o)) {
+    for (const res of twice(['models', 'pull', 'acme/some-model', '--host', host, '--json'], o)) {
       expect(res.code).toBe(1);
-      expect(res.stderr).toContain('cannot download embedding model acme/some-model');
+      expect(errorOf(res).code).toBe('E_REMOTE');
+      expect(errorOf(res).message).toContain('acme/some-model'); // the model (no data field)
     }
   }, 120_000);
 
@@ -144,12 +145,12 @@ describe('the built git-mem, run twice', () => {
     const env = { ...r.env, GIT_CEILING_DIRECTORIES: join(r.dir, 'a') };
     for (const args of [
       ['list', '--json'],
-      ['show', 'x'],
-      ['search', 'x'],
+      ['show', 'x', '--json'],
+      ['search', 'x', '--json'],
     ])
       for (const res of twice(args, { cwd: sub, env })) {
         expect(res.code, args.join(' ')).not.toBe(0);
-        expect(res.stderr).toContain('not a git repository');
+        expect(errorOf(res).code, args.join(' ')).toBe('E_NOT_A_REPO');
       }
   }, 60_000);
 
@@ -170,9 +171,9 @@ describe('the built git-mem, run twice', () => {
     for (const res of twice(['add', '--type', 'bogus', '--title', 'x', '--content', 'y'], o))
       expect(res.code).toBe(2);
     const env = { ...r.env, GIT_CEILING_DIRECTORIES: join(r.dir, 'a') };
-    for (const res of twice(['add', '--title', 'x', '--content', 'y'], { cwd: sub, env })) {
+    for (const res of twice(['add', '--title', 'x', '--content', 'y', '--json'], { cwd: sub, env })) {
       expect(res.code).not.toBe(0);
-      expect(res.stderr).toContain('not a git repository');
+      expect(errorOf(res).code).toBe('E_NOT_A_REPO');
     }
     for (const res of twice(['hook', 'post-commit'], { cwd: sub, env })) expect(res.code).toBe(0);
     // --global: the processes started in the repository are not the store's; the add goes to the global store

@@ -65,11 +65,10 @@ describe('errors: one line, a stable code, a non-zero exit, the store untouched'
 
   it('the real binary prints the same one-line error and exit code, and help works', async () => {
     const r = makeRepo();
-    const res = runBin(['show', 'abcd'], { cwd: r.dir, env: r.env });
+    const res = runBin(['show', 'abcd', '--json'], { cwd: r.dir, env: r.env });
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(
-      /^git-mem: error: no memory store in this repository yet \(run git mem init\)\n$/,
-    );
+    expect(res.stderr).toMatch(/^git-mem: error: [^\n]*\(run git mem init\)\n$/); // one line, with the fix
+    expect(errorOf(res).code).toBe('E_NOT_INITIALIZED');
     const help = runBin(['--help'], { cwd: r.dir, env: r.env });
     expect(help.code).toBe(0);
     for (const c of [

@@ -300,22 +300,31 @@ describe("a teammate's clone", () => {
     const doctor = await b.mem(['doctor']);
     expect(doctor.stdout).toContain('fix: run git mem pull: origin has memory');
     expect(doctor.stdout).not.toContain('git mem init');
-    const show = await b.mem(['show', id.slice(0, 12)]);
+    const show = await b.mem(['show', id.slice(0, 12), '--json']);
     expect(show.code).toBe(3);
-    expect(show.stderr.trim().split('\n')).toEqual([
-      `git-mem: error: ${id.slice(0, 12)} is not in this clone's memory yet; origin has it (refs/mem-remotes/origin/memory) (run git mem pull)`,
-    ]);
+    expect(show.stderr.trim().split('\n')).toHaveLength(1);
+    // the memory, the remote that has it and where (no data field holds them), and the fix
+    const notYet = errorOf(show);
+    expect(notYet).toMatchObject({ code: 'E_NOT_FOUND', hint: 'run git mem pull' });
+    for (const named of [id.slice(0, 12), 'refs/mem-remotes/origin/memory'])
+      expect(notYet.message).toContain(named);
     expect(tipOf(b)).toBeNull();
     // the one command it names
     expect((await b.mem(['pull'])).code).toBe(0);
     expect((await b.memJson(['show', id])).title).toBe('use pnpm');
     // deleted here: origin still has it, but a pull would not bring it back; show says what happened
     await b.memJson(['rm', id]);
-    const gone = await b.mem(['show', id]);
+    const gone = await b.mem(['show', id, '--json']);
     expect(gone.code).toBe(3);
-    expect(gone.stderr).toBe(
-      `git-mem: error: ${id.slice(0, 12)} was deleted in this clone (origin still has it until the next sync) (git mem history ${id.slice(0, 12)} shows its versions; git mem sync sends the deletion)\n`,
-    );
+    expect(gone.stderr).toMatch(/^git-mem: error: [^\n]*\n$/);
+    // the memory and the remote that still has it (no data field holds them), and the commands that
+    // show its versions and send the deletion (the hint)
+    const deleted = errorOf(gone);
+    expect(deleted).toMatchObject({
+      code: 'E_NOT_FOUND',
+      hint: `git mem history ${id.slice(0, 12)} shows its versions; git mem sync sends the deletion`,
+    });
+    for (const named of [id.slice(0, 12), 'origin']) expect(deleted.message).toContain(named);
   });
 
   it('an unreachable remote: one line naming git mem pull, then quiet; the read still answers', async () => {

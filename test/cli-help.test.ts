@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { commandAliases, commandLoaders } from '../src/cli/commands.js';
 import { commandTable, manPage } from '../src/cli/help.js';
 import { VERSION } from '../src/cli/main.js';
-import { BIN, isolatedEnv, ROOT, runBin, tmpDir } from './helpers.js';
+import { BIN, errorOf, isolatedEnv, ROOT, runBin, tmpDir } from './helpers.js';
 
 const MAN = join(ROOT, 'man', 'man1', 'git-mem.1');
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -96,14 +96,19 @@ describe('help on the command line', () => {
   });
 
   it('an unknown command is one line; no command says where help is, once', () => {
-    const r = runBin(['help', 'nosuch'], { cwd, env });
+    const r = runBin(['help', 'nosuch', '--json'], { cwd, env });
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([
-      'git-mem: error: no command "nosuch" (git mem help lists the commands)',
-    ]);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    // the command it does not know, and where the list of commands is (the hint)
+    expect(errorOf(r)).toMatchObject({ code: 'E_INVALID_ARG', hint: 'git mem help lists the commands' });
+    expect(errorOf(r).message).toContain('"nosuch"');
+    // a bare `git mem`: one line saying where help is
     const none = runBin([], { cwd, env });
     expect(none.code).toBe(2);
-    expect(none.stderr.trim()).toBe('git-mem: error: name a command (see git mem --help)');
+    expect(none.stderr).toMatch(/^git-mem: error: [^\n]* \(see git mem --help\)\n$/);
+    const noneJson = runBin(['--json'], { cwd, env });
+    expect(noneJson.code).toBe(2);
+    expect(errorOf(noneJson)).toMatchObject({ code: 'E_INVALID_ARG', hint: 'see git mem --help' });
   });
 });
 

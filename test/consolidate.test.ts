@@ -14,7 +14,7 @@ import { approveProposal, listPending, rejectProposal } from '../src/agents/revi
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
 import { type MemoryRecord, newRecord } from '../src/model/record.js';
-import { makeRepo, type TestRepo } from './helpers.js';
+import { errorOf, makeRepo, type TestRepo } from './helpers.js';
 
 let n = 0;
 function rec(type: string, title: string, body: string, tags: string[] = [], day = 1): MemoryRecord {
@@ -255,9 +255,9 @@ describe('consolidate', () => {
   it('--apply carries everything out; a stale proposal is refused; bad flags exit 2', async () => {
     const { r, store, ids } = await setup();
     try {
-      const bad = await r.mem(['consolidate', '--dry-run', '--apply']);
+      const bad = await r.mem(['consolidate', '--dry-run', '--apply', '--json']);
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toMatch(/--dry-run and --apply/);
+      expect(errorOf(bad).code).toBe('E_INVALID_ARG');
 
       // a proposal whose memory changed since is refused whole
       await consolidate(store);

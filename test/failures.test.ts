@@ -56,7 +56,11 @@ describe('the reporter', () => {
     mkdirSync(dir, { recursive: true });
     const res = await r.mem(['export', '--out', dir, '--json']);
     expect(failure(res)).toEqual({ code: 'E_IO', exit: 1 });
-    expect(res.stderr).toMatch(/directory/);
+    // the system's refusal and the path it refused, as data
+    expect(JSON.parse(res.stdout.trim().split('\n').pop()!).error).toMatchObject({
+      errno: 'EISDIR',
+      path: dir,
+    });
     const missing = await r.mem(['export', '--out', join(r.dir, 'no', 'such', 'dir', 'x.jsonl'), '--json']);
     expect(failure(missing)).toEqual({ code: 'E_IO', exit: 1 });
   });

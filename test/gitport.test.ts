@@ -19,17 +19,33 @@ function runBinBounded(args: string[], r: { dir: string; env: NodeJS.ProcessEnv 
     timeout: ms,
     killSignal: 'SIGKILL',
   });
-  return { code: res.status, signal: res.signal, stderr: res.stderr, ms: Date.now() - t0 };
+  return {
+    code: res.status,
+    signal: res.signal,
+    stdout: res.stdout,
+    stderr: res.stderr,
+    ms: Date.now() - t0,
+  };
 }
 
 const state = (r: TestRepo) => r.git('for-each-ref', '--format=%(refname) %(objectname)');
 
-const REFUSED: Array<[string, string[], RegExp]> = [
-  ['an unknown type', ['add', '--type', 'bogus', '--title', 'x', '--content', 'y'], /unknown type "bogus"/],
+/** What a refusal is: its error's code and data, and what its message names where no data field holds it. */
+interface Refusal {
+  error: Record<string, unknown>;
+  names?: string;
+}
+
+const REFUSED: Array<[string, string[], Refusal]> = [
+  [
+    'an unknown type',
+    ['add', '--type', 'bogus', '--title', 'x', '--content', 'y'],
+    { error: { code: 'E_INVALID_ARG' }, names: '"bogus"' },
+  ],
   [
     'a confidence out of range',
     ['add', '--confidence', '7', '--title', 'x', '--content', 'y'],
-    /confidence 7/,
+    { error: { code: 'E_INVALID_ARG', field: 'confidence' } },
   ],
   [
     'a secret',
@@ -40,12 +56,12 @@ const REFUSED: Array<[string, string[], RegExp]> = [
       '--content',
       'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
     ],
-    /secret/i,
+    { error: { code: 'E_SECRET', field: 'body' } },
   ],
   [
     'an anchor to no file',
     ['add', '--title', 'x', '--content', 'y', '--anchor', 'no/such/file.ts:1'],
-    /no\/such/,
+    { error: { code: 'E_ANCHOR' }, names: 'no/such/file.ts' },
   ],
 ];
 
@@ -64,11 +80,13 @@ describe('refused input with packed objects (after git gc, and in a clone)', () 
     const c: TestRepo = { ...r, dir: clone, git: (...a: string[]) => sh('git', a, clone, r.env) };
     for (const repo of [r, c]) {
       const before = state(repo);
-      for (const [what, args, says] of REFUSED) {
-        const res = runBinBounded(args, repo);
+      for (const [what, args, refusal] of REFUSED) {
+        const res = runBinBounded([...args, '--json'], repo);
         expect(res.signal, `${what}: still running after ${res.ms} ms`).toBeNull();
         expect(res.code, what).not.toBe(0);
-        expect(res.stderr, what).toMatch(says);
+        const error = JSON.parse(res.stdout).error;
+        expect(error, what).toMatchObject(refusal.error);
+        if (refusal.names) expect(error.message, what).toContain(refusal.names);
         expect(res.stderr.trim().split('\n'), what).toHaveLength(1);
         expect(res.stderr, what).not.toContain('internal error');
       }

@@ -440,8 +440,8 @@ describe('a hostile remote is refused whole, the local refs byte-identical', () 
         expect(r.code, `${path}: ${r.stderr}`).toBe(4);
         expect(r.stderr.trimEnd().split('\n'), path).toHaveLength(1);
         refusedAs(r, c.problem, path);
-        expect(r.stderr, path).toContain(hostile.slice(0, 12));
-        expect(r.stderr, path).toMatch(/local memory is unchanged/);
+        expect(JSON.parse(r.stdout).error.commit, path).toBe(hostile); // the commit that brings it
+        expect(r.stderr, path).toMatch(/local memory is unchanged/); // the hint
         expect(refsOf(victim), path).toBe(before);
       }
       if (c.pull) {
@@ -501,8 +501,11 @@ describe('history a sync brings is checked commit by commit, not only the tip', 
         expect(r.code, `${path}: ${r.stderr}`).toBe(4);
         expect(r.stderr.trimEnd().split('\n'), path).toHaveLength(1);
         refusedAs(r, c.problem, path);
-        expect(r.stderr, path).toContain(`memories/${fo(id)}/${id}.md`);
-        expect(r.stderr, path).toContain(`commit ${mid.slice(0, 12)}`);
+        // the path and the commit under the tip that holds it, as data
+        expect(JSON.parse(r.stdout).error, path).toMatchObject({
+          path: `memories/${fo(id)}/${id}.md`,
+          commit: mid,
+        });
         expect(refsOf(victim), path).toBe(before);
       }
       remote.git('update-ref', 'refs/mem/memory', base);
@@ -606,8 +609,11 @@ describe('hostile notes (refs/notes/memory) are refused whole, the local refs by
         expect(r.code, `${path}: ${r.stderr}`).toBe(4);
         expect(r.stderr.trimEnd().split('\n'), path).toHaveLength(1);
         refusedAs(r, c.problem, path);
-        expect(r.stderr, path).toContain(bad.slice(0, 12));
-        expect(r.stderr, path).toMatch(/local memory (and notes )?(is|are) unchanged/);
+        // the notes commit that brings it, as data (`notes` where git's fsck refused the fetch: its
+        // `commit` is the memory's tip then)
+        const e = JSON.parse(r.stdout).error;
+        expect(e.problem === 'fsck' ? e.notes : e.commit, path).toBe(bad);
+        expect(r.stderr, path).toMatch(/local memory (and notes )?(is|are) unchanged/); // the hint
         expect(refsOf(victim), path).toBe(before);
       }
       const before = refsOf(ff);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkArgs, mcpErrorLine, TOOLS } from '../src/agents/mcp-tools.js';
 import { err } from '../src/errors.js';
 import { unframe } from '../src/safety/frame.js';
-import { BIN, type Json, makeRepo, type TestRepo } from './helpers.js';
+import { BIN, type Json, makeRepo, type TestRepo, thrown } from './helpers.js';
 
 let r: TestRepo;
 let client: Client;
@@ -307,39 +307,43 @@ describe('git mem mcp over stdio', () => {
     expect(await callJson('review', { action: 'list' })).toEqual([]);
     const again = await call('review', { action: 'approve', id: ids.pending });
     expect(again.isError).toBe(true);
-    expect(again.content[0].text).toContain('not pending');
+    expect(again._meta?.['git-mem/error']?.code).toBe('E_INVALID_ARG');
+    expect(again.content[0].text).toContain(ids.pending.slice(0, 12)); // the proposal, no longer pending
   });
 
   it('returns errors as tool errors and keeps serving', async () => {
     const tip = r.git('rev-parse', 'refs/memory').trim();
-    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
-      ['get', { id: 'ZZZZZZZZZZZZ' }, /E_NOT_FOUND: no memory matches "ZZZZZZZZZZZZ"/],
-      ['get', {}, /"id" is required/],
-      ['add', { type: 'nonsense', title: 't', body: 'b' }, /"type" must be one of/],
+    // each refusal: its code and data (as --json gives them), and what the line names where no
+    // data field holds it (the argument, the id or the path at fault)
+    const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, string]> = [
+      ['get', { id: 'ZZZZZZZZZZZZ' }, { code: 'E_NOT_FOUND' }, '"ZZZZZZZZZZZZ"'],
+      ['get', {}, { code: 'E_INVALID_ARG' }, '"id"'],
+      ['add', { type: 'nonsense', title: 't', body: 'b' }, { code: 'E_INVALID_ARG' }, '"type"'],
       [
         'add',
         { type: 'decision', title: 't', body: 'token ghp_abcdefghijklmnopqrstuvwxyz0123456789' },
-        /E_SECRET/,
+        { code: 'E_SECRET', field: 'body' },
+        '',
       ],
-      ['search', { query: 'x', limit: 'ten' }, /"limit" must be an integer/],
-      ['search', { query: 'x', bogus: 1 }, /unknown argument "bogus"/],
-      ['update', { id: ids.decision }, /nothing to change/],
-      ['rules', { file: '/etc/passwd' }, /outside the repository/],
+      ['search', { query: 'x', limit: 'ten' }, { code: 'E_INVALID_ARG' }, '"limit"'],
+      ['search', { query: 'x', bogus: 1 }, { code: 'E_INVALID_ARG' }, '"bogus"'],
+      ['update', { id: ids.decision }, { code: 'E_INVALID_ARG' }, ''],
+      ['rules', { file: '/etc/passwd' }, { code: 'E_INVALID_ARG' }, '/etc/passwd'],
       // repository-relative paths are resolved from the work tree: one that climbs out is refused alike
-      ['rules', { file: '../../x' }, /file \.\.\/\.\.\/x is outside the repository/],
-      ['context', { file: 'src/../../x' }, /outside the repository/],
-      ['search', { query: 'x', file: '../etc/passwd' }, /outside the repository/],
-      ['review', { action: 'approve' }, /"id" is required/],
-      ['no_such_tool', {}, /unknown tool "no_such_tool"/],
+      ['rules', { file: '../../x' }, { code: 'E_INVALID_ARG' }, '../../x'],
+      ['context', { file: 'src/../../x' }, { code: 'E_INVALID_ARG' }, 'src/../../x'],
+      ['search', { query: 'x', file: '../etc/passwd' }, { code: 'E_INVALID_ARG' }, '../etc/passwd'],
+      ['review', { action: 'approve' }, { code: 'E_INVALID_ARG' }, '"id"'],
+      ['no_such_tool', {}, { code: 'E_INVALID_ARG' }, '"no_such_tool"'],
     ];
-    for (const [name, args, re] of cases) {
+    for (const [name, args, error, named] of cases) {
+      const what = `${name} ${JSON.stringify(args)}`;
       const res = await call(name, args);
-      expect(res.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
-      expect(res.content[0].text).toMatch(re);
-      // the code as data, as --json gives it, and first in the model's line
-      const code = res._meta?.['git-mem/error']?.code ?? '';
-      expect(code, name).toMatch(/^E_[A-Z_]+$/);
-      expect(unframe(res.content[0].text)).toMatch(new RegExp(`^${code}: `));
+      expect(res.isError, what).toBe(true);
+      expect(res._meta?.['git-mem/error'], what).toMatchObject(error);
+      expect(res.content[0].text, what).toContain(named);
+      // the code first in the model's line
+      expect(unframe(res.content[0].text), what).toMatch(new RegExp(`^${error.code}: `));
     }
     expect(r.git('rev-parse', 'refs/memory').trim()).toBe(tip);
     // the fix named is one an agent can make with the tool's arguments, not a command-line flag
@@ -422,9 +426,16 @@ describe('mcp tools (pure parts)', () => {
       query: 'x',
       types: ['decision'],
     });
-    expect(() => checkArgs(search, { query: 'x', types: ['nope'] })).toThrow(/must be one of/);
-    expect(() => checkArgs(search, { query: 'x', limit: 0 })).toThrow(/between 1 and 50/);
-    expect(() => checkArgs(search, [])).toThrow(/must be an object/);
+    // E_INVALID_ARG naming the argument at fault (no data field holds it)
+    expect(thrown(() => checkArgs(search, { query: 'x', types: ['nope'] }))).toMatchObject({
+      code: 'E_INVALID_ARG',
+      message: expect.stringContaining('"types"'),
+    });
+    expect(thrown(() => checkArgs(search, { query: 'x', limit: 0 }))).toMatchObject({
+      code: 'E_INVALID_ARG',
+      message: expect.stringContaining('"limit"'),
+    });
+    expect(thrown(() => checkArgs(search, []))).toMatchObject({ code: 'E_INVALID_ARG' });
     // the schema decides, whole (a JSON-schema validator, not a checker of a few keywords): a union
     // type the old hand-written checker skipped is enforced, and every refusal is E_INVALID_ARG
     const update = TOOLS.find((t) => t.name === 'update')!;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { actorFromEnv, MAX_TRAILER_IDS, memTrailers, parseTrailerLines } from '../src/model/provenance.js';
 import { parseRecord, serializeRecord } from '../src/model/record.js';
-import { makeRepo, sh, type TestRepo, tmpDir } from './helpers.js';
+import { errorOf, makeRepo, sh, type TestRepo, tmpDir } from './helpers.js';
 import { fresh, template } from './support/template.js';
 import { withEnv } from './support/with-env.js';
 
@@ -184,11 +184,17 @@ describe.runIf(has('ssh-keygen'))('signed memory commits', () => {
     await a.memJson(['push']);
     b.git('config', 'mem.sync.requireSigned', 'true');
     const refs = b.git('for-each-ref').trim();
-    const unsigned = await b.mem(['sync']);
+    const unsigned = await b.mem(['sync', '--json']);
     expect(unsigned.code).toBe(4);
-    expect(unsigned.stderr).toMatch(
-      /^git-mem: error: the remote memory: commit [0-9a-f]{12} is not signed, and sync.require-signed is set \(nothing was merged and the local memory is unchanged; .*\)\n$/,
-    );
+    expect(unsigned.stderr).toMatch(/^git-mem: error: [^\n]*\n$/); // one line
+    // the oldest commit it brings, unsigned
+    expect(errorOf(unsigned)).toMatchObject({
+      code: 'E_MERGE',
+      problem: 'unsigned',
+      signature: 'none',
+      commit: a.git('rev-list', '--reverse', 'refs/memory').split('\n')[0],
+    });
+    expect(unsigned.stderr).toContain('nothing was merged and the local memory is unchanged'); // the hint
     expect(b.git('for-each-ref').trim()).toBe(refs);
     // taken in once with the setting off in this clone; from then on only new commits are checked
     b.git('config', 'mem.sync.requireSigned', 'false');
@@ -222,23 +228,37 @@ describe.runIf(has('ssh-keygen'))('signed memory commits', () => {
     await a.memJson(['add', '--type', 'decision', '--title', 'By eve', '--content', 'x']);
     await a.memJson(['push']);
     const before = b.git('for-each-ref').trim();
-    const refused = await b.mem(['sync']);
+    const refused = await b.mem(['sync', '--json']);
     expect(refused.code).toBe(4);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-    expect(refused.stderr).toMatch(
-      /commit [0-9a-f]{12} is signed by a key this clone does not trust SHA256:/,
-    );
+    expect(errorOf(refused)).toMatchObject({
+      code: 'E_MERGE',
+      problem: 'unsigned',
+      signature: 'untrusted',
+      commit: a.git('rev-parse', 'refs/memory').trim(),
+    });
+    // the key it does not trust (no data field holds it)
+    expect(errorOf(refused).message).toMatch(/SHA256:\S+/);
     expect(b.git('for-each-ref').trim()).toBe(before);
 
     // a signing set-up that cannot sign: the add fails in one line, the store unchanged
     const tip = a.git('rev-parse', 'refs/memory').trim();
     a.git('config', 'commit.gpgsign', 'true');
     a.git('config', 'user.signingkey', join(tmpDir('gm-ssh-'), 'missing.pub'));
-    const bad = await a.mem(['add', '--type', 'decision', '--title', 'Cannot sign', '--content', 'x']);
+    const bad = await a.mem([
+      'add',
+      '--type',
+      'decision',
+      '--title',
+      'Cannot sign',
+      '--content',
+      'x',
+      '--json',
+    ]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(
-      /^git-mem: error: cannot sign the memory commit \(commit.gpgsign is set\): .* \(fix the signing set-up .*git config commit.gpgsign false\)\n$/,
-    );
+    expect(bad.stderr).toMatch(/^git-mem: error: [^\n]*\n$/); // one line
+    expect(errorOf(bad).code).toBe('E_GIT');
+    expect(errorOf(bad).hint).toContain('git config commit.gpgsign false'); // the way out it names
     expect(a.git('rev-parse', 'refs/memory').trim()).toBe(tip);
     // the setting is a known key (config set refuses unknown ones)
     expect((await b.mem(['config', 'set', 'sync.require-signed', 'true'])).code).toBe(0);

@@ -552,10 +552,9 @@ describe('git mem add duplicate warning', () => {
     expect(same).toMatchObject({
       code: 2,
       error: 'E_DUPLICATE',
+      // the memory it duplicates, as data
       data: { duplicates: [expect.objectContaining({ id: r.ids.m3, alias: 'm3', reason: 'exact' })] },
     });
-    // the line a person reads names the memory it duplicates
-    expect(same.message).toContain(r.ids.m3.slice(0, 12));
     const near = await r.mem([
       'add',
       '--json',

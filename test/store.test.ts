@@ -192,8 +192,8 @@ describe('resolution', () => {
     expect(n).toBeGreaterThanOrEqual(6);
     const amb = await runOn(r, ['show', common.toLowerCase()]);
     expect(amb).toMatchObject({ exit: 2, code: 'E_AMBIGUOUS' });
+    // the candidates, as data
     expect([...((amb.data?.candidates ?? []) as string[])].sort()).toEqual([...all].sort());
-    for (const id of all) expect(amb.message).toContain(id.slice(0, 12));
     for (const id of all) expect((await jsonOn(r, ['show', id.slice(0, 16).toLowerCase()])).id).toBe(id);
     await jsonOn(r, ['mv', all[1], 'standards/ts/eslint']);
     expect((await jsonOn(r, ['show', 'standards/ts/eslint'])).id).toBe(all[1]);
@@ -216,12 +216,11 @@ describe('a stale ref lock', () => {
     const t0 = Date.now();
     const res = await runOn(r, ['add', '--title', 'Blocked', '--content', 'y']);
     expect(Date.now() - t0).toBeLessThan(5_000); // no 9 s of retries behind a lock nobody will remove
+    // the file and its age, as data
     expect(res).toMatchObject({ exit: 1, code: 'E_LOCKED', data: { lock: realpathSync(lock) } });
     expect(res.data?.ageMs).toBeGreaterThanOrEqual(3 * 60_000);
-    // one line (main prints message and hint on one): the file, its age, and the command that clears it
+    // one line (main prints message and hint on one), and the command that clears it
     expect(`${res.message} ${res.hint}`).not.toContain('\n');
-    expect(res.message).toContain(realpathSync(lock));
-    expect(res.message).toContain('3 min');
     expect(res.hint).toContain(`rm '${realpathSync(lock)}'`);
     expect(tip(r)).toBe(before);
     expect(writerLeftovers(r)).toEqual([]);

@@ -231,9 +231,13 @@ describe('team stores', () => {
     expect(offline.code).toBe(0);
     expect(JSON.parse(offline.stdout).store).toMatchObject({ store: 'platform', pushed: false });
     expect(offline.stderr).toMatch(/not shared.*git mem store sync platform/);
-    const keep = await project.mem(['store', 'remove', 'platform']);
+    const keep = await project.mem(['store', 'remove', 'platform', '--json']);
     expect(keep.code).toBe(2);
-    expect(keep.stderr).toMatch(/does not have yet.*git mem store sync platform/);
+    expect(errorOf(keep)).toMatchObject({
+      code: 'E_INVALID_ARG',
+      store: 'platform',
+      hint: expect.stringContaining('git mem store sync platform'),
+    });
     renameSync(`${platform.dir}.away`, platform.dir);
     expect(await project.memJson(['store', 'sync', 'platform'])).toMatchObject({ pushed: true });
     expect(await project.memJson(['store', 'remove', 'platform'])).toMatchObject({ name: 'platform' });
@@ -251,9 +255,18 @@ describe('team stores', () => {
     try {
       const key = secretsCorpus().find((c) => c.name === 'AWS access key id')!.secret;
       const before = tipOf(project, 'refs/mem-stores/platform/memory');
-      const team = await project.mem(['add', '--store', 'platform', '--title', 'CI key', '-c', `use ${key}`]);
+      const team = await project.mem([
+        'add',
+        '--store',
+        'platform',
+        '--title',
+        'CI key',
+        '-c',
+        `use ${key}`,
+        '--json',
+      ]);
       expect(team.code).toBe(2);
-      expect(team.stderr).toMatch(/secret/i);
+      expect(errorOf(team)).toMatchObject({ code: 'E_SECRET', kind: 'AWS access key id', field: 'body' });
       expect(tipOf(project, 'refs/mem-stores/platform/memory')).toBe(before);
       // the project's own memory follows the personal setting: stored, with a warning
       const own = await project.mem(['add', '--title', 'CI key here', '-c', `use ${key}`, '--force']);
@@ -299,10 +312,11 @@ describe('team stores', () => {
       '-uhost:path',
       'ho st:path',
     ]) {
-      const r = await project.mem(['store', 'add', 'hostile', '--', url]);
+      const r = await project.mem(['store', 'add', 'hostile', '--json', '--', url]);
       expect(r.code, url).toBe(2);
       expect(r.stderr.trim().split('\n'), url).toHaveLength(1);
-      expect(r.stderr, url).toMatch(/invalid store URL/);
+      expect(errorOf(r).code, url).toBe('E_INVALID_ARG');
+      expect(errorOf(r).message, url).toContain(`"${url}"`); // the URL it refused (no data field holds it)
     }
     expect(project.git('config', '--list', '--local')).not.toMatch(/mem\.store\.hostile/);
     expect(project.git('for-each-ref', 'refs/mem-stores/hostile')).toBe('');

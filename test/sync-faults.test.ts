@@ -13,7 +13,7 @@ import { Store } from '../src/gitstore/store.js';
 import { sync } from '../src/merge/sync.js';
 import { newId } from '../src/model/id.js';
 import { recordPath } from '../src/model/record.js';
-import { BIN, ROOT, sh, tmpDir } from './helpers.js';
+import { BIN, errorOf, ROOT, sh, tmpDir } from './helpers.js';
 import { bareRemote, clone, tipOf } from './sync-helpers.js';
 
 const stores: Store[] = [];
@@ -36,10 +36,16 @@ describe('sync faults', () => {
     const a = clone('/nonexistent/nowhere.git');
     const id = await add(a, 'kept locally');
     const before = tipOf(a);
-    const r = await a.mem(['sync']);
+    const r = await a.mem(['sync', '--json']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/cannot fetch from origin \(\/nonexistent\/nowhere\.git\): .*nowhere/);
-    expect(r.stderr).toMatch(/the local memory is unchanged/);
+    // the remote and URL it could not fetch from, and git's own reason
+    expect(errorOf(r)).toMatchObject({
+      code: 'E_REMOTE',
+      remote: 'origin',
+      url: '/nonexistent/nowhere.git',
+      stderr: expect.stringContaining('nowhere'),
+    });
+    expect(r.stderr).toMatch(/the local memory is unchanged/); // the hint
     expect(tipOf(a)).toBe(before);
     // a server that does not answer
     a.git('remote', 'set-url', 'origin', 'git://127.0.0.1:9/none.git');
@@ -141,7 +147,8 @@ describe('sync faults', () => {
       },
     }).catch((x) => x);
     expect(e.code).toBe('E_CONFLICT_RETRY');
-    expect(e.message).toMatch(/origin kept moving: the push was rejected 3 times/);
+    // the push was tried three times (retries: 2), each after a merge the remote had moved past
+    expect(n).toBe(3);
     expect((await a.memJson(['list'])).map((x: { title: string }) => x.title)).toContain('b churn 1');
     expect(await a.memJson(['sync'])).toMatchObject({ pushed: true });
     await b.memJson(['sync']);
@@ -188,21 +195,20 @@ describe('sync faults', () => {
       const c = clone(remote.url);
       await add(a, 'from a');
       const tipA = tipOf(a);
-      const r = await a.mem(['sync']);
+      // the record that does not parse, and the commit that brought it, as the error's data
+      const malformed = { code: 'E_MERGE', problem: 'record', path: badPath, commit: badCommit };
+      const r = await a.mem(['sync', '--json']);
       expect(r.code).toBe(4);
-      expect(r.stderr).toContain(badPath);
-      expect(r.stderr).toContain(badCommit.slice(0, 12));
+      expect(errorOf(r)).toMatchObject(malformed);
       expect(tipOf(a)).toBe(tipA);
-      const rc = await c.mem(['sync']);
+      const rc = await c.mem(['sync', '--json']);
       expect(rc.code).toBe(4);
-      expect(rc.stderr).toMatch(
-        new RegExp(`malformed record ${badPath} \\(commit ${badCommit.slice(0, 12)}\\)`),
-      );
+      expect(errorOf(rc)).toMatchObject(malformed);
       expect(tipOf(c)).toBeNull();
       const tipD = tipOf(d);
-      const rd = await d.mem(['sync']);
+      const rd = await d.mem(['sync', '--json']);
       expect(rd.code).toBe(4);
-      expect(rd.stderr).toContain(`malformed record ${badPath}`);
+      expect(errorOf(rd)).toMatchObject(malformed);
       expect(tipOf(d)).toBe(tipD);
       expect((await d.memJson(['list'])).map((x: { title: string }) => x.title)).toEqual(['fine']);
       // b repairs it (removes the file) and pushes

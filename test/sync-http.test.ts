@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMemory } from '../src/commands/memory.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
-import { isolatedEnv, sh, tmpDir } from './helpers.js';
+import { errorOf, isolatedEnv, sh, tmpDir } from './helpers.js';
 import { clone, tipOf } from './sync-helpers.js';
 
 const BACKEND = sh('git', ['--exec-path'], '/', process.env).trim() + '/git-http-backend';
@@ -134,11 +134,15 @@ describe('sync over smart HTTP with git credentials', () => {
     stores.push(s);
     await addMemory(s, { type: 'decision', title: 'stays here', body: 'c\n' });
     const before = tipOf(c);
-    const r = await c.mem(['sync'], { env: { ...c.env, GIT_TERMINAL_PROMPT: '0' } });
+    const r = await c.mem(['sync', '--json'], { env: { ...c.env, GIT_TERMINAL_PROMPT: '0' } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(
-      /cannot fetch from origin \(http:\/\/127\.0\.0\.1:\d+\/shared\.git\): .*(Authentication|credentials|Username)/i,
-    );
+    // the remote, its URL and git's own reason
+    expect(errorOf(r)).toMatchObject({
+      code: 'E_REMOTE',
+      remote: 'origin',
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/shared\.git$/),
+      stderr: expect.stringMatching(/Authentication|credentials|Username/i),
+    });
     expect(tipOf(c)).toBe(before);
   });
 });

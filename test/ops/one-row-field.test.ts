@@ -203,12 +203,13 @@ describe('a field added as one row of the table', () => {
     ]);
     const update = await mem(['update', id, '--ticket', SECRET, '--json']);
     const imp = await mem(
-      ['import', '-'],
+      ['import', '-', '--json'],
       `${JSON.stringify({ type: 'decision', title: 'X', body: 'y', ticket: SECRET })}\n`,
     );
     for (const r of [add, update, imp]) {
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toMatch(/ in ticket\b/);
+      // refused as a secret, in the new field
+      expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_SECRET', field: 'ticket' });
     }
     expect(tip()).toBe(before);
   });
@@ -293,8 +294,12 @@ describe('a field added as one row of the table', () => {
     const before = tip();
     const synced = await mem(['sync', '--json']);
     expect(synced.code, synced.stderr).not.toBe(0);
-    expect(JSON.parse(synced.stdout).error).toMatchObject({ code: 'E_MERGE', problem: 'record-field' });
-    expect(synced.stderr).toContain(hostile);
+    expect(JSON.parse(synced.stdout).error).toMatchObject({
+      code: 'E_MERGE',
+      problem: 'record-field',
+      field: 'ticket',
+      path: `memories/AB/${hostile}.md`,
+    });
     expect(tip()).toBe(before);
   });
 });
