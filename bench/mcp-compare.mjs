@@ -1,8 +1,9 @@
 // The MCP server, two builds side by side: `node bench/mcp-compare.mjs OLD_ROOT [N] [CALLS]`
 // starts `git mem mcp` of the build in OLD_ROOT (a checkout with dist/ built) and of this one,
 // each on its own copy of the same store of N memories (default 10000), and times warm tool
-// calls on one connection each, alternating builds call by call: search, context, and add
-// (distinct generated text, so no add is refused as a duplicate), then a search right after
+// calls on one connection each, alternating builds call by call: first adds before any search
+// (the duplicate check alone, as an agent adding at a session's end), then search, context, and
+// add (distinct generated text, so no add is refused as a duplicate), then a search right after
 // each add. Prints medians and p95 of CALLS calls (default 25). Agents wait for these.
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -36,14 +37,26 @@ for (const b of builds) {
   const transport = new StdioClientTransport({ command: process.execPath, args: [b.bin, 'mcp'], cwd: repo, env, stderr: 'ignore' });
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(transport);
-  await client.callTool({ name: 'search', arguments: { query: 'warm up' } }); // loads the index
-  Object.assign(b, { client, t: { search: [], context: [], add: [], 'search after add': [] } });
+  // loads the index (an add: no search has built the postings yet)
+  await client.callTool({ name: 'add', arguments: { type: 'decision', title: 'warm up', body: 'warm up' } });
+  Object.assign(b, {
+    client,
+    t: { 'add, before any search': [], search: [], context: [], add: [], 'search after add': [] },
+  });
 }
 const call = async (b, name, args, key) => {
   let r;
   b.t[key].push(await timeMsAsync(async () => (r = await b.client.callTool({ name, arguments: args }))));
   if (r.isError) throw new Error(`${b.name} ${name}: ${JSON.stringify(r.content).slice(0, 300)}`);
 };
+// an agent that adds before it ever searches (a session's end): the duplicate check alone
+for (let i = 0; i < CALLS; i++) {
+  for (const b of i % 2 ? [...builds].reverse() : builds) {
+    const w = (k) => `p${((i * 7 + k) * 2654435761) % 1000003}z${k}`;
+    await call(b, 'add', { type: 'decision', title: `early ${w(1)} ${w(2)} ${w(3)}`, body: `${w(4)} ${w(5)} ${w(6)} ${w(7)}` }, 'add, before any search');
+  }
+}
+for (const b of builds) await b.client.callTool({ name: 'search', arguments: { query: 'warm up' } });
 for (let i = 0; i < CALLS; i++) {
   for (const b of i % 2 ? [...builds].reverse() : builds) {
     const q = queries[i % queries.length];
