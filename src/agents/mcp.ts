@@ -89,6 +89,9 @@ function clientNameOf(meta: Record<string, unknown> | undefined): string | undef
  * client that opens with `server/discover` or any request carrying the 2026-07-28 `_meta`
  * envelope is served statelessly, each request on its own. The same handlers answer both.
  */
+/** The tools that may write (not marked read-only). */
+const WRITES = new Set(TOOLS.filter((t) => !t.annotations?.readOnlyHint).map((t) => t.name));
+
 export async function serveMcp(ctx: RunContext, opts: ServeOptions = {}): Promise<void> {
   const env = await mcpEnv(ctx);
   const [{ Server, ProtocolError }, { serveStdio }, { LineTransport }] = await Promise.all([
@@ -123,7 +126,14 @@ export async function serveMcp(ctx: RunContext, opts: ServeOptions = {}): Promis
     }));
     server.setRequestHandler('tools/call', async (req, c) => {
       nameClient(clientNameOf(c.mcpReq._meta as Record<string, unknown> | undefined));
-      return callTool(env, req.params.name, req.params.arguments);
+      const result = await callTool(env, req.params.name, req.params.arguments);
+      // a write answered: its change goes into the index once the answer is out, before the next call
+      if (!result.isError && WRITES.has(req.params.name))
+        setImmediate(async () => {
+          const { refreshIndex } = await import('../search/index.js');
+          for (const s of [env.store, env.global]) if (s) await refreshIndex(s).catch(() => {});
+        });
+      return result;
     });
     server.setRequestHandler('resources/list', async (req) => {
       try {

@@ -109,6 +109,15 @@ async function state(store: Store, opts: SearchOptions): Promise<IndexState> {
   return openIndex(store, { provider, postings: store.longLived });
 }
 
+/**
+ * Brings the store's index to its tip now: what the next search would do first. A long-lived
+ * process calls it right after its own write has been answered, so the query that follows (an
+ * agent's search after its add) finds the index current instead of applying the change itself.
+ */
+export async function refreshIndex(store: Store): Promise<void> {
+  await state(store, {});
+}
+
 function validate(q: SearchQuery): void {
   for (const t of q.types ?? []) {
     if (!isType(t))
