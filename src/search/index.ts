@@ -13,8 +13,8 @@ import { dot } from './embed/vector-math.js';
 import { type EmbeddingProvider, embedSafe, loadProvider } from './embeddings.js';
 import type { SearchIndex } from './engine.js';
 import { assemblePack, type Pack, type PackCandidate } from './pack.js';
-import type { TextScores } from './postings.js';
 import {
+  bestTextMatches,
   DEFAULT_PARAMS,
   expansionTerms,
   fileProximity,
@@ -22,7 +22,6 @@ import {
   type RankParams,
   rank,
   searchable,
-  type TextMatch,
 } from './rank.js';
 import { type BarInput, clearsBar, clearsSearchBar, distinctive } from './relevance.js';
 import { rulesFor } from './rules.js';
@@ -130,28 +129,6 @@ function validate(q: SearchQuery): void {
   if (q.limit !== undefined && !(Number.isInteger(q.limit) && q.limit > 0)) {
     throw err('E_INVALID_ARG', `--limit must be a positive whole number, not "${q.limit}"`);
   }
-}
-
-/** The best text matches by postings score, filters first, then the cut to about `preK`. */
-function bestTextMatches(
-  scored: TextScores,
-  allowed: (d: SearchDoc) => boolean,
-  preK: number,
-): Map<SearchDoc, TextMatch> {
-  const at: number[] = [];
-  const scores: number[] = [];
-  for (let i = 0; i < scored.docs.length; i++) {
-    if (!allowed(scored.docs[i])) continue;
-    at.push(i);
-    scores.push(scored.scores[i]);
-  }
-  const min = at.length > preK ? kthLargest(scores, preK) : Number.NEGATIVE_INFINITY;
-  const out = new Map<SearchDoc, TextMatch>();
-  for (let k = 0; k < at.length; k++) {
-    const i = at[k];
-    if (scores[k] >= min) out.set(scored.docs[i], { score: scored.scores[i], matched: scored.matched[i] });
-  }
-  return out;
 }
 
 /** Ranking against an index already at the tip (the daemon and MCP server call this). */
@@ -285,34 +262,6 @@ async function rankIn(
     kept.push(r);
   }
   return kept;
-}
-
-/** The k-th largest value (quickselect on a copy). */
-export function kthLargest(xs: readonly number[], k: number): number {
-  const a = Float64Array.from(xs);
-  let lo = 0;
-  let hi = a.length - 1;
-  const want = k - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >> 1];
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] > pivot) i++;
-      while (a[j] < pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (want <= j) hi = j;
-    else if (want >= i) lo = i;
-    else break;
-  }
-  return a[want];
 }
 
 function hitOf(r: Ranked): SearchHit {

@@ -253,6 +253,56 @@ function fromPostings(
   return { score: m.score, matched };
 }
 
+/** The best text matches by their BM25F (textScores), filters first, then the cut to about `preK` (ties kept). */
+export function bestTextMatches(
+  scored: TextScores,
+  allowed: (d: SearchDoc) => boolean,
+  preK: number,
+): Map<SearchDoc, TextMatch> {
+  const at: number[] = [];
+  const scores: number[] = [];
+  for (let i = 0; i < scored.docs.length; i++) {
+    if (!allowed(scored.docs[i])) continue;
+    at.push(i);
+    scores.push(scored.scores[i]);
+  }
+  const min = at.length > preK ? kthLargest(scores, preK) : Number.NEGATIVE_INFINITY;
+  const out = new Map<SearchDoc, TextMatch>();
+  for (let k = 0; k < at.length; k++) {
+    const i = at[k];
+    if (scores[k] >= min) out.set(scored.docs[i], { score: scored.scores[i], matched: scored.matched[i] });
+  }
+  return out;
+}
+
+/** The k-th largest value (quickselect on a copy). */
+export function kthLargest(xs: readonly number[], k: number): number {
+  const a = Float64Array.from(xs);
+  let lo = 0;
+  let hi = a.length - 1;
+  const want = k - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] > pivot) i++;
+      while (a[j] < pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (want <= j) hi = j;
+    else if (want >= i) lo = i;
+    else break;
+  }
+  return a[want];
+}
+
 export interface Ranked {
   doc: SearchDoc;
   score: number;
