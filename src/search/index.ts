@@ -25,7 +25,7 @@ import {
 } from './rank.js';
 import { type BarInput, clearsBar, clearsSearchBar, distinctive } from './relevance.js';
 import { rulesFor } from './rules.js';
-import { type IndexState, openIndex, readRecords } from './store-index.js';
+import { type IndexState, indexIsOpen, openIndex, readRecords } from './store-index.js';
 import { normalizePath, packageOf, pathWords, stem, terms, words } from './text.js';
 import { recordUse, usageCounts } from './usage.js';
 
@@ -109,12 +109,13 @@ async function state(store: Store, opts: SearchOptions): Promise<IndexState> {
 }
 
 /**
- * Brings the store's index to its tip now: what the next search would do first. A long-lived
- * process calls it right after its own write has been answered, so the query that follows (an
- * agent's search after its add) finds the index current instead of applying the change itself.
+ * Brings the store's index to its tip now, if this process holds it: what the next search would
+ * do first. A long-lived process calls it right after its own write has been answered, so the
+ * query that follows (an agent's search after its add) finds the index current instead of
+ * applying the change itself. An index no query has opened is left unopened.
  */
 export async function refreshIndex(store: Store): Promise<void> {
-  await state(store, {});
+  if (indexIsOpen(store)) await state(store, {});
 }
 
 function validate(q: SearchQuery): void {

@@ -90,6 +90,11 @@ function memoKey(store: Store): string {
   return `${store.repo.commonDir}\0${store.ref}`;
 }
 
+/** Whether this process holds the store's index (opened, or being opened, by a query). */
+export function indexIsOpen(store: Store): boolean {
+  return live.has(memoKey(store));
+}
+
 export function forgetIndex(store: Store): void {
   live.delete(memoKey(store));
 }

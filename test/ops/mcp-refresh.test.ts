@@ -8,8 +8,8 @@ import { PassThrough } from 'node:stream';
 import { expect, it } from 'vitest';
 import { serveMcp } from '../../src/agents/mcp.js';
 import { bufferIO, type RunContext } from '../../src/commands/context.js';
-import { openIndex } from '../../src/search/store-index.js';
-import { fresh, template } from '../support/template.js';
+import { indexIsOpen, openIndex } from '../../src/search/store-index.js';
+import { type Fresh, fresh, template } from '../support/template.js';
 
 const KEEP = template('mcp-refresh', { memories: [{ type: 'decision', title: 'Keep', body: 'kept words' }] });
 
@@ -36,8 +36,8 @@ function client(stdin: PassThrough, stdout: PassThrough) {
   };
 }
 
-it('applies an answered add to the index before the next call asks for it', async () => {
-  const f = await fresh(KEEP);
+/** The server on a template's copy, initialized; ended after `fn`. */
+async function withServer(f: Fresh, fn: (c: ReturnType<typeof client>) => Promise<void>): Promise<void> {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const ctx: RunContext = {
@@ -55,21 +55,43 @@ it('applies an answered add to the index before the next call asks for it', asyn
       clientInfo: { name: 'test', version: '1' },
     });
     c.notify('notifications/initialized');
+    await fn(c);
+  } finally {
+    stdin.end();
+    await served;
+    for (const s of ctx.stores) s.close();
+  }
+}
+
+const call = async (c: ReturnType<typeof client>, name: string, args: Record<string, unknown>) =>
+  ((await c.request('tools/call', { name, arguments: args })) as { result: { isError?: boolean } }).result;
+
+it('applies an answered add to the index before the next call asks for it', async () => {
+  const f = await fresh(KEEP);
+  await withServer(f, async (c) => {
     const before = f.tip();
-    const add = (await c.request('tools/call', {
-      name: 'add',
-      arguments: { type: 'decision', title: 'Quokka zebra', body: 'words nobody else has' },
-    })) as { result: { isError?: boolean } };
-    expect(add.result.isError).toBeFalsy();
+    const add = await call(c, 'add', {
+      type: 'decision',
+      title: 'Quokka zebra',
+      body: 'words nobody else has',
+    });
+    expect(add.isError).toBeFalsy();
     expect(f.tip()).not.toBe(before);
     await new Promise((r) => setTimeout(r, 100));
     // the next open (a search's) finds the index at the tip already: nothing left to apply
     const st = await openIndex(f.store, { postings: true });
     expect(st.tip).toBe(f.tip());
     expect(st.last).toMatchObject({ mode: 'memory', changed: 0 });
-  } finally {
-    stdin.end();
-    await served;
-    for (const s of ctx.stores) s.close();
-  }
+  });
+});
+
+it('leaves an index no query opened unopened after a write', async () => {
+  const f = await fresh(KEEP);
+  await withServer(f, async (c) => {
+    const before = f.tip();
+    expect((await call(c, 'verify', { ids: [f.records[0].id] })).isError).toBeFalsy();
+    expect(f.tip()).not.toBe(before);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(indexIsOpen(f.store)).toBe(false);
+  });
 });
