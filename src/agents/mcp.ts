@@ -74,6 +74,9 @@ export async function mcpEnv(ctx: RunContext): Promise<McpEnv> {
   };
 }
 
+/** The tools that may write (not marked read-only). */
+const WRITES = new Set(TOOLS.filter((t) => !t.annotations?.readOnlyHint).map((t) => t.name));
+
 /** The client's name as a stateless (2026-07-28) request gives it in `_meta`, if any. */
 function clientNameOf(meta: Record<string, unknown> | undefined): string | undefined {
   const info = meta?.['io.modelcontextprotocol/clientInfo'];
@@ -89,9 +92,6 @@ function clientNameOf(meta: Record<string, unknown> | undefined): string | undef
  * client that opens with `server/discover` or any request carrying the 2026-07-28 `_meta`
  * envelope is served statelessly, each request on its own. The same handlers answer both.
  */
-/** The tools that may write (not marked read-only). */
-const WRITES = new Set(TOOLS.filter((t) => !t.annotations?.readOnlyHint).map((t) => t.name));
-
 export async function serveMcp(ctx: RunContext, opts: ServeOptions = {}): Promise<void> {
   const env = await mcpEnv(ctx);
   const [{ Server, ProtocolError }, { serveStdio }, { LineTransport }] = await Promise.all([

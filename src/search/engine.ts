@@ -223,7 +223,7 @@ export class SearchIndex {
   /**
    * Ids of documents matching any query term, optionally restricted by enum
    * filters (`type`/`status` {in|eq}, `paths`/`tagset` {containsAny}): at most
-   * `limit`, the best by BM25F (ties by id), with postings or without.
+   * `limit`, best first by BM25F (ties by id), with postings or without.
    */
   textCandidates(query: string, where: Record<string, unknown> = {}, limit = 1000): string[] {
     const qterms = [...new Set(terms(query))];
@@ -231,10 +231,9 @@ export class SearchIndex {
     const sc = this.textScores(qterms, DEFAULT_PARAMS);
     const hits: number[] = [];
     for (let i = 0; i < sc.docs.length; i++) if (matchesWhere(sc.docs[i], where)) hits.push(i);
-    if (hits.length > limit) {
-      hits.sort((a, b) => sc.scores[b] - sc.scores[a] || (sc.docs[a].id < sc.docs[b].id ? -1 : 1));
-      hits.length = limit;
-    }
+    // best first, ties by id: the same list in the same order from postings or a scan
+    hits.sort((a, b) => sc.scores[b] - sc.scores[a] || (sc.docs[a].id < sc.docs[b].id ? -1 : 1));
+    if (hits.length > limit) hits.length = limit;
     return hits.map((i) => sc.docs[i].id);
   }
 
