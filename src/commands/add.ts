@@ -96,10 +96,10 @@ export async function add(
   // instead of writing its objects beside it (the only way to the ref is through that check)
   const [scan] = await Promise.all([scanP, store.ident()]);
   // under warn, a likely secret in who writes is said too
-  const whoWarnings =
-    scan === 'warn' && (await whoFound)
-      ? decideSecrets(scan, { author: (await who).author, by: JSON.stringify((await who).by) }).warnings
-      : [];
+  const writer = scan === 'warn' && (await whoFound) ? await who : undefined;
+  const whoWarnings = writer
+    ? decideSecrets(scan, { author: writer.author, by: JSON.stringify(writer.by) }).warnings
+    : [];
   for (const w of whoWarnings) opts.warn?.(`git-mem: warning: ${w}`);
   const gate =
     dupCheck === undefined
