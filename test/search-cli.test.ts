@@ -16,10 +16,12 @@ import type { EmbeddingProvider } from '../src/search/embeddings.js';
 import { buildContextPack, searchMemories } from '../src/search/index.js';
 import {
   forgetIndex,
+  IDLE_SAVE_MS,
   INDEX_FORMAT,
   indexDir,
   openIndex,
   RESAVE_AFTER,
+  RESAVE_ANYWAY_AFTER,
   readStamp,
 } from '../src/search/store-index.js';
 import { terms } from '../src/search/text.js';
@@ -380,6 +382,37 @@ describe('the index cache', () => {
       expect(again).toBe(st);
       const tip = r.git('rev-parse', 'refs/memory').trim();
       expect(readStamp(store)).toMatchObject({ tip, format: INDEX_FORMAT, docs: 9 });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a long-lived process saves a snapshot that fell behind once idle, not in the middle of its calls', async () => {
+    const r = await seeded();
+    const store = await storeOf(r);
+    store.longLived = true;
+    try {
+      await openIndex(store, { provider: null, postings: true });
+      await openIndex(store, { provider: null, postings: true }); // the first snapshot, saved after the first answer
+      const first = r.tip();
+      expect(readStamp(store)?.tip).toBe(first);
+      // a sync, say, brings more than RESAVE_AFTER records at once
+      const lines = Array.from({ length: RESAVE_AFTER + 6 }, (_, i) =>
+        JSON.stringify({ id: `bulk-${i}`, type: 'decision', title: `Bulk record ${i}`, body: `quarry ${i}` }),
+      );
+      r.write('bulk.jsonl', `${lines.join('\n')}\n`);
+      await r.memJson(['import', '--jsonl', 'bulk.jsonl']);
+      const st = await openIndex(store, { provider: null, postings: true });
+      expect(st.last).toMatchObject({ mode: 'incremental', changed: RESAVE_AFTER + 6 });
+      expect(st.pending).toBe(RESAVE_AFTER + 6);
+      // the calls that follow at once do not wait for the write
+      await openIndex(store, { provider: null, postings: true });
+      expect(readStamp(store)?.tip).toBe(first);
+      // once the process has been idle, the snapshot is the index at its tip
+      await new Promise((done) => setTimeout(done, IDLE_SAVE_MS + 300));
+      expect((await openIndex(store, { provider: null, postings: true })).pending).toBe(0);
+      expect(readStamp(store)).toMatchObject({ tip: r.tip(), docs: 9 + RESAVE_AFTER + 6 });
+      expect(RESAVE_ANYWAY_AFTER).toBeGreaterThan(RESAVE_AFTER);
     } finally {
       store.close();
     }
