@@ -305,11 +305,12 @@ describe('rules export and the merge driver', () => {
       join(dir, 'ours'),
       join(dir, 'theirs'),
       `mem/${recordPath(id)}`,
+      '--json',
     ]);
-    expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(
-      /refusing the other side's mem\/memories\/.*anchor path "\/etc\/passwd" is absolute/,
-    );
+    // any non-zero exit is a conflict to git; E_MERGE's is 4
+    expect(res.code).toBe(4);
+    expect(errorOf(res)).toMatchObject({ code: 'E_MERGE', path: `mem/${recordPath(id)}`, side: 'theirs' });
+    expect(errorOf(res).message).toContain('/etc/passwd');
     expect(readFileSync(join(dir, 'ours'), 'utf8')).toBe(ours);
     // a hostile %P never leads a write outside the work tree
     writeFileSync(join(dir, 'theirs'), recordText(id, 'theirs', 'x\n'));
@@ -319,9 +320,11 @@ describe('rules export and the merge driver', () => {
       join(dir, 'ours'),
       join(dir, 'theirs'),
       `../../.git/memories/${id.slice(-2)}/${id}.md`,
+      '--json',
     ]);
-    expect(res2.code).toBe(1);
-    expect(res2.stderr).toMatch(/an entry named "\.\."/);
+    expect(res2.code).toBe(4);
+    expect(errorOf(res2)).toMatchObject({ code: 'E_MERGE', side: 'theirs', problem: 'dot-name' });
+    expect(readFileSync(join(dir, 'ours'), 'utf8')).toBe(ours);
   });
 });
 

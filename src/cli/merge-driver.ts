@@ -31,12 +31,21 @@ export default defineCommand({
     const theirs = readBuf(String(a.other));
     if (/(^|\/)(memories|tombstones|attic)\//.test(path) || rel === 'FORMAT' || rel === 'config.yaml') {
       const bad =
-        (root.split('/').filter(Boolean).map(nameProblem).find(Boolean) ?? pathProblem(rel))?.message ||
-        (theirs.toString('utf8').trim() ? blobProblem(rel, theirs)?.message : null);
-      if (bad) {
-        ctx.io.err(`git-mem: refusing the other side's ${showPath(path)}: ${bad} (resolve it by hand)\n`);
-        return 1;
-      }
+        root.split('/').filter(Boolean).map(nameProblem).find(Boolean) ??
+        pathProblem(rel) ??
+        (theirs.toString('utf8').trim() ? blobProblem(rel, theirs) : null);
+      // non-zero tells git the merge did not go through; %A is left as it was
+      if (bad)
+        throw err(
+          'E_MERGE',
+          `refusing the other side's ${showPath(path)}: ${bad.message}`,
+          'resolve it by hand',
+          {
+            path,
+            side: 'theirs',
+            problem: bad.problem,
+          },
+        );
     }
     const r = mergeFiles(read(String(a.base)), read(String(a.current)), theirs.toString('utf8'), path);
     if (r.fallback) {

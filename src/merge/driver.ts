@@ -18,6 +18,8 @@ export interface DriverResult {
   /** true: report a conflict to git (exit 1) so a person looks before committing. */
   conflict: boolean;
   message?: string;
+  /** The version that does not parse as a record or tombstone (the merge stops for review). */
+  unparsable?: { path: string; side: 'base' | 'ours' | 'theirs' };
   /** Not a memory file: merge it as text the way git would (git merge-file). */
   fallback?: boolean;
 }
@@ -41,7 +43,8 @@ export function mergeFiles(base: string, ours: string, theirs: string, path: str
   const tombId = TOMB_RE.exec(rel)?.[1];
   const id = recId ?? tombId;
   if (id) {
-    const state = (text: string, which: string): EntryState => {
+    let unparsable: DriverResult['unparsable'];
+    const state = (text: string, which: 'base' | 'ours' | 'theirs'): EntryState => {
       if (!text.trim()) return {};
       try {
         if (recId) {
@@ -53,6 +56,7 @@ export function mergeFiles(base: string, ours: string, theirs: string, path: str
         rememberText(t, text);
         return { tomb: t };
       } catch (e) {
+        unparsable = { path, side: which };
         throw new Error(`${path} (${which}) does not parse: ${(e as Error).message}`);
       }
     };
@@ -64,7 +68,7 @@ export function mergeFiles(base: string, ours: string, theirs: string, path: str
       o = state(ours, 'ours');
       t = state(theirs, 'theirs');
     } catch (e) {
-      return { attic: [], conflict: true, message: (e as Error).message };
+      return { attic: [], conflict: true, message: (e as Error).message, unparsable };
     }
     const r = mergeEntry(b, o, t);
     const text = r.state.rec ? recordText(r.state.rec) : r.state.tomb ? tombstoneText(r.state.tomb) : '';

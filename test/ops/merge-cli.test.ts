@@ -338,6 +338,6 @@ describe('git mem merge-driver', () => {
     expect(bad.conflict).toBe(true);
     // names the file and the side that does not parse
     expect(bad.text).toBeUndefined();
-    expect(bad.message).toContain(`${path} (ours)`);
+    expect(bad.unparsable).toEqual({ path, side: 'ours' });
   });
 });
