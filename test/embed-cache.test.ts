@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contentHash, type EmbeddingLineage, lineageKey, VectorCache } from '../src/search/embed/index.js';
 import { KEY_BYTES } from '../src/search/embed/vector-cache.js';
-import { tmpDir } from './helpers.js';
+import { thrown, tmpDir } from './helpers.js';
 
 const L: EmbeddingLineage = {
   provider: 'local',
@@ -88,11 +88,24 @@ describe('VectorCache', () => {
 
   it('rejects vectors of the wrong dimension, non-finite numbers and bad keys', () => {
     const c = new VectorCache(tmpDir('gm-vc-'), L);
-    expect(() => c.put('k', [1, 2, 3])).toThrow(/3 dimensions, lineage .* has 4/);
-    expect(() => c.put('k', [1, 2, Number.NaN, 4])).toThrow(/non-finite/);
-    expect(() => c.put('bad key', [1, 2, 3, 4])).toThrow(/bad key/);
-    expect(() => c.put('x'.repeat(65), [1, 2, 3, 4])).toThrow(/bad key/);
-    expect(() => new VectorCache(tmpDir('gm-vc-'), { ...L, dimension: 0 })).toThrow(/dimension/);
+    expect(thrown(() => c.put('k', [1, 2, 3]))).toMatchObject({
+      code: 'E_INVALID_ARG',
+      data: { dimension: 3, expected: 4 },
+    });
+    expect(thrown(() => c.put('k', [1, 2, Number.NaN, 4]))).toMatchObject({
+      code: 'E_INVALID_ARG',
+      data: { index: 2 },
+    });
+    expect(thrown(() => c.put('bad key', [1, 2, 3, 4]))).toMatchObject({
+      code: 'E_INVALID_ARG',
+      data: { key: 'bad key' },
+    });
+    expect(thrown(() => c.put('x'.repeat(65), [1, 2, 3, 4]))).toMatchObject({ code: 'E_INVALID_ARG' });
+    expect(thrown(() => new VectorCache(tmpDir('gm-vc-'), { ...L, dimension: 0 }))).toMatchObject({
+      code: 'E_INVALID_ARG',
+      data: { dimension: 0 },
+    });
+    expect(c.size).toBe(0);
   });
 
   it('survives a torn tail: readers ignore it, the next write cuts it off', () => {

@@ -6,7 +6,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { dot, embedWithFallback, getEmbeddingProvider } from '../src/search/embed/index.js';
+import {
+  dot,
+  type EmbeddingError,
+  embedWithFallback,
+  getEmbeddingProvider,
+} from '../src/search/embed/index.js';
 import type { Json } from './helpers.js';
 
 interface Seen {
@@ -152,9 +157,9 @@ describe('ollama provider (POST /api/embed)', () => {
     expect(p!.lineage.dimension).toBe(768);
     expect(srv.seen).toHaveLength(0);
     srv.handle((q, res) => json(res, 200, { embeddings: q.body.input.map((t: string) => fakeVec(t, 8)) }));
-    const errors: string[] = [];
-    expect(await embedWithFallback(p, ['x'], 2000, (e) => errors.push((e as Error).message))).toBeNull();
-    expect(errors[0]).toMatch(/got 8-dimensional vectors, expected 768/);
+    const errors: EmbeddingError[] = [];
+    expect(await embedWithFallback(p, ['x'], 2000, (e) => errors.push(e as EmbeddingError))).toBeNull();
+    expect(errors[0]).toMatchObject({ name: 'EmbeddingError', reason: 'dimension' });
   });
 
   it('reads OLLAMA_HOST when no URL is configured', async () => {
@@ -179,9 +184,11 @@ describe('ollama provider (POST /api/embed)', () => {
       {},
       { strict: true },
     );
-    const errors: string[] = [];
-    expect(await embedWithFallback(p, ['hello'], 2000, (e) => errors.push((e as Error).message))).toBeNull();
-    expect(errors[0]).toMatch(/ollama: HTTP 404 .*model "missing-model" not found/);
+    const errors: EmbeddingError[] = [];
+    expect(await embedWithFallback(p, ['hello'], 2000, (e) => errors.push(e as EmbeddingError))).toBeNull();
+    expect(errors[0]).toMatchObject({ reason: 'http', status: 404 });
+    // the server's own words, which name the model
+    expect(errors[0].message).toContain('missing-model');
   });
 
   it('falls back (null) on malformed replies', async () => {
@@ -204,10 +211,10 @@ describe('ollama provider (POST /api/embed)', () => {
     ];
     for (const [label, body] of bad) {
       srv.handle((_q, res) => json(res, 200, body));
-      const errors: string[] = [];
-      const r = await embedWithFallback(p, ['a', 'b'], 2000, (e) => errors.push((e as Error).message));
+      const errors: EmbeddingError[] = [];
+      const r = await embedWithFallback(p, ['a', 'b'], 2000, (e) => errors.push(e as EmbeddingError));
       expect(r, label).toBeNull();
-      expect(errors[0], label).toMatch(/malformed reply/);
+      expect(errors[0], label).toMatchObject({ name: 'EmbeddingError', reason: 'malformed' });
     }
   });
 
@@ -223,9 +230,9 @@ describe('ollama provider (POST /api/embed)', () => {
       { strict: true },
     );
     srv.handle(() => {}); // hold the request forever
-    const errors: string[] = [];
-    expect(await embedWithFallback(p, ['slow'], 150, (e) => errors.push((e as Error).message))).toBeNull();
-    expect(errors[0]).toMatch(/timed out after 150 ms/);
+    const errors: EmbeddingError[] = [];
+    expect(await embedWithFallback(p, ['slow'], 150, (e) => errors.push(e as EmbeddingError))).toBeNull();
+    expect(errors[0]).toMatchObject({ name: 'EmbeddingError', reason: 'timeout' });
     await expect.poll(() => srv.closed).toEqual([1]); // the client hung up: nothing keeps running
   });
 
@@ -384,10 +391,11 @@ describe('openai-compatible provider (POST /v1/embeddings)', () => {
       { GIT_MEM_OPENAI_API_KEY: 'sk-wrong-key-xyz' },
       { strict: true },
     );
-    const errors: string[] = [];
-    expect(await embedWithFallback(p, ['a'], 2000, (e) => errors.push((e as Error).message))).toBeNull();
-    expect(errors[0]).toMatch(/openai: HTTP 401 .*Incorrect API key provided/);
-    expect(errors[0]).not.toContain('sk-wrong-key-xyz');
+    const errors: EmbeddingError[] = [];
+    expect(await embedWithFallback(p, ['a'], 2000, (e) => errors.push(e as EmbeddingError))).toBeNull();
+    expect(errors[0]).toMatchObject({ reason: 'http', status: 401 });
+    expect(errors[0].message).toContain('Incorrect API key provided');
+    expect(errors[0].message).not.toContain('sk-wrong-key-xyz');
   });
 
   it('falls back (null) on malformed replies', async () => {
@@ -426,12 +434,12 @@ describe('openai-compatible provider (POST /v1/embeddings)', () => {
     ];
     for (const [label, body] of bad) {
       srv.handle((_q, res) => json(res, 200, body));
-      const errors: string[] = [];
+      const errors: EmbeddingError[] = [];
       expect(
-        await embedWithFallback(p, ['a', 'b'], 2000, (e) => errors.push((e as Error).message)),
+        await embedWithFallback(p, ['a', 'b'], 2000, (e) => errors.push(e as EmbeddingError)),
         label,
       ).toBeNull();
-      expect(errors[0], label).toMatch(/malformed reply/);
+      expect(errors[0], label).toMatchObject({ name: 'EmbeddingError', reason: 'malformed' });
     }
   });
 

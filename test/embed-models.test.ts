@@ -162,6 +162,27 @@ describe('git mem models', () => {
     expect(res.stdout).toMatch(/problem: no local embedding model at .*missing \(fix embedding-model-path\)/);
   });
 
+  it('a local model id that climbs out of the models folder is refused, by code, before anything is read', async () => {
+    const { getEmbeddingProvider } = await import('../src/search/embed/index.js');
+    const e = await getEmbeddingProvider(
+      { 'embedding-provider': 'local', 'embedding-model': '../../etc/x' },
+      { GIT_MEM_HOME: tmpDir('gm-home-') },
+      { strict: true },
+    ).catch((x) => x);
+    expect(e).toMatchObject({
+      code: 'E_INVALID_ARG',
+      data: { setting: 'embedding-model', value: '../../etc/x' },
+    });
+    const warnings: string[] = [];
+    const off = await getEmbeddingProvider(
+      { 'embedding-provider': 'local', 'embedding-model': '../../etc/x' },
+      { GIT_MEM_HOME: tmpDir('gm-home-') },
+      { onWarning: (w) => warnings.push(w) },
+    );
+    expect(off).toBeNull();
+    expect(warnings).toHaveLength(1);
+  });
+
   it('status lists the cached vector lineages of the repository', async () => {
     const repo = makeRepo({ commit: true });
     await repo.memJson(['init']);

@@ -6,18 +6,8 @@
  */
 
 import { endpointUrl as endpoint } from './settings.js';
-import type { EmbeddingLineage, EmbeddingProvider, EmbedOptions } from './types.js';
+import { EmbeddingError, type EmbeddingLineage, type EmbeddingProvider, type EmbedOptions } from './types.js';
 import { l2normalize } from './vector-math.js';
-
-export class EmbeddingHttpError extends Error {
-  constructor(
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-    this.name = 'EmbeddingHttpError';
-  }
-}
 
 const MAX_ERROR_TEXT = 200;
 
@@ -39,10 +29,11 @@ async function postJson(
       signal,
     });
   } catch (e) {
-    if (signal?.aborted) throw new EmbeddingHttpError(`${label}: request aborted`);
+    if (signal?.aborted) throw new EmbeddingError(`${label}: request aborted`, 'aborted');
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    throw new EmbeddingHttpError(
+    throw new EmbeddingError(
       `${label}: cannot reach ${url} (${cause?.code ?? cause?.message ?? (e as Error).message})`,
+      'unreachable',
     );
   }
   const text = await res.text();
@@ -56,25 +47,30 @@ async function postJson(
     } catch {
       // not JSON: keep the text
     }
-    throw new EmbeddingHttpError(
+    throw new EmbeddingError(
       `${label}: HTTP ${res.status} from ${url}: ${detail.replace(/\s+/g, ' ').trim()}`,
+      'http',
       res.status,
     );
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw new EmbeddingHttpError(`${label}: malformed reply from ${url} (not JSON)`);
+    throw new EmbeddingError(`${label}: malformed reply from ${url} (not JSON)`, 'malformed');
   }
 }
 
 function checkVector(v: unknown, label: string, dim: number | undefined): number[] {
   if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
-    throw new EmbeddingHttpError(`${label}: malformed reply (an embedding is not a list of numbers)`);
+    throw new EmbeddingError(
+      `${label}: malformed reply (an embedding is not a list of numbers)`,
+      'malformed',
+    );
   }
   if (dim !== undefined && v.length !== dim) {
-    throw new EmbeddingHttpError(
+    throw new EmbeddingError(
       `${label}: got ${v.length}-dimensional vectors, expected ${dim} (set embedding-dimension or embedding-version)`,
+      'dimension',
     );
   }
   return v as number[];
@@ -128,8 +124,9 @@ abstract class HttpProvider implements EmbeddingProvider {
       opts.signal?.throwIfAborted();
       const vs = await this.request(b, opts.signal);
       if (vs.length !== b.length) {
-        throw new EmbeddingHttpError(
+        throw new EmbeddingError(
           `${this.lineage.provider}: malformed reply (${vs.length} embeddings for ${b.length} texts)`,
+          'malformed',
         );
       }
       for (const v of vs) out.push(l2normalize(v));
@@ -140,7 +137,7 @@ abstract class HttpProvider implements EmbeddingProvider {
   /** Learns the output size with one short request (for models not in the known list). */
   async probe(signal?: AbortSignal): Promise<number> {
     const [v] = await this.request(['dimension probe'], signal);
-    if (!v) throw new EmbeddingHttpError(`${this.lineage.provider}: malformed reply (no embedding)`);
+    if (!v) throw new EmbeddingError(`${this.lineage.provider}: malformed reply (no embedding)`, 'malformed');
     this.lineage = { ...this.lineage, dimension: v.length };
     return v.length;
   }
@@ -168,7 +165,7 @@ export class OllamaProvider extends HttpProvider {
       embeddings?: unknown;
     };
     if (!j || !Array.isArray(j.embeddings))
-      throw new EmbeddingHttpError('ollama: malformed reply (no "embeddings" list)');
+      throw new EmbeddingError('ollama: malformed reply (no "embeddings" list)', 'malformed');
     return j.embeddings.map((v) => checkVector(v, 'ollama', this.dim()));
   }
 }
@@ -185,19 +182,20 @@ export class OpenAIProvider extends HttpProvider {
     if (this.opts.requestDimensions) body.dimensions = this.opts.requestDimensions;
     const j = (await postJson(url, body, this.opts.headers ?? {}, signal, 'openai')) as { data?: unknown };
     if (!j || !Array.isArray(j.data))
-      throw new EmbeddingHttpError('openai: malformed reply (no "data" list)');
+      throw new EmbeddingError('openai: malformed reply (no "data" list)', 'malformed');
     const out: number[][] = new Array(texts.length);
     j.data.forEach((d: unknown, i: number) => {
       const item = d as { embedding?: unknown; index?: unknown };
       const idx = typeof item?.index === 'number' ? item.index : i;
       if (!Number.isInteger(idx) || idx < 0 || idx >= texts.length || out[idx]) {
-        throw new EmbeddingHttpError('openai: malformed reply (bad or repeated "index")');
+        throw new EmbeddingError('openai: malformed reply (bad or repeated "index")', 'malformed');
       }
       out[idx] = checkVector(item?.embedding, 'openai', this.dim());
     });
     if (j.data.length !== texts.length) {
-      throw new EmbeddingHttpError(
+      throw new EmbeddingError(
         `openai: malformed reply (${j.data.length} embeddings for ${texts.length} texts)`,
+        'malformed',
       );
     }
     return out;

@@ -26,10 +26,10 @@ import {
   openaiKey,
   parseEmbeddingSettings,
 } from './settings.js';
-import type { EmbeddingProvider } from './types.js';
+import { EmbeddingError, type EmbeddingProvider } from './types.js';
 import { VectorCache } from './vector-cache.js';
 
-export { EmbeddingHttpError, OllamaProvider, OpenAIProvider } from './http.js';
+export { OllamaProvider, OpenAIProvider } from './http.js';
 export { inspectModelFolder, LocalProvider, loadTransformers } from './local.js';
 export {
   DEFAULT_LOCAL_MODEL,
@@ -41,6 +41,7 @@ export {
   SETTING_KEYS,
 } from './settings.js';
 export type { EmbeddingLineage, EmbeddingProvider, EmbedOptions } from './types.js';
+export { EmbeddingError, type EmbeddingFailure } from './types.js';
 export { type CachedLineage, contentHash, lineageKey, VectorCache } from './vector-cache.js';
 export { cosine, dot, l2normalize } from './vector-math.js';
 
@@ -92,7 +93,16 @@ function localModelFolder(
 ): { dir: string; name?: string } {
   if (s.modelPath) return { dir: expandPath(s.modelPath, env, cwd), name: s.model };
   const model = s.model ?? DEFAULT_LOCAL_MODEL;
-  if (model.includes('..')) throw new Error(`embedding-model "${model}" is not a model id`);
+  if (model.includes('..'))
+    throw err(
+      'E_INVALID_ARG',
+      `embedding-model "${model}" is not a model id`,
+      'name a model like org/name, or set embedding-model-path',
+      {
+        setting: 'embedding-model',
+        value: model,
+      },
+    );
   return { dir: join(modelsDir(env), ...model.split('/')), name: model };
 }
 
@@ -251,17 +261,21 @@ export async function embedWithFallback(
     call.catch(() => {}); // a late rejection after the timeout must not go unhandled
     const r = await Promise.race([call, timeout]);
     if (r === 'timeout') {
-      onError?.(new Error(`embedding timed out after ${budget} ms`));
+      onError?.(new EmbeddingError(`embedding timed out after ${budget} ms`, 'timeout'));
       return null;
     }
     const dim = provider.lineage.dimension;
     if (!Array.isArray(r) || r.length !== texts.length)
-      throw new Error('provider returned the wrong number of vectors');
+      throw new EmbeddingError('provider returned the wrong number of vectors', 'malformed');
     for (const v of r) {
       if (!v || v.length !== dim)
-        throw new Error(`provider returned a vector of ${v?.length} dimensions, lineage says ${dim}`);
+        throw new EmbeddingError(
+          `provider returned a vector of ${v?.length} dimensions, lineage says ${dim}`,
+          'dimension',
+        );
       for (let i = 0; i < v.length; i++)
-        if (!Number.isFinite(v[i])) throw new Error('provider returned a non-finite number');
+        if (!Number.isFinite(v[i]))
+          throw new EmbeddingError('provider returned a non-finite number', 'malformed');
     }
     return r;
   } catch (e) {

@@ -25,3 +25,19 @@ export interface EmbeddingProvider {
   /** Suggested number of texts per embed() call when filling a cache. */
   batchSize?: number;
 }
+
+/** Why an embedding call gave no vectors: stable data for callers and tests (the message is for people). */
+export type EmbeddingFailure = 'unreachable' | 'aborted' | 'http' | 'malformed' | 'dimension' | 'timeout';
+
+/** A provider that gave no usable vectors; search goes on text-only and says why. */
+export class EmbeddingError extends Error {
+  constructor(
+    message: string,
+    readonly reason: EmbeddingFailure,
+    /** the HTTP status, for reason 'http' */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'EmbeddingError';
+  }
+}

@@ -32,6 +32,7 @@ import {
 } from 'node:fs';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
+import { err } from '../../errors.js';
 import type { EmbeddingLineage } from './types.js';
 
 const MAGIC = Buffer.from('GMVEC1\n\0', 'latin1');
@@ -104,7 +105,15 @@ function withLock<T>(file: string, fn: () => T): T {
       } catch {
         // gone meanwhile
       }
-      if (Date.now() > deadline) throw new Error(`VectorCache: ${lock} is held by another process`);
+      if (Date.now() > deadline)
+        throw err(
+          'E_LOCKED',
+          `the vector cache ${file} is locked by ${lock}`,
+          'wait for the other git-mem process; if none runs, remove the lock',
+          {
+            lock,
+          },
+        );
       Atomics.wait(sleeper, 0, 0, 10);
     }
   }
@@ -167,7 +176,14 @@ export class VectorCache {
     readonly lineage: EmbeddingLineage,
   ) {
     if (!Number.isInteger(lineage.dimension) || lineage.dimension <= 0) {
-      throw new Error(`VectorCache: lineage dimension must be a positive integer, got ${lineage.dimension}`);
+      throw err(
+        'E_INVALID_ARG',
+        `a vector cache needs a positive whole dimension, not ${lineage.dimension}`,
+        undefined,
+        {
+          dimension: lineage.dimension,
+        },
+      );
     }
     this.key = lineageKey(lineage);
     this.dimension = lineage.dimension;
@@ -237,15 +253,30 @@ export class VectorCache {
 
   /** Adds a vector (kept in memory until flush()). Throws on a wrong dimension or a bad key. */
   put(hash: string, v: ArrayLike<number>): void {
-    if (!/^[\x21-\x7e]{1,64}$/.test(hash)) throw new Error(`VectorCache: bad key ${JSON.stringify(hash)}`);
+    if (!/^[\x21-\x7e]{1,64}$/.test(hash))
+      throw err(
+        'E_INVALID_ARG',
+        `a vector cache key must be 1-64 printable characters, not ${JSON.stringify(hash)}`,
+        undefined,
+        {
+          key: hash,
+        },
+      );
     if (v.length !== this.dimension) {
-      throw new Error(
-        `VectorCache: vector has ${v.length} dimensions, lineage ${this.key} has ${this.dimension}`,
+      throw err(
+        'E_INVALID_ARG',
+        `a vector of ${v.length} dimensions, where lineage ${this.key} has ${this.dimension}`,
+        undefined,
+        {
+          dimension: v.length,
+          expected: this.dimension,
+        },
       );
     }
     const f = Float32Array.from(v);
     for (let i = 0; i < f.length; i++)
-      if (!Number.isFinite(f[i])) throw new Error('VectorCache: vector holds a non-finite number');
+      if (!Number.isFinite(f[i]))
+        throw err('E_INVALID_ARG', `a vector holds a non-finite number at ${i}`, undefined, { index: i });
     const prev = this.map.get(hash);
     if (prev && prev.length === f.length && prev.every((x, i) => x === f[i])) return;
     this.map.set(hash, f);
