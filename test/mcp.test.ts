@@ -390,7 +390,12 @@ describe('git mem mcp over stdio', () => {
     expect(unframe((one.contents[0] as { text: string }).text)).toMatch(
       /^---\nid: "?[0-9A-Z]{26}"?\ntype: decision\n[\s\S]*---\nChose Postgres/,
     );
-    await expect(client.readResource({ uri: 'memory://ZZZZZZZZZZZZ' })).rejects.toThrow(/no memory matches/);
+    // the code and data `--json` gives, under the key a tool's error uses
+    const missing = await client.readResource({ uri: 'memory://ZZZZZZZZZZZZ' }).catch((e) => e);
+    expect(missing.code).toBe(-32602);
+    expect(missing.data).toEqual({ uri: 'memory://ZZZZZZZZZZZZ', 'git-mem/error': { code: 'E_NOT_FOUND' } });
+    const unknown = await client.readResource({ uri: 'bogus://x' }).catch((e) => e);
+    expect(unknown.data).toMatchObject({ uri: 'bogus://x', 'git-mem/error': { code: 'E_NOT_FOUND' } });
   });
 
   it('exits when the client closes stdin', async () => {

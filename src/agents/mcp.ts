@@ -12,6 +12,7 @@ import { isGitMemError } from '../errors.js';
 import { resolveConfig } from '../gitstore/config.js';
 import type { Store } from '../gitstore/store.js';
 import { agentProvenance } from '../model/provenance.js';
+import { ERROR_META } from './mcp-env.js';
 import { OUTPUT_SCHEMAS } from './mcp-output.js';
 import {
   callTool,
@@ -157,13 +158,13 @@ export async function serveMcp(ctx: RunContext, opts: ServeOptions = {}): Promis
       try {
         return { contents: [await readResource(env, req.params.uri)] };
       } catch (e) {
-        // -32002: resource not found (MCP spec); other failures are invalid params
-        const notFound = isGitMemError(e) && (e.code === 'E_NOT_FOUND' || e.code === 'E_NOT_INITIALIZED');
-        throw new ProtocolError(
-          notFound ? -32002 : -32602,
-          isGitMemError(e) ? e.toLine() : String((e as Error)?.message ?? e),
-          { uri: req.params.uri },
-        );
+        // every failure is invalid params (-32602): the 2026-07-28 revision answers a missing
+        // resource so too. Which failure it was is in the data: the code and data `git mem … --json`
+        // gives, under the key a tool's error uses
+        throw new ProtocolError(-32602, isGitMemError(e) ? e.toLine() : String((e as Error)?.message ?? e), {
+          uri: req.params.uri,
+          ...(isGitMemError(e) ? { [ERROR_META]: { code: e.code, ...(e.data ?? {}) } } : {}),
+        });
       }
     });
     return server;
