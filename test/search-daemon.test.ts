@@ -5,12 +5,23 @@
  * when there is none.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { queryViaDaemon, socketPath } from '../src/daemon/client.js';
 import { openRepo } from '../src/gitstore/repo.js';
 import { Store } from '../src/gitstore/store.js';
+import { readStamp } from '../src/search/store-index.js';
 import { BIN, daemonPids, errorOf, makeRepo, runBinAsync } from './helpers.js';
+
+/** Whether process `pid` has ended (a zombie no init has reaped yet counts as ended). */
+function exited(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
 
 const pids = daemonPids();
 
@@ -104,7 +115,11 @@ describe('query daemon', () => {
       const status = out(await bin(['daemon', 'status', '--json']));
       expect(status).toMatchObject({ running: true, pid: info.pid, memories: 2 });
       expect((await bin(['daemon', 'stop'])).code).toBe(0);
-      expect(await waitFor(() => !existsSync(socketPath(store)), 3000)).toBe(true);
+      // stop returns once the daemon has ended: nothing of it still writes under .git/mem, and
+      // its last snapshot holds the add it applied
+      expect(existsSync(socketPath(store))).toBe(false);
+      expect(exited(info.pid)).toBe(true);
+      expect(readStamp(store)).toMatchObject({ tip: r.git('rev-parse', 'refs/memory').trim(), docs: 2 });
       expect(out(await bin(['daemon', 'status', '--json'])).running).toBe(false);
       // with no daemon (and a small store) the CLI answers in-process and starts none
       expect(await queryViaDaemon(store, { op: 'search', q: { query: 'pgbouncer' } }, r.env)).toBeUndefined();
@@ -205,7 +220,17 @@ describe('a daemon started on demand', () => {
       expect(status).toMatchObject({ running: true, memories: 701 });
       pids.push(status.pid);
       expect(out(await search())[0].title).toBe('Pooling through pgbouncer');
+      // an add the daemon applies, then stop: it returns once the daemon has written its last
+      // snapshot and ended (a script may remove the repository next)
+      const add = await runBinAsync(['add', '--title', 'Pool size is 20', '--content', 'Per pod.'], {
+        cwd: r.dir,
+        env: r.env,
+      });
+      expect(add.code).toBe(0);
+      expect(out(await search())[0].title).toBe('Pooling through pgbouncer');
       expect((await runBinAsync(['daemon', 'stop'], { cwd: r.dir, env: r.env })).code).toBe(0);
+      expect(exited(status.pid)).toBe(true);
+      expect(readStamp(store)).toMatchObject({ tip: r.git('rev-parse', 'refs/memory').trim(), docs: 702 });
     } finally {
       store.close();
     }

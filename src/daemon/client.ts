@@ -14,7 +14,7 @@
  * Deliberately light: no index code is imported here.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { memDir } from '../gitstore/repo.js';
@@ -226,18 +226,49 @@ export async function queryViaDaemon(
   return undefined;
 }
 
-/** Asks a running daemon to exit and waits for its socket to go. */
+/** How long `daemon stop` waits for the daemon to finish (its last snapshot save) and exit. */
+const STOP_WAIT_MS = 10_000;
+
+/**
+ * Asks a running daemon to exit and waits until it has: its socket goes at once, then it saves
+ * its index snapshot and ends. Whoever stopped it (a person, a script removing the repository, a
+ * newer build replacing it) finds nothing still writing under .git/mem.
+ */
 export async function stopDaemon(store: StoreAt): Promise<boolean> {
   const path = socketPath(store);
   if (!existsSync(path)) return false;
+  let pid: number | undefined;
   try {
-    await ask(path, { op: 'stop' }, 5000);
+    pid = (await ask(path, { op: 'stop' }, 5000)).pid;
   } catch {
     try {
       unlinkSync(path);
     } catch {}
     return false;
   }
-  for (let i = 0; i < 50 && existsSync(path); i++) await new Promise((r) => setTimeout(r, 20));
+  const running = () => (!pid || pid === process.pid ? existsSync(path) : processRuns(pid));
+  for (const until = Date.now() + STOP_WAIT_MS; running() && Date.now() < until; )
+    await new Promise((r) => setTimeout(r, 20));
   return true;
+}
+
+/**
+ * Whether process `pid` still runs. An exited daemon whose parent never reaps it (a container
+ * whose first process is not an init) stays a zombie, which signal 0 still finds: on Linux its
+ * state in /proc says so.
+ */
+function processRuns(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self/stat')) return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
