@@ -34,12 +34,21 @@ describe('what a test file leaves behind', () => {
 
   it('at the file end its folders go and its templates are built again by the next file', async () => {
     for (const d of [folder, copy, first]) expect(existsSync(d), d).toBe(true);
-    fileEnded(); // what the setup file's afterAll does once a file's tests are done
+    await fileEnded(); // what the setup file's afterAll does once a file's tests are done
     for (const d of [folder, copy, first]) expect(existsSync(d), d).toBe(false);
     const again = await template('per-file', SPEC);
     expect(again.dir).not.toBe(first);
     expect(existsSync(again.dir)).toBe(true);
     expect(afterTest).toBe(1);
+  });
+
+  it('a template still building when the file ends is waited for, then removed', async () => {
+    // a template made at the top of a file whose tests a filter left out: nobody awaits it
+    const late = template('per-file-late', { commands: [['add', '--title', 'late', '--content', 'late\n']] });
+    await fileEnded();
+    const built = await late; // built whole: its folder was not removed under it
+    expect(built.ids).toHaveLength(1);
+    expect(existsSync(built.dir)).toBe(false);
   });
 });
 

@@ -7,6 +7,7 @@
  */
 const testEnd: Array<() => void> = [];
 const fileEnd: Array<() => void> = [];
+const inFlight: Array<Promise<unknown>> = [];
 
 /** `fn` runs once the current test ends (before the file's). */
 export function atTestEnd(fn: () => void): void {
@@ -18,6 +19,16 @@ export function atFileEnd(fn: () => void): void {
   fileEnd.push(fn);
 }
 
+/**
+ * Work the file started that may outlive its tests (a template built for a test that a filter
+ * left out): the file's end waits for it to settle before it removes anything, so nothing is
+ * still writing into a folder as it goes. Its failure is the business of whoever awaits it.
+ */
+export function settleBeforeFileEnd(p: Promise<unknown>): void {
+  p.catch(() => {});
+  inFlight.push(p);
+}
+
 function drain(list: Array<() => void>): void {
   for (const fn of list.splice(0)) {
     try {
@@ -27,4 +38,7 @@ function drain(list: Array<() => void>): void {
 }
 
 export const testEnded = (): void => drain(testEnd);
-export const fileEnded = (): void => drain(fileEnd);
+export const fileEnded = async (): Promise<void> => {
+  await Promise.allSettled(inFlight.splice(0));
+  drain(fileEnd);
+};

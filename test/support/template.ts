@@ -23,7 +23,7 @@ import { openRepo } from '../../src/gitstore/repo.js';
 import { Store } from '../../src/gitstore/store.js';
 import type { MemoryRecord } from '../../src/model/record.js';
 import { isolatedEnv, makeRepo, sh, tmpDir } from '../helpers.js';
-import { atFileEnd, atTestEnd } from './per-file.js';
+import { atFileEnd, atTestEnd, settleBeforeFileEnd } from './per-file.js';
 
 export interface Template {
   /** the template repository: never written once built */
@@ -74,6 +74,7 @@ export function template(name: string, spec: TemplateSpec = {}): Promise<Templat
   let t = built.get(name);
   if (!t) {
     t = build(spec);
+    settleBeforeFileEnd(t);
     built.set(name, t);
     // its folder goes when the file ends: a later file of a shared worker builds its own
     atFileEnd(() => built.delete(name));
@@ -222,6 +223,9 @@ export async function runOn(
 // biome-ignore lint/suspicious/noExplicitAny: see RunResult.json
 export async function jsonOn(f: Fresh, argv: string[], opts: { stdin?: string } = {}): Promise<any> {
   const r = await runOn(f, argv, opts);
-  if (r.exit !== 0) throw new Error(`git mem ${argv.join(' ')} exited ${r.exit} (${r.code}): ${r.stderr}`);
+  if (r.exit !== 0)
+    throw new Error(
+      `git mem ${argv.join(' ')} exited ${r.exit} (${r.code}): ${r.message ?? ''} ${JSON.stringify(r.data ?? {})} ${r.stderr}`,
+    );
   return r.json;
 }
