@@ -14,7 +14,7 @@
 import type { MemoryRecord } from '../model/record.js';
 import { docFromRecord, type SearchDoc, TermCounts } from './docs.js';
 import { Postings, type TextScores } from './postings.js';
-import { type CorpusStats, DEFAULT_PARAMS, kthLargest, type RankParams, scanScores } from './rank.js';
+import { bestTextMatches, type CorpusStats, DEFAULT_PARAMS, type RankParams, scanScores } from './rank.js';
 import { terms } from './text.js';
 
 /** Everything an anchored path contributes to the anchor filter: the path and its folders. */
@@ -228,23 +228,17 @@ export class SearchIndex {
   textCandidates(query: string, where: Record<string, unknown> = {}, limit = 1000): string[] {
     const qterms = [...new Set(terms(query))];
     if (!qterms.length) return [];
-    const sc = this.textScores(qterms, DEFAULT_PARAMS);
-    const hits: number[] = [];
-    for (let i = 0; i < sc.docs.length; i++) if (matchesWhere(sc.docs[i], where)) hits.push(i);
-    // past the limit, only those scoring at least the limit-th best can be in it: the others
-    // are dropped before the sort (a common word matches thousands)
-    let kept = hits;
-    if (hits.length > limit) {
-      const min = kthLargest(
-        hits.map((i) => sc.scores[i]),
-        limit,
-      );
-      kept = hits.filter((i) => sc.scores[i] >= min);
-    }
-    // best first, ties by id: the same list in the same order from postings or a scan
-    kept.sort((a, b) => sc.scores[b] - sc.scores[a] || (sc.docs[a].id < sc.docs[b].id ? -1 : 1));
-    if (kept.length > limit) kept.length = limit;
-    return kept.map((i) => sc.docs[i].id);
+    // the cut search ranks by (past the limit, only those scoring at least the limit-th best),
+    // then best first, ties by id: the same list in the same order from postings or a scan
+    const best = bestTextMatches(
+      this.textScores(qterms, DEFAULT_PARAMS),
+      (d) => matchesWhere(d, where),
+      limit,
+    );
+    return [...best]
+      .sort(([a, x], [b, y]) => y.score - x.score || (a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+      .map(([d]) => d.id);
   }
 
   /**
